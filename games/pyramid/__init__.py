@@ -1,0 +1,1 @@
+"""Pyramid solitaire (rules/pyramid.md): engine, notation, solver, computer player, renderer."""

@@ -1,0 +1,281 @@
+"""A perfect-information Pyramid solver (it sees the face-down Pack: never use it
+for a player's HINT or the computer player in deal 1; see ai.py).
+
+Goals (rules/pyramid.md, "Par Pyramid"):
+
+- ``"pyramid"`` -- remove all 28 pyramid cards within the three deals;
+- ``"all"``     -- remove all 52 cards within the three deals (a win);
+- ``"par"``     -- the best Par score reachable, with a line that reaches it.
+
+The search is a depth-first search over a compact state: a bitmask of removed
+pyramid cards, a bitmask of removed stock cards, the Pack/Waste boundary ``ptr``
+(stock cards are kept in one list, Waste bottom..top then Pack top..bottom, so
+the Waste is every live card before ``ptr`` and the Pack every live card from it)
+and the pass number.  Sound prunings only:
+
+- Kings are removed at once (a pyramid King costs nothing; a Pack-top King removed
+  dominates discarding it, since a Waste-top King can be removed alone later);
+- a state seen before is not searched again (for "pyramid"/"all" a seen state has
+  failed; for "par" every line through it has already been scored);
+- a pyramid card none of whose remaining partners (a card of the complementary rank
+  that neither covers it nor lies under it, or any live stock card of that rank)
+  is left makes the state dead;
+- for "par", a line that cannot beat the best score found so far is cut
+  (branch and bound on 50/35/20 by deal).
+
+A node budget and a time limit turn into ``result == "unknown"``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import attrs
+
+from games.pyramid.cards import COVERED_BY, PYRAMID_SIZE, SHADOW, rank, spot_name
+from games.pyramid.rules import DEAL, DEALS, PAR_BASE, Action, Game
+
+FULL_PYR = (1 << PYRAMID_SIZE) - 1
+COVER_MASK = tuple(sum(1 << j for j in COVERED_BY[i]) for i in range(PYRAMID_SIZE))
+# Cards that can never pair with card i: those covering it and those it covers.
+_ABOVE = tuple(frozenset(j for j in range(PYRAMID_SIZE) if i in SHADOW[j])
+               for i in range(PYRAMID_SIZE))
+BLOCK_MASK = tuple(sum(1 << j for j in SHADOW[i] | _ABOVE[i]) for i in range(PYRAMID_SIZE))
+
+
+class _Budget(Exception):
+    pass
+
+
+@attrs.frozen
+class Solution:
+    """``result``: "win" (goal reachable), "lose" (proved unreachable) or "unknown"
+    (budget exhausted).  ``moves`` replays from the solved position through
+    ``rules.play``.  ``score`` is the Par score of ``moves``' end (for "par" the best
+    found; ``proven`` tells whether it is proved best)."""
+
+    goal: str
+    result: str
+    moves: tuple[Action, ...]
+    score: int | None
+    proven: bool
+    nodes: int
+    seconds: float
+
+
+def _to_action(move: tuple) -> Action:
+    kind = move[0]
+    if kind == "D":
+        return DEAL
+    if kind == "k":
+        return Action("remove", (spot_name(move[1]),))
+    if kind == "kP":
+        return Action("remove", ("P",))
+    if kind == "kW":
+        return Action("remove", ("W",))
+    if kind == "pp":
+        return Action("remove", (spot_name(move[1]), spot_name(move[2])))
+    if kind == "pP":
+        return Action("remove", (spot_name(move[1]), "P"))
+    if kind == "pW":
+        return Action("remove", (spot_name(move[1]), "W"))
+    if kind == "PW":
+        return Action("remove", ("P", "W"))
+    raise AssertionError(move)
+
+
+class _Position:
+    """The solver's view of a Game: ranks and bitmasks."""
+
+    def __init__(self, game: Game):
+        self.pr = [rank(c) if c is not None else 0 for c in game.pyramid]
+        self.pm = sum(1 << i for i, c in enumerate(game.pyramid) if c is None)
+        stock = list(game.waste) + list(game.pack)
+        self.st = [rank(c) for c in stock]
+        self.n = len(stock)
+        self.ptr = len(game.waste)
+        self.ps = game.deal - 1
+        self.full_st = (1 << self.n) - 1
+        # stock masks by rank, for the "has a partner left" test
+        self.st_by_rank = [0] * 14
+        for j, r in enumerate(self.st):
+            self.st_by_rank[r] |= 1 << j
+        self.pyr_by_rank = [0] * 14
+        for i, r in enumerate(self.pr):
+            if r:
+                self.pyr_by_rank[r] |= 1 << i
+        # partners[i]: pyramid cards that could ever pair with i
+        self.partners = [
+            (self.pyr_by_rank[13 - r] & ~BLOCK_MASK[i]) if r and r != 13 else 0
+            for i, r in enumerate(self.pr)
+        ]
+
+
+def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
+    """Build the DFS closures for one position; returns (dfs, stats, path)."""
+    pr, st = pos.pr, pos.st
+    full_st = pos.full_st
+    want_all = goal == "all"
+    cover = COVER_MASK
+    partners = pos.partners
+    st_by_rank = pos.st_by_rank
+    pyr_by_rank = pos.pyr_by_rank
+    avail_cache: dict[int, tuple[int, ...]] = {}
+    seen: set[int] = set()
+    path: list[tuple] = []
+    stats = {"nodes": 0}
+
+    def avail(pm: int) -> tuple[int, ...]:
+        a = avail_cache.get(pm)
+        if a is None:
+            a = tuple(i for i in range(PYRAMID_SIZE)
+                      if not (pm >> i) & 1 and not (cover[i] & ~pm))
+            avail_cache[pm] = a
+        return a
+
+    def dead(pm: int, sm: int, ranks) -> bool:
+        """After removing cards of ``ranks``: does some pyramid card lose every partner?"""
+        for r in ranks:
+            if r == 13:
+                continue
+            need = 13 - r
+            m = pyr_by_rank[need] & ~pm
+            live_st = st_by_rank[r] & ~sm
+            if live_st:
+                continue
+            while m:
+                low = m & -m
+                i = low.bit_length() - 1
+                m ^= low
+                if not (partners[i] & ~pm):
+                    return True
+        return False
+
+    def dfs(pm: int, sm: int, ptr: int, ps: int) -> bool:
+        stats["nodes"] += 1
+        if stats["nodes"] > max_nodes or (not stats["nodes"] & 1023 and time.perf_counter() > deadline):
+            raise _Budget
+        mark = len(path)
+        # Kings go at once (sound: see module docstring).
+        while True:
+            for i in avail(pm):
+                if pr[i] == 13:
+                    pm |= 1 << i
+                    path.append(("k", i))
+                    break
+            else:
+                rem = full_st & ~sm
+                hi = rem >> ptr
+                if hi:
+                    pt = ((hi & -hi).bit_length() - 1) + ptr
+                    if st[pt] == 13:
+                        sm |= 1 << pt
+                        path.append(("kP",))
+                        continue
+                lo = rem & ((1 << ptr) - 1)
+                if lo:
+                    wt = lo.bit_length() - 1
+                    if st[wt] == 13:
+                        sm |= 1 << wt
+                        path.append(("kW",))
+                        continue
+                break
+        if pm == FULL_PYR and (not want_all or sm == full_st):
+            return True
+        key = pm | (sm << 28) | (ptr << 52) | (ps << 58)
+        if key in seen:
+            del path[mark:]
+            return False
+        seen.add(key)
+        av = avail(pm)
+        rem = full_st & ~sm
+        hi = rem >> ptr
+        pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
+        lo = rem & ((1 << ptr) - 1)
+        wt = lo.bit_length() - 1 if lo else -1
+        rp = st[pt] if pt >= 0 else -1
+        rw = st[wt] if wt >= 0 else -1
+        # pyramid-pyramid pairs
+        n_av = len(av)
+        for x in range(n_av):
+            i = av[x]
+            ri = pr[i]
+            need = 13 - ri
+            for y in range(x + 1, n_av):
+                j = av[y]
+                if pr[j] == need:
+                    npm = pm | (1 << i) | (1 << j)
+                    if not dead(npm, sm, (ri, need)):
+                        path.append(("pp", i, j))
+                        if dfs(npm, sm, ptr, ps):
+                            return True
+                        path.pop()
+        # pyramid with the Waste top / the Pack top
+        if wt >= 0:
+            for i in av:
+                if pr[i] + rw == 13:
+                    npm, nsm = pm | (1 << i), sm | (1 << wt)
+                    if not dead(npm, nsm, (pr[i], rw)):
+                        path.append(("pW", i))
+                        if dfs(npm, nsm, ptr, ps):
+                            return True
+                        path.pop()
+        if pt >= 0:
+            for i in av:
+                if pr[i] + rp == 13:
+                    npm, nsm = pm | (1 << i), sm | (1 << pt)
+                    if not dead(npm, nsm, (pr[i], rp)):
+                        path.append(("pP", i))
+                        if dfs(npm, nsm, ptr, ps):
+                            return True
+                        path.pop()
+        # Pack top with Waste top
+        if pt >= 0 and wt >= 0 and rp + rw == 13:
+            nsm = sm | (1 << pt) | (1 << wt)
+            if not dead(pm, nsm, (rp, rw)):
+                path.append(("PW",))
+                if dfs(pm, nsm, ptr, ps):
+                    return True
+                path.pop()
+        # D: Pack to Waste, or redeal
+        if pt >= 0:
+            path.append(("D",))
+            if dfs(pm, sm, pt + 1, ps):
+                return True
+            path.pop()
+        elif ps < DEALS - 1 and lo:
+            path.append(("D",))
+            if dfs(pm, sm, 0, ps + 1):
+                return True
+            path.pop()
+        del path[mark:]
+        return False
+
+    return dfs, stats, path
+
+
+def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
+          time_limit: float = 10.0) -> Solution:
+    """Solve ``game`` from its current position for ``goal`` ("pyramid", "all", "par")."""
+    if goal == "par":
+        return solve_par(game, max_nodes=max_nodes, time_limit=time_limit)
+    if goal not in ("pyramid", "all"):
+        raise ValueError(f"unknown goal {goal!r}")
+    t0 = time.perf_counter()
+    if game.over:
+        done = game.cards_left == 0 if goal == "all" else game.pyramid_left == 0
+        return Solution(goal, "win" if done else "lose", (), game.score, True, 0, 0.0)
+    pos = _Position(game)
+    dfs, stats, path = _make_search(pos, goal, max_nodes, t0 + time_limit)
+    try:
+        found = dfs(pos.pm, 0, pos.ptr, pos.ps)
+    except _Budget:
+        return Solution(goal, "unknown", (), None, False, stats["nodes"],
+                        time.perf_counter() - t0)
+    moves = tuple(_to_action(m) for m in path) if found else ()
+    return Solution(goal, "win" if found else "lose", moves, None, True,
+                    stats["nodes"], time.perf_counter() - t0)
+
+
+def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = 10.0) -> Solution:
+    raise NotImplementedError

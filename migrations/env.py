@@ -1,0 +1,45 @@
+"""Alembic environment (async). The server passes its open connection in
+``config.attributes["connection"]``; run from the command line, the URL comes from
+$ESTERPORT_DATABASE_URL or the ``[database] url`` of ./config.toml."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from alembic import context
+from sqlalchemy.engine import Connection
+
+from server.models import Base
+
+target_metadata = Base.metadata
+
+
+def _run(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def _run_standalone() -> None:
+    from server.config import Config
+    from server.db import make_engine
+
+    url = os.environ.get("ESTERPORT_DATABASE_URL")
+    if url is None:
+        url = Config.load("config.toml" if os.path.exists("config.toml") else None).database.url
+    engine = make_engine(url)
+    async with engine.begin() as conn:
+        await conn.run_sync(_run)
+    await engine.dispose()
+
+
+connection = context.config.attributes.get("connection")
+if connection is not None:
+    _run(connection)
+else:
+    asyncio.run(_run_standalone())

@@ -1,0 +1,1 @@
+"""Esterport's running service: telnet I/O, sessions, login, config, database, services."""

@@ -1,0 +1,64 @@
+"""The event bus: services publish, sessions subscribe.
+
+Topics are strings: ``"chat"``, ``"room:plaza"``, ``"account:42"``, ``"game:7"``,
+``"all"``. An event is a small frozen value; a subscriber is a plain callable that must
+not block (sessions queue text and return). Today the bus is in-process; the interface
+is what a PostgreSQL LISTEN/NOTIFY bus would implement to link several server nodes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from typing import Any, Callable, Protocol
+
+import attrs
+
+log = logging.getLogger(__name__)
+
+
+@attrs.frozen
+class Event:
+    """``kind`` names what happened ("say", "tell", "game.update"); ``data`` carries it."""
+
+    kind: str
+    data: dict[str, Any] = attrs.field(factory=dict)
+
+
+Subscriber = Callable[[str, Event], None]
+
+
+class Bus(Protocol):
+    def subscribe(self, topic: str, fn: Subscriber) -> None: ...
+    def unsubscribe(self, topic: str, fn: Subscriber) -> None: ...
+    def publish(self, topic: str, event: Event) -> None: ...
+    def subscribers(self, topic: str) -> int: ...
+
+
+class LocalBus:
+    """Delivers events to subscribers in this process, in order, at once."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, list[Subscriber]] = defaultdict(list)
+
+    def subscribe(self, topic: str, fn: Subscriber) -> None:
+        subs = self._subs[topic]
+        if fn not in subs:
+            subs.append(fn)
+
+    def unsubscribe(self, topic: str, fn: Subscriber) -> None:
+        subs = self._subs.get(topic)
+        if subs and fn in subs:
+            subs.remove(fn)
+            if not subs:
+                del self._subs[topic]
+
+    def publish(self, topic: str, event: Event) -> None:
+        for fn in tuple(self._subs.get(topic, ())):
+            try:
+                fn(topic, event)
+            except Exception:  # one broken subscriber must not starve the others
+                log.exception("subscriber %r failed on %s %s", fn, topic, event.kind)
+
+    def subscribers(self, topic: str) -> int:
+        return len(self._subs.get(topic, ()))

@@ -1,0 +1,115 @@
+"""Configuration: ``config.toml`` read into frozen attrs sections, with command-line overrides.
+
+Every key has a default, so an empty or missing file gives a working server.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class ServerSection:
+    name: str = "Esterport"
+    host: str = "127.0.0.1"
+    port: int = 4000
+    idle_timeout: int = 1800
+    keepalive: int = 60
+    max_line: int = 4096
+    max_connections_per_address: int = 10
+    commands_per_second: float = 8.0
+    command_burst: int = 20
+    log_level: str = "INFO"
+
+
+@attrs.frozen
+class DatabaseSection:
+    url: str = "sqlite+aiosqlite:///var/esterport.db"
+
+
+@attrs.frozen
+class LoginSection:
+    max_failures: int = 5
+    failure_window: int = 300
+    lockout: int = 300
+
+
+@attrs.frozen
+class GamesSection:
+    reconnect_grace: int = 120
+    trade_timeout: int = 300
+
+
+@attrs.frozen
+class AccountsSection:
+    starting_cubits: int = 1000
+    argon2_time_cost: int = 3
+    argon2_memory_kib: int = 65536
+
+
+_SECTIONS = {
+    "server": ServerSection,
+    "database": DatabaseSection,
+    "login": LoginSection,
+    "games": GamesSection,
+    "accounts": AccountsSection,
+}
+
+
+@attrs.frozen
+class Config:
+    server: ServerSection = ServerSection()
+    database: DatabaseSection = DatabaseSection()
+    login: LoginSection = LoginSection()
+    games: GamesSection = GamesSection()
+    accounts: AccountsSection = AccountsSection()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Config":
+        """Build a Config from parsed TOML; unknown sections or keys are an error."""
+        sections = {}
+        for name, values in data.items():
+            if name not in _SECTIONS:
+                raise ValueError(f"config: unknown section [{name}]")
+            section_cls = _SECTIONS[name]
+            known = {f.name: f for f in attrs.fields(section_cls)}
+            for key in values:
+                if key not in known:
+                    raise ValueError(f"config: unknown key {key!r} in [{name}]")
+            sections[name] = section_cls(
+                **{key: _coerce(known[key], value) for key, value in values.items()}
+            )
+        return cls(**sections)
+
+    @classmethod
+    def load(cls, path: str | Path | None) -> "Config":
+        if path is None:
+            return cls()
+        with open(path, "rb") as fh:
+            return cls.from_dict(tomllib.load(fh))
+
+    def with_overrides(
+        self, *, host: str | None = None, port: int | None = None, database: str | None = None
+    ) -> "Config":
+        server = self.server
+        if host is not None:
+            server = attrs.evolve(server, host=host)
+        if port is not None:
+            server = attrs.evolve(server, port=port)
+        db = self.database if database is None else attrs.evolve(self.database, url=database)
+        return attrs.evolve(self, server=server, database=db)
+
+
+def _coerce(field: attrs.Attribute, value: Any) -> Any:
+    default = field.default
+    if isinstance(default, bool) or default is None:
+        return value
+    if isinstance(default, float) and isinstance(value, int):
+        return float(value)
+    if not isinstance(value, type(default)):
+        raise ValueError(f"config: {field.name} should be {type(default).__name__}, not {value!r}")
+    return value

@@ -1,0 +1,141 @@
+"""What a game must provide to be hosted: the ``GameKind`` adapter.
+
+A ``GameKind`` wraps one pure engine from ``games/`` (its rules, notation and
+renderer) for the game host in ``server/services/games.py``. Every hook has a default
+built from the engine contract (``games/__init__.py``), so a simple game is just::
+
+    GameKind(key="dice", title="Triad Dice", prefix="DICE", module=games.dice)
+
+Games that move tiles or cubits when they start or finish override ``on_start`` /
+``on_finish``, which run inside the same transaction that stores the game.
+"""
+
+from __future__ import annotations
+
+import random
+from types import ModuleType
+from typing import Any, Awaitable, Callable
+
+import attrs
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from games.errors import BadNotation, RuleError
+from games.outcome import Outcome
+
+
+@attrs.frozen
+class Seat:
+    """Who sits in a seat: an account, and the computer's level when it is the computer."""
+
+    account_id: int
+    name: str
+    computer: str | None = None  # "easy" | "normal" | "hard" for the computer
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.account_id, "name": self.name, "computer": self.computer}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Seat":
+        return cls(data["id"], data["name"], data.get("computer"))
+
+
+@attrs.frozen
+class StartContext:
+    """What ``on_start`` gets: the new game's number, seats, options and transaction."""
+
+    tx: AsyncSession
+    game_id: int
+    seats: tuple[Seat, ...]
+    options: dict[str, Any]
+    rng: random.Random
+
+
+@attrs.frozen
+class FinishContext:
+    tx: AsyncSession
+    game_id: int
+    seats: tuple[Seat, ...]
+    options: dict[str, Any]
+    state: Any
+    outcome: Outcome
+
+
+def _parse_no_options(words: list[str]) -> dict[str, Any]:
+    if words:
+        raise BadNotation(f"This game takes no options (got {' '.join(words)!r}).")
+    return {}
+
+
+@attrs.define
+class GameKind:
+    """One hostable game. ``module`` is the engine package (``games.<game>``) whose
+    ``rules``, ``notation`` and ``render`` modules provide the default hooks."""
+
+    key: str                      # short id stored with every game ("dice")
+    title: str                    # "Triad Dice"
+    prefix: str                   # the command prefix ("DICE")
+    module: ModuleType | None = None
+    gmcp_package: str = ""        # "Dice.Game"
+    seats: int = 2
+    min_seats: int | None = None
+    # options: words after CHALLENGE <person> -> JSON-able dict; and back to text
+    parse_options: Callable[[list[str]], dict[str, Any]] = _parse_no_options
+    describe_options: Callable[[dict[str, Any]], str] = lambda options: ""
+    is_ranked: Callable[[dict[str, Any]], bool] = lambda options: bool(options.get("ranked"))
+    # engine hooks (defaults from the module)
+    new_state: Callable[[dict[str, Any], random.Random], Any] | None = None
+    apply: Callable[..., tuple[Any, list]] | None = None
+    outcome: Callable[[Any], Outcome | None] | None = None
+    to_move: Callable[[Any], tuple[int, ...]] | None = None
+    parse_action: Callable[[str], Any] | None = None
+    format_action: Callable[[Any], str] | None = None
+    state_to_json: Callable[[Any], dict] | None = None
+    state_from_json: Callable[[dict], Any] | None = None
+    view_for: Callable[[Any, int | None], dict] | None = None
+    render: Callable[..., str] | None = None
+    choose_action: Callable[..., Any] | None = None   # the computer player, if any
+    describe_event: Callable[[Any], str | None] = lambda event: None
+    # hooks that touch the database, inside the game's transaction
+    on_start: Callable[[StartContext], Awaitable[Any]] | None = None  # -> initial state
+    on_finish: Callable[[FinishContext], Awaitable[list[str]]] | None = None
+    check_offer: Callable[..., Awaitable[str | None]] | None = None  # -> refusal or None
+    resign_action: str = "RESIGN"
+    help: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if self.module is None:
+            return
+        rules = getattr(self.module, "rules", None)
+        notation = getattr(self.module, "notation", None)
+        render = getattr(self.module, "render", None)
+        ai = getattr(self.module, "ai", None)
+        for hook, source, name in (
+            ("new_state", rules, "new_game"),
+            ("apply", rules, "apply"),
+            ("outcome", rules, "outcome"),
+            ("to_move", rules, "to_move"),
+            ("parse_action", notation, "parse_action"),
+            ("format_action", notation, "format_action"),
+            ("state_to_json", notation, "state_to_json"),
+            ("state_from_json", notation, "state_from_json"),
+            ("view_for", render, "view_for"),
+            ("render", render, "render"),
+            ("choose_action", ai, "choose_action"),
+        ):
+            if getattr(self, hook) is None and source is not None:
+                setattr(self, hook, getattr(source, name, None))
+
+    # -- conveniences used by the host -------------------------------------------------
+    def forfeit(self, state: Any, seat: int, rng: random.Random) -> tuple[Any, list]:
+        """End the game with ``seat`` losing (resignation or a CLAIM against it)."""
+        return self.apply(state, seat, self.parse_action(self.resign_action), rng)
+
+    def check(self) -> None:
+        missing = [h for h in ("new_state", "apply", "outcome", "to_move", "parse_action",
+                               "format_action", "state_to_json", "state_from_json",
+                               "view_for", "render") if getattr(self, h) is None]
+        if missing:
+            raise TypeError(f"game kind {self.key}: missing hooks {', '.join(missing)}")
+
+
+__all__ = ["GameKind", "Seat", "StartContext", "FinishContext", "RuleError"]

@@ -1,0 +1,102 @@
+"""The database tables, as SQLAlchemy 2 declarative models.
+
+Times are UNIX seconds (floats) so SQLite and PostgreSQL store them alike. Every change
+to this file needs an alembic revision in ``migrations/versions``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: sa.JSON, list[Any]: sa.JSON}
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(20))
+    name_key: Mapped[str] = mapped_column(sa.String(20), unique=True)  # lower-cased name
+    password_hash: Mapped[str] = mapped_column(sa.String(200))
+    is_admin: Mapped[bool] = mapped_column(default=False)
+    is_computer: Mapped[bool] = mapped_column(default=False)
+    banned: Mapped[bool] = mapped_column(default=False)
+    cubits: Mapped[int] = mapped_column(sa.BigInteger, default=0)  # kept equal to the ledger sum
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[float]
+    last_seen_at: Mapped[float | None] = mapped_column(default=None)
+
+
+class LedgerEntry(Base):
+    """One cubit movement. An account's balance is the sum of its entries."""
+
+    __tablename__ = "ledger"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), index=True)
+    delta: Mapped[int] = mapped_column(sa.BigInteger)
+    reason: Mapped[str] = mapped_column(sa.String(40))
+    ref: Mapped[str | None] = mapped_column(sa.String(80), default=None)
+    created_at: Mapped[float]
+
+
+class Ignore(Base):
+    __tablename__ = "ignores"
+
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), primary_key=True)
+    ignored_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), primary_key=True)
+
+
+class GameRecord(Base):
+    """A hosted game: engine state as JSON plus a version bumped by every action."""
+
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(primary_key=True)  # the server-wide game number
+    kind: Mapped[str] = mapped_column(sa.String(20), index=True)
+    status: Mapped[str] = mapped_column(sa.String(10), index=True)  # "active" | "finished"
+    seats: Mapped[list[Any]] = mapped_column()  # account ids, seat order
+    options: Mapped[dict[str, Any]] = mapped_column()
+    ranked: Mapped[bool] = mapped_column(default=False)
+    seed: Mapped[int] = mapped_column(sa.BigInteger)
+    initial_state: Mapped[dict[str, Any]] = mapped_column()
+    state: Mapped[dict[str, Any]] = mapped_column()
+    version: Mapped[int] = mapped_column(default=0)
+    result: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    created_at: Mapped[float]
+    updated_at: Mapped[float]
+
+
+class GameMove(Base):
+    """The move list of a game, for REPLAY: seat and notation, in order."""
+
+    __tablename__ = "game_moves"
+
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(primary_key=True)
+    seat: Mapped[int]
+    notation: Mapped[str] = mapped_column(sa.String(200))
+    created_at: Mapped[float]
+
+
+class Rating(Base):
+    """Glicko-2 rating and win/loss records of one account in one game."""
+
+    __tablename__ = "ratings"
+
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(sa.String(20), primary_key=True)
+    rating: Mapped[float] = mapped_column(default=1500.0)
+    rd: Mapped[float] = mapped_column(default=350.0)
+    volatility: Mapped[float] = mapped_column(default=0.06)
+    ranked_wins: Mapped[int] = mapped_column(default=0)
+    ranked_losses: Mapped[int] = mapped_column(default=0)
+    ranked_draws: Mapped[int] = mapped_column(default=0)
+    unranked_wins: Mapped[int] = mapped_column(default=0)
+    unranked_losses: Mapped[int] = mapped_column(default=0)
+    unranked_draws: Mapped[int] = mapped_column(default=0)

@@ -1,0 +1,181 @@
+"""Accounts: creation, passwords (argon2, hashed off the event loop), roles, settings, ignores."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any
+
+import argon2
+import sqlalchemy as sa
+
+from server.db import Database
+from server.models import Account, Ignore
+from server.services import ledger
+
+NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]{2,15}$")
+NAME_RULE = "Names are 3 to 16 letters or digits, starting with a letter."
+MIN_PASSWORD = 4
+
+# Names a player may not take: they would read as commands or the computer.
+RESERVED = {"new", "quit", "who", "computer", "admin", "all", "me", "self", "guest", "house"}
+
+
+class AccountError(Exception):
+    """A request about accounts that cannot be granted; the message is for the player."""
+
+
+def name_key(name: str) -> str:
+    return name.lower()
+
+
+def check_name(name: str) -> str | None:
+    """Why ``name`` cannot be an account name, or None if it can."""
+    if not NAME_RE.match(name):
+        return NAME_RULE
+    if name.lower() in RESERVED:
+        return f"{name!r} is reserved; choose another."
+    return None
+
+
+class Accounts:
+    def __init__(self, db: Database, starting_cubits: int, *, argon2_time_cost: int = 3,
+                 argon2_memory_kib: int = 65536) -> None:
+        self.db = db
+        self.starting_cubits = starting_cubits
+        self._hasher = argon2.PasswordHasher(time_cost=argon2_time_cost,
+                                             memory_cost=argon2_memory_kib)
+        self._dummy_hash = self._hasher.hash("not a real password")
+        self._new_account_hooks: list = []
+
+    async def _hash(self, password: str) -> str:
+        return await asyncio.to_thread(self._hasher.hash, password)
+
+    async def _verify(self, password_hash: str, password: str) -> bool:
+        def check() -> bool:
+            try:
+                return self._hasher.verify(password_hash, password)
+            except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
+                return False
+
+        return await asyncio.to_thread(check)
+
+    def on_new_account(self, hook) -> None:  # noqa: ANN001
+        """``hook(tx, account)`` runs inside the transaction that creates an account
+        (the game issues give starter sets this way)."""
+        self._new_account_hooks.append(hook)
+
+    async def get(self, name: str) -> Account | None:
+        async with self.db.session() as tx:
+            return await tx.scalar(sa.select(Account).where(Account.name_key == name_key(name)))
+
+    async def get_by_id(self, account_id: int) -> Account | None:
+        async with self.db.session() as tx:
+            return await tx.get(Account, account_id)
+
+    async def names(self, ids: list[int]) -> dict[int, str]:
+        async with self.db.session() as tx:
+            rows = await tx.execute(sa.select(Account.id, Account.name).where(Account.id.in_(ids)))
+            return dict(rows.all())
+
+    async def create(self, name: str, password: str, *, computer: bool = False) -> Account:
+        """Make an account with the starting cubits (a ledger row) and any starter hooks.
+
+        :raises AccountError: the name is invalid or taken, or the password too short.
+        """
+        problem = check_name(name)
+        if problem and not computer:
+            raise AccountError(problem)
+        if len(password) < MIN_PASSWORD and not computer:
+            raise AccountError(f"Passwords are at least {MIN_PASSWORD} characters.")
+        password_hash = await self._hash(password) if password else "!"
+        async with self.db.session() as tx:
+            account = Account(
+                name=name, name_key=name_key(name), password_hash=password_hash,
+                is_admin=False, is_computer=computer, banned=False, cubits=0,
+                settings={}, created_at=time.time(),
+            )
+            tx.add(account)
+            try:
+                await tx.flush()
+            except sa.exc.IntegrityError:
+                await tx.rollback()
+                raise AccountError(f"The name {name} is taken.") from None
+            if self.starting_cubits and not computer:
+                await ledger.move(tx, account.id, self.starting_cubits, "starting cubits")
+            for hook in self._new_account_hooks:
+                await hook(tx, account)
+            await tx.commit()
+            await tx.refresh(account)
+            return account
+
+    async def authenticate(self, name: str, password: str) -> Account | None:
+        """The account if ``password`` is right, else None (same cost either way)."""
+        account = await self.get(name)
+        if account is None or account.is_computer:
+            await self._verify(self._dummy_hash, password)  # do not reveal which names exist by timing
+            return None
+        return account if await self._verify(account.password_hash, password) else None
+
+    async def computer(self, name: str = "Computer") -> Account:
+        """The computer player's account, made on first use."""
+        account = await self.get(name)
+        if account is None:
+            try:
+                account = await self.create(name, "", computer=True)
+            except AccountError:
+                account = await self.get(name)
+        assert account is not None
+        return account
+
+    async def update(self, account_id: int, **values: Any) -> None:
+        async with self.db.session() as tx:
+            await tx.execute(sa.update(Account).where(Account.id == account_id).values(**values))
+            await tx.commit()
+
+    async def set_setting(self, account_id: int, key: str, value: Any) -> dict[str, Any]:
+        async with self.db.session() as tx:
+            account = await tx.get(Account, account_id)
+            settings = dict(account.settings or {})
+            settings[key] = value
+            account.settings = settings
+            await tx.commit()
+            return settings
+
+    async def set_admin(self, name: str, admin: bool = True) -> Account:
+        account = await self.get(name)
+        if account is None:
+            raise AccountError(f"No account named {name}.")
+        await self.update(account.id, is_admin=admin)
+        account.is_admin = admin
+        return account
+
+    async def set_banned(self, name: str, banned: bool = True) -> Account:
+        account = await self.get(name)
+        if account is None:
+            raise AccountError(f"No account named {name}.")
+        await self.update(account.id, banned=banned)
+        account.banned = banned
+        return account
+
+    async def ignored_by(self, account_id: int) -> set[int]:
+        """Ids of the accounts ``account_id`` ignores."""
+        async with self.db.session() as tx:
+            rows = await tx.scalars(sa.select(Ignore.ignored_id).where(Ignore.account_id == account_id))
+            return set(rows)
+
+    async def set_ignore(self, account_id: int, other_id: int, ignore: bool) -> None:
+        async with self.db.session() as tx:
+            if ignore:
+                if await tx.get(Ignore, (account_id, other_id)) is None:
+                    tx.add(Ignore(account_id=account_id, ignored_id=other_id))
+            else:
+                await tx.execute(sa.delete(Ignore).where(
+                    Ignore.account_id == account_id, Ignore.ignored_id == other_id))
+            await tx.commit()
+
+    async def is_ignoring(self, account_id: int, other_id: int) -> bool:
+        async with self.db.session() as tx:
+            return await tx.get(Ignore, (account_id, other_id)) is not None
+

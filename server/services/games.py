@@ -1,0 +1,508 @@
+"""Game hosting, shared by every game: challenges, live games, durability, watching,
+replay, disconnects and claims, computer players.
+
+The rule of this module: a game's new state, its move row and any ownership, cubit or
+rating change are committed in one transaction *before* anyone is told. Live games are
+kept in memory for speed; the database is the truth, and ``restore`` rebuilds the
+memory from it at start-up.
+
+Everything here raises ``GameError`` (a message for the player) or ``RuleError`` from
+the engine on purpose; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import random
+import time
+from typing import Any, Callable
+
+import attrs
+import sqlalchemy as sa
+
+from games.errors import RuleError
+from games.outcome import Outcome
+from server.bus import Bus, Event
+from server.db import Database
+from server.hosting import FinishContext, GameKind, Seat, StartContext
+from server.models import GameMove, GameRecord
+from server.services.accounts import Accounts
+from server.services.ratings import record_result
+
+log = logging.getLogger(__name__)
+
+
+class GameError(Exception):
+    """A request the host refuses; the message is for the player."""
+
+
+@attrs.define(eq=False)
+class Offer:
+    id: int
+    kind: GameKind
+    challenger: Seat
+    target: Seat
+    options: dict[str, Any]
+    created: float = attrs.field(factory=time.time)
+
+    def describe(self) -> str:
+        opts = self.kind.describe_options(self.options)
+        return f"{self.kind.title}{' (' + opts + ')' if opts else ''}"
+
+
+@attrs.define(eq=False)
+class LiveGame:
+    """A game in play, in memory. ``version`` counts the actions committed so far."""
+
+    id: int
+    kind: GameKind
+    seats: tuple[Seat, ...]
+    options: dict[str, Any]
+    ranked: bool
+    seed: int
+    state: Any
+    version: int
+    lock: asyncio.Lock = attrs.field(factory=asyncio.Lock)
+    absent: dict[int, float] = attrs.field(factory=dict)  # seat -> since when
+    outcome: Outcome | None = None
+
+    def rng(self, step: int) -> random.Random:
+        """The RNG of action number ``step``: replaying the moves replays the dice."""
+        return random.Random(f"{self.seed}:{step}")
+
+    def seat_of(self, account_id: int) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.account_id == account_id and seat.computer is None:
+                return index
+        return None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.seats)
+
+    @property
+    def title(self) -> str:
+        return f"Game #{self.id}: {self.kind.title}, {' vs '.join(self.names)}"
+
+    def view(self, seat: int | None) -> dict:
+        return self.kind.view_for(self.state, seat)
+
+    def render(self, seat: int | None, width: int = 80, color: bool = True) -> str:
+        return self.kind.render(self.view(seat), width=width, color=color, names=self.names)
+
+
+class GameHost:
+    def __init__(self, db: Database, bus: Bus, accounts: Accounts, *,
+                 is_online: Callable[[int], bool], reconnect_grace: float,
+                 computer_delay: float = 0.3, computer_budget: float = 1.0) -> None:
+        self.db = db
+        self.bus = bus
+        self.accounts = accounts
+        self.is_online = is_online
+        self.reconnect_grace = reconnect_grace
+        self.computer_delay = computer_delay
+        self.computer_budget = computer_budget
+        self.kinds: dict[str, GameKind] = {}
+        self.live: dict[int, LiveGame] = {}
+        self._by_player: dict[tuple[int, str], int] = {}
+        self.offers: dict[int, Offer] = {}
+        self._offer_ids = itertools.count(1)
+        self._tasks: set[asyncio.Task] = set()
+
+    # -- registration and start-up -----------------------------------------------------
+    def register(self, kind: GameKind) -> None:
+        kind.check()
+        if kind.key in self.kinds:
+            raise ValueError(f"game kind {kind.key} registered twice")
+        self.kinds[kind.key] = kind
+
+    def kind(self, key: str) -> GameKind:
+        return self.kinds[key]
+
+    async def restore(self) -> int:
+        """Load every unfinished game from the database; return how many."""
+        async with self.db.session() as tx:
+            records = list(await tx.scalars(
+                sa.select(GameRecord).where(GameRecord.status == "active").order_by(GameRecord.id)))
+        now = time.time()
+        for record in records:
+            kind = self.kinds.get(record.kind)
+            if kind is None:
+                log.warning("game #%d: kind %r is not loaded; left as it is", record.id, record.kind)
+                continue
+            game = LiveGame(
+                id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
+                options=record.options, ranked=record.ranked, seed=record.seed,
+                state=kind.state_from_json(record.state), version=record.version,
+            )
+            for index, seat in enumerate(game.seats):
+                if seat.computer is None:
+                    game.absent[index] = now
+            self._add_live(game)
+            self._schedule_computer(game)
+        return len(records)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    # -- lookups -----------------------------------------------------------------------
+    def _add_live(self, game: LiveGame) -> None:
+        self.live[game.id] = game
+        for seat in game.seats:
+            if seat.computer is None:
+                self._by_player[(seat.account_id, game.kind.key)] = game.id
+
+    def _drop_live(self, game: LiveGame) -> None:
+        self.live.pop(game.id, None)
+        for seat in game.seats:
+            if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
+                del self._by_player[(seat.account_id, game.kind.key)]
+
+    def game_of(self, account_id: int, kind_key: str) -> LiveGame | None:
+        game_id = self._by_player.get((account_id, kind_key))
+        return self.live.get(game_id) if game_id is not None else None
+
+    def games_of(self, account_id: int) -> list[LiveGame]:
+        return [self.live[g] for (a, _), g in self._by_player.items() if a == account_id]
+
+    def get_live(self, game_id: int) -> LiveGame:
+        game = self.live.get(game_id)
+        if game is None:
+            raise GameError(f"There is no game #{game_id} in play.")
+        return game
+
+    def playing(self, account_id: int, kind_key: str) -> LiveGame:
+        game = self.game_of(account_id, kind_key)
+        if game is None:
+            raise GameError(f"You are not playing {self.kinds[kind_key].title}.")
+        return game
+
+    # -- challenges --------------------------------------------------------------------
+    async def offer(self, kind_key: str, challenger: Seat, target_name: str,
+                    options: dict[str, Any]) -> Offer:
+        kind = self.kinds[kind_key]
+        target = await self.accounts.get(target_name)
+        if target is None or target.is_computer:
+            raise GameError(f"There is no player named {target_name}.")
+        if target.id == challenger.account_id:
+            raise GameError("You cannot challenge yourself.")
+        if not self.is_online(target.id):
+            raise GameError(f"{target.name} is not connected; challenges are offered to "
+                            "players who are online.")
+        if await self.accounts.is_ignoring(target.id, challenger.account_id):
+            raise GameError(f"{target.name} is not accepting challenges from you.")
+        if self.game_of(challenger.account_id, kind_key):
+            raise GameError(f"You are already playing {kind.title}.")
+        if self.game_of(target.id, kind_key):
+            raise GameError(f"{target.name} is already playing {kind.title}.")
+        target_seat = Seat(target.id, target.name)
+        if kind.check_offer is not None:
+            problem = await kind.check_offer(challenger, target_seat, options)
+            if problem:
+                raise GameError(problem)
+        for old in list(self.offers.values()):
+            if (old.kind is kind and old.challenger.account_id == challenger.account_id
+                    and old.target.account_id == target.id):
+                del self.offers[old.id]
+        offer = Offer(next(self._offer_ids), kind, challenger, target_seat, options)
+        self.offers[offer.id] = offer
+        self._notify(target.id, f"{challenger.name} challenges you to {offer.describe()}. "
+                                f"Type {kind.prefix} ACCEPT {challenger.name} or "
+                                f"{kind.prefix} DECLINE {challenger.name}.", kind="challenge")
+        return offer
+
+    def _find_offer(self, kind_key: str | None, challenger: str, target: str) -> Offer | None:
+        for offer in self.offers.values():
+            if ((kind_key is None or offer.kind.key == kind_key)
+                    and offer.challenger.name.lower() == challenger.lower()
+                    and offer.target.name.lower() == target.lower()):
+                return offer
+        return None
+
+    async def accept(self, kind_key: str | None, acceptor: Seat, challenger_name: str) -> LiveGame:
+        offer = self._find_offer(kind_key, challenger_name, acceptor.name)
+        if offer is None:
+            raise GameError(f"There is no offer from {challenger_name} to you.")
+        del self.offers[offer.id]  # before any await: two ACCEPTs cannot both find it
+        if not self.is_online(offer.challenger.account_id):
+            raise GameError(f"{offer.challenger.name} is no longer connected.")
+        if self.game_of(acceptor.account_id, offer.kind.key):
+            raise GameError(f"You are already playing {offer.kind.title}.")
+        if self.game_of(offer.challenger.account_id, offer.kind.key):
+            raise GameError(f"{offer.challenger.name} is already playing {offer.kind.title}.")
+        return await self.start_game(offer.kind.key, (offer.challenger, acceptor), offer.options)
+
+    def decline(self, kind_key: str | None, target: Seat, challenger_name: str) -> Offer:
+        offer = self._find_offer(kind_key, challenger_name, target.name)
+        if offer is None:
+            raise GameError(f"There is no offer from {challenger_name} to you.")
+        del self.offers[offer.id]
+        self._notify(offer.challenger.account_id,
+                     f"{target.name} declines your offer of {offer.describe()}.")
+        return offer
+
+    def withdraw(self, kind_key: str | None, challenger: Seat, target_name: str | None) -> list[Offer]:
+        gone = [o for o in self.offers.values()
+                if o.challenger.account_id == challenger.account_id
+                and (kind_key is None or o.kind.key == kind_key)
+                and (target_name is None or o.target.name.lower() == target_name.lower())]
+        if not gone:
+            who = f" to {target_name}" if target_name else ""
+            raise GameError(f"You have no offer{who} to withdraw.")
+        for offer in gone:
+            del self.offers[offer.id]
+            self._notify(offer.target.account_id,
+                         f"{challenger.name} withdraws the offer of {offer.describe()}.")
+        return gone
+
+    def pending(self, account_id: int) -> tuple[list[Offer], list[Offer]]:
+        """(offers to this account, offers from it), oldest first."""
+        to_me = [o for o in self.offers.values() if o.target.account_id == account_id]
+        from_me = [o for o in self.offers.values() if o.challenger.account_id == account_id]
+        return to_me, from_me
+
+    # -- starting and playing ----------------------------------------------------------
+    async def start_game(self, kind_key: str, seats: tuple[Seat, ...],
+                         options: dict[str, Any]) -> LiveGame:
+        kind = self.kinds[kind_key]
+        seed = random.SystemRandom().getrandbits(48)
+        now = time.time()
+        async with self.db.session() as tx:
+            record = GameRecord(
+                kind=kind.key, status="active", seats=[s.to_json() for s in seats],
+                options=options, ranked=kind.is_ranked(options), seed=seed,
+                initial_state={}, state={}, version=0, created_at=now, updated_at=now,
+            )
+            tx.add(record)
+            await tx.flush()
+            rng = random.Random(f"{seed}:0")
+            if kind.on_start is not None:
+                state = await kind.on_start(StartContext(tx, record.id, seats, options, rng))
+            else:
+                state = kind.new_state(options, rng)
+            record.initial_state = record.state = kind.state_to_json(state)
+            await tx.commit()
+        game = LiveGame(id=record.id, kind=kind, seats=seats, options=options,
+                        ranked=record.ranked, seed=seed, state=state, version=0)
+        self._add_live(game)
+        opts = kind.describe_options(options)
+        self._publish(game, [f"{game.title} begins{' (' + opts + ')' if opts else ''}."],
+                      kind="game.start")
+        self._schedule_computer(game)
+        return game
+
+    async def act(self, account_id: int, kind_key: str, text: str) -> LiveGame:
+        """Apply a player's action (``text`` in the game's notation) to their game."""
+        game = self.playing(account_id, kind_key)
+        async with game.lock:
+            if game.id not in self.live:
+                raise GameError("That game has just ended.")
+            seat = game.seat_of(account_id)
+            action = game.kind.parse_action(text)
+            await self._apply(game, seat, action)
+        self._schedule_computer(game)
+        return game
+
+    async def resign(self, account_id: int, kind_key: str) -> LiveGame:
+        game = self.playing(account_id, kind_key)
+        async with game.lock:
+            seat = game.seat_of(account_id)
+            await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action))
+        return game
+
+    async def claim(self, account_id: int, kind_key: str) -> LiveGame:
+        """Win a game whose opponent has been away longer than the reconnect grace."""
+        game = self.playing(account_id, kind_key)
+        async with game.lock:
+            me = game.seat_of(account_id)
+            others = [s for s in game.absent if s != me]
+            if not others:
+                raise GameError("Your opponent is connected; there is nothing to claim.")
+            seat = min(others, key=lambda s: game.absent[s])
+            waited = time.time() - game.absent[seat]
+            if waited < self.reconnect_grace:
+                left = int(self.reconnect_grace - waited + 0.999)
+                raise GameError(f"{game.seats[seat].name} may still come back; you can CLAIM "
+                                f"in {left} second{'s' if left != 1 else ''}.")
+            await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action),
+                              note=f"{game.seats[me].name} claims the game: "
+                                   f"{game.seats[seat].name} did not come back.")
+        return game
+
+    async def _apply(self, game: LiveGame, seat: int | None, action: Any, note: str | None = None) -> None:
+        if seat is None:
+            raise GameError("You are watching that game, not playing it.")
+        step = game.version + 1
+        new_state, events = game.kind.apply(game.state, seat, action, game.rng(step))
+        notation = game.kind.format_action(action)
+        outcome = game.kind.outcome(new_state)
+        finish_lines: list[str] = []
+        now = time.time()
+        async with self.db.session() as tx:
+            values: dict[str, Any] = dict(state=game.kind.state_to_json(new_state),
+                                          version=step, updated_at=now)
+            if outcome is not None:
+                values.update(status="finished", result=outcome.to_json())
+            result = await tx.execute(
+                sa.update(GameRecord)
+                .where(GameRecord.id == game.id, GameRecord.version == game.version)
+                .values(**values))
+            if result.rowcount != 1:
+                raise GameError("That game changed under you; look again and retry.")
+            tx.add(GameMove(game_id=game.id, seq=step, seat=seat, notation=notation, created_at=now))
+            if outcome is not None:
+                finish_lines = await self._finish(tx, game, new_state, outcome)
+            await tx.commit()
+        game.state = new_state
+        game.version = step
+        lines = [note] if note else []
+        lines.append(f"{game.seats[seat].name}: {notation}")
+        for event in events:
+            text = game.kind.describe_event(event)
+            if text:
+                lines.append(text)
+        if outcome is not None:
+            game.outcome = outcome
+            lines.append(self.describe_outcome(game, outcome))
+            lines.extend(finish_lines)
+            self._drop_live(game)
+        self._publish(game, lines, kind="game.end" if outcome else "game.update")
+
+    async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome) -> list[str]:
+        lines: list[str] = []
+        if game.kind.on_finish is not None:
+            lines.extend(await game.kind.on_finish(FinishContext(
+                tx, game.id, game.seats, game.options, state, outcome)))
+        humans = [s.account_id for s in game.seats]
+        changes = await record_result(tx, game.kind.key, humans, outcome.winner,
+                                      game.ranked and len(game.seats) == 2)
+        for seat in game.seats:
+            if seat.account_id in changes:
+                old, new = changes[seat.account_id]
+                lines.append(f"{seat.name}'s {game.kind.title} rating: {old:.0f} -> {new:.0f}")
+        return lines
+
+    @staticmethod
+    def describe_outcome(game: LiveGame, outcome: Outcome) -> str:
+        if outcome.winner is None:
+            return f"Game #{game.id} ends in a draw ({outcome.reason})."
+        return f"Game #{game.id}: {game.seats[outcome.winner].name} wins ({outcome.reason})."
+
+    # -- computer players --------------------------------------------------------------
+    def _schedule_computer(self, game: LiveGame) -> None:
+        if game.id not in self.live or game.kind.choose_action is None:
+            return
+        movers = [s for s in game.kind.to_move(game.state) if game.seats[s].computer]
+        if movers:
+            task = asyncio.create_task(self._computer_turn(game, movers[0], game.version))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _computer_turn(self, game: LiveGame, seat: int, version: int) -> None:
+        await asyncio.sleep(self.computer_delay)
+        level = game.seats[seat].computer
+        rng = random.Random(f"{game.seed}:ai:{version}")
+        try:
+            action = await asyncio.to_thread(game.kind.choose_action, game.state, seat, level,
+                                             rng, self.computer_budget)
+            async with game.lock:
+                if game.version != version or game.id not in self.live:
+                    return
+                await self._apply(game, seat, action)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game #%d: the computer failed to move", game.id)
+            return
+        self._schedule_computer(game)
+
+    # -- presence ----------------------------------------------------------------------
+    def player_left(self, account_id: int, name: str) -> None:
+        """A player's connection is gone: their games wait, their offers lapse."""
+        for offer in list(self.offers.values()):
+            if account_id in (offer.challenger.account_id, offer.target.account_id):
+                del self.offers[offer.id]
+                other = (offer.target if offer.challenger.account_id == account_id
+                         else offer.challenger)
+                self._notify(other.account_id, f"The offer of {offer.describe()} between "
+                             f"{offer.challenger.name} and {offer.target.name} lapses: "
+                             f"{name} has left.")
+        for game in self.games_of(account_id):
+            seat = game.seat_of(account_id)
+            game.absent[seat] = time.time()
+            for other in game.seats:
+                if other.account_id != account_id and other.computer is None:
+                    self._notify(other.account_id,
+                                 f"{name} has disconnected from game #{game.id}. If they are "
+                                 f"not back within {int(self.reconnect_grace)} seconds you may "
+                                 f"{game.kind.prefix} CLAIM the game.")
+
+    def player_returned(self, account_id: int, name: str) -> list[LiveGame]:
+        games = self.games_of(account_id)
+        for game in games:
+            game.absent.pop(game.seat_of(account_id), None)
+            for other in game.seats:
+                if other.account_id != account_id and other.computer is None:
+                    self._notify(other.account_id, f"{name} is back in game #{game.id}.")
+        return games
+
+    # -- finished games ----------------------------------------------------------------
+    async def record(self, game_id: int) -> tuple[GameRecord, list[GameMove]]:
+        async with self.db.session() as tx:
+            record = await tx.get(GameRecord, game_id)
+            if record is None:
+                raise GameError(f"There is no game #{game_id}.")
+            moves = list(await tx.scalars(
+                sa.select(GameMove).where(GameMove.game_id == game_id).order_by(GameMove.seq)))
+            return record, moves
+
+    async def replay(self, game_id: int, upto: int | None = None) -> tuple[LiveGame, list[GameMove]]:
+        """The game as it stood after ``upto`` moves (all of them when None), rebuilt from
+        its initial state and stored move list, as a detached LiveGame."""
+        record, moves = await self.record(game_id)
+        kind = self.kinds.get(record.kind)
+        if kind is None:
+            raise GameError(f"Game #{game_id} is a game this server does not host now.")
+        if upto is not None and not 0 <= upto <= len(moves):
+            raise GameError(f"Game #{game_id} has moves 0 to {len(moves)}.")
+        game = LiveGame(id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
+                        options=record.options, ranked=record.ranked, seed=record.seed,
+                        state=kind.state_from_json(record.initial_state), version=0)
+        for move in moves[:upto]:
+            game.state, _ = kind.apply(game.state, move.seat, kind.parse_action(move.notation),
+                                       game.rng(move.seq))
+            game.version = move.seq
+        if record.result:
+            game.outcome = Outcome.from_json(record.result)
+        return game, moves
+
+    async def history(self, account_id: int, limit: int = 10) -> list[GameRecord]:
+        """Recent finished games with ``account_id`` in a seat, newest first."""
+        async with self.db.session() as tx:
+            records = await tx.scalars(
+                sa.select(GameRecord).where(GameRecord.status == "finished")
+                .order_by(GameRecord.id.desc()).limit(500))
+            return [r for r in records if any(s["id"] == account_id for s in r.seats)][:limit]
+
+    # -- announcements -----------------------------------------------------------------
+    def _notify(self, account_id: int, text: str, kind: str = "notice") -> None:
+        self.bus.publish(f"account:{account_id}", Event(kind, {"text": text}))
+
+    def _publish(self, game: LiveGame, lines: list[str], kind: str) -> None:
+        """Tell the players (on their account topics) and the watchers (on the game topic)."""
+        event = Event(kind, {"game": game, "lines": lines})
+        for seat in game.seats:
+            if seat.computer is None:
+                self.bus.publish(f"account:{seat.account_id}", event)
+        self.bus.publish(f"game:{game.id}", event)
+
+    def watchers(self, game_id: int) -> int:
+        return self.bus.subscribers(f"game:{game_id}")
+
+
+__all__ = ["GameHost", "GameError", "LiveGame", "Offer", "RuleError"]

@@ -1,0 +1,69 @@
+"""Ratings and records per game: Glicko-2 for ranked games, win/loss/draw counts for all."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server.db import Database
+from server.glicko2 import Glicko, update
+from server.models import Account, Rating
+
+
+async def _row(tx: AsyncSession, account_id: int, kind: str) -> Rating:
+    row = await tx.get(Rating, (account_id, kind))
+    if row is None:
+        row = Rating(account_id=account_id, kind=kind, rating=1500.0, rd=350.0, volatility=0.06,
+                     ranked_wins=0, ranked_losses=0, ranked_draws=0,
+                     unranked_wins=0, unranked_losses=0, unranked_draws=0)
+        tx.add(row)
+    return row
+
+
+async def record_result(tx: AsyncSession, kind: str, seats: list[int], winner: int | None,
+                        ranked: bool) -> dict[int, tuple[float, float]]:
+    """Count a finished game for every seat (``winner`` a seat index, None for a draw) and,
+    when ``ranked``, update Glicko-2 ratings of a two-seat game. Runs inside the caller's
+    transaction. Returns {account_id: (old rating, new rating)} for ranked games."""
+    rows = [await _row(tx, account_id, kind) for account_id in seats]
+    prefix = "ranked" if ranked else "unranked"
+    for seat, row in enumerate(rows):
+        outcome = "draws" if winner is None else "wins" if seat == winner else "losses"
+        field = f"{prefix}_{outcome}"
+        setattr(row, field, (getattr(row, field) or 0) + 1)
+    changes: dict[int, tuple[float, float]] = {}
+    if ranked and len(rows) == 2:
+        before = [Glicko(r.rating, r.rd, r.volatility) for r in rows]
+        for seat, row in enumerate(rows):
+            score = 0.5 if winner is None else 1.0 if seat == winner else 0.0
+            after = update(before[seat], [(before[1 - seat], score)])
+            changes[row.account_id] = (row.rating, after.rating)
+            row.rating, row.rd, row.volatility = after.rating, after.rd, after.volatility
+    return changes
+
+
+class Ratings:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def for_account(self, account_id: int) -> list[Rating]:
+        async with self.db.session() as tx:
+            return list(await tx.scalars(
+                sa.select(Rating).where(Rating.account_id == account_id).order_by(Rating.kind)))
+
+    async def get(self, account_id: int, kind: str) -> Rating | None:
+        async with self.db.session() as tx:
+            return await tx.get(Rating, (account_id, kind))
+
+    async def rankings(self, kind: str, limit: int = 20) -> list[tuple[str, Rating]]:
+        """The best ranked players of a game, by rating (at least one ranked game)."""
+        async with self.db.session() as tx:
+            played = Rating.ranked_wins + Rating.ranked_losses + Rating.ranked_draws
+            rows = await tx.execute(
+                sa.select(Account.name, Rating)
+                .join(Account, Account.id == Rating.account_id)
+                .where(Rating.kind == kind, played > 0)
+                .order_by(Rating.rating.desc(), Account.name)
+                .limit(limit)
+            )
+            return [(name, rating) for name, rating in rows.all()]

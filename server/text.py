@@ -1,0 +1,120 @@
+"""Text hygiene and layout: strip what could drive a terminal, measure and wrap lines.
+
+Everything a player typed passes through :func:`clean` before another player sees it.
+Our own output may carry ANSI SGR colour codes; :func:`strip_sgr` removes them for a
+player with colour off, and :func:`visible_len` measures a line as the terminal shows it.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import unicodedata
+
+# CSI (ESC [ ... final), OSC/DCS/PM/APC/SOS strings (ESC ] ... BEL or ST), two-byte
+# escapes, and the 8-bit C1 forms of the same.
+_ESCAPES = re.compile(
+    r"""
+    (?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?              # CSI
+  | (?:\x1b[\]P^_X]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|$)  # OSC, DCS, SOS, PM, APC
+  | \x1b[ -/]*[0-~]?                                # other ESC sequences
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+RESET = "\x1b[0m"
+BOLD = "\x1b[1m"
+COLORS = {
+    "black": 30, "red": 31, "green": 32, "yellow": 33,
+    "blue": 34, "magenta": 35, "cyan": 36, "white": 37,
+}
+
+
+def clean(text: str, *, max_len: int | None = None) -> str:
+    """Remove escape sequences and every control or format character from ``text``.
+
+    What remains is printable text a terminal shows as-is: no colour changes, no cursor
+    moves, no title changes, no bidi tricks. Tabs become spaces.
+    """
+    text = _ESCAPES.sub("", text.replace("\t", " "))
+    out = "".join(
+        ch for ch in text if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
+    )
+    if max_len is not None:
+        out = out[:max_len]
+    return out
+
+
+def strip_sgr(text: str) -> str:
+    """Remove our own colour codes (for a player with colour off)."""
+    return _SGR.sub("", text)
+
+
+def visible_len(text: str) -> int:
+    """Columns ``text`` takes on a terminal: colour codes count 0, wide characters 2."""
+    plain = strip_sgr(text)
+    return sum(
+        2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1
+        for ch in plain
+    )
+
+
+def paint(text: str, color: str, *, bold: bool = False) -> str:
+    """``text`` in an ANSI colour (by name), reset after."""
+    code = f"\x1b[{'1;' if bold else ''}{COLORS[color]}m"
+    return f"{code}{text}{RESET}"
+
+
+def bold(text: str) -> str:
+    return f"{BOLD}{text}{RESET}"
+
+
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """Word-wrap plain text to ``width`` columns (lines keep their own breaks)."""
+    lines: list[str] = []
+    for para in text.split("\n"):
+        if not para:
+            lines.append("")
+            continue
+        lines.extend(
+            textwrap.wrap(para, width=max(width, 20), subsequent_indent=indent,
+                          break_long_words=True, break_on_hyphens=False) or [""]
+        )
+    return lines
+
+
+def columns(items: list[str], width: int, gap: int = 2) -> list[str]:
+    """Lay short items out in as many columns as fit in ``width``."""
+    if not items:
+        return []
+    cell = max(visible_len(i) for i in items) + gap
+    per_row = max(1, width // cell)
+    rows = []
+    for start in range(0, len(items), per_row):
+        row = items[start:start + per_row]
+        rows.append("".join(i + " " * (cell - visible_len(i)) for i in row).rstrip())
+    return rows
+
+
+def table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """A left-aligned text table with a header underline."""
+    widths = [visible_len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], visible_len(cell))
+
+    def fmt(cells: list[str]) -> str:
+        return "  ".join(c + " " * (w - visible_len(c)) for c, w in zip(cells, widths)).rstrip()
+
+    return [fmt(headers), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
+
+
+def ago(seconds: float) -> str:
+    """'3 minutes ago' style duration."""
+    seconds = int(max(0, seconds))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now"

@@ -42,6 +42,8 @@ class LoginSection:
 class GamesSection:
     reconnect_grace: int = 120
     trade_timeout: int = 300
+    computer_delay: float = 0.5
+    extra: tuple[str, ...] = attrs.field(default=(), converter=tuple)
 
 
 @attrs.frozen
@@ -108,6 +110,8 @@ def _coerce(field: attrs.Attribute, value: Any) -> Any:
     default = field.default
     if isinstance(default, bool) or default is None:
         return value
+    if isinstance(default, tuple) and isinstance(value, list):
+        return tuple(value)
     if isinstance(default, float) and isinstance(value, int):
         return float(value)
     if not isinstance(value, type(default)):

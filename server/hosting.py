@@ -101,6 +101,8 @@ class GameKind:
     check_offer: Callable[..., Awaitable[str | None]] | None = None  # -> refusal or None
     resign_action: str = "RESIGN"
     help: str = ""
+    commands: tuple = ()  # extra subcommands of the game's prefix (commands.registry.Command)
+    seeders: dict = attrs.field(factory=dict)  # data-file tables it loads (server/seeding.py)
 
     def __attrs_post_init__(self) -> None:
         if self.module is None:

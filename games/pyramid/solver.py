@@ -134,20 +134,29 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
         return a
 
     def dead(pm: int, sm: int, ranks) -> bool:
-        """After removing cards of ``ranks``: does some pyramid card lose every partner?"""
+        """After removing cards of ``ranks``: is some pyramid card left without enough
+        partners (none it can ever meet, or more cards of one rank than partners)?"""
         for r in ranks:
             if r == 13:
                 continue
             need = 13 - r
-            m = pyr_by_rank[need] & ~pm
-            live_st = st_by_rank[r] & ~sm
-            if live_st:
+            m_need = pyr_by_rank[need] & ~pm
+            if not m_need:
                 continue
+            m_r = pyr_by_rank[r] & ~pm
+            s_r = st_by_rank[r] & ~sm
+            # counting: each card of rank `need` pairs with a rank-r card
+            if m_need.bit_count() > m_r.bit_count() + s_r.bit_count():
+                return True
+            if m_r.bit_count() > m_need.bit_count() + (st_by_rank[need] & ~sm).bit_count():
+                return True
+            if s_r:
+                continue
+            m = m_need
             while m:
                 low = m & -m
-                i = low.bit_length() - 1
                 m ^= low
-                if not (partners[i] & ~pm):
+                if not (partners[low.bit_length() - 1] & ~pm):
                     return True
         return False
 
@@ -251,7 +260,7 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
         del path[mark:]
         return False
 
-    return dfs, stats, path
+    return dfs, dead, stats, path
 
 
 def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
@@ -266,9 +275,10 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
         done = game.cards_left == 0 if goal == "all" else game.pyramid_left == 0
         return Solution(goal, "win" if done else "lose", (), game.score, True, 0, 0.0)
     pos = _Position(game)
-    dfs, stats, path = _make_search(pos, goal, max_nodes, t0 + time_limit)
+    dfs, dead, stats, path = _make_search(pos, goal, max_nodes, t0 + time_limit)
     try:
-        found = dfs(pos.pm, 0, pos.ptr, pos.ps)
+        found = (not dead(pos.pm, 0, range(1, 13))
+                 and dfs(pos.pm, 0, pos.ptr, pos.ps))
     except _Budget:
         return Solution(goal, "unknown", (), None, False, stats["nodes"],
                         time.perf_counter() - t0)

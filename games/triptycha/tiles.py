@@ -124,3 +124,18 @@ class Held:
 def facing_corners(tile: Tile, up: bool, turn: int) -> tuple[int, int, int]:
     """Positional corners of ``tile`` held with the given orientation and rotation."""
     return Held(tile, up, turn).corners
+
+
+def random_tile(rng, tile_id: int, collection: str = "Practice", max_sum: int = 32) -> Tile:
+    """A tile with random numbers 0..10 summing to at most ``max_sum`` (for practice
+    decks, tests and benchmarks)."""
+    while True:
+        nums = [rng.randint(0, MAX_NUMBER) for _ in range(4)]
+        if sum(nums) <= max_sum:
+            break
+    rarity = RARITIES[min(3, sum(nums) // 9)]
+    return Tile(tile_id, tuple(nums[:3]), nums[3], f"{collection} {tile_id}", rarity, collection)
+
+
+def random_deck(rng, size: int, first_id: int, collection: str = "Practice") -> tuple[Tile, ...]:
+    return tuple(random_tile(rng, first_id + k, collection) for k in range(size))

@@ -1,0 +1,93 @@
+"""Admin commands (the ``@`` verbs). A player who is not an admin gets "Huh?", as for
+any unknown word: the registry hides these from them entirely."""
+
+from __future__ import annotations
+
+from commands import args
+from commands.registry import Command, CommandError, Context, UsageError
+from server.services import ledger
+from server.text import clean
+
+
+async def kick(ctx: Context, rest: str) -> None:
+    name, _, reason = rest.partition(" ")
+    if not name:
+        raise UsageError()
+    target = args.online(ctx, name)
+    reason = clean(reason).strip()
+    ctx.parlor.log_admin(ctx.session, f"kick {target.name} {reason}")
+    target.close(f"You have been disconnected by an admin{': ' + reason if reason else ''}.")
+    ctx.send(f"{target.name} has been kicked.")
+
+
+async def ban(ctx: Context, rest: str) -> None:
+    name, _, reason = rest.partition(" ")
+    if not name:
+        raise UsageError()
+    acc = await args.account(ctx, name)
+    if acc.id == ctx.account.id:
+        raise CommandError("You cannot ban yourself.")
+    await ctx.parlor.accounts.set_banned(acc.name, True)
+    ctx.parlor.log_admin(ctx.session, f"ban {acc.name} {reason}")
+    target = ctx.parlor.sessions.get(acc.id)
+    if target is not None:
+        target.close("You have been banned from Esterport.")
+    ctx.send(f"{acc.name} is banned.")
+
+
+async def unban(ctx: Context, rest: str) -> None:
+    acc = await args.account(ctx, args.words(rest, 1, 1)[0])
+    await ctx.parlor.accounts.set_banned(acc.name, False)
+    ctx.parlor.log_admin(ctx.session, f"unban {acc.name}")
+    ctx.send(f"{acc.name} may log in again.")
+
+
+async def shutdown(ctx: Context, rest: str) -> None:
+    reason = clean(rest).strip()
+    ctx.parlor.log_admin(ctx.session, f"shutdown {reason}")
+    ctx.send("Shutting down.")
+    ctx.parlor.request_shutdown(f"{ctx.account.name} is shutting Esterport down"
+                                + (f": {reason}" if reason else "") + ".")
+
+
+async def cubits(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 2, 2)
+    acc = await args.account(ctx, parts[0])
+    amount = args.whole_number(parts[1], what="amount", least=-10**9, most=10**9)
+    if amount == 0:
+        raise CommandError("Granting 0 cubits changes nothing.")
+    async with ctx.parlor.db.session() as tx:
+        try:
+            balance = await ledger.move(tx, acc.id, amount, "admin grant", f"by {ctx.account.name}")
+        except ledger.InsufficientCubits as err:
+            raise CommandError(f"{acc.name} has only {err.balance} cubits.") from None
+        await tx.commit()
+    ctx.parlor.log_admin(ctx.session, f"cubits {acc.name} {amount}")
+    ctx.send(f"{acc.name} now has {balance} cubits.")
+    ctx.parlor.tell(acc.id, f"An admin {'grants you' if amount > 0 else 'takes'} "
+                            f"{abs(amount)} cubits. You have {balance}.")
+
+
+async def audit(ctx: Context, rest: str) -> None:
+    args.words(rest, 0, 0)
+    async with ctx.parlor.db.session() as tx:
+        wrong = await ledger.audit(tx)
+    if not wrong:
+        ctx.send("Every balance equals its ledger.")
+    for name, cached, total in wrong:
+        ctx.send(f"{name}: balance {cached}, ledger {total}")
+
+
+COMMANDS = [
+    Command("@kick", kick, "@KICK <person> [<reason>]", "Disconnect a player.", admin=True,
+            topic="admin"),
+    Command("@ban", ban, "@BAN <person> [<reason>]", "Ban an account (and disconnect it).",
+            admin=True, topic="admin"),
+    Command("@unban", unban, "@UNBAN <person>", "Lift a ban.", admin=True, topic="admin"),
+    Command("@shutdown", shutdown, "@SHUTDOWN [<reason>]", "Tell everyone, save everything "
+            "and stop the server (exit status 0).", admin=True, topic="admin"),
+    Command("@cubits", cubits, "@CUBITS <person> <amount>", "Grant cubits (negative takes "
+            "them); a ledger entry records it.", admin=True, topic="admin"),
+    Command("@audit", audit, "@AUDIT", "Check every cubit balance against the ledger.",
+            admin=True, topic="admin"),
+]

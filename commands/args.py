@@ -1,0 +1,55 @@
+"""Argument types: each parses (and names) one kind of value, in one place."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from commands.registry import CommandError, UsageError
+
+if TYPE_CHECKING:
+    from commands.registry import Context
+    from server.models import Account
+    from server.session import Session
+
+
+def words(rest: str, least: int = 0, most: int | None = None) -> list[str]:
+    """Split arguments on spaces; a count outside [least, most] is a usage error."""
+    parts = rest.split()
+    if len(parts) < least or (most is not None and len(parts) > most):
+        raise UsageError()
+    return parts
+
+
+def game_number(word: str) -> int:
+    """``12`` or ``#12``."""
+    text = word.lstrip("#")
+    if not text.isdigit() or len(text) > 9:
+        raise CommandError(f"{word!r} is not a game number.")
+    return int(text)
+
+
+def whole_number(word: str, *, what: str = "number", least: int = 0,
+                 most: int | None = None) -> int:
+    if not word.lstrip("-").isdigit() or len(word) > 12:
+        raise CommandError(f"{word!r} is not a {what}.")
+    value = int(word)
+    if value < least or (most is not None and value > most):
+        bounds = f"{least} to {most}" if most is not None else f"at least {least}"
+        raise CommandError(f"The {what} must be {bounds}.")
+    return value
+
+
+def online(ctx: "Context", name: str) -> "Session":
+    """The connected session of the player called ``name`` (any case)."""
+    session = ctx.parlor.session_named(name)
+    if session is None:
+        raise CommandError(f"{name} is not connected.")
+    return session
+
+
+async def account(ctx: "Context", name: str) -> "Account":
+    """Any account, connected or not."""
+    acc = await ctx.parlor.accounts.get(name)
+    if acc is None or (acc.is_computer and name.lower() != "computer"):
+        raise CommandError(f"There is no player named {name}.")
+    return acc

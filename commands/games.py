@@ -1,0 +1,315 @@
+"""Playing, shared by every game: the generic verbs (GAMES, OBSERVE, REPLAY, PENDING,
+ACCEPT, DECLINE, WITHDRAW, CLAIM, RANKINGS) and :func:`game_family`, which builds the
+prefix family of one game (``DICE CHALLENGE …``, ``DICE MOVE c1 3 NE``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from commands import args
+from commands.registry import Command, CommandError, Context
+from server.hosting import Seat
+from server.services.games import GameError, LiveGame
+from server.text import bold, table
+
+if TYPE_CHECKING:
+    from server.hosting import GameKind
+
+LEVELS = ("easy", "normal", "hard")
+
+
+def _me(ctx: Context) -> Seat:
+    return Seat(ctx.account.id, ctx.account.name)
+
+
+def _kind_named(ctx: Context, word: str) -> "GameKind":
+    word = word.lower()
+    for kind in ctx.parlor.host.kinds.values():
+        if word in (kind.key, kind.prefix.lower(), kind.title.lower()) or \
+                kind.title.lower().startswith(word):
+            return kind
+    known = ", ".join(k.prefix for k in ctx.parlor.host.kinds.values())
+    raise CommandError(f"There is no game called {word!r}. Games: {known}.")
+
+
+async def _guard(coro):  # noqa: ANN001, ANN202
+    """Turn the host's refusals into command errors."""
+    try:
+        return await coro
+    except GameError as err:
+        raise CommandError(str(err)) from None
+
+
+def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
+    rows = []
+    for g in sorted(games, key=lambda g: g.id):
+        turn = ", ".join(g.seats[s].name for s in g.kind.to_move(g.state)) or "-"
+        rows.append([f"#{g.id}", g.kind.title, " vs ".join(g.names), str(g.version), turn,
+                     str(ctx.parlor.host.watchers(g.id))])
+    if not rows:
+        return "No games in play."
+    return "\n".join(table(["Game", "Kind", "Players", "Moves", "To move", "Watching"], rows))
+
+
+# -- the generic verbs --------------------------------------------------------------------
+async def games_(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    live = ctx.parlor.host.live.values()
+    if parts:
+        kind = _kind_named(ctx, parts[0])
+        live = [g for g in live if g.kind is kind]
+    ctx.send(_games_table(live, ctx))
+
+
+async def observe(ctx: Context, rest: str) -> None:
+    number = args.game_number(args.words(rest, 1, 1)[0])
+    try:
+        game = ctx.parlor.host.get_live(number)
+    except GameError as err:
+        raise CommandError(f"{err} (REPLAY {number} shows a finished game.)") from None
+    if game.seat_of(ctx.account.id) is not None:
+        ctx.parlor.show_game(ctx.session, game)
+        return
+    ctx.session.subscribe(f"game:{game.id}")
+    ctx.session.watching.add(game.id)
+    ctx.send(f"You are now watching game #{game.id}. (UNOBSERVE {game.id} to stop.)")
+    ctx.parlor.show_game(ctx.session, game)
+
+
+async def unobserve(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    watching = ctx.session.watching
+    if not watching:
+        raise CommandError("You are not watching any game.")
+    numbers = [args.game_number(parts[0])] if parts else sorted(watching)
+    for number in numbers:
+        if number not in watching:
+            raise CommandError(f"You are not watching game #{number}.")
+        ctx.session.unsubscribe(f"game:{number}")
+        watching.discard(number)
+        ctx.send(f"You stop watching game #{number}.")
+
+
+async def replay(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 1, 2)
+    number = args.game_number(parts[0])
+    upto = args.whole_number(parts[1], what="move number") if len(parts) > 1 else None
+    game, moves = await _guard(ctx.parlor.host.replay(number, upto))
+    lines = [bold(game.title)]
+    if upto is None:
+        for move in moves:
+            lines.append(f"{move.seq:>3}. {game.seats[move.seat].name}: {move.notation}")
+        if game.outcome is not None:
+            lines.append(ctx.parlor.host.describe_outcome(game, game.outcome))
+        else:
+            lines.append(f"Still in play after {len(moves)} moves.")
+        lines.append(f"(REPLAY {number} <move> shows the board after that move.)")
+    else:
+        last = moves[upto - 1] if upto else None
+        lines.append(f"After move {upto} of {len(moves)}"
+                     + (f" ({game.seats[last.seat].name}: {last.notation})" if last else "") + ":")
+    lines.append(game.render(None, width=ctx.session.width, color=ctx.session.color))
+    ctx.send("\n".join(lines))
+
+
+async def pending(ctx: Context, rest: str) -> None:
+    to_me, from_me = ctx.parlor.host.pending(ctx.account.id)
+    lines = []
+    for offer in to_me:
+        lines.append(f"  from {offer.challenger.name}: {offer.describe()}  "
+                     f"({offer.kind.prefix} ACCEPT {offer.challenger.name})")
+    lines.insert(0, "Offers to you:" if to_me else "No offers to you.")
+    lines.append("Offers from you:" if from_me else "No offers from you.")
+    for offer in from_me:
+        lines.append(f"  to {offer.target.name}: {offer.describe()}")
+    ctx.send("\n".join(lines))
+
+
+async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
+    name = args.words(rest, 1, 1)[0]
+    await _guard(ctx.parlor.host.accept(kind_key, _me(ctx), name))
+
+
+async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
+    name = args.words(rest, 1, 1)[0]
+    try:
+        offer = ctx.parlor.host.decline(kind_key, _me(ctx), name)
+    except GameError as err:
+        raise CommandError(str(err)) from None
+    ctx.send(f"You decline {offer.challenger.name}'s offer of {offer.describe()}.")
+
+
+async def withdraw(ctx: Context, rest: str, kind_key: str | None = None) -> None:
+    parts = args.words(rest, 0, 1)
+    try:
+        gone = ctx.parlor.host.withdraw(kind_key, _me(ctx), parts[0] if parts else None)
+    except GameError as err:
+        raise CommandError(str(err)) from None
+    for offer in gone:
+        ctx.send(f"You withdraw your offer of {offer.describe()} to {offer.target.name}.")
+
+
+async def claim(ctx: Context, rest: str, kind_key: str | None = None) -> None:
+    args.words(rest, 0, 0)
+    host = ctx.parlor.host
+    if kind_key is None:
+        mine = host.games_of(ctx.account.id)
+        waiting = [g for g in mine if any(s != g.seat_of(ctx.account.id) for s in g.absent)]
+        if not waiting:
+            raise CommandError("None of your opponents is away; there is nothing to claim.")
+        kind_key = waiting[0].kind.key
+    await _guard(host.claim(ctx.account.id, kind_key))
+
+
+async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None:
+    if kind_key is None:
+        parts = args.words(rest, 1, 1)
+        kind = _kind_named(ctx, parts[0])
+    else:
+        args.words(rest, 0, 0)
+        kind = ctx.parlor.host.kinds[kind_key]
+    rows = await ctx.parlor.ratings.rankings(kind.key)
+    if not rows:
+        ctx.send(f"Nobody has played a ranked game of {kind.title} yet.")
+        return
+    lines = [bold(f"{kind.title} rankings")]
+    lines.extend(table(["#", "Name", "Rating", "RD", "W-L-D"], [
+        [str(i), name, f"{r.rating:.0f}", f"{r.rd:.0f}",
+         f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}"]
+        for i, (name, r) in enumerate(rows, 1)]))
+    ctx.send("\n".join(lines))
+
+
+# -- one game's prefix family -------------------------------------------------------------
+def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
+    """The ``<PREFIX>`` command of one game, with the shared subcommands and ``extra``.
+
+    A first word no subcommand claims is passed to the game's notation as an action,
+    so ``DICE MOVE c1 3 NE`` reaches ``games.dice.notation.parse_action``.
+    """
+    p = kind.prefix
+    key = kind.key
+
+    async def show_or_act(ctx: Context, rest: str) -> None:
+        host = ctx.parlor.host
+        if not rest:
+            game = host.game_of(ctx.account.id, key)
+            if game is None:
+                ctx.send(f"You are not playing {kind.title}. {p} CHALLENGE <person> to start "
+                         f"a game; {p} HELP for the rules and commands.")
+                return
+            ctx.parlor.show_game(ctx.session, game)
+            return
+        if host.game_of(ctx.account.id, key) is None:
+            raise CommandError(f"{p} {rest.split()[0].upper()}: there is no such {p} command, "
+                               f"and you are not playing {kind.title}. Type {p} HELP.")
+        await _guard(host.act(ctx.account.id, key, rest))
+
+    async def challenge(ctx: Context, rest: str) -> None:
+        parts = args.words(rest, 1)
+        target, options_words = parts[0], parts[1:]
+        if target.lower() == "computer":
+            if kind.choose_action is None:
+                raise CommandError(f"There is no computer player for {kind.title}.")
+            level = "normal"
+            if options_words and options_words[0].lower() in LEVELS:
+                level = options_words.pop(0).lower()
+            options = kind.parse_options(options_words)
+            options.pop("ranked", None)
+            computer = await ctx.parlor.accounts.computer()
+            if ctx.parlor.host.game_of(ctx.account.id, key):
+                raise CommandError(f"You are already playing {kind.title}.")
+            await _guard(ctx.parlor.host.start_game(
+                key, (_me(ctx), Seat(computer.id, f"Computer({level})", level)), options))
+            return
+        options = kind.parse_options(options_words)
+        offer = await _guard(ctx.parlor.host.offer(key, _me(ctx), target, options))
+        ctx.send(f"You challenge {offer.target.name} to {offer.describe()}. "
+                 f"({p} WITHDRAW to take it back.)")
+
+    async def display(ctx: Context, rest: str) -> None:
+        await observe(ctx, rest)
+
+    async def games_kind(ctx: Context, rest: str) -> None:
+        args.words(rest, 0, 0)
+        ctx.send(_games_table([g for g in ctx.parlor.host.live.values() if g.kind is kind], ctx))
+
+    async def status(ctx: Context, rest: str) -> None:
+        parts = args.words(rest, 0, 1)
+        acc = ctx.account if not parts else await args.account(ctx, parts[0])
+        r = await ctx.parlor.ratings.get(acc.id, key)
+        lines = [bold(f"{acc.name} at {kind.title}")]
+        if r is None:
+            lines.append("No games played yet; rating 1500 (provisional).")
+        else:
+            lines.append(f"Rating {r.rating:.0f} (RD {r.rd:.0f}).")
+            lines.append(f"Ranked: {r.ranked_wins} won, {r.ranked_losses} lost, "
+                         f"{r.ranked_draws} drawn. Unranked: {r.unranked_wins} won, "
+                         f"{r.unranked_losses} lost, {r.unranked_draws} drawn.")
+        game = ctx.parlor.host.game_of(acc.id, key)
+        if game:
+            lines.append(f"Playing {game.title}.")
+        ctx.send("\n".join(lines))
+
+    async def resign(ctx: Context, rest: str) -> None:
+        args.words(rest, 0, 0)
+        await _guard(ctx.parlor.host.resign(ctx.account.id, key))
+
+    async def help_kind(ctx: Context, rest: str) -> None:
+        from commands.basics import help_
+        await help_(ctx, f"{p} {rest}".strip())
+
+    def bound(fn):  # noqa: ANN001, ANN202
+        async def handler(ctx: Context, rest: str) -> None:
+            await fn(ctx, rest, key)
+        return handler
+
+    levels = "[EASY|NORMAL|HARD] " if kind.choose_action is not None else ""
+    subs = [
+        Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER {levels}[<options>]",
+                f"Offer a game of {kind.title} to a connected player"
+                + (", or start one against the computer" if kind.choose_action else "")
+                + ". " + (kind.help or ""), aliases=("ch",)),
+        Command("accept", bound(accept), f"{p} ACCEPT <person>", "Accept a player's offer."),
+        Command("decline", bound(decline), f"{p} DECLINE <person>", "Decline a player's offer."),
+        Command("withdraw", bound(withdraw), f"{p} WITHDRAW [<person>]",
+                "Take back your offers (to one person, or all)."),
+        Command("resign", resign, f"{p} RESIGN", "Give up the game you are playing."),
+        Command("claim", bound(claim), f"{p} CLAIM", "Win a game whose opponent has been "
+                "disconnected for longer than the grace period."),
+        Command("display", display, f"{p} DISPLAY <game>", "Watch a game: you see every move "
+                "as it is made. UNOBSERVE stops.", aliases=("observe", "watch")),
+        Command("games", games_kind, f"{p} GAMES", f"List the games of {kind.title} in play."),
+        Command("status", status, f"{p} STATUS [<person>]", "Rating and records."),
+        Command("rankings", bound(rankings), f"{p} RANKINGS", "The best ranked players."),
+        Command("help", help_kind, f"{p} HELP [<command>]", f"Help on {kind.title}."),
+        *extra,
+    ]
+    return Command(p.lower(), show_or_act, f"{p} [<command>]",
+                   f"{kind.title}. {p} alone shows your game; other words are moves in the "
+                   f"game's notation. {kind.help}",
+                   subcommands=tuple(subs), topic="games")
+
+
+COMMANDS = [
+    Command("games", games_, "GAMES [<game>]", "List the games in play, with their numbers.",
+            topic="games"),
+    Command("observe", observe, "OBSERVE <game>", "Watch a game in play by its number: you "
+            "see every move as it is made.", aliases=("watch",), topic="games"),
+    Command("unobserve", unobserve, "UNOBSERVE [<game>]", "Stop watching (one or all games).",
+            aliases=("unwatch",), topic="games"),
+    Command("replay", replay, "REPLAY <game> [<move>]", "List a game's moves (finished or "
+            "not), or show its board after a given move.", topic="games"),
+    Command("pending", pending, "PENDING", "List the challenges offered to you and by you.",
+            topic="games"),
+    Command("accept", accept, "ACCEPT <person>", "Accept a challenge (of any game).",
+            topic="games"),
+    Command("decline", decline, "DECLINE <person>", "Decline a challenge.", topic="games"),
+    Command("withdraw", withdraw, "WITHDRAW [<person>]", "Take back your challenges.",
+            topic="games"),
+    Command("claim", claim, "CLAIM", "Win a game whose opponent has been disconnected for "
+            "longer than the grace period.", topic="games"),
+    Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game.",
+            topic="games"),
+]
+

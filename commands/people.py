@@ -1,0 +1,101 @@
+"""Who is about: WHO, FINGER, IGNORE, UNIGNORE."""
+
+from __future__ import annotations
+
+import time
+
+from commands import args
+from commands.registry import Command, CommandError, Context
+from server.text import ago, bold, table
+
+
+async def who(ctx: Context, rest: str) -> None:
+    parlor = ctx.parlor
+    sessions = sorted(parlor.sessions.values(), key=lambda s: s.name.lower())
+    rows = []
+    for s in sessions:
+        games = ", ".join(f"#{g.id} {g.kind.prefix}" for g in parlor.host.games_of(s.account.id))
+        flags = "admin" if s.is_admin else ""
+        rows.append([s.name, parlor.world.rooms[s.room].name, f"{int(s.idle())}s",
+                     games or "-", flags])
+    lines = table(["Name", "Where", "Idle", "Playing", ""], rows)
+    lines.append(f"{len(sessions)} player{'s' if len(sessions) != 1 else ''} connected.")
+    ctx.send("\n".join(lines))
+
+
+async def finger(ctx: Context, rest: str) -> None:
+    name = args.words(rest, 0, 1)
+    acc = ctx.account if not name else await args.account(ctx, name[0])
+    parlor = ctx.parlor
+    online = parlor.sessions.get(acc.id)
+    lines = [bold(acc.name) + (" (admin)" if acc.is_admin else "")
+             + (" (computer)" if acc.is_computer else "")]
+    if online:
+        lines.append(f"Online now, idle {int(online.idle())} seconds, in "
+                     f"{parlor.world.rooms[online.room].name}.")
+    elif acc.last_seen_at:
+        lines.append(f"Last seen {ago(time.time() - acc.last_seen_at)}.")
+    else:
+        lines.append("Never seen.")
+    lines.append(f"Member since {time.strftime('%Y-%m-%d', time.gmtime(acc.created_at))}. "
+                 f"Cubits: {acc.cubits}.")
+    ratings = await parlor.ratings.for_account(acc.id)
+    if ratings:
+        rows = []
+        for r in ratings:
+            kind = parlor.host.kinds.get(r.kind)
+            rows.append([kind.title if kind else r.kind, f"{r.rating:.0f} (±{r.rd:.0f})",
+                         f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}",
+                         f"{r.unranked_wins}-{r.unranked_losses}-{r.unranked_draws}"])
+        lines.extend(table(["Game", "Rating", "Ranked W-L-D", "Unranked W-L-D"], rows))
+    else:
+        lines.append("No games played yet.")
+    for game in parlor.host.games_of(acc.id):
+        lines.append(f"Playing {game.title}.")
+    ctx.send("\n".join(lines))
+
+
+async def ignore(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    me = ctx.session
+    if not parts:
+        if not me.ignoring:
+            ctx.send("You are ignoring nobody.")
+            return
+        names = await ctx.parlor.accounts.names(sorted(me.ignoring))
+        ctx.send("You are ignoring: " + ", ".join(sorted(names.values())) + ".")
+        return
+    other = await args.account(ctx, parts[0])
+    if other.id == me.account.id:
+        raise CommandError("You cannot ignore yourself.")
+    if other.id in me.ignoring:
+        raise CommandError(f"You are already ignoring {other.name}. (UNIGNORE {other.name} "
+                           "to stop.)")
+    await ctx.parlor.accounts.set_ignore(me.account.id, other.id, True)
+    me.ignoring.add(other.id)
+    ctx.send(f"You now ignore {other.name}: no tells, says, chat or challenges from them.")
+
+
+async def unignore(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 1, 1)
+    other = await args.account(ctx, parts[0])
+    me = ctx.session
+    if other.id not in me.ignoring:
+        raise CommandError(f"You are not ignoring {other.name}.")
+    await ctx.parlor.accounts.set_ignore(me.account.id, other.id, False)
+    me.ignoring.discard(other.id)
+    ctx.send(f"You no longer ignore {other.name}.")
+
+
+COMMANDS = [
+    Command("who", who, "WHO", "List the players connected now, where they are and what "
+            "they play.", topic="people"),
+    Command("finger", finger, "FINGER [<person>]", "Show a player, connected or not: last "
+            "seen, cubits, ratings and records in every game.", aliases=("f",),
+            topic="people"),
+    Command("ignore", ignore, "IGNORE [<person>]", "Block a player's tells, says, chat and "
+            "challenges; IGNORE alone lists whom you ignore.", topic="people"),
+    Command("unignore", unignore, "UNIGNORE <person>", "Stop ignoring a player.",
+            topic="people"),
+]
+

@@ -1,0 +1,146 @@
+"""What a typed line means: the command table, dispatch, and the errors handlers raise.
+
+Each family module (``commands/talk.py`` …) exports ``COMMANDS``, an explicit list of
+:class:`Command`. :func:`build` joins the lists once at start-up into a frozen
+:class:`Registry`. A handler parses its arguments, calls a service and writes the
+answer; it raises :class:`UsageError` for a wrong use (the usage line is printed) and
+:class:`CommandError` for a refusal (its one-line message is printed).
+"""
+
+from __future__ import annotations
+
+import logging
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
+
+import attrs
+
+from games.errors import RuleError
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+    from server.session import Session
+
+log = logging.getLogger(__name__)
+
+HUH = "Huh? (Type HELP for a list of commands.)"
+
+
+class CommandError(Exception):
+    """A refusal; the message is shown to the player as it is."""
+
+
+class UsageError(CommandError):
+    """The command was used wrongly; its usage line is shown."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+@attrs.frozen
+class Context:
+    """What a handler gets: who typed, and the whole parlor."""
+
+    session: "Session"
+    parlor: "Parlor"
+    command: "Command"
+
+    @property
+    def account(self):  # noqa: ANN201
+        return self.session.account
+
+    def send(self, text: str) -> None:
+        self.session.write(text)
+
+
+Handler = Callable[[Context, str], Awaitable[None]]
+
+
+@attrs.frozen
+class Command:
+    """A verb. ``subcommands`` make it a prefix family (``TT CHALLENGE …``); then
+    ``handler`` runs for the bare prefix or a first word no subcommand claims."""
+
+    name: str
+    handler: Handler
+    usage: str
+    help: str
+    aliases: tuple[str, ...] = ()
+    admin: bool = False
+    subcommands: tuple["Command", ...] = ()
+    topic: str = "general"  # the HELP index groups commands by topic
+
+    def sub(self, word: str) -> "Command | None":
+        word = word.lower()
+        for cmd in self.subcommands:
+            if word == cmd.name or word in cmd.aliases:
+                return cmd
+        return None
+
+
+@attrs.frozen
+class Registry:
+    commands: MappingProxyType  # name or alias -> Command
+    ordered: tuple[Command, ...]
+
+    def find(self, word: str) -> Command | None:
+        return self.commands.get(word.lower())
+
+    def visible(self, admin: bool) -> list[Command]:
+        return [c for c in self.ordered if admin or not c.admin]
+
+    async def dispatch(self, session: "Session", line: str) -> None:
+        """Run one line. Never raises: errors become one line for the player."""
+        if not line:
+            return
+        if line[0] in "'\"" and len(line) > 1:      # MUD shorthands
+            line = "say " + line[1:]
+        elif line[0] == ":" and len(line) > 1:
+            line = "emote " + line[1:]
+        word, _, rest = line.partition(" ")
+        rest = rest.strip()
+        cmd = self.find(word)
+        if cmd is None or (cmd.admin and not session.is_admin):
+            cmd = self._movement(session, word)
+            if cmd is None:
+                session.write(HUH)
+                return
+            rest = word
+        target = cmd
+        if cmd.subcommands and rest:
+            first, _, tail = rest.partition(" ")
+            sub = cmd.sub(first)
+            if sub is not None and (not sub.admin or session.is_admin):
+                target, rest = sub, tail.strip()
+        ctx = Context(session, session.parlor, target)
+        try:
+            await target.handler(ctx, rest)
+        except UsageError as err:
+            usage = f"Usage: {target.usage}"
+            session.write(f"{err.detail}  {usage}" if err.detail else usage)
+        except (CommandError, RuleError) as err:
+            session.write(str(err))
+        except Exception:
+            session.log.exception("command %r failed", line[:200])
+            session.write("Sorry, something went wrong with that command; it has been logged.")
+
+    def _movement(self, session: "Session", word: str) -> Command | None:
+        """A bare exit name ("north", "n") walks through that exit."""
+        if session.parlor.world.exit(session.room, word):
+            return self.find("go")
+        return None
+
+
+def build(families: Iterable[Iterable[Command]]) -> Registry:
+    table: dict[str, Command] = {}
+    ordered: list[Command] = []
+    for family in families:
+        for cmd in family:
+            for key in (cmd.name, *cmd.aliases):
+                if key in table:
+                    raise ValueError(f"command {key!r} defined twice")
+                table[key] = cmd
+            ordered.append(cmd)
+    ordered.sort(key=lambda c: c.name)
+    return Registry(MappingProxyType(table), tuple(ordered))

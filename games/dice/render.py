@@ -1,0 +1,134 @@
+"""Triad Dice views and drawing.
+
+``view_for(state, seat)`` is the JSON-able view (also the GMCP ``Dice.Game`` payload);
+nothing in Triad Dice is hidden, so every seat and every watcher sees the same board.
+``render(view, ...)`` draws it the same way for both players (row 6 at the top) with
+coordinates; a die of seat 0 is drawn ``(2)`` and a die of seat 1 ``[2]`` (the
+brackets mark the owner, color only repeats it); the last move is marked ``>(2)<`` where
+the die landed, ``+`` where it came from and ``x`` where a die was removed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .notation import format_action, format_board
+from .rules import (REMOVALS_TO_WIN, SIZE, State, cell_name, die_owner, die_value,
+                    legal_actions)
+
+COLORS = ("\x1b[1;33m", "\x1b[1;36m")   # seat 0 orange/yellow, seat 1 cyan
+MARK = "\x1b[1;31m"
+DIM = "\x1b[2m"
+RESET = "\x1b[0m"
+BRACKETS = ("()", "[]")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def view_for(state: State, seat: int | None = None) -> dict:
+    """Everything a player or watcher sees (Triad Dice hides nothing), JSON-able."""
+    dice = [{"cell": cell_name(i), "seat": die_owner(c), "value": die_value(c)}
+            for i, c in enumerate(state.cells) if c]
+    last = None
+    if state.last_to is not None:
+        last = {"from": cell_name(state.last_from), "to": cell_name(state.last_to),
+                "removed": None if state.last_removed is None else cell_name(state.last_removed)}
+    result = None if state.result is None else state.result.to_json()
+    view = {
+        "game": "dice",
+        "you": seat,
+        "dice": dice,
+        "board": format_board(state.cells).splitlines(),
+        "turn": state.turn,
+        "to_move": [] if state.result is not None else [state.turn],
+        "removed": list(state.removed),
+        "to_win": REMOVALS_TO_WIN,
+        "pending": [cell_name(c) for c in state.pending],
+        "last_move": last,
+        "turns": state.turns,
+        "quiet_turns": state.quiet_turns,
+        "result": result,
+        "legal": [],
+    }
+    if seat is not None and seat == state.turn and state.result is None:
+        view["legal"] = [format_action(a) for a in legal_actions(state, seat)]
+    return view
+
+
+def visible_len(text: str) -> int:
+    return len(_ANSI.sub("", text))
+
+
+def _fit(text: str, width: int) -> str:
+    """Cut a plain line to ``width`` columns."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _short(name: str, n: int = 16) -> str:
+    return name if len(name) <= n else name[: n - 1] + "."
+
+
+def render(view: dict, width: int = 80, color: bool = True,
+           names: tuple[str, str] = ("Alice", "Bob")) -> str:
+    """The board with coordinates (row 6 on top), removals, last move and whose turn."""
+    width = max(width, 60)
+    names = tuple(_short(n) for n in names)
+
+    def paint(text: str, code: str) -> str:
+        return f"{code}{text}{RESET}" if color else text
+
+    grid: dict[str, tuple[int, int]] = {d["cell"]: (d["seat"], d["value"]) for d in view["dice"]}
+    last = view.get("last_move") or {}
+    pending = set(view.get("pending") or ())
+    lines = [_fit(f"Triad Dice - turn {view['turns'] + 1}", width)]
+    header = "     " + "".join(f"  {c}  " for c in "abcdef")
+    lines.append(header)
+    for row in range(SIZE, 0, -1):
+        parts = []
+        for col in "abcdef":
+            name = f"{col}{row}"
+            if name in grid:
+                seat, value = grid[name]
+                o, c = BRACKETS[seat]
+                die = paint(f"{o}{value}{c}", COLORS[seat])
+                if name == last.get("to"):
+                    parts.append(paint(">", MARK) + die + paint("<", MARK))
+                elif name in pending:
+                    parts.append(paint("?", MARK) + die + paint("?", MARK))
+                else:
+                    parts.append(f" {die} ")
+            elif name == last.get("removed"):
+                parts.append("  " + paint("x", MARK) + "  ")
+            elif name == last.get("from"):
+                parts.append("  " + paint("+", MARK) + "  ")
+            else:
+                parts.append("  " + (paint(".", DIM) if color else ".") + "  ")
+        lines.append(f"  {row}  " + "".join(parts) + f"  {row}")
+    lines.append(header)
+
+    removed = view["removed"]
+    for seat in (0, 1):
+        o, c = BRACKETS[seat]
+        you = " (you)" if view.get("you") == seat else ""
+        home = "row 1" if seat == 0 else "row 6"
+        label = paint(f"{o}n{c}", COLORS[seat])
+        text = f"{names[seat]}{you}, {home}: {removed[seat]}/{view.get('to_win', 3)} removed"
+        lines.append(f"  {label} " + _fit(text, width - 6))
+    if last:
+        who = names[1 - view["turn"]] if not view["pending"] else names[view["turn"]]
+        text = f"Last move: {who} {last['from']}-{last['to']}"
+        if last.get("removed"):
+            text += f", removed {last['removed']}"
+        lines.append(_fit(text + "   (>< moved, + from, x removed)", width))
+    result = view.get("result")
+    if result is not None:
+        if result["winner"] is None:
+            lines.append(_fit(f"Game over: drawn ({result['reason']}).", width))
+        else:
+            lines.append(_fit(f"Game over: {names[result['winner']]} wins ({result['reason']}).",
+                              width))
+    elif view["pending"]:
+        lines.append(_fit(f"{names[view['turn']]} formed a Triad and removes one of: "
+                          f"{', '.join(view['pending'])} (DICE REMOVE <cell>)", width))
+    else:
+        lines.append(_fit(f"{names[view['turn']]} to move.", width))
+    return "\n".join(line.rstrip() for line in lines)

@@ -1,0 +1,340 @@
+"""The Parlor: the running service, wiring config, database, services, sessions and the
+telnet listener together. ``server/cli.py`` starts one; the tests start them too."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import socket
+import time
+from collections import Counter
+from typing import Iterable
+
+import telnetlib3
+
+from commands import admin, basics, games, people, settings, talk, world
+from commands.registry import Registry, build
+from server.bus import Event, LocalBus
+from server.config import Config
+from server.db import Database
+from server.hosting import GameKind
+from server.login import login
+from server.services.accounts import Accounts
+from server.services.games import GameHost, LiveGame
+from server.services.ratings import Ratings
+from server import seeding
+from server.session import Disconnect, Session
+from server.text import bold, paint
+from server.throttle import LoginThrottle
+from server.world import World
+
+log = logging.getLogger(__name__)
+
+
+def load_kind(spec: str) -> GameKind:
+    """A GameKind named ``module:attribute`` (extra games from config or tests)."""
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr or "KIND")
+
+
+def default_kinds() -> list[GameKind]:
+    """The games Esterport hosts. Each game registers its kind here when it lands."""
+    return []
+
+
+class _Protocol(telnetlib3.TelnetServer):
+    """telnetlib3's server protocol with TCP keepalive turned on."""
+
+    keepalive = 60
+
+    def connection_made(self, transport) -> None:  # noqa: ANN001
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+                if hasattr(socket, "TCP_KEEPIDLE"):
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, self.keepalive)
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, self.keepalive)
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, 3)
+            except OSError:
+                pass
+        super().connection_made(transport)
+
+
+class Parlor:
+    def __init__(self, config: Config, kinds: Iterable[GameKind] | None = None) -> None:
+        self.config = config
+        self.db = Database(config.database.url)
+        self.bus = LocalBus()
+        self.world = World.load()
+        acc = config.accounts
+        self.accounts = Accounts(self.db, acc.starting_cubits,
+                                 argon2_time_cost=acc.argon2_time_cost,
+                                 argon2_memory_kib=acc.argon2_memory_kib)
+        self.ratings = Ratings(self.db)
+        self.host = GameHost(self.db, self.bus, self.accounts, is_online=self.is_online,
+                             reconnect_grace=config.games.reconnect_grace,
+                             computer_delay=config.games.computer_delay)
+        for kind in default_kinds() if kinds is None else kinds:
+            self.host.register(kind)
+        for spec in config.games.extra:
+            self.host.register(load_kind(spec))
+        self.registry: Registry = build([
+            basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
+            settings.COMMANDS, games.COMMANDS, admin.COMMANDS,
+            [games.game_family(k, k.commands) for k in self.host.kinds.values()],
+        ])
+        lc = config.login
+        self.throttle = LoginThrottle(lc.max_failures, lc.failure_window, lc.lockout)
+        self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
+        self.connections: set[Session] = set()       # every open connection
+        self.per_address: Counter[str] = Counter()
+        self.started_at = time.time()
+        self.server: telnetlib3.Server | None = None
+        self.stopped = asyncio.Event()
+        self._shell_tasks: set[asyncio.Task] = set()
+
+    # -- start and stop --------------------------------------------------------------------
+    async def start(self) -> None:
+        await self.db.migrate()
+        restored = await self.host.restore()
+        if restored:
+            log.info("restored %d game(s) in progress", restored)
+        cfg = self.config.server
+        _Protocol.keepalive = max(1, cfg.keepalive)
+        self.server = await telnetlib3.create_server(
+            host=cfg.host, port=cfg.port, shell=self._shell, protocol_factory=_Protocol,
+            encoding="utf8", encoding_errors="replace", force_binary=True, line_mode=True,
+            connect_maxwait=0.5, timeout=cfg.idle_timeout or False,
+        )
+        log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
+                 self.db.engine.url.render_as_string(hide_password=True))
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None and self.server.sockets
+        return self.server.sockets[0].getsockname()[1]
+
+    async def stop(self, message: str = "Esterport is shutting down. Your games are saved.") -> None:
+        """Tell everyone, close every connection, stop the computer players, close the
+        database. Every action was committed when it was acknowledged, so nothing else
+        needs saving."""
+        for session in list(self.connections):
+            session.close(message)
+        if self.server is not None:
+            self.server.close()
+            try:
+                await asyncio.wait_for(self.server.wait_closed(), timeout=5)
+            except asyncio.TimeoutError:
+                log.warning("some connections did not close in time")
+        for task in list(self._shell_tasks):
+            task.cancel()
+        if self._shell_tasks:
+            await asyncio.gather(*self._shell_tasks, return_exceptions=True)
+        await self.host.close()
+        await self.db.close()
+        self.stopped.set()
+
+    def request_shutdown(self, message: str) -> None:
+        """@SHUTDOWN: announce, then stop soon (after the command's answer is written)."""
+        for session in list(self.sessions.values()):
+            session.notify(paint(message, "red", bold=True))
+
+        async def later() -> None:
+            await asyncio.sleep(0.2)
+            await self.stop()
+
+        task = asyncio.create_task(later())
+        self._shell_tasks.add(task)
+        task.add_done_callback(self._shell_tasks.discard)
+
+    async def seed(self, paths=None) -> list[str]:  # noqa: ANN001
+        return await seeding.load(self, paths)
+
+    async def load_default_data(self) -> None:
+        for line in await self.seed():
+            log.info("seed: %s", line)
+
+    # -- presence --------------------------------------------------------------------------
+    def is_online(self, account_id: int) -> bool:
+        return account_id in self.sessions
+
+    def session_named(self, name: str) -> Session | None:
+        name = name.lower()
+        for session in self.sessions.values():
+            if session.account.name_key == name:
+                return session
+        return None
+
+    def in_room(self, room: str) -> list[Session]:
+        return [s for s in self.sessions.values() if s.room == room]
+
+    def tell(self, account_id: int, text: str) -> None:
+        self.bus.publish(f"account:{account_id}", Event("notice", {"text": text}))
+
+    def log_admin(self, session: Session, what: str) -> None:
+        log.warning("admin %s: %s", session.name, what)
+
+    def mssp(self) -> dict[str, str]:
+        return {
+            "NAME": self.config.server.name,
+            "PLAYERS": str(len(self.sessions)),
+            "UPTIME": str(int(self.started_at)),
+            "CODEBASE": "Esterport",
+            "GENRE": "Game Parlor",
+            "GAMEPLAY": "Board Games, Card Games, Puzzle",
+            "LANGUAGE": "English",
+            "FAMILY": "Custom",
+            "ANSI": "1", "UTF-8": "1", "GMCP": "1", "MSSP": "1",
+            "PORT": str(self.config.server.port),
+        }
+
+    # -- the world -------------------------------------------------------------------------
+    def move(self, session: Session, room: str, direction: str | None = None) -> None:
+        old = session.room
+        if old == room:
+            return
+        name = session.name
+        self.bus.publish(f"room:{old}", Event("notice", {
+            "text": f"{name} leaves{' ' + direction if direction else ''}.",
+            "exclude": session.id}))
+        session.unsubscribe(f"room:{old}")
+        session.room = room
+        session.subscribe(f"room:{room}")
+        self.bus.publish(f"room:{room}", Event("notice", {
+            "text": f"{name} arrives.", "exclude": session.id}))
+        self.send_room_info(session)
+
+    def send_room_info(self, session: Session) -> None:
+        room = self.world.rooms[session.room]
+        session.gmcp("Room.Info", {"num": room.key, "name": room.name, "area": "Esterport",
+                                   "exits": room.exits, "game": room.game})
+
+    # -- games on screen -------------------------------------------------------------------
+    def show_game(self, session: Session, game: LiveGame, lines: list[str] | None = None) -> None:
+        seat = game.seat_of(session.account.id) if session.account else None
+        view = game.view(seat)
+        board = game.kind.render(view, width=session.width, color=session.color, names=game.names)
+        movers = [game.seats[s].name for s in game.kind.to_move(game.state)] \
+            if game.outcome is None else []
+        header = bold(game.title)
+        if game.outcome is None:
+            turn = "your move" if seat is not None and seat in game.kind.to_move(game.state) \
+                else f"to move: {', '.join(movers)}" if movers else ""
+            header += f"  [{turn}]" if turn else ""
+        text = "\n".join([header, board, *(lines or [])])
+        session.notify(text) if lines is not None else session.write(text)
+        if game.kind.gmcp_package:
+            session.gmcp(game.kind.gmcp_package, {
+                "game": game.id, "version": game.version, "seat": seat,
+                "players": list(game.names), "finished": game.outcome is not None,
+                "view": view})
+
+    def show_game_event(self, session: Session, event: Event) -> None:
+        game: LiveGame = event.data["game"]
+        self.show_game(session, game, list(event.data.get("lines", ())))
+        if event.kind == "game.end" and game.id in session.watching:
+            session.watching.discard(game.id)
+            session.unsubscribe(f"game:{game.id}")
+
+    # -- connections -----------------------------------------------------------------------
+    async def _shell(self, reader, writer) -> None:  # noqa: ANN001
+        task = asyncio.current_task()
+        self._shell_tasks.add(task)
+        session = Session(self, reader, writer)
+        try:
+            await self._run_session(session)
+        except (Disconnect, ConnectionError, asyncio.CancelledError):
+            pass
+        except Exception:
+            session.log.exception("session crashed")
+            session.write("Sorry, something went wrong; please reconnect.")
+        finally:
+            self._shell_tasks.discard(task)
+            await self._leave(session)
+
+    async def _run_session(self, session: Session) -> None:
+        cap = self.config.server.max_connections_per_address
+        self.connections.add(session)
+        self.per_address[session.address] += 1
+        if self.per_address[session.address] > cap:
+            session.close(f"Too many connections from your address (at most {cap}).")
+            return
+        session.offer_mud_protocols()
+        account = await login(session)
+        await self._enter(session, account)
+        while not session.closed:
+            line = await session.read_line()
+            session.last_command_at = time.time()
+            if not line:
+                session.prompt()
+                continue
+            if not session.limiter.allow():
+                session.write("You are sending commands too fast; that one was dropped.")
+                continue
+            await self.registry.dispatch(session, line)
+            session.prompt()
+
+    async def _enter(self, session: Session, account) -> None:  # noqa: ANN001
+        old = self.sessions.get(account.id)
+        if old is not None and old is not session:
+            old.close(f"Your account has been taken over by a new connection from "
+                      f"{session.address}.")
+            session.room = old.room
+            session.watching = set(old.watching)
+            self._detach(old)
+            taken_over = True
+        else:
+            taken_over = False
+        session.account = account
+        settings = account.settings or {}
+        session.color = settings.get("color", True)
+        session.width = settings.get("width")
+        session.ignoring = await self.accounts.ignored_by(account.id)
+        self.sessions[account.id] = session
+        await self.accounts.update(account.id, last_seen_at=time.time())
+        for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
+                      *(f"game:{g}" for g in session.watching)):
+            session.subscribe(topic)
+        if taken_over:
+            session.write("You take over your earlier connection.")
+        else:
+            self.bus.publish(f"room:{session.room}", Event("notice", {
+                "text": f"{account.name} has arrived.", "exclude": session.id}))
+        session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
+        self.send_room_info(session)
+        session.write(world.describe_room(self, session))
+        for game in self.host.player_returned(account.id, account.name):
+            session.write(f"You have a game in progress: {game.title}.")
+            self.show_game(session, game)
+        session.prompt()
+
+    def _detach(self, session: Session) -> None:
+        """Forget a session's subscriptions (it stays open only to be closed)."""
+        for topic in ("all", "chat", f"room:{session.room}",
+                      *(f"game:{g}" for g in session.watching)):
+            session.unsubscribe(topic)
+        if session.account is not None:
+            session.unsubscribe(f"account:{session.account.id}")
+
+    async def _leave(self, session: Session) -> None:
+        session.cancel_tasks()
+        session.closed = True
+        if session in self.connections:
+            self.connections.discard(session)
+            self.per_address[session.address] -= 1
+            if self.per_address[session.address] <= 0:
+                del self.per_address[session.address]
+        account = session.account
+        if account is None or self.sessions.get(account.id) is not session:
+            return  # never logged in, or taken over by a newer connection
+        del self.sessions[account.id]
+        self._detach(session)
+        self.bus.publish(f"room:{session.room}", Event("notice", {
+            "text": f"{account.name} has left."}))
+        self.host.player_left(account.id, account.name)
+        try:
+            await self.accounts.update(account.id, last_seen_at=time.time())
+        except Exception:
+            log.warning("could not record last seen for %s", account.name, exc_info=True)

@@ -1,0 +1,187 @@
+"""``esterport``: the one entry point for operators.
+
+    esterport serve   [--config FILE] [--host H] [--port P] [--database URL] [--log-level L]
+    esterport migrate [--config FILE] [--database URL]
+    esterport seed    [FILE ...]          (default: the shipped data files)
+    esterport admin   grant|revoke|ban|unban NAME | cubits NAME AMOUNT | list | audit
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+import tomllib
+from pathlib import Path
+
+from server.config import Config
+
+log = logging.getLogger("esterport")
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE",
+                        help="configuration file (default: ./config.toml if it exists)")
+    common.add_argument("--database", metavar="URL", help="database URL (overrides config)")
+    common.add_argument("--log-level", metavar="LEVEL",
+                        help="DEBUG, INFO, WARNING or ERROR (overrides config)")
+
+    parser = argparse.ArgumentParser(prog="esterport", description="The Esterport games parlor.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", parents=[common], help="run the telnet server")
+    serve.add_argument("--host", help="address to listen on (overrides config)")
+    serve.add_argument("--port", type=int, help="port to listen on (overrides config)")
+    sub.add_parser("migrate", parents=[common], help="upgrade the database schema")
+    seed = sub.add_parser("seed", parents=[common], help="load data files (TOML) into the database")
+    seed.add_argument("files", nargs="*", metavar="FILE",
+                      help="data files (default: the shipped defaults)")
+    admin = sub.add_parser("admin", parents=[common], help="administrative tasks")
+    admin.add_argument("action", choices=["grant", "revoke", "ban", "unban", "cubits", "list",
+                                          "audit"])
+    admin.add_argument("args", nargs="*", metavar="ARG")
+    return parser
+
+
+def _config(ns: argparse.Namespace) -> Config:
+    path = ns.config
+    if path is None and os.path.exists("config.toml"):
+        path = "config.toml"
+    config = Config.load(path)
+    return config.with_overrides(host=getattr(ns, "host", None), port=getattr(ns, "port", None),
+                                 database=ns.database)
+
+
+def _logging(level: str) -> None:
+    logging.basicConfig(
+        stream=sys.stderr, level=getattr(logging, level.upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(max(logging.WARNING, logging.root.level))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = _parser().parse_args(argv)
+    try:
+        config = _config(ns)
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
+        print(f"esterport: {err}", file=sys.stderr)
+        return 2
+    _logging(ns.log_level or config.server.log_level)
+    try:
+        if ns.command == "serve":
+            return asyncio.run(serve(config))
+        if ns.command == "migrate":
+            return asyncio.run(migrate(config))
+        if ns.command == "seed":
+            return asyncio.run(seed(config, ns.files))
+        return asyncio.run(admin(config, ns.action, ns.args))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def serve(config: Config) -> int:
+    from server.app import Parlor
+
+    parlor = Parlor(config)
+    try:
+        await parlor.start()
+    except OSError as err:
+        print(f"esterport: cannot listen on {config.server.host}:{config.server.port}: "
+              f"{err.strerror or err}", file=sys.stderr)
+        await parlor.db.close()
+        return 1
+    await parlor.load_default_data()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, lambda: asyncio.ensure_future(parlor.stop()))
+        except NotImplementedError:
+            pass
+    print(f"Esterport is listening on {config.server.host}:{parlor.port}. "
+          f"Connect with: telnet {config.server.host} {parlor.port}", file=sys.stderr, flush=True)
+    await parlor.stopped.wait()
+    log.info("stopped")
+    return 0
+
+
+async def migrate(config: Config) -> int:
+    from server.db import Database
+
+    db = Database(config.database.url)
+    await db.migrate()
+    await db.close()
+    print("database is at the newest schema")
+    return 0
+
+
+async def seed(config: Config, files: list[str]) -> int:
+    from server.app import Parlor
+
+    parlor = Parlor(config)
+    await parlor.db.migrate()
+    try:
+        paths = [Path(f) for f in files] or None
+        for line in await parlor.seed(paths):
+            print(line)
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
+        print(f"esterport seed: {err}", file=sys.stderr)
+        return 1
+    finally:
+        await parlor.db.close()
+    return 0
+
+
+async def admin(config: Config, action: str, args: list[str]) -> int:
+    from server.db import Database
+    from server.services import ledger
+    from server.services.accounts import AccountError, Accounts
+
+    db = Database(config.database.url)
+    await db.migrate()
+    accounts = Accounts(db, config.accounts.starting_cubits)
+    try:
+        wanted = {"grant": 1, "revoke": 1, "ban": 1, "unban": 1, "cubits": 2, "list": 0, "audit": 0}
+        if len(args) != wanted[action]:
+            print(f"esterport admin {action}: expected {wanted[action]} argument(s)", file=sys.stderr)
+            return 2
+        if action in ("grant", "revoke"):
+            acc = await accounts.set_admin(args[0], action == "grant")
+            print(f"{acc.name} is {'now' if action == 'grant' else 'no longer'} an admin")
+        elif action in ("ban", "unban"):
+            acc = await accounts.set_banned(args[0], action == "ban")
+            print(f"{acc.name} is {'banned' if action == 'ban' else 'no longer banned'}")
+        elif action == "cubits":
+            acc = await accounts.get(args[0])
+            if acc is None:
+                raise AccountError(f"No account named {args[0]}.")
+            async with db.session() as tx:
+                balance = await ledger.move(tx, acc.id, int(args[1]), "admin grant", "command line")
+                await tx.commit()
+            print(f"{acc.name} has {balance} cubits")
+        elif action == "list":
+            import sqlalchemy as sa
+
+            from server.models import Account
+            async with db.session() as tx:
+                for name in await tx.scalars(sa.select(Account.name).where(Account.is_admin)):
+                    print(name)
+        elif action == "audit":
+            async with db.session() as tx:
+                wrong = await ledger.audit(tx)
+            for name, cached, total in wrong:
+                print(f"{name}: balance {cached} but ledger {total}")
+            print("ledger OK" if not wrong else f"{len(wrong)} account(s) disagree")
+            return 1 if wrong else 0
+        return 0
+    except (AccountError, ledger.InsufficientCubits, ValueError) as err:
+        print(f"esterport admin: {err}", file=sys.stderr)
+        return 1
+    finally:
+        await db.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""Data files (TOML) loaded into the database by ``esterport seed`` and at start-up.
+
+Each top-level table of a file names a seeder; the parlor has ``accounts`` and every
+hosted game may add its own (Triptycha's tile collections). Seeders are idempotent:
+loading a file twice changes nothing the second time.
+
+    [[accounts]]
+    name = "Alice"
+    password = "secret"
+    admin = true        # optional
+    cubits = 5000       # optional: tops the balance up to at least this (a ledger entry)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from server.services import ledger
+from server.services.accounts import AccountError
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+
+DEFAULT_DIR = Path(__file__).parent / "data" / "seed"
+
+Seeder = Callable[["Parlor", Any], Awaitable[list[str]]]
+
+
+async def seed_accounts(parlor: "Parlor", entries: Any) -> list[str]:
+    if not isinstance(entries, list):
+        raise ValueError("[[accounts]] must be a list of tables")
+    out = []
+    for entry in entries:
+        name = entry.get("name")
+        if not isinstance(name, str):
+            raise ValueError(f"account entry without a name: {entry!r}")
+        account = await parlor.accounts.get(name)
+        if account is None:
+            try:
+                account = await parlor.accounts.create(name, str(entry.get("password", "")))
+            except AccountError as err:
+                raise ValueError(f"account {name}: {err}") from None
+            out.append(f"created account {account.name}")
+        if entry.get("admin") and not account.is_admin:
+            await parlor.accounts.set_admin(name, True)
+            out.append(f"{account.name} is an admin")
+        want = entry.get("cubits")
+        if isinstance(want, int) and account.cubits < want:
+            async with parlor.db.session() as tx:
+                await ledger.move(tx, account.id, want - account.cubits, "seed")
+                await tx.commit()
+            out.append(f"{account.name} topped up to {want} cubits")
+    return out
+
+
+BUILTIN: dict[str, Seeder] = {"accounts": seed_accounts}
+
+
+async def load(parlor: "Parlor", paths: list[Path] | None = None) -> list[str]:
+    """Load ``paths`` (default: every ``*.toml`` in ``server/data/seed``); report lines."""
+    seeders = dict(BUILTIN)
+    for kind in parlor.host.kinds.values():
+        seeders.update(kind.seeders)
+    if paths is None:
+        paths = sorted(DEFAULT_DIR.glob("*.toml")) if DEFAULT_DIR.is_dir() else []
+    report: list[str] = []
+    for path in paths:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+        unknown = set(data) - set(seeders)
+        if unknown:
+            raise ValueError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; "
+                             f"known: {', '.join(sorted(seeders))}")
+        for table, value in data.items():
+            report.extend(await seeders[table](parlor, value))
+        report.append(f"loaded {path}")
+    return report

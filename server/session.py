@@ -1,0 +1,265 @@
+"""One connected player: a thin shell around a telnetlib3 reader/writer.
+
+Read a bounded line, clean it, rate-limit it, dispatch it, write the answer. Events
+from the bus arrive through :meth:`Session.on_event` and are written at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from telnetlib3.telopt import ECHO, GMCP, MSSP, WILL, WONT
+
+from server.bus import Event
+from server.text import clean, strip_sgr
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+    from server.models import Account
+
+log = logging.getLogger(__name__)
+_ids = itertools.count(1)
+
+PROMPT = "> "
+
+
+class Disconnect(Exception):
+    """The connection is gone (EOF, reset, kicked, taken over)."""
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` commands a second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class Session:
+    def __init__(self, parlor: "Parlor", reader: Any, writer: Any) -> None:
+        self.id = next(_ids)
+        self.parlor = parlor
+        self.reader = reader
+        self.writer = writer
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        self.address: str = peer[0]
+        self.account: "Account | None" = None
+        self.room: str = parlor.world.start
+        self.color = True
+        self._width: int | None = None  # set by SET WIDTH; else NAWS
+        self.ignoring: set[int] = set()
+        self.watching: set[int] = set()
+        self.client_name: str | None = None
+        self.closed = False
+        self.limiter = RateLimiter(parlor.config.server.commands_per_second,
+                                   parlor.config.server.command_burst)
+        self._buffer = ""
+        self._lines: list[str] = []
+        self._overlong = False
+        self._tasks: list[asyncio.Task] = []
+        self.log = logging.LoggerAdapter(log, {"session": self.id})
+        self.connected_at = time.time()
+        self.last_command_at = time.time()
+
+    # -- identity and terminal -----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.account.name if self.account else f"<{self.address}>"
+
+    @property
+    def width(self) -> int:
+        if self._width:
+            return self._width
+        cols = self.writer.get_extra_info("cols") or 80
+        return max(40, min(int(cols), 250))
+
+    @width.setter
+    def width(self, value: int | None) -> None:
+        self._width = value
+
+    @property
+    def terminal(self) -> str:
+        return str(self.writer.get_extra_info("TERM") or self.writer.get_extra_info("term") or "unknown")
+
+    def idle(self) -> float:
+        """Seconds since the player's last command."""
+        return time.time() - self.last_command_at
+
+    @property
+    def is_admin(self) -> bool:
+        return bool(self.account and self.account.is_admin)
+
+    # -- output --------------------------------------------------------------------------
+    def write(self, text: str) -> None:
+        """Write ``text`` (lines separated by \\n) followed by a line break."""
+        if self.closed:
+            return
+        if not self.color:
+            text = strip_sgr(text)
+        try:
+            self.writer.write(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
+        except Exception:  # a dying transport must not take the caller down
+            self.closed = True
+
+    def prompt(self, text: str = PROMPT) -> None:
+        if self.closed:
+            return
+        try:
+            self.writer.write(text)
+            self.writer.send_ga()
+        except Exception:
+            self.closed = True
+
+    def notify(self, text: str) -> None:
+        """An unprompted message (a tell, a move): on its own line, then the prompt again."""
+        self.write(text)
+        if self.account is not None:
+            self.prompt()
+
+    def gmcp(self, package: str, data: Any) -> None:
+        if self.closed:
+            return
+        try:
+            self.writer.send_gmcp(package, data)
+        except Exception:
+            self.log.debug("GMCP %s not sent", package, exc_info=True)
+
+    @property
+    def gmcp_enabled(self) -> bool:
+        opt = self.writer.local_option
+        return bool(opt.enabled(GMCP)) if hasattr(opt, "enabled") else False
+
+    def echo(self, on: bool) -> None:
+        """Turn the client's local echo back on (``on``) or off for a password."""
+        self.writer.iac(WONT if on else WILL, ECHO)
+
+    # -- input ---------------------------------------------------------------------------
+    async def read_line(self) -> str:
+        """The next line, without its ending, cleaned of control characters.
+
+        Lines longer than ``max_line`` are refused with one message and dropped whole.
+        :raises Disconnect: at end of input.
+        """
+        limit = self.parlor.config.server.max_line
+        while not self._lines:
+            try:
+                chunk = await self.reader.read(4096)
+            except (ConnectionError, asyncio.IncompleteReadError) as err:
+                raise Disconnect(str(err)) from None
+            if not chunk or self.closed:
+                raise Disconnect("end of input")
+            self._feed(chunk, limit)
+        return self._lines.pop(0)
+
+    def _feed(self, chunk: str, limit: int) -> None:
+        data = self._buffer + chunk.replace("\r\n", "\n").replace("\r\x00", "\n").replace("\r", "\n")
+        *complete, self._buffer = data.split("\n")
+        for line in complete:
+            if self._overlong:
+                self._overlong = False  # the tail of an overlong line: drop it
+                continue
+            if len(line) > limit:
+                self.write(f"That line is too long (over {limit} characters); it was ignored.")
+                continue
+            self._lines.append(clean(line).strip())
+        if len(self._buffer) > limit:
+            if not self._overlong:
+                self.write(f"That line is too long (over {limit} characters); it was ignored.")
+            self._overlong = True
+            self._buffer = ""
+
+    async def ask(self, question: str, *, secret: bool = False) -> str:
+        """Prompt and read one non-empty line (or an empty one if the player just hits enter)."""
+        if secret:
+            self.echo(False)
+        self.prompt(question)
+        try:
+            line = await self.read_line()
+        finally:
+            if secret:
+                self.echo(True)
+                self.write("")
+        return line
+
+    # -- bus -----------------------------------------------------------------------------
+    def subscribe(self, topic: str) -> None:
+        self.parlor.bus.subscribe(topic, self.on_event)
+
+    def unsubscribe(self, topic: str) -> None:
+        self.parlor.bus.unsubscribe(topic, self.on_event)
+
+    def on_event(self, topic: str, event: Event) -> None:
+        """Render one bus event for this player; never blocks."""
+        if self.closed:
+            return
+        data = event.data
+        if data.get("from") in self.ignoring and event.kind in ("say", "tell", "chat", "emote"):
+            return
+        if data.get("exclude") == self.id:
+            return
+        if event.kind.startswith("game."):
+            self.parlor.show_game_event(self, event)
+            return
+        if event.kind == "room.changed":
+            return
+        text = data.get("text")
+        if text:
+            if event.kind == "tell" and self.account is not None:
+                self.reply_to = data.get("from_name")
+            self.notify(text)
+
+    reply_to: str | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def close(self, message: str | None = None) -> None:
+        if self.closed:
+            return
+        if message:
+            self.write(message)
+        self.closed = True
+        try:
+            self.writer.close()
+        except Exception:
+            pass
+
+    def offer_mud_protocols(self) -> None:
+        """Offer GMCP and MSSP; MSSP data goes out once the client agrees."""
+        try:
+            self.writer.iac(WILL, GMCP)
+            self.writer.iac(WILL, MSSP)
+            self.writer.set_ext_callback(GMCP, self._on_gmcp)
+        except Exception:
+            self.log.debug("could not offer MUD protocols", exc_info=True)
+            return
+        self._tasks.append(asyncio.create_task(self._send_mssp_when_agreed()))
+
+    async def _send_mssp_when_agreed(self) -> None:
+        try:
+            await asyncio.wait_for(self.writer.wait_for(local={"MSSP": True}), timeout=30)
+        except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+            return
+        self.writer.send_mssp(self.parlor.mssp())
+
+    def _on_gmcp(self, package: str, data: Any) -> None:
+        if str(package).lower() == "core.hello" and isinstance(data, dict):
+            self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
+                                     max_len=60).strip() or None
+
+    def cancel_tasks(self) -> None:
+        for task in self._tasks:
+            task.cancel()

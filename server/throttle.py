@@ -1,0 +1,46 @@
+"""Login throttling: too many failed logins for one name or from one address lock it out."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict, deque
+
+
+class LoginThrottle:
+    def __init__(self, max_failures: int, window: float, lockout: float,
+                 clock=time.monotonic) -> None:  # noqa: ANN001
+        self.max_failures = max_failures
+        self.window = window
+        self.lockout = lockout
+        self.clock = clock
+        self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self._locked_until: dict[str, float] = {}
+
+    def wait(self, *keys: str) -> int:
+        """Seconds until every key may try again (0: it may now)."""
+        now = self.clock()
+        waits = [self._locked_until.get(k, 0) - now for k in keys]
+        return max(0, int(max(waits, default=0) + 0.999))
+
+    def fail(self, *keys: str) -> None:
+        now = self.clock()
+        for key in keys:
+            times = self._failures[key]
+            times.append(now)
+            while times and times[0] < now - self.window:
+                times.popleft()
+            if len(times) >= self.max_failures:
+                self._locked_until[key] = now + self.lockout
+                times.clear()
+        if len(self._failures) > 10000:
+            self._prune(now)
+
+    def succeed(self, *keys: str) -> None:
+        for key in keys:
+            self._failures.pop(key, None)
+
+    def _prune(self, now: float) -> None:
+        for key in [k for k, t in self._failures.items() if not t or t[-1] < now - self.window]:
+            del self._failures[key]
+        for key in [k for k, until in self._locked_until.items() if until < now]:
+            del self._locked_until[key]

@@ -128,10 +128,11 @@ class Parlor:
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5)
             except asyncio.TimeoutError:
                 log.warning("some connections did not close in time")
-        for task in list(self._shell_tasks):
+        others = [t for t in self._shell_tasks if t is not asyncio.current_task()]
+        for task in others:
             task.cancel()
-        if self._shell_tasks:
-            await asyncio.gather(*self._shell_tasks, return_exceptions=True)
+        if others:
+            await asyncio.gather(*others, return_exceptions=True)
         await self.host.close()
         await self.db.close()
         self.stopped.set()
@@ -145,9 +146,7 @@ class Parlor:
             await asyncio.sleep(0.2)
             await self.stop()
 
-        task = asyncio.create_task(later())
-        self._shell_tasks.add(task)
-        task.add_done_callback(self._shell_tasks.discard)
+        self._shutdown_task = asyncio.create_task(later())
 
     async def seed(self, paths=None) -> list[str]:  # noqa: ANN001
         return await seeding.load(self, paths)
@@ -271,8 +270,12 @@ class Parlor:
                 session.prompt()
                 continue
             if not session.limiter.allow():
-                session.write("You are sending commands too fast; that one was dropped.")
+                if not session.flooding:  # one warning per flood, not one per line
+                    session.write("You are sending commands too fast; commands are being "
+                                  "dropped until you slow down.")
+                    session.flooding = True
                 continue
+            session.flooding = False
             await self.registry.dispatch(session, line)
             session.prompt()
 

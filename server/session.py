@@ -66,6 +66,7 @@ class Session:
         self.watching: set[int] = set()
         self.client_name: str | None = None
         self.closed = False
+        self.flooding = False
         self.limiter = RateLimiter(parlor.config.server.commands_per_second,
                                    parlor.config.server.command_burst)
         self._buffer = ""

@@ -5,7 +5,8 @@ drawing and GMCP view, ``ai`` the computer player.
 """
 
 from . import notation, rules
-from .rules import Action, Move, Remove, Resign, State, apply, legal_actions, new_game, outcome, to_move
+from .rules import (Action, Move, Remove, Resign, State, apply, legal_actions, new_game,
+                    outcome, to_move)
 
 __all__ = ["rules", "notation", "Action", "Move", "Remove", "Resign", "State", "apply",
            "legal_actions", "new_game", "outcome", "to_move"]

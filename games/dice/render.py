@@ -25,7 +25,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def view_for(state: State, seat: int | None = None) -> dict:
-    """Everything a player or watcher sees (Triad Dice hides nothing), JSON-able."""
+    """Everything a player or watcher sees (Triad Dice hides nothing), JSON-able.
+
+    This is the GMCP ``Dice.Game`` payload: ``dice`` (cell, seat, value), ``board`` (the
+    picture rows, row 6 first), ``turn``/``to_move``, ``removed``, ``pending`` (cells the
+    mover may remove), ``last_move``, ``result`` and, for the seat to act, ``legal``.
+    """
     dice = [{"cell": cell_name(i), "seat": die_owner(c), "value": die_value(c)}
             for i, c in enumerate(state.cells) if c]
     last = None

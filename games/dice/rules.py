@@ -484,8 +484,7 @@ def _check_move(state: State, seat: int, move: Move) -> int:
         error = _path_error(cells, move.cell, old, move.direction)
         if error:
             raise IllegalAction(error)
-        return cell_index(move.cell % SIZE + old * DIRECTIONS[move.direction][0],
-                          move.cell // SIZE + old * DIRECTIONS[move.direction][1])  # type: ignore[return-value]
+        return RAYS[move.cell][DIRECTION_NAMES.index(move.direction)][old - 1]
     if move.value == old:
         raise IllegalAction("a die must change its value")
     error = _path_error(cells, move.cell, move.value, move.direction)
@@ -493,9 +492,7 @@ def _check_move(state: State, seat: int, move: Move) -> int:
         if not any(True for _ in moves_from(cells, move.cell)):
             error += f" (and {name} cannot move at any new value)"
         raise IllegalAction(error)
-    dcol, drow = DIRECTIONS[move.direction]
-    return cell_index(move.cell % SIZE + move.value * dcol,
-                      move.cell // SIZE + move.value * drow)  # type: ignore[return-value]
+    return RAYS[move.cell][DIRECTION_NAMES.index(move.direction)][move.value - 1]
 
 
 def _end_turn(state: State, cells: tuple[int, ...], removed_cell: int | None,

@@ -63,10 +63,18 @@ class Solution:
     seconds: float
 
 
+def _to_actions(moves) -> tuple[Action, ...]:
+    out: list[Action] = []
+    for move in moves:
+        if move[0] == "D":
+            out.extend([DEAL] * move[1])
+        else:
+            out.append(_to_action(move))
+    return tuple(out)
+
+
 def _to_action(move: tuple) -> Action:
     kind = move[0]
-    if kind == "D":
-        return DEAL
     if kind == "k":
         return Action("remove", (spot_name(move[1]),))
     if kind == "kP":
@@ -125,11 +133,13 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
     path: list[tuple] = []
     stats = {"nodes": 0}
 
-    def avail(pm: int) -> tuple[int, ...]:
+    def avail(pm: int) -> tuple[tuple[int, ...], int]:
+        """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
         a = avail_cache.get(pm)
         if a is None:
-            a = tuple(i for i in range(PYRAMID_SIZE)
-                      if not (pm >> i) & 1 and not (cover[i] & ~pm))
+            cards = tuple(i for i in range(PYRAMID_SIZE)
+                          if not (pm >> i) & 1 and not (cover[i] & ~pm))
+            a = (cards, sum({1 << pr[i] for i in cards}))
             avail_cache[pm] = a
         return a
 
@@ -167,7 +177,7 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
         mark = len(path)
         # Kings go at once (sound: see module docstring).
         while True:
-            for i in avail(pm):
+            for i in avail(pm)[0]:
                 if pr[i] == 13:
                     pm |= 1 << i
                     path.append(("k", i))
@@ -191,12 +201,14 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                 break
         if pm == FULL_PYR and (not want_all or sm == full_st):
             return True
-        key = pm | (sm << 28) | (ptr << 52) | (ps << 58)
-        if key in seen:
-            del path[mark:]
-            return False
-        seen.add(key)
-        av = avail(pm)
+        key = pm | (sm << 28) | (ptr << 52)
+        # a position that failed with more redeals left fails with fewer too
+        for q in range(ps + 1):
+            if key | (q << 58) in seen:
+                del path[mark:]
+                return False
+        seen.add(key | (ps << 58))
+        av, avr = avail(pm)
         rem = full_st & ~sm
         hi = rem >> ptr
         pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
@@ -246,14 +258,29 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                 if dfs(pm, nsm, ptr, ps):
                     return True
                 path.pop()
-        # D: Pack to Waste, or redeal
+        # D: Pack to Waste, repeated while nothing new can pair (pyramid pairs
+        # commute with D, so they are tried before the jump); or redeal.
         if pt >= 0:
-            path.append(("D",))
-            if dfs(pm, sm, pt + 1, ps):
+            k, steps = pt, 0
+            while True:
+                steps += 1
+                rw2 = st[k]
+                if (avr >> (13 - rw2)) & 1:
+                    break
+                rest = rem >> (k + 1)
+                if not rest:
+                    break
+                p = ((rest & -rest).bit_length() - 1) + k + 1
+                rp2 = st[p]
+                if rp2 == 13 or rp2 + rw2 == 13 or (avr >> (13 - rp2)) & 1:
+                    break
+                k = p
+            path.append(("D", steps))
+            if dfs(pm, sm, k + 1, ps):
                 return True
             path.pop()
         elif ps < DEALS - 1 and lo:
-            path.append(("D",))
+            path.append(("D", 1))
             if dfs(pm, sm, 0, ps + 1):
                 return True
             path.pop()
@@ -282,7 +309,7 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     except _Budget:
         return Solution(goal, "unknown", (), None, False, stats["nodes"],
                         time.perf_counter() - t0)
-    moves = tuple(_to_action(m) for m in path) if found else ()
+    moves = _to_actions(path) if found else ()
     return Solution(goal, "win" if found else "lose", moves, None, True,
                     stats["nodes"], time.perf_counter() - t0)
 

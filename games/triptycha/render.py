@@ -298,7 +298,8 @@ def _hand_section(view, seat, title, color, width, all_tiles=False) -> list[str]
         out.append("Laid: " + ", ".join(f"<{t['n']}> in niche {t['niche']}" for t in laid))
     if not hand:
         out.append("  (no tiles yet)")
-    out.append("")
+    if out[-1]:
+        out.append("")
     return out
 
 

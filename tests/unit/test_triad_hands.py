@@ -7,11 +7,12 @@ group every reading of its Capstones (the group's denomination / top card / Colo
 follows from its natural cards; an all-Capstone group is the best there is).  It
 keeps the best (denominations, Colors) of the first category any cutting reaches.
 
-ESTERPORT_FULL=1 runs the 200,000-hand comparison (else 20,000).
+ESTERPORT_FULL=1 runs the 200,000-hand comparison (else 6,000, to keep the suite quick).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from itertools import combinations, combinations_with_replacement
@@ -23,42 +24,57 @@ from games.triad.hands import CATEGORY_NAMES, HandValue, evaluate, warm
 
 # --- the reference ------------------------------------------------------------------
 # group kinds: U = N of one denomination, R = run (Colors mixed), P = one-Color run,
-# F = six of one Color.  (category, groups, extra condition on (top, caps in hand))
+# F = six of one Color.  (category, groups)
 REF_TEMPLATES = (
-    (1, (("P", 6),), lambda top, caps: top == 14 and caps == 0),
-    (2, (("P", 6),), lambda top, caps: top == 14 and caps > 0),
-    (3, (("U", 6),), None),
-    (4, (("P", 6),), lambda top, caps: top < 14),
-    (5, (("U", 5),), None),
-    (6, (("U", 4), ("U", 2)), None),
-    (7, (("U", 3), ("U", 3)), None),
-    (8, (("F", 6),), None),
-    (9, (("U", 4),), None),
-    (10, (("R", 6),), None),
-    (11, (("P", 5),), None),
-    (12, (("U", 2), ("U", 2), ("U", 2)), None),
-    (13, (("P", 3), ("P", 3)), None),
-    (14, (("R", 5),), None),
-    (15, (("P", 4), ("U", 2)), None),
-    (16, (("R", 4), ("U", 2)), None),
-    (17, (("U", 3), ("P", 3)), None),
-    (18, (("U", 3), ("R", 3)), None),
-    (19, (("U", 3), ("U", 2)), None),
-    (20, (("P", 3),), None),
-    (21, (("U", 3),), None),
-    (22, (("R", 3),), None),
-    (23, (("U", 2), ("U", 2)), None),
-    (24, (("U", 2),), None),
-    (25, (), None),
+    (1, (("P", 6),)),
+    (2, (("P", 6),)),
+    (3, (("U", 6),)),
+    (4, (("P", 6),)),
+    (5, (("U", 5),)),
+    (6, (("U", 4), ("U", 2))),
+    (7, (("U", 3), ("U", 3))),
+    (8, (("F", 6),)),
+    (9, (("U", 4),)),
+    (10, (("R", 6),)),
+    (11, (("P", 5),)),
+    (12, (("U", 2), ("U", 2), ("U", 2))),
+    (13, (("P", 3), ("P", 3))),
+    (14, (("R", 5),)),
+    (15, (("P", 4), ("U", 2))),
+    (16, (("R", 4), ("U", 2))),
+    (17, (("U", 3), ("P", 3))),
+    (18, (("U", 3), ("R", 3))),
+    (19, (("U", 3), ("U", 2))),
+    (20, (("P", 3),)),
+    (21, (("U", 3),)),
+    (22, (("R", 3),)),
+    (23, (("U", 2), ("U", 2))),
+    (24, (("U", 2),)),
+    (25, ()),
 )
+REF_CONDITIONS = {  # extra conditions on (top card, Capstones in the hand)
+    1: lambda top, caps: top == 14 and caps == 0,
+    2: lambda top, caps: top == 14 and caps > 0,
+    4: lambda top, caps: top < 14,
+}
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _best_option(kind, n, cards, cat, caps):
+    """The best (denominations, Colors) of one group, or None (memoised: hands share groups)."""
+    opts = _group_options(kind, n, cards)
+    cond = REF_CONDITIONS.get(cat)
+    if cond is not None:
+        opts = [o for o in opts if cond(o[0], caps)]
+    return max((o[1:] for o in opts), default=None)
 
 
 def _group_options(kind, n, cards):
     """Every (top, representative denominations, Colors) a group of cards can read as.
 
-    ``cards``: (denomination, Color 1..4) for naturals, None for Capstones.
+    ``cards``: (denomination, Color 1..4) for naturals, (0, 0) for Capstones.
     """
-    nats = [c for c in cards if c is not None]
+    nats = [c for c in cards if c != (0, 0)]
     ncap = n - len(nats)
     out = []
     if kind == "U":
@@ -114,17 +130,16 @@ def reference(codes):
         card = parse_card(code)
         cards.append(None if card is None else (card[0], card[1] + 1))
     caps = cards.count(None)
-    for cat, groups, cond in REF_TEMPLATES:
+    for cat, groups in REF_TEMPLATES:
         best = None
         for cut, kick in _cuttings(tuple(range(6)), [n for _, n in groups]):
             options = []
             for (kind, n), members in zip(groups, cut):
-                opts = _group_options(kind, n, [cards[i] for i in members])
-                if cond is not None:
-                    opts = [o for o in opts if cond(o[0], caps)]
-                if not opts:
+                group = tuple(sorted((cards[i] or (0, 0) for i in members), reverse=True))
+                option = _best_option(kind, n, group, cat, caps)
+                if option is None:
                     break
-                options.append(max(o[1:] for o in opts))
+                options.append(option)
             else:
                 for kd, kc in _kicker_options([cards[i] for i in kick]):
                     dk = sum((o[0] for o in options), ()) + kd
@@ -167,18 +182,17 @@ CATEGORY_TABLE = [
     ("14B 13B 12B 11B 10B 8P", 11, "Perfect Five on a run, Pyramid High Black"),
     ("14B 14P 13B 13G 12R 12G", 12, "Triple Duo, Pyramids, Princes and Princesses"),
     ("14B 13B 12B 10R 9R 8R", 13, "Double Perfect Three on a run, Pyramid High Black and 10 High Red"),
-    ("14B 13B 12B 10B 9B 8G", 13, "Double Perfect Three on a run, Pyramid High Black and 10 High Black"),
     ("14B 13P 12B 11B 10B 8R", 14, "Five on a run, Pyramid High"),
     ("14B 13B 12B 11B 9P 9G", 15, "Perfect Four on a run and Duo, Pyramid High Black and 9s"),
     ("14B 13P 12B 11B 9P 9G", 16, "Four on a run and Duo, Pyramid High and 9s"),
-    ("14B 14P 14G 13R 12R 11R", 17, "Three Up and Perfect Three on a run, Pyramids and Prince High Red"),
-    ("14B 14P 14G 13R 12G 11R", 18, "Three Up and Three on a run, Pyramids and Prince High"),
+    ("14B 14P 14G 12R 11R 10R", 17, "Three Up and Perfect Three on a run, Pyramids and Princess High Red"),
+    ("14B 14P 14G 12R 11G 10R", 18, "Three Up and Three on a run, Pyramids and Princess High"),
     ("14B 14P 14G 13R 13G 11R", 19, "Three Up and Duo, Pyramids and Princes"),
     ("14B 13B 12B 10R 9G 7R", 20, "Perfect Three on a run, Pyramid High Black"),
     ("14B 14P 14G 13R 11G 9R", 21, "Three Up, Pyramids"),
     ("14B 13P 12B 10R 8G 6R", 22, "Three on a run, Pyramid High"),
-    ("14B 14P 13B 13G 12R 10G", 23, "Double Duo, Pyramids and Princes"),
-    ("14B 14P 13B 12G 10R 9G", 24, "Duo, Pyramids"),
+    ("14B 14P 13B 13G 11R 9G", 23, "Double Duo, Pyramids and Princes"),
+    ("14B 14P 12B 10G 8R 6G", 24, "Duo, Pyramids"),
     ("14B 12P 10B 8G 6R 4G", 25, "High Card, Pyramid"),
 ]
 
@@ -196,22 +210,23 @@ def test_categories_are_ordered():
     cats = [v.category for v in values]
     assert cats == sorted(cats)
     for a, b in zip(values, values[1:]):
-        assert a >= b  # the table runs best first
+        if a.category != b.category:
+            assert a > b  # the table runs best first
     assert isinstance(values[0], HandValue) and isinstance(values[0], int)
 
 
 # --- table tests: tie rules --------------------------------------------------------
 TIE_TABLE = [
     # a, relation, b, why
-    ("14B 14P 9B 8G 5R 3R", ">", "13B 13P 12B 11G 10R 2R", "higher Duo wins before kickers"),
+    ("14B 14P 9B 8G 5R 3R", ">", "13B 13P 11B 9G 7R 2R", "higher Duo wins before kickers"),
     ("9B 9P 14G 8G 5R 3R", ">", "9G 9R 13B 12G 10R 4R", "same Duo: kickers, highest first"),
     ("9B 9P 14G 8G 5R 3R", ">", "9G 9R 14B 8P 5G 2R", "last kicker decides"),
-    ("14B 14P 9B 9P 5R 3R", ">", "14G 14R 8B 8P 13R 12R", "Double Duo: second pair before kickers"),
-    ("9B 9P 8G 5R 4R 3R", ">", "9G 9R 8B 5G 4G 3G", "Duo of 9s, kickers equal: Colors"),
+    ("14B 14P 9B 9P 5R 3R", ">", "14G 14R 8B 8P 12R 11R", "Double Duo: second pair before kickers"),
+    ("9B 9P 7G 5R 3R 2G", ">", "9G 9R 7B 5G 3G 2R", "Duo of 9s, kickers equal: Colors"),
     ("9B 9P 8G 6R 4R 3R", ">", "9G 9R 8B 6G 4G 3G", "Colors in card order: the pair first"),
-    ("9B 9P 8G 6R 4R 3R", ">", "9B C 8P 6G 4G 3G", "a Capstone is colorless in a Duo"),
+    ("14B 14P 11P 8G 5R 2G", ">", "14B C 11P 8G 5R 2G", "a Capstone is colorless in a Duo"),
     ("9B C 8P 6G 4G 2G", "==", "9B C 8P 6G 4G 2G", "identical hands tie"),
-    ("9B C 8P 6G 4G 2G", "<", "9B 9R 8P 6G 4G 2R", "a colorless Capstone loses to Red"),
+    ("14B C 11P 8G 5R 2G", "<", "14B 14R 11P 8G 5R 2R", "a colorless Capstone loses to Red"),
     ("13R 12R 11R 10R 9R C", ">", "13B 12B 11B 10B 9B 8B", "the Capstone as the Red Pyramid: "
      "Full Major beats Colony"),
     ("13R 12R C 10R 9R 8R", "<", "13B 12B 11B 10B 9B 8B", "Colony against Colony: Colors"),
@@ -235,8 +250,8 @@ def test_tie_rules(a, rel, b, why):
 def test_capstone_takes_run_color_and_colorless_elsewhere():
     v = evaluate("13R 12R C 10R 9R 8R".split())
     assert v.colors == "RRRRRR"
-    v = evaluate("9B C 8P 6G 4G 2G".split())
-    assert v.name == "Duo, 9s" and v.colors == "B-PGGG"
+    v = evaluate("14B C 11P 8G 5R 2G".split())
+    assert v.name == "Duo, Pyramids" and v.colors == "B-PGRG"
 
 
 def test_capstones_pick_the_best_category():
@@ -267,12 +282,12 @@ def test_lowercase_codes_are_read():
 # --- fast against reference -----------------------------------------------------------
 FULL = os.environ.get("ESTERPORT_FULL") == "1"
 CHUNKS = 10
-PER_CHUNK = 20_000 if FULL else 2_000
+PER_CHUNK = 20_000 if FULL else 600
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_fast_matches_reference_random(chunk):
-    """20,000 seeded random hands (200,000 with ESTERPORT_FULL=1)."""
+    """6,000 seeded random hands (200,000 with ESTERPORT_FULL=1)."""
     for hand in random_hands(1000 + chunk, PER_CHUNK):
         assert fast(hand) == reference(hand), hand
 

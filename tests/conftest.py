@@ -1,0 +1,80 @@
+"""Fixtures: databases (SQLite and a throwaway PostgreSQL), a running parlor, players."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.app import Parlor
+from server.config import (AccountsSection, Config, DatabaseSection, GamesSection, LoginSection,
+                           ServerSection)
+from tests.support.client import Client
+from tests.support.postgres import REQUIRED, ThrowawayPostgres
+
+TEST_GAME = "tests.support.tictactoe:KIND"
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    pg = ThrowawayPostgres()
+    if not pg.available:
+        if REQUIRED:
+            pytest.fail("PostgreSQL (initdb/pg_ctl) is required (ESTERPORT_REQUIRE_POSTGRES=1) "
+                        "but not found")
+        pytest.skip("PostgreSQL (initdb/pg_ctl) not installed")
+    pg.start()
+    pg.wait()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def db_url(request, tmp_path):
+    """A fresh, empty database: each test that asks runs on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path}/esterport.db"
+    pg = request.getfixturevalue("postgres")
+    return await pg.new_database()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path):
+    return f"sqlite+aiosqlite:///{tmp_path}/esterport.db"
+
+
+def make_config(url: str, **server) -> Config:
+    server.setdefault("commands_per_second", 50.0)
+    server.setdefault("command_burst", 100)
+    return Config(
+        server=ServerSection(host="127.0.0.1", port=0, **server),
+        database=DatabaseSection(url=url),
+        login=LoginSection(max_failures=3, failure_window=60, lockout=60),
+        games=GamesSection(reconnect_grace=1, computer_delay=0.0, extra=(TEST_GAME,)),
+        accounts=AccountsSection(starting_cubits=1000, argon2_time_cost=1,
+                                 argon2_memory_kib=1024),
+    )
+
+
+@pytest.fixture
+async def parlor(sqlite_url):
+    """A running parlor on SQLite, on an ephemeral port, hosting the test game."""
+    p = Parlor(make_config(sqlite_url))
+    await p.start()
+    yield p
+    await p.stop()
+
+
+@pytest.fixture
+async def clients(parlor):
+    """A factory of connected players: ``await clients("Alice")`` creates and logs in."""
+    made: list[Client] = []
+
+    async def make(name: str | None = None, password: str = "secret", new: bool = True) -> Client:
+        client = await Client.connect(parlor.port)
+        made.append(client)
+        if name is not None:
+            await (client.create(name, password) if new else client.login(name, password))
+        return client
+
+    yield make
+    for client in made:
+        await client.close()

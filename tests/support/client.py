@@ -1,0 +1,99 @@
+"""A player for tests: telnetlib3's real telnet client, with expect()."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import telnetlib3
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class Client:
+    def __init__(self, reader, writer, name: str = "") -> None:  # noqa: ANN001
+        self.reader = reader
+        self.writer = writer
+        self.name = name
+        self.buffer = ""
+        self.seen = ""   # everything received, colour codes removed
+
+    @classmethod
+    async def connect(cls, port: int, *, cols: int = 100, term: str = "xterm") -> "Client":
+        reader, writer = await telnetlib3.open_connection(
+            "127.0.0.1", port, cols=cols, rows=40, term=term, connect_minwait=0.05,
+            connect_maxwait=0.5, encoding="utf8")
+        return cls(reader, writer)
+
+    def send(self, line: str) -> None:
+        self.writer.write(line + "\r\n")
+
+    async def expect(self, pattern: str, timeout: float = 5.0) -> str:
+        """Read until ``pattern`` (a regex, searched with colour codes removed) appears;
+        return everything up to and including it."""
+        rx = re.compile(pattern)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            plain = ANSI.sub("", self.buffer)
+            match = rx.search(plain)
+            if match:
+                # drop the consumed part of the raw buffer (match on the plain text)
+                self.buffer = plain[match.end():]
+                return plain[:match.end()]
+            left = deadline - loop.time()
+            if left <= 0:
+                raise AssertionError(f"{self.name}: did not see {pattern!r}; got:\n{plain[-2000:]}")
+            try:
+                chunk = await asyncio.wait_for(self.reader.read(65536), left)
+            except asyncio.TimeoutError:
+                continue
+            if not chunk:
+                raise AssertionError(f"{self.name}: connection closed before {pattern!r}; "
+                                     f"got:\n{plain[-2000:]}")
+            self.buffer += chunk
+            self.seen += ANSI.sub("", chunk)
+
+    async def cmd(self, line: str, pattern: str, timeout: float = 5.0) -> str:
+        self.send(line)
+        return await self.expect(pattern, timeout)
+
+    async def create(self, name: str, password: str = "secret") -> "Client":
+        self.name = name
+        await self.expect("Name: ")
+        self.send("NEW")
+        await self.expect("Choose a name: ")
+        self.send(name)
+        await self.expect("Choose a password: ")
+        self.send(password)
+        await self.expect("Type it again: ")
+        self.send(password)
+        await self.expect(r"Exits:.*\n(.|\n)*?> ")
+        return self
+
+    async def login(self, name: str, password: str = "secret") -> "Client":
+        self.name = name
+        await self.expect("Name: ")
+        self.send(name)
+        await self.expect("Password: ")
+        self.send(password)
+        await self.expect(r"Exits:")
+        return self
+
+    async def close(self) -> None:
+        self.writer.close()
+        await asyncio.sleep(0)
+
+    async def closed(self, timeout: float = 5.0) -> str:
+        """Wait for the server to close the connection; return what came before."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            try:
+                chunk = await asyncio.wait_for(self.reader.read(65536), deadline - loop.time())
+            except asyncio.TimeoutError:
+                break
+            if not chunk:
+                return ANSI.sub("", self.buffer)
+            self.buffer += chunk
+        raise AssertionError(f"{self.name}: connection still open")

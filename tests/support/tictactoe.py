@@ -1,0 +1,134 @@
+"""A test-only game for the parlor's hosting mechanism: noughts and crosses.
+
+It follows the engine contract of ``games/__init__.py`` in one module (rules, notation,
+renderer and a computer player), and ``KIND`` hosts it under the prefix ``TTT``.
+Seat 0 plays X and moves first. ``PLAY <1..9>`` marks a cell; ``RESIGN`` gives up.
+"""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+
+from games.errors import BadNotation, IllegalAction
+from games.outcome import Outcome
+from server.hosting import GameKind
+
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+MARKS = "XO"
+
+
+@attrs.frozen
+class State:
+    cells: tuple[int | None, ...] = (None,) * 9
+    turn: int = 0
+    resigned: int | None = None
+
+
+@attrs.frozen
+class Play:
+    cell: int  # 0..8
+
+
+@attrs.frozen
+class Resign:
+    pass
+
+
+def new_game(options: dict, rng: random.Random) -> State:
+    return State()
+
+
+def to_move(state: State) -> tuple[int, ...]:
+    return () if outcome(state) else (state.turn,)
+
+
+def legal_actions(state: State, seat: int):
+    if outcome(state) is None and seat == state.turn:
+        for i, c in enumerate(state.cells):
+            if c is None:
+                yield Play(i)
+
+
+def apply(state: State, seat: int, action, rng: random.Random):
+    if outcome(state) is not None:
+        raise IllegalAction("The game is over.")
+    if isinstance(action, Resign):
+        return attrs.evolve(state, resigned=seat), [("resign", seat)]
+    if seat != state.turn:
+        raise IllegalAction("It is not your turn.")
+    if state.cells[action.cell] is not None:
+        raise IllegalAction(f"Cell {action.cell + 1} is taken.")
+    cells = list(state.cells)
+    cells[action.cell] = seat
+    return State(tuple(cells), 1 - seat), [("mark", seat, action.cell)]
+
+
+def outcome(state: State) -> Outcome | None:
+    if state.resigned is not None:
+        return Outcome(1 - state.resigned, "resignation")
+    for a, b, c in LINES:
+        if state.cells[a] is not None and state.cells[a] == state.cells[b] == state.cells[c]:
+            return Outcome(state.cells[a], "three in a row")
+    if all(c is not None for c in state.cells):
+        return Outcome(None, "board full")
+    return None
+
+
+def parse_action(text: str):
+    words = text.upper().split()
+    if words == ["RESIGN"]:
+        return Resign()
+    if len(words) == 2 and words[0] == "PLAY" and words[1].isdigit() and 1 <= int(words[1]) <= 9:
+        return Play(int(words[1]) - 1)
+    raise BadNotation(f"{text!r} is not a move; try PLAY <1-9>.")
+
+
+def format_action(action) -> str:
+    return "RESIGN" if isinstance(action, Resign) else f"PLAY {action.cell + 1}"
+
+
+def state_to_json(state: State) -> dict:
+    return {"cells": list(state.cells), "turn": state.turn, "resigned": state.resigned}
+
+
+def state_from_json(data: dict) -> State:
+    return State(tuple(data["cells"]), data["turn"], data["resigned"])
+
+
+def view_for(state: State, seat: int | None) -> dict:
+    return state_to_json(state)
+
+
+def render(view: dict, width: int = 80, color: bool = True, names=("X", "O")) -> str:
+    cells = [str(i + 1) if c is None else MARKS[c] for i, c in enumerate(view["cells"])]
+    rows = [" | ".join(cells[r * 3:r * 3 + 3]) for r in range(3)]
+    return "\n".join([f" {rows[0]}", "---+---+---", f" {rows[1]}", "---+---+---", f" {rows[2]}"])
+
+
+def choose_action(state: State, seat: int, level: str, rng: random.Random, budget_s: float = 1.0):
+    return rng.choice(list(legal_actions(state, seat)))
+
+
+def describe_event(event) -> str | None:
+    if event[0] == "mark":
+        return f"{MARKS[event[1]]} takes cell {event[2] + 1}."
+    return None
+
+
+def _options(words: list[str]) -> dict:
+    if [w.lower() for w in words] not in ([], ["ranked"]):
+        raise BadNotation("Options: RANKED (or nothing).")
+    return {"ranked": bool(words)}
+
+
+KIND = GameKind(
+    key="ttt", title="Noughts and Crosses", prefix="TTT", gmcp_package="Ttt.Game",
+    parse_options=_options, describe_options=lambda o: "ranked" if o.get("ranked") else "unranked",
+    new_state=new_game, apply=apply, outcome=outcome, to_move=to_move,
+    parse_action=parse_action, format_action=format_action, state_to_json=state_to_json,
+    state_from_json=state_from_json, view_for=view_for, render=render,
+    choose_action=choose_action, describe_event=describe_event,
+    help="A test game: PLAY <1-9> marks a cell; three in a row wins.",
+)

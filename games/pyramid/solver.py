@@ -129,7 +129,7 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
     st_by_rank = pos.st_by_rank
     pyr_by_rank = pos.pyr_by_rank
     avail_cache: dict[int, tuple[int, ...]] = {}
-    seen: set[int] = set()
+    failed: dict[int, int] = {}
     path: list[tuple] = []
     stats = {"nodes": 0}
 
@@ -201,13 +201,15 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                 break
         if pm == FULL_PYR and (not want_all or sm == full_st):
             return True
-        key = pm | (sm << 28) | (ptr << 52)
-        # a position that failed with more redeals left fails with fewer too
-        for q in range(ps + 1):
-            if key | (q << 58) in seen:
-                del path[mark:]
-                return False
-        seen.add(key | (ps << 58))
+        # From one (pyramid, stock) removal pattern, an earlier Pack position (or
+        # an earlier deal) reaches every later one by D alone, so once a position
+        # has failed every later position of the same pattern has failed too.
+        key = pm | (sm << 28)
+        here = ps * 32 + ptr
+        f = failed.get(key)
+        if f is not None and f <= here:
+            del path[mark:]
+            return False
         av, avr = avail(pm)
         rem = full_st & ~sm
         hi = rem >> ptr
@@ -285,6 +287,9 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                 return True
             path.pop()
         del path[mark:]
+        f = failed.get(key)
+        if f is None or here < f:
+            failed[key] = here
         return False
 
     return dfs, dead, stats, path

@@ -76,25 +76,30 @@ def _group_options(kind, n, cards):
     """
     nats = [c for c in cards if c != (0, 0)]
     ncap = n - len(nats)
+    ds = {x[0] for x in nats}
+    cs = {x[1] for x in nats}
     out = []
     if kind == "U":
-        for d in range(2, 15):
-            if all(x[0] == d for x in nats):
+        # every natural must show the group's denomination; Capstones show it too
+        for d in (ds if ds else range(2, 15)):
+            if len(ds) <= 1:
                 cols = tuple(sorted((x[1] for x in nats), reverse=True)) + (0,) * ncap
                 out.append((d, (d,), cols))
     elif kind in ("R", "P"):
-        for h in range(n + 1, 15):
-            window = range(h, h - n, -1)
-            ds = [x[0] for x in nats]
-            if len(set(ds)) != len(ds) or not all(d in window for d in ds):
-                continue
-            if kind == "R":
-                by = {x[0]: x[1] for x in nats}
-                out.append((h, (h,), tuple(by.get(d, 0) for d in window)))
-            else:
-                for c in range(1, 5):
-                    if all(x[1] == c for x in nats):
-                        out.append((h, (h,), (c,) * n))
+        # the window h-n+1..h must hold each natural, each at its own denomination
+        if len(ds) == len(nats):
+            tops = range(max(ds), min(ds) + n) if ds else range(n + 1, 15)
+            for h in tops:
+                if not n + 1 <= h <= 14:
+                    continue
+                window = range(h, h - n, -1)
+                if kind == "R":
+                    by = {x[0]: x[1] for x in nats}
+                    out.append((h, (h,), tuple(by.get(d, 0) for d in window)))
+                else:
+                    for c in (cs if cs else range(1, 5)):
+                        if len(cs) <= 1:
+                            out.append((h, (h,), (c,) * n))
     else:  # F: Capstones take the Color and any denomination
         for c in range(1, 5):
             if all(x[1] == c for x in nats):
@@ -123,6 +128,11 @@ def _cuttings(idx, sizes):
             yield (first,) + more, kick
 
 
+@functools.cache
+def _all_cuttings(sizes):
+    return tuple(_cuttings(tuple(range(6)), sizes))
+
+
 def reference(codes):
     """(category, denominations, Colors, Capstones) by exhaustive search."""
     cards = []
@@ -132,7 +142,7 @@ def reference(codes):
     caps = cards.count(None)
     for cat, groups in REF_TEMPLATES:
         best = None
-        for cut, kick in _cuttings(tuple(range(6)), [n for _, n in groups]):
+        for cut, kick in _all_cuttings(tuple(n for _, n in groups)):
             options = []
             for (kind, n), members in zip(groups, cut):
                 group = tuple(sorted((cards[i] or (0, 0) for i in members), reverse=True))

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from server.app import Parlor
@@ -78,3 +84,57 @@ async def clients(parlor):
     yield make
     for client in made:
         await client.close()
+
+
+def write_config(tmp_path, **games) -> str:
+    """A config file for a server subprocess: ephemeral port, its own SQLite file."""
+    extra = ", ".join(f'"{x}"' for x in games.get("extra", (TEST_GAME,)))
+    path = tmp_path / "config.toml"
+    path.write_text(textwrap.dedent(f"""
+        [server]
+        port = 0
+        commands_per_second = 50
+        command_burst = 100
+        [database]
+        url = "sqlite+aiosqlite:///{tmp_path}/e.db"
+        [accounts]
+        argon2_time_cost = 1
+        argon2_memory_kib = 1024
+        [games]
+        reconnect_grace = 1
+        computer_delay = 0.0
+        extra = [{extra}]
+    """))
+    return str(path)
+
+
+def start_server(config: str) -> tuple[subprocess.Popen, int]:
+    """``esterport serve --config`` in a child process; returns it and its port."""
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--config", config],
+                            stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+    for line in proc.stderr:
+        if "Connect with: telnet" in line:
+            return proc, int(line.rsplit(" ", 1)[1])
+    raise RuntimeError("the server did not start")
+
+
+@pytest.fixture
+def server_process(tmp_path):
+    proc, port = start_server(write_config(tmp_path))
+    yield port
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def require_program(name: str) -> str:
+    """The path of a client program; skipped if missing, unless CI requires clients."""
+    found = shutil.which(name) or (f"/usr/games/{name}" if os.path.exists(f"/usr/games/{name}")
+                                   else None)
+    if found is None:
+        if os.environ.get("ESTERPORT_REQUIRE_CLIENTS") == "1":
+            pytest.fail(f"{name} is required (ESTERPORT_REQUIRE_CLIENTS=1) but not installed")
+        pytest.skip(f"{name} not installed")
+    return found

@@ -30,6 +30,7 @@ How it is fast:
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations, combinations_with_replacement
 
 from .cards import (
@@ -102,6 +103,9 @@ ONE_COLOR_TEMPLATES = (
     (17, (("U", 3), ("P", 3))),
     (20, (("P", 3),)),
 )
+
+# Cards one Color must supply (Capstones included) for a one-Color category.
+_NEEDS_ONE_COLOR = {1: 6, 2: 6, 4: 6, 8: 6, 11: 5, 13: 3, 15: 4, 17: 3, 20: 3}
 
 # --- the packed card integers ---------------------------------------------------
 _CAPS_SHIFT = 64
@@ -331,10 +335,18 @@ def _search_color(groups, i, nats, caps, reps, cols, best, hlo, hhi):
     elif kind == "P":
         top = hhi if i == 0 else 14
         bottom = hlo if i == 0 else n + 1
-        colors = sorted({x[1] for x in nats} | ({4} if caps >= n else set()), reverse=True)
-        for h in range(top, bottom - 1, -1):
-            lo = h - n + 1
-            for c in colors:
+        colors = {x[1] for x in nats}
+        if caps >= n:
+            colors.add(4)
+        for c in colors:
+            cm = 0
+            for x in nats:
+                if x[1] == c:
+                    cm |= 1 << x[0]
+            for h in _tops(cm, n, n - caps):
+                if h > top or h < bottom:
+                    continue
+                lo = h - n + 1
                 avail = [x for x in nats if x[1] == c and lo <= x[0] <= h]
                 for j in range(max(0, n - caps), len(avail) + 1):
                     for used in combinations(avail, j):
@@ -351,11 +363,30 @@ def _search_color(groups, i, nats, caps, reps, cols, best, hlo, hhi):
     return best
 
 
+@functools.lru_cache(maxsize=None)
+def _tops(cm: int, n: int, need: int) -> tuple:
+    """Top cards h of the runs of n whose window holds at least ``need`` bits of cm."""
+    window = (1 << n) - 1
+    return tuple(h for h in range(14, n, -1) if (cm & (window << (h - n + 1))).bit_count() >= need)
+
+
 def _one_color_best(nats: tuple, caps: int, worse_than: int):
     """Best one-Color reading better than category ``worse_than``, or None."""
+    per_color = [0] * 5
+    per_denom = [0] * 15
+    for d, c in nats:
+        per_color[c] += 1
+        per_denom[d] += 1
+    per_color.sort()
+    most, second = per_color[4] + caps, per_color[3]
+    most_denom = max(per_denom) + caps
     for cat, groups in ONE_COLOR_TEMPLATES:
         if cat >= worse_than:
             return None
+        # quick impossibilities from the Color counts (and denomination counts)
+        if (most < _NEEDS_ONE_COLOR[cat] or (cat == 13 and most + second < 6)
+                or (cat == 17 and most_denom < 3)):
+            continue
         if cat == 1 and caps:
             continue
         if cat == 2 and not caps:

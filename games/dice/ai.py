@@ -226,7 +226,7 @@ def _zkey_delta(move) -> int:
 
 
 class _Searcher:
-    def __init__(self, deadline: float, check_every: int = 64):
+    def __init__(self, deadline: float, check_every: int = 32):
         self.deadline = deadline
         self.nodes = 0
         self.tt: dict[int, tuple[int, int, int, tuple | None]] = {}  # key -> depth, score, flag, move

@@ -119,50 +119,47 @@ class _Position:
         ]
 
 
-def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
-    """Build the DFS closures for one position; returns (dfs, stats, path)."""
-    pr, st = pos.pr, pos.st
-    full_st = pos.full_st
-    want_all = goal == "all"
-    cover = COVER_MASK
-    partners = pos.partners
-    st_by_rank = pos.st_by_rank
-    pyr_by_rank = pos.pyr_by_rank
-    avail_cache: dict[int, tuple[int, ...]] = {}
-    failed: dict[int, int] = {}
-    path: list[tuple] = []
-    stats = {"nodes": 0}
+class _Search:
+    """Move generation over the compact state (pm, sm, ptr, ps) of one position."""
 
-    def avail(pm: int) -> tuple[tuple[int, ...], int]:
+    def __init__(self, pos: _Position, goal: str):
+        self.pos = pos
+        self.want_all = goal == "all"
+        self.avail_cache: dict[int, tuple[tuple[int, ...], int]] = {}
+        self.expanded = 0
+
+    def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
-        a = avail_cache.get(pm)
+        a = self.avail_cache.get(pm)
         if a is None:
+            pr = self.pos.pr
             cards = tuple(i for i in range(PYRAMID_SIZE)
-                          if not (pm >> i) & 1 and not (cover[i] & ~pm))
+                          if not (pm >> i) & 1 and not (COVER_MASK[i] & ~pm))
             a = (cards, sum({1 << pr[i] for i in cards}))
-            avail_cache[pm] = a
+            self.avail_cache[pm] = a
         return a
 
-    def dead(pm: int, sm: int, ranks) -> bool:
+    def dead(self, pm: int, sm: int, ranks) -> bool:
         """After removing cards of ``ranks``: is some pyramid card left without enough
         partners (none it can ever meet, or more cards of one rank than partners)?"""
+        pos = self.pos
         for r in ranks:
             if r == 13:
                 continue
             need = 13 - r
-            m_need = pyr_by_rank[need] & ~pm
+            m_need = pos.pyr_by_rank[need] & ~pm
             if not m_need:
                 continue
-            m_r = pyr_by_rank[r] & ~pm
-            s_r = st_by_rank[r] & ~sm
-            # counting: each card of rank `need` pairs with a rank-r card
+            m_r = pos.pyr_by_rank[r] & ~pm
+            s_r = pos.st_by_rank[r] & ~sm
             if m_need.bit_count() > m_r.bit_count() + s_r.bit_count():
                 return True
-            if m_r.bit_count() > m_need.bit_count() + (st_by_rank[need] & ~sm).bit_count():
+            if m_r.bit_count() > m_need.bit_count() + (pos.st_by_rank[need] & ~sm).bit_count():
                 return True
             if s_r:
                 continue
             m = m_need
+            partners = pos.partners
             while m:
                 low = m & -m
                 m ^= low
@@ -170,17 +167,15 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                     return True
         return False
 
-    def dfs(pm: int, sm: int, ptr: int, ps: int) -> bool:
-        stats["nodes"] += 1
-        if stats["nodes"] > max_nodes or (not stats["nodes"] & 1023 and time.perf_counter() > deadline):
-            raise _Budget
-        mark = len(path)
-        # Kings go at once (sound: see module docstring).
+    def settle(self, pm: int, sm: int, ptr: int, moves: list) -> tuple[int, int, int]:
+        """Remove available Kings at once (sound: see the module docstring) and put
+        ``ptr`` just above the Waste top; appends the King moves to ``moves``."""
+        pr, st, full_st = self.pos.pr, self.pos.st, self.pos.full_st
         while True:
-            for i in avail(pm)[0]:
+            for i in self.avail(pm)[0]:
                 if pr[i] == 13:
                     pm |= 1 << i
-                    path.append(("k", i))
+                    moves.append(("k", i))
                     break
             else:
                 rem = full_st & ~sm
@@ -189,36 +184,31 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                     pt = ((hi & -hi).bit_length() - 1) + ptr
                     if st[pt] == 13:
                         sm |= 1 << pt
-                        path.append(("kP",))
+                        moves.append(("kP",))
                         continue
                 lo = rem & ((1 << ptr) - 1)
                 if lo:
                     wt = lo.bit_length() - 1
                     if st[wt] == 13:
                         sm |= 1 << wt
-                        path.append(("kW",))
+                        moves.append(("kW",))
                         continue
-                break
-        if pm == FULL_PYR and (not want_all or sm == full_st):
-            return True
-        # From one (pyramid, stock) removal pattern, an earlier Pack position (or
-        # an earlier deal) reaches every later one by D alone, so once a position
-        # has failed every later position of the same pattern has failed too.
-        key = pm | (sm << 28)
-        here = ps * 32 + ptr
-        f = failed.get(key)
-        if f is not None and f <= here:
-            del path[mark:]
-            return False
-        av, avr = avail(pm)
-        rem = full_st & ~sm
+                return pm, sm, lo.bit_length()
+
+    def done(self, pm: int, sm: int) -> bool:
+        return pm == FULL_PYR and (not self.want_all or sm == self.pos.full_st)
+
+    def children(self, pm: int, sm: int, ptr: int, ps: int):
+        """Yield (moves, pm, sm, ptr, ps) for each move worth trying, best first."""
+        self.expanded += 1
+        pr, st = self.pos.pr, self.pos.st
+        dead, settle = self.dead, self.settle
+        av, avr = self.avail(pm)
+        rem = self.pos.full_st & ~sm
         hi = rem >> ptr
         pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
         lo = rem & ((1 << ptr) - 1)
         wt = lo.bit_length() - 1 if lo else -1
-        rp = st[pt] if pt >= 0 else -1
-        rw = st[wt] if wt >= 0 else -1
-        # pyramid-pyramid pairs
         n_av = len(av)
         for x in range(n_av):
             i = av[x]
@@ -229,40 +219,31 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                 if pr[j] == need:
                     npm = pm | (1 << i) | (1 << j)
                     if not dead(npm, sm, (ri, need)):
-                        path.append(("pp", i, j))
-                        if dfs(npm, sm, ptr, ps):
-                            return True
-                        path.pop()
-        # pyramid with the Waste top / the Pack top
+                        moves = [("pp", i, j)]
+                        yield (moves, *settle(npm, sm, ptr, moves), ps)
         if wt >= 0:
+            rw = st[wt]
             for i in av:
                 if pr[i] + rw == 13:
                     npm, nsm = pm | (1 << i), sm | (1 << wt)
                     if not dead(npm, nsm, (pr[i], rw)):
-                        path.append(("pW", i))
-                        if dfs(npm, nsm, ptr, ps):
-                            return True
-                        path.pop()
+                        moves = [("pW", i)]
+                        yield (moves, *settle(npm, nsm, ptr, moves), ps)
         if pt >= 0:
+            rp = st[pt]
             for i in av:
                 if pr[i] + rp == 13:
                     npm, nsm = pm | (1 << i), sm | (1 << pt)
                     if not dead(npm, nsm, (pr[i], rp)):
-                        path.append(("pP", i))
-                        if dfs(npm, nsm, ptr, ps):
-                            return True
-                        path.pop()
-        # Pack top with Waste top
-        if pt >= 0 and wt >= 0 and rp + rw == 13:
-            nsm = sm | (1 << pt) | (1 << wt)
-            if not dead(pm, nsm, (rp, rw)):
-                path.append(("PW",))
-                if dfs(pm, nsm, ptr, ps):
-                    return True
-                path.pop()
-        # D: Pack to Waste, repeated while nothing new can pair (pyramid pairs
-        # commute with D, so they are tried before the jump); or redeal.
-        if pt >= 0:
+                        moves = [("pP", i)]
+                        yield (moves, *settle(npm, nsm, ptr, moves), ps)
+            if wt >= 0 and rp + st[wt] == 13:
+                nsm = sm | (1 << pt) | (1 << wt)
+                if not dead(pm, nsm, (rp, st[wt])):
+                    moves = [("PW",)]
+                    yield (moves, *settle(pm, nsm, ptr, moves), ps)
+            # D, repeated while nothing new can pair (pyramid pairs commute with
+            # D, so they are tried before the jump).
             k, steps = pt, 0
             while True:
                 steps += 1
@@ -277,26 +258,96 @@ def _make_search(pos: _Position, goal: str, max_nodes: int, deadline: float):
                 if rp2 == 13 or rp2 + rw2 == 13 or (avr >> (13 - rp2)) & 1:
                     break
                 k = p
-            path.append(("D", steps))
-            if dfs(pm, sm, k + 1, ps):
-                return True
-            path.pop()
+            moves = [("D", steps)]
+            yield (moves, *settle(pm, sm, k + 1, moves), ps)
         elif ps < DEALS - 1 and lo:
-            path.append(("D", 1))
-            if dfs(pm, sm, 0, ps + 1):
+            moves = [("D", 1)]
+            yield (moves, *settle(pm, sm, 0, moves), ps + 1)
+
+
+def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
+    """Depth-first probe; returns the move list, None (proved impossible) or raises
+    _Budget.  A failed (pm, sm) pattern stays failed at any later Pack position: an
+    earlier position reaches every later one by D alone."""
+    failed: dict[int, int] = {}
+    path: list[tuple] = []
+
+    def visit(pm: int, sm: int, ptr: int, ps: int) -> bool:
+        if search.done(pm, sm):
+            return True
+        if search.expanded >= max_nodes or (
+                not search.expanded & 1023 and time.perf_counter() > deadline):
+            raise _Budget
+        key = pm | (sm << 28)
+        here = ps * 32 + ptr
+        f = failed.get(key)
+        if f is not None and f <= here:
+            return False
+        for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
+            path.extend(moves)
+            if visit(npm, nsm, nptr, nps):
                 return True
-            path.pop()
-        del path[mark:]
+            del path[len(path) - len(moves):]
         f = failed.get(key)
         if f is None or here < f:
             failed[key] = here
         return False
 
-    return dfs, dead, stats, path
+    return list(path) if visit(*root) else None
+
+
+def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
+    """Exhaustive forward search in order of Pack position (deal, then ptr): each
+    (pm, sm) pattern is expanded once, at the earliest position it is reached,
+    which dominates every later one.  Returns the move list or None."""
+    pm0, sm0, ptr0, ps0 = root
+    if search.done(pm0, sm0):
+        return []
+    buckets: list[list[tuple[int, int]]] = [[] for _ in range(DEALS * 32)]
+    best: dict[int, int] = {}
+    parent: dict[tuple[int, int], tuple] = {}
+    here0 = ps0 * 32 + ptr0
+    key0 = pm0 | (sm0 << 28)
+    best[key0] = here0
+    buckets[here0].append(key0)
+    parent[(key0, here0)] = None
+    mask28 = FULL_PYR
+    for here in range(here0, DEALS * 32):
+        bucket = buckets[here]
+        ps, ptr = divmod(here, 32)
+        while bucket:
+            key = bucket.pop()
+            if best[key] != here:
+                continue
+            if search.expanded >= max_nodes or (
+                    not search.expanded & 255 and time.perf_counter() > deadline):
+                raise _Budget
+            pm, sm = key & mask28, key >> 28
+            for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
+                nkey = npm | (nsm << 28)
+                nhere = nps * 32 + nptr
+                b = best.get(nkey)
+                if b is not None and b <= nhere:
+                    continue
+                best[nkey] = nhere
+                parent[(nkey, nhere)] = (key, here, moves)
+                if search.done(npm, nsm):
+                    return _trace(parent, (nkey, nhere))
+                buckets[nhere].append(nkey)
+    return None
+
+
+def _trace(parent: dict, node: tuple) -> list[tuple]:
+    out: list[list[tuple]] = []
+    while parent[node] is not None:
+        key, here, moves = parent[node]
+        out.append(moves)
+        node = (key, here)
+    return [m for moves in reversed(out) for m in moves]
 
 
 def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
-          time_limit: float = 10.0) -> Solution:
+          time_limit: float = 10.0, probe_nodes: int = 2_000) -> Solution:
     """Solve ``game`` from its current position for ``goal`` ("pyramid", "all", "par")."""
     if goal == "par":
         return solve_par(game, max_nodes=max_nodes, time_limit=time_limit)
@@ -307,16 +358,26 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
         done = game.cards_left == 0 if goal == "all" else game.pyramid_left == 0
         return Solution(goal, "win" if done else "lose", (), game.score, True, 0, 0.0)
     pos = _Position(game)
-    dfs, dead, stats, path = _make_search(pos, goal, max_nodes, t0 + time_limit)
+    search = _Search(pos, goal)
+    deadline = t0 + time_limit
+    lead: list[tuple] = []
+    root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
+    found = None
     try:
-        found = (not dead(pos.pm, 0, range(1, 13))
-                 and dfs(pos.pm, 0, pos.ptr, pos.ps))
+        if not search.dead(root[0], root[1], range(1, 13)):
+            try:
+                found = _dfs(search, root, min(probe_nodes, max_nodes), deadline)
+                proven = True
+            except _Budget:
+                proven = False
+            if found is None and not proven:
+                found = _sweep(search, root, max_nodes, deadline)
     except _Budget:
-        return Solution(goal, "unknown", (), None, False, stats["nodes"],
+        return Solution(goal, "unknown", (), None, False, search.expanded,
                         time.perf_counter() - t0)
-    moves = _to_actions(path) if found else ()
-    return Solution(goal, "win" if found else "lose", moves, None, True,
-                    stats["nodes"], time.perf_counter() - t0)
+    moves = _to_actions(lead + found) if found is not None else ()
+    return Solution(goal, "win" if found is not None else "lose", moves, None, True,
+                    search.expanded, time.perf_counter() - t0)
 
 
 def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = 10.0) -> Solution:

@@ -134,6 +134,12 @@ _BLOCK11 = sum(((1 << 12) - 1) << (13 * ci) for ci in range(4))
 _BLOCK10 = sum(((1 << 11) - 1) << (13 * ci) for ci in range(4))
 
 
+# Color counts + Capstone count (bits 52..66 of the sum) where one Color and the
+# Capstones make all six cards: Perfect Full or better may apply.
+_ONE_COLOR_COUNTS = frozenset(
+    (caps << 12) | ((6 - caps) << (3 * ci)) for caps in range(5) for ci in range(4)
+)
+
 # --- ranks: one int per hand value ----------------------------------------------
 def _pack(cat: int, dk: tuple, ck: tuple, caps: int) -> int:
     """(category, denominations, Colors, Capstones) -> an int that orders hands."""
@@ -268,10 +274,11 @@ _FREE: dict[int, tuple] = {}
 
 
 def _free_entry(dkey: int) -> tuple:
-    """Table entry for a denomination-count pattern: (category, reps, plan).
+    """Table entry for a denomination-count pattern: (category, packed value, plan).
 
-    ``plan[d]`` lists the Color shifts of the positions holding denomination d, in
-    card order; natural cards of d take them best Color first.
+    The packed value has no Colors yet; ``plan[d]`` lists the bit shifts of the
+    Color positions holding denomination d, in card order; natural cards of d take
+    them best Color first.
     """
     caps = dkey & 7
     nat = []
@@ -285,10 +292,10 @@ def _free_entry(dkey: int) -> tuple:
         if best is None or cand > best:
             best = cand
     cat, reps, seq = -best[0], best[1], best[2]
-    plan: dict[int, list] = {}
+    plan: list = [()] * 15
     for pos, d in enumerate(seq):
-        plan.setdefault(d, []).append(3 * (5 - pos))
-    entry = (cat, reps, {d: tuple(v) for d, v in plan.items()})
+        plan[d] += (3 * (5 - pos) + 3,)  # already shifted past the Capstone bits
+    entry = (cat, _pack(cat, reps, (0,) * 6, caps), plan)
     _FREE[dkey] = entry
     return entry
 
@@ -372,20 +379,22 @@ def _tops(cm: int, n: int, need: int) -> tuple:
 
 def _one_color_best(nats: tuple, caps: int, worse_than: int):
     """Best one-Color reading better than category ``worse_than``, or None."""
-    per_color = [0] * 5
-    per_denom = [0] * 15
-    for d, c in nats:
-        per_color[c] += 1
-        per_denom[d] += 1
-    per_color.sort()
-    most, second = per_color[4] + caps, per_color[3]
-    most_denom = max(per_denom) + caps
+    colors = {c for _, c in nats}
+    most = caps + max([sum(1 for x in nats if x[1] == c) for c in colors], default=0)
     for cat, groups in ONE_COLOR_TEMPLATES:
         if cat >= worse_than:
             return None
-        # quick impossibilities from the Color counts (and denomination counts)
-        if (most < _NEEDS_ONE_COLOR[cat] or (cat == 13 and most + second < 6)
-                or (cat == 17 and most_denom < 3)):
+        # Quick impossibilities.  Cards one Color must supply; and in the categories
+        # without kickers every natural card must sit in a group, so: two runs take
+        # at most two Colors (13); the cards off the run's Color make the Duo (15);
+        # the cards off the Three Up's denomination make the run (17).
+        if most < _NEEDS_ONE_COLOR[cat]:
+            continue
+        if cat == 13 and len(colors) > 2:
+            continue
+        if cat == 15 and not any(len({d for d, c in nats if c != k}) <= 1 for k in colors):
+            continue
+        if cat == 17 and not any(len({c for d, c in nats if d != e}) <= 1 for e, _ in nats):
             continue
         if cat == 1 and caps:
             continue
@@ -453,24 +462,16 @@ def evaluate(cards) -> HandValue:
         caps >= 2
         or (caps == 1 and (low & ((low >> 1) | (low >> 2) & _BLOCK10) & _BLOCK11))
         or (low & (low >> 1) & (low >> 2) & _BLOCK10)
-        or 6 - caps in ((m >> 52) & 7, (m >> 55) & 7, (m >> 58) & 7, (m >> 61) & 7)
+        or (m >> 52) & 0x7FFF in _ONE_COLOR_COUNTS
     ):
         nats = tuple(sorted((_INFO[c][:2] for c in cards if c != CAPSTONE), reverse=True))
         found = _one_color_best(nats, caps, cat)
         if found is not None:
             return HandValue(_pack(found[0], found[1], found[2], caps))
     plan = entry[2]
-    ck = 0
+    value = entry[1]
     for code in cards:
         info = _INFO[code]
         if info is not None:
-            ck |= info[1] << plan[info[0]][(low & info[2]).bit_count()]
-    reps = entry[1]
-    return HandValue(_pack_free(cat, reps, ck, caps))
-
-
-def _pack_free(cat: int, reps: tuple, ck: int, caps: int) -> int:
-    d = 0
-    for i in range(6):
-        d = (d << 4) | (reps[i] if i < len(reps) else 0)
-    return ((((25 - cat) << 24 | d) << 18 | ck) << 3) | (7 - caps)
+            value |= info[1] << plan[info[0]][(low & info[2]).bit_count()]
+    return HandValue(value)

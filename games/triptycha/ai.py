@@ -65,7 +65,7 @@ def choose_action(state: State, seat: int, level: str, rng: random.Random,
         acts = list(legal_actions(state, seat))
         lays = [a for a in acts if isinstance(a, Lay)]
         return rng.choice(lays or [a for a in acts if isinstance(a, Flip)])
-    deadline = time.perf_counter() + budget_s * 0.85
+    deadline = time.perf_counter() + budget_s * 0.8
     if level == "normal":
         k, niche, up, turn = _greedy(state, seat, rng)
     else:

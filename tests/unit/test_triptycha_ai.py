@@ -60,6 +60,16 @@ def test_ai_draws_and_takes():
     s = new(1, Rules(take=1))
     a = choose_action(s, 0, "hard", random.Random(0))
     assert isinstance(a, Draw)
+    rng = random.Random(2)
+    s = new(2, Rules(random=True, take=1))
+    while s.phase == "play":
+        s, _ = apply(s, s.turn, choose_action(s, s.turn, "easy", rng), rng)
+    w = result(s).winner
+    a = choose_action(s, w, "hard", rng)
+    assert isinstance(a, Take)
+    loser = s.hands[1 - w]
+    assert loser[a.tile - 1].tile.sum == max(h.tile.sum for h in loser
+                                             if h.tile.rarity == loser[a.tile - 1].tile.rarity)
 
 
 def _bench():

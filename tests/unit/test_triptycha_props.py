@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from games.triptycha.notation import format_action, parse_action, state_from_json, state_to_json
 from games.triptycha.rules import (Draw, Flip, Lay, Options, Rules, apply, legal_actions,
-                                   new_game, outcome, result, to_move, transfers)
+                                   new_game, outcome, to_move, transfers)
 from games.triptycha.render import render, view_for
 from games.triptycha.tiles import random_deck
 

@@ -1,0 +1,164 @@
+"""The services on a real database: every test runs on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+
+from games.errors import RuleError
+from server.bus import LocalBus
+from server.db import Database
+from server.hosting import Seat
+from server.models import LedgerEntry
+from server.services import ledger
+from server.services.accounts import AccountError, Accounts
+from server.services.games import GameError, GameHost
+from server.services.ratings import Ratings
+from tests.support.tictactoe import KIND
+
+
+@pytest.fixture
+async def db(db_url):
+    database = Database(db_url)
+    await database.migrate()
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def accounts(db):
+    return Accounts(db, 100, argon2_time_cost=1, argon2_memory_kib=1024)
+
+
+async def test_accounts_create_authenticate_and_names_are_case_insensitive(accounts):
+    alice = await accounts.create("Alice", "secret")
+    assert alice.cubits == 100
+    with pytest.raises(AccountError, match="taken"):
+        await accounts.create("ALICE", "other1")
+    with pytest.raises(AccountError, match="3 to 16"):
+        await accounts.create("x!", "secret")
+    assert (await accounts.authenticate("alice", "secret")).id == alice.id
+    assert await accounts.authenticate("alice", "wrong") is None
+    assert await accounts.authenticate("nobody", "secret") is None
+
+
+async def test_ignores(accounts):
+    a = await accounts.create("Alice", "secret")
+    b = await accounts.create("Bob", "secret")
+    await accounts.set_ignore(a.id, b.id, True)
+    await accounts.set_ignore(a.id, b.id, True)  # twice is harmless
+    assert await accounts.is_ignoring(a.id, b.id)
+    assert not await accounts.is_ignoring(b.id, a.id)
+    await accounts.set_ignore(a.id, b.id, False)
+    assert await accounts.ignored_by(a.id) == set()
+
+
+async def test_ledger_moves_and_audits(db, accounts):
+    a = await accounts.create("Alice", "secret")
+    b = await accounts.create("Bob", "secret")
+    async with db.session() as tx:
+        await ledger.transfer(tx, a.id, b.id, 30, "test")
+        await tx.commit()
+    async with db.session() as tx:
+        with pytest.raises(ledger.InsufficientCubits):
+            await ledger.move(tx, a.id, -71, "too much")
+        await tx.rollback()
+    assert (await accounts.get("Alice")).cubits == 70
+    assert (await accounts.get("Bob")).cubits == 130
+    async with db.session() as tx:
+        assert await ledger.audit(tx) == []
+        total = await tx.scalar(sa.select(sa.func.sum(LedgerEntry.delta)))
+    assert total == 200
+
+
+async def test_two_sessions_spending_the_last_cubits_one_wins(db, accounts):
+    a = await accounts.create("Alice", "secret")
+
+    async def spend() -> bool:
+        async with db.session() as tx:
+            try:
+                await ledger.move(tx, a.id, -80, "buy")
+                await asyncio.sleep(0.05)
+                await tx.commit()
+                return True
+            except ledger.InsufficientCubits:
+                await tx.rollback()
+                return False
+            except sa.exc.OperationalError:  # SQLite: the loser may time out on the lock
+                await tx.rollback()
+                return False
+
+    results = await asyncio.gather(spend(), spend())
+    assert sorted(results) == [False, True]
+    assert (await accounts.get("Alice")).cubits == 20
+
+
+async def test_host_plays_records_replays_and_restores(db, accounts):
+    a = await accounts.create("Alice", "secret")
+    b = await accounts.create("Bob", "secret")
+    online = {a.id, b.id}
+    host = GameHost(db, LocalBus(), accounts, is_online=online.__contains__, reconnect_grace=0)
+    host.register(KIND)
+    offer = await host.offer("ttt", Seat(a.id, "Alice"), "bob", {"ranked": True})
+    with pytest.raises(GameError, match="no offer"):
+        await host.accept("ttt", Seat(b.id, "Bob"), "carol")
+    game = await host.accept("ttt", Seat(b.id, "Bob"), "Alice")
+    assert offer.id not in host.offers
+    await host.act(a.id, "ttt", "PLAY 1")
+    with pytest.raises(RuleError):
+        await host.act(b.id, "ttt", "PLAY 1")
+    await host.act(b.id, "ttt", "PLAY 4")
+    assert game.version == 2
+
+    # a second host on the same database restores the game where it stood
+    host2 = GameHost(db, LocalBus(), accounts, is_online=online.__contains__, reconnect_grace=0)
+    host2.register(KIND)
+    assert await host2.restore() == 1
+    restored = host2.get_live(game.id)
+    assert restored.state == game.state and restored.version == 2
+    await host2.act(a.id, "ttt", "PLAY 2")
+    await host2.act(b.id, "ttt", "PLAY 5")
+    finished = await host2.act(a.id, "ttt", "PLAY 3")
+    assert finished.outcome.winner == 0
+    assert game.id not in host2.live
+    replayed, moves = await host2.replay(game.id)
+    assert replayed.outcome is not None and len(moves) == replayed.version
+    halfway, _ = await host2.replay(game.id, 2)
+    assert halfway.state.cells.count(None) == 7
+    ratings = Ratings(db)
+    ra, rb = await ratings.get(a.id, "ttt"), await ratings.get(b.id, "ttt")
+    assert (ra.ranked_wins, rb.ranked_losses) == (1, 1)
+    assert ra.rating > 1500 > rb.rating
+
+
+async def test_claim_after_grace(db, accounts):
+    a = await accounts.create("Alice", "secret")
+    b = await accounts.create("Bob", "secret")
+    online = {a.id, b.id}
+    host = GameHost(db, LocalBus(), accounts, is_online=online.__contains__,
+                    reconnect_grace=0.2)
+    host.register(KIND)
+    game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {})
+    with pytest.raises(GameError, match="connected"):
+        await host.claim(a.id, "ttt")
+    host.player_left(b.id, "Bob")
+    with pytest.raises(GameError, match="may still come back"):
+        await host.claim(a.id, "ttt")
+    await asyncio.sleep(0.25)
+    await host.claim(a.id, "ttt")
+    assert game.outcome.winner == 0
+
+
+def test_alembic_upgrade_head_from_the_command_line(db_url, tmp_path):
+    env = dict(os.environ, ESTERPORT_DATABASE_URL=db_url)
+    done = subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], env=env,
+                          capture_output=True, text=True, cwd=os.getcwd())
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([sys.executable, "-m", "alembic", "current"], env=env,
+                          capture_output=True, text=True, cwd=os.getcwd())
+    assert "0001" in done.stdout + done.stderr

@@ -1,0 +1,98 @@
+"""GMCP and MSSP for MUD clients, NAWS width, and hostile bytes at the socket."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import telnetlib3
+from telnetlib3.telopt import GMCP, MSSP
+
+from tests.support.client import Client
+
+
+class MudClient(telnetlib3.TelnetClient):
+    """telnetlib3's client, opted in to GMCP and MSSP like Mudlet would be."""
+
+    gmcp: list = []
+    mssp: list = []
+
+    def connection_made(self, transport) -> None:  # noqa: ANN001
+        super().connection_made(transport)
+        self.writer.always_do.update({GMCP, MSSP})
+        self.writer.set_ext_callback(GMCP, lambda pkg, data: MudClient.gmcp.append((pkg, data)))
+        self.writer.set_ext_callback(MSSP, lambda variables: MudClient.mssp.append(variables))
+
+
+async def test_gmcp_room_and_game_state_and_mssp(parlor, clients):
+    MudClient.gmcp, MudClient.mssp = [], []
+    reader, writer = await telnetlib3.open_connection(
+        "127.0.0.1", parlor.port, client_factory=MudClient, cols=120, term="Mudlet",
+        connect_minwait=0.05, connect_maxwait=0.5)
+    mud = Client(reader, writer, "Mudder")
+    await mud.create("Mudder")
+    for _ in range(20):
+        if MudClient.mssp:
+            break
+        await asyncio.sleep(0.05)
+    assert MudClient.mssp and MudClient.mssp[0]["NAME"] == "Esterport"
+    assert int(MudClient.mssp[0]["PLAYERS"]) >= 0
+    rooms = [d for p, d in MudClient.gmcp if p == "Room.Info"]
+    assert rooms and rooms[-1]["num"] == "plaza" and "north" in rooms[-1]["exits"]
+    await mud.cmd("north", "Tile Shop")
+    await asyncio.sleep(0.2)
+    assert [d for p, d in MudClient.gmcp if p == "Room.Info"][-1]["num"] == "shop"
+
+    await mud.cmd("ttt challenge computer", "Mudder vs Computer")
+    await asyncio.sleep(0.3)
+    games = [d for p, d in MudClient.gmcp if p == "Ttt.Game"]
+    assert games and games[-1]["players"] == ["Mudder", "Computer(normal)"]
+    assert games[-1]["seat"] == 0 and "cells" in games[-1]["view"]
+    await mud.close()
+
+
+async def test_naws_width_is_respected(parlor):
+    narrow = await Client.connect(parlor.port, cols=50)
+    await narrow.create("Narrow")
+    out = await narrow.cmd("look", "Exits:")
+    assert max(len(line) for line in out.splitlines()) <= 50
+    await narrow.close()
+
+
+async def _raw(port: int, payload: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(payload)
+    await writer.drain()
+    data = b""
+    try:
+        while True:
+            chunk = await asyncio.wait_for(reader.read(65536), 1.0)
+            if not chunk:
+                break
+            data += chunk
+    except asyncio.TimeoutError:
+        pass
+    writer.close()
+    return data
+
+
+async def test_garbage_at_the_socket_never_crashes_the_server(parlor):
+    payloads = [
+        b"\xff" * 5000,                                  # IAC flood
+        b"\xff\xfa\x18" + b"A" * 10000,                  # unterminated subnegotiation
+        b"\xc3\x28\xa0\xa1\xe2\x28\xa1 invalid utf-8\r\n",
+        b"x" * 100_000 + b"\r\n",                        # an overlong line
+        bytes(range(256)) * 4,
+        b"\r\n\r\n\r\n\x00\x00\r\x00",
+    ]
+    for payload in payloads:
+        await _raw(parlor.port, payload)
+    # still serving, and a plain client gets the welcome in UTF-8
+    data = await _raw(parlor.port, b"")
+    assert b"Welcome to" in data
+    nc = socket.create_connection(("127.0.0.1", parlor.port))
+    nc.close()
+    c = await Client.connect(parlor.port)
+    await c.create("Survivor")
+    await c.cmd("say caf\u00e9 \u2014 ok", "caf\u00e9 \u2014 ok")
+    await c.close()

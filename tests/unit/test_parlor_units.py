@@ -1,0 +1,115 @@
+"""Small pure pieces of the parlor: text hygiene, throttles, Glicko-2, config, registry."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from commands.registry import Command, build
+from server.config import Config
+from server.glicko2 import Glicko, update
+from server.session import RateLimiter
+from server.text import clean, strip_sgr, visible_len, wrap
+from server.throttle import LoginThrottle
+from server.world import World
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("plain text", "plain text"),
+    ("\x1b[31mred\x1b[0m", "red"),
+    ("\x1b]0;title\x07after", "after"),
+    ("\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "link"),
+    ("bell\x07", "bell"),
+    ("\x9b2Jclear", "clear"),
+    ("bidi\u202etrick", "biditrick"),
+    ("tab\there", "tab here"),
+    ("é 日本 ok", "é 日本 ok"),
+    ("\x1bPdcs payload\x1b\\x", "x"),
+])
+def test_clean_strips_escapes_and_controls(raw, shown):
+    assert clean(raw) == shown
+
+
+@given(st.text())
+@settings(max_examples=300)
+def test_clean_output_never_holds_a_control_character(text):
+    out = clean(text)
+    assert "\x1b" not in out and "\x9b" not in out
+    assert all(ord(c) >= 32 and not 0x7f <= ord(c) < 0xa0 for c in out)
+
+
+def test_visible_len_ignores_colour_and_counts_wide_characters():
+    assert visible_len("\x1b[1;31mabc\x1b[0m") == 3
+    assert visible_len("日本") == 4
+    assert strip_sgr("\x1b[32mgo\x1b[0m") == "go"
+    assert all(len(line) <= 30 for line in wrap("word " * 40, 30))
+
+
+def test_login_throttle_locks_a_key_after_max_failures():
+    now = [0.0]
+    t = LoginThrottle(max_failures=3, window=60, lockout=100, clock=lambda: now[0])
+    for _ in range(2):
+        t.fail("addr:1", "name:bob")
+    assert t.wait("addr:1", "name:bob") == 0
+    t.fail("addr:1", "name:bob")
+    assert t.wait("name:bob") == 100
+    assert t.wait("addr:2", "name:carol") == 0
+    now[0] = 101
+    assert t.wait("name:bob") == 0
+
+
+def test_login_throttle_window_forgets_old_failures():
+    now = [0.0]
+    t = LoginThrottle(max_failures=3, window=10, lockout=100, clock=lambda: now[0])
+    t.fail("k")
+    t.fail("k")
+    now[0] = 20
+    t.fail("k")
+    assert t.wait("k") == 0
+
+
+def test_rate_limiter_allows_a_burst_then_refuses():
+    r = RateLimiter(rate=0.0001, burst=5)
+    assert [r.allow() for _ in range(7)] == [True] * 5 + [False] * 2
+
+
+def test_glicko2_matches_glickmans_worked_example():
+    player = Glicko(1500, 200, 0.06)
+    after = update(player, [(Glicko(1400, 30), 1), (Glicko(1550, 100), 0),
+                            (Glicko(1700, 300), 0)])
+    assert after.rating == pytest.approx(1464.06, abs=0.01)
+    assert after.rd == pytest.approx(151.52, abs=0.01)
+    assert after.volatility == pytest.approx(0.05999, abs=1e-5)
+
+
+def test_glicko2_no_games_only_widens_rd():
+    after = update(Glicko(1500, 200, 0.06), [])
+    assert after.rating == 1500 and after.rd > 200
+
+
+def test_config_file_in_the_repo_loads_and_matches_the_defaults():
+    assert Config.load("config.toml") == Config()
+
+
+def test_config_refuses_unknown_keys_and_wrong_types():
+    with pytest.raises(ValueError, match="unknown key"):
+        Config.from_dict({"server": {"prot": 1}})
+    with pytest.raises(ValueError, match="unknown section"):
+        Config.from_dict({"sever": {}})
+    with pytest.raises(ValueError, match="should be int"):
+        Config.from_dict({"server": {"port": "4000"}})
+
+
+def test_world_data_is_connected_both_ways():
+    world = World.load()
+    for room in world.rooms.values():
+        for target in room.exits.values():
+            assert room.key in world.rooms[target].exits.values(), (room.key, target)
+
+
+def test_registry_refuses_a_name_defined_twice():
+    async def h(ctx, rest):  # noqa: ANN001
+        pass
+    with pytest.raises(ValueError, match="twice"):
+        build([[Command("say", h, "SAY", "")], [Command("talk", h, "T", "", aliases=("say",))]])

@@ -84,7 +84,11 @@ class Parlor:
             basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
             settings.COMMANDS, games.COMMANDS, admin.COMMANDS,
             [games.game_family(k, k.commands) for k in self.host.kinds.values()],
+            [cmd for k in self.host.kinds.values() for cmd in k.top_commands],
         ])
+        for kind in self.host.kinds.values():
+            if kind.on_new_account is not None:
+                self.accounts.on_new_account(kind.on_new_account)
         lc = config.login
         self.throttle = LoginThrottle(lc.max_failures, lc.failure_window, lc.lockout)
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id

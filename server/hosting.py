@@ -51,6 +51,21 @@ class StartContext:
 
 
 @attrs.frozen
+class ActionContext:
+    """What ``on_action`` gets, inside the transaction that stores the action."""
+
+    tx: AsyncSession
+    game_id: int
+    seats: tuple[Seat, ...]
+    options: dict[str, Any]
+    seat: int
+    action: Any
+    old_state: Any
+    new_state: Any
+    events: list
+
+
+@attrs.frozen
 class FinishContext:
     tx: AsyncSession
     game_id: int
@@ -97,11 +112,19 @@ class GameKind:
     describe_event: Callable[[Any], str | None] = lambda event: None
     # hooks that touch the database, inside the game's transaction
     on_start: Callable[[StartContext], Awaitable[Any]] | None = None  # -> initial state
+    on_action: Callable[[ActionContext], Awaitable[None]] | None = None
     on_finish: Callable[[FinishContext], Awaitable[list[str]]] | None = None
     check_offer: Callable[..., Awaitable[str | None]] | None = None  # -> refusal or None
     resign_action: str = "RESIGN"
     help: str = ""
     commands: tuple = ()  # extra subcommands of the game's prefix (commands.registry.Command)
+    top_commands: tuple = ()  # commands of the game outside its prefix (ITD, BUY …)
+    # ``timeout(state) -> (seconds, seat, action text) | None``: when the state has not
+    # changed for that long, the host applies that action for that seat (a trade
+    # timeout, a betting clock). Checked after every action and at restore.
+    timeout: Callable[[Any], tuple[float, int, str] | None] | None = None
+    # ``on_new_account(tx, account)``: runs in the transaction creating an account
+    on_new_account: Callable[..., Awaitable[None]] | None = None
     seeders: dict = attrs.field(factory=dict)  # data-file tables it loads (server/seeding.py)
 
     def __attrs_post_init__(self) -> None:
@@ -140,4 +163,4 @@ class GameKind:
             raise TypeError(f"game kind {self.key}: missing hooks {', '.join(missing)}")
 
 
-__all__ = ["GameKind", "Seat", "StartContext", "FinishContext", "RuleError"]
+__all__ = ["ActionContext", "FinishContext", "GameKind", "RuleError", "Seat", "StartContext"]

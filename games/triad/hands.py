@@ -377,6 +377,44 @@ def _tops(cm: int, n: int, need: int) -> tuple:
     return tuple(h for h in range(14, n, -1) if (cm & (window << (h - n + 1))).bit_count() >= need)
 
 
+def _run_and_kickers(nats: tuple, caps: int, n: int):
+    """Best (denominations, Colors) of a one-Color run of n plus kickers, or None.
+
+    Only the highest top card counts.  The run takes every natural card of its Color
+    in its window -- except that when a Capstone is left over, the run may take it
+    for its natural Pyramid instead, so that the Pyramid is a colored kicker rather
+    than the Capstone a colorless one (any other swap lowers the kickers).
+    """
+    starts = []
+    for c in {x[1] for x in nats} | ({4} if caps >= n else set()):
+        cm = 0
+        for x in nats:
+            if x[1] == c:
+                cm |= 1 << x[0]
+        tops = _tops(cm, n, n - caps)
+        if tops:
+            starts.append((tops[0], c))
+    if not starts:
+        return None
+    h = max(starts)[0]
+    lo = h - n + 1
+    best = None
+    for top, c in starts:
+        if top != h:
+            continue
+        avail = [x for x in nats if x[1] == c and lo <= x[0] <= h]
+        choices = [avail]
+        if h == 14 and avail and avail[0][0] == 14 and caps > n - len(avail):
+            choices.append(avail[1:])
+        for used in choices:
+            kick = [x for x in nats if x not in used] + [(14, 0)] * (caps - n + len(used))
+            kick.sort(reverse=True)
+            cand = ((h,) + tuple(k[0] for k in kick), (c,) * n + tuple(k[1] for k in kick))
+            if best is None or cand > best:
+                best = cand
+    return best
+
+
 def _one_color_best(nats: tuple, caps: int, worse_than: int):
     """Best one-Color reading better than category ``worse_than``, or None."""
     colors = {c for _, c in nats}
@@ -405,7 +443,10 @@ def _one_color_best(nats: tuple, caps: int, worse_than: int):
             hlo = 14
         elif cat == 4:
             hhi = 13
-        best = _search_color(groups, 0, nats, caps, (), (), None, hlo, hhi)
+        if cat in (11, 20):
+            best = _run_and_kickers(nats, caps, groups[0][1])
+        else:
+            best = _search_color(groups, 0, nats, caps, (), (), None, hlo, hhi)
         if best is not None:
             return cat, best[0], best[1]
     return None

@@ -26,7 +26,7 @@ from games.errors import RuleError
 from games.outcome import Outcome
 from server.bus import Bus, Event
 from server.db import Database
-from server.hosting import FinishContext, GameKind, Seat, StartContext
+from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import GameMove, GameRecord
 from server.services.accounts import Accounts
 from server.services.ratings import record_result
@@ -141,7 +141,7 @@ class GameHost:
                 if seat.computer is None:
                     game.absent[index] = now
             self._add_live(game)
-            self._schedule_computer(game)
+            self._schedule(game)
         return len(records)
 
     async def close(self) -> None:
@@ -293,7 +293,7 @@ class GameHost:
         opts = kind.describe_options(options)
         self._publish(game, [f"{game.title} begins{' (' + opts + ')' if opts else ''}."],
                       kind="game.start")
-        self._schedule_computer(game)
+        self._schedule(game)
         return game
 
     async def act(self, account_id: int, kind_key: str, text: str) -> LiveGame:
@@ -305,7 +305,7 @@ class GameHost:
             seat = game.seat_of(account_id)
             action = game.kind.parse_action(text)
             await self._apply(game, seat, action)
-        self._schedule_computer(game)
+        self._schedule(game)
         return game
 
     async def resign(self, account_id: int, kind_key: str) -> LiveGame:
@@ -313,6 +313,7 @@ class GameHost:
         async with game.lock:
             seat = game.seat_of(account_id)
             await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action))
+        self._schedule(game)
         return game
 
     async def claim(self, account_id: int, kind_key: str) -> LiveGame:
@@ -355,6 +356,10 @@ class GameHost:
             if result.rowcount != 1:
                 raise GameError("That game changed under you; look again and retry.")
             tx.add(GameMove(game_id=game.id, seq=step, seat=seat, notation=notation, created_at=now))
+            if game.kind.on_action is not None:
+                await game.kind.on_action(ActionContext(
+                    tx, game.id, game.seats, game.options, seat, action, game.state, new_state,
+                    events))
             if outcome is not None:
                 finish_lines = await self._finish(tx, game, new_state, outcome)
             await tx.commit()
@@ -394,14 +399,45 @@ class GameHost:
         return f"Game #{game.id}: {game.seats[outcome.winner].name} wins ({outcome.reason})."
 
     # -- computer players --------------------------------------------------------------
+    def _schedule(self, game: LiveGame) -> None:
+        """After a change: let a computer seat move, and arm the game's clock if any."""
+        self._schedule_computer(game)
+        self._schedule_timeout(game)
+
+    def _spawn(self, coro) -> None:  # noqa: ANN001
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _schedule_timeout(self, game: LiveGame) -> None:
+        if game.id not in self.live or game.kind.timeout is None:
+            return
+        clock = game.kind.timeout(game.state)
+        if clock is not None:
+            self._spawn(self._timeout(game, game.version, *clock))
+
+    async def _timeout(self, game: LiveGame, version: int, seconds: float, seat: int,
+                       text: str) -> None:
+        await asyncio.sleep(seconds)
+        try:
+            async with game.lock:
+                if game.version != version or game.id not in self.live:
+                    return  # something happened meanwhile: that change armed its own clock
+                await self._apply(game, seat, game.kind.parse_action(text),
+                                  note=f"Time is up for {game.seats[seat].name}.")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game #%d: the timeout action %r failed", game.id, text)
+            return
+        self._schedule(game)
+
     def _schedule_computer(self, game: LiveGame) -> None:
         if game.id not in self.live or game.kind.choose_action is None:
             return
         movers = [s for s in game.kind.to_move(game.state) if game.seats[s].computer]
         if movers:
-            task = asyncio.create_task(self._computer_turn(game, movers[0], game.version))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._computer_turn(game, movers[0], game.version))
 
     async def _computer_turn(self, game: LiveGame, seat: int, version: int) -> None:
         await asyncio.sleep(self.computer_delay)
@@ -419,7 +455,7 @@ class GameHost:
         except Exception:
             log.exception("game #%d: the computer failed to move", game.id)
             return
-        self._schedule_computer(game)
+        self._schedule(game)
 
     # -- presence ----------------------------------------------------------------------
     def player_left(self, account_id: int, name: str) -> None:

@@ -162,3 +162,19 @@ def test_alembic_upgrade_head_from_the_command_line(db_url, tmp_path):
     done = subprocess.run([sys.executable, "-m", "alembic", "current"], env=env,
                           capture_output=True, text=True, cwd=os.getcwd())
     assert "0001" in done.stdout + done.stderr
+
+
+async def test_a_game_clock_applies_the_timeout_action(db, accounts):
+    a = await accounts.create("Alice", "secret")
+    b = await accounts.create("Bob", "secret")
+    host = GameHost(db, LocalBus(), accounts, is_online=lambda _: True, reconnect_grace=0)
+    host.register(KIND)
+    game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {"clock": 0.3})
+    await host.act(a.id, "ttt", "PLAY 1")
+    await asyncio.sleep(0.15)
+    await host.act(b.id, "ttt", "PLAY 2")   # Bob moved in time: Alice's clock restarts
+    await asyncio.sleep(0.5)
+    assert game.outcome is not None and game.outcome.winner == 1  # Alice ran out of time
+    _, moves = await host.replay(game.id)
+    assert [m.notation for m in moves] == ["PLAY 1", "PLAY 2", "RESIGN"]
+    await host.close()

@@ -24,6 +24,7 @@ class State:
     cells: tuple[int | None, ...] = (None,) * 9
     turn: int = 0
     resigned: int | None = None
+    clock: float | None = None  # seconds a player may think before losing on time
 
 
 @attrs.frozen
@@ -37,7 +38,14 @@ class Resign:
 
 
 def new_game(options: dict, rng: random.Random) -> State:
-    return State()
+    return State(clock=options.get("clock"))
+
+
+def timeout(state: State):
+    """The player to move loses on time after ``clock`` seconds (if the game has a clock)."""
+    if state.clock is None or outcome(state) is not None:
+        return None
+    return state.clock, state.turn, "RESIGN"
 
 
 def to_move(state: State) -> tuple[int, ...]:
@@ -62,7 +70,7 @@ def apply(state: State, seat: int, action, rng: random.Random):
         raise IllegalAction(f"Cell {action.cell + 1} is taken.")
     cells = list(state.cells)
     cells[action.cell] = seat
-    return State(tuple(cells), 1 - seat), [("mark", seat, action.cell)]
+    return attrs.evolve(state, cells=tuple(cells), turn=1 - seat), [("mark", seat, action.cell)]
 
 
 def outcome(state: State) -> Outcome | None:
@@ -90,11 +98,12 @@ def format_action(action) -> str:
 
 
 def state_to_json(state: State) -> dict:
-    return {"cells": list(state.cells), "turn": state.turn, "resigned": state.resigned}
+    return {"cells": list(state.cells), "turn": state.turn, "resigned": state.resigned,
+            "clock": state.clock}
 
 
 def state_from_json(data: dict) -> State:
-    return State(tuple(data["cells"]), data["turn"], data["resigned"])
+    return State(tuple(data["cells"]), data["turn"], data["resigned"], data["clock"])
 
 
 def view_for(state: State, seat: int | None) -> dict:
@@ -129,6 +138,6 @@ KIND = GameKind(
     new_state=new_game, apply=apply, outcome=outcome, to_move=to_move,
     parse_action=parse_action, format_action=format_action, state_to_json=state_to_json,
     state_from_json=state_from_json, view_for=view_for, render=render,
-    choose_action=choose_action, describe_event=describe_event,
+    choose_action=choose_action, describe_event=describe_event, timeout=timeout,
     help="A test game: PLAY <1-9> marks a cell; three in a row wins.",
 )

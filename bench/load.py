@@ -1,0 +1,735 @@
+"""Parlor load: N players log in and send commands; the same load against a bare echo.
+
+    .venv/bin/python bench/load.py --players 100 1000 3000
+    .venv/bin/python bench/load.py --players 500 --closed 5 --paced 5 --commands WHO LOOK
+    .venv/bin/python bench/load.py --database postgresql+asyncpg://u:p@127.0.0.1/bench
+
+For every N (ascending; the players of a smaller N stay logged in and more join) two
+modes run against two servers:
+
+* closed-loop: each player sends its next command as soon as the answer to the previous
+  one arrived (the answer ends with the prompt ``> `` and IAC GA);
+* paced: each player sends one command a second (open loop: on schedule, whether or not
+  the previous answer came back), at a random phase.
+
+The servers are the parlor (``python -m server.cli serve`` in its own process, on its own
+database, SQLite in a temporary folder unless ``--database``) and a bare
+``asyncio.start_server`` line echo (also its own process) that speaks just enough of the
+same dialogue (``Name:``, ``Password:``, ``> `` + IAC GA) for the same client code. The
+players are driven by ``--client-procs`` worker processes (raw asyncio protocols, uvloop
+when installed) so the load generator shares no event loop with either server.
+
+Prints, per N, a table of throughput (answers/s), p50 and p99 latency, the parlor/bare
+throughput ratio, and the CPU the server and the load generator used (100% = one core).
+Exits with status 1 if any command went unanswered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+IAC, DONT, DO, WONT, WILL, SB, GA, SE = 255, 254, 253, 252, 251, 250, 249, 240
+GA_BYTES = bytes([IAC, GA])
+PASSWORD = "benchpass"
+DEFAULT_COMMANDS = ("LOOK", "HELP WHO", "GAMES", "PENDING")
+
+
+def raise_fd_limit() -> int:
+    """Soft RLIMIT_NOFILE up to the hard limit (children inherit it); returns it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = max(soft, 1 << 20)
+    if soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def player_name(i: int) -> str:
+    return f"Bench{i:05d}"
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(q * (len(sorted_values) - 1) + 0.5))]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+# ======================================================================================
+# The client side (runs in worker processes)
+# ======================================================================================
+
+class Player(asyncio.Protocol):
+    """One simulated player on a raw socket.
+
+    Logging in, it strips telnet commands (refusing every DO/WILL) and collects text to
+    wait for. Logged in, it only counts bytes and go-aheads: each IAC GA ends one answer.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.transport: asyncio.Transport | None = None
+        self.logging_in = True
+        self.text = bytearray()
+        self.partial = b""
+        self.want: bytes | None = None
+        self.waiter: asyncio.Future | None = None
+        self.received = 0        # bytes
+        self.ff_tail = False     # last chunk ended with IAC (GA may straddle two chunks)
+        self.phase: "Phase | None" = None
+        self.pending: deque[float] = deque()   # send times of unanswered commands
+        self.next_command = 0
+        self.lost = False
+
+    # -- asyncio.Protocol -----------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_exception(ConnectionError(f"{self.name}: connection closed"))
+        if self.phase is not None:
+            self.phase.lost(self)
+
+    def data_received(self, data: bytes) -> None:
+        self.received += len(data)
+        if self.logging_in:
+            self._telnet(data)
+            if self.want is not None and self.want in self.text:
+                if self.waiter is not None and not self.waiter.done():
+                    self.waiter.set_result(None)
+            return
+        n = data.count(GA_BYTES)
+        if self.ff_tail and data[0] == GA:
+            n += 1
+        self.ff_tail = data[-1] == IAC
+        if n and self.phase is not None:
+            self.phase.answered(self, n)
+
+    # -- login ----------------------------------------------------------------------------
+    def _telnet(self, data: bytes) -> None:
+        """Keep the text of ``data``; refuse every option the server offers or asks for."""
+        if self.partial:
+            data, self.partial = self.partial + data, b""
+        i, n = 0, len(data)
+        while i < n:
+            j = data.find(b"\xff", i)
+            if j < 0:
+                self.text += data[i:]
+                return
+            self.text += data[i:j]
+            if j + 1 >= n:
+                self.partial = data[j:]
+                return
+            cmd = data[j + 1]
+            if cmd == IAC:
+                self.text.append(IAC)
+                i = j + 2
+            elif cmd in (DO, DONT, WILL, WONT):
+                if j + 2 >= n:
+                    self.partial = data[j:]
+                    return
+                if cmd in (DO, WILL):
+                    self.transport.write(bytes([IAC, WONT if cmd == DO else DONT, data[j + 2]]))
+                i = j + 3
+            elif cmd == SB:
+                end = data.find(bytes([IAC, SE]), j + 2)
+                if end < 0:
+                    self.partial = data[j:]
+                    return
+                i = end + 2
+            else:  # GA, NOP, ...
+                i = j + 2
+
+    async def expect(self, text: str, timeout: float) -> None:
+        want = text.encode()
+        if want not in self.text:
+            if self.lost:
+                raise ConnectionError(f"{self.name}: connection closed")
+            self.want, self.waiter = want, asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait_for(self.waiter, timeout)
+            except asyncio.TimeoutError:
+                tail = bytes(self.text[-300:]).decode(errors="replace")
+                raise TimeoutError(f"{self.name}: no {text!r} in {timeout} s; got ...{tail!r}")
+            finally:
+                self.want = self.waiter = None
+        del self.text[:self.text.find(want) + len(want)]
+
+    def send(self, line: str) -> None:
+        self.transport.write(line.encode() + b"\r\n")
+
+    async def log_in(self, password: str, timeout: float) -> None:
+        await self.expect("Name: ", timeout)
+        self.send(self.name)
+        await self.expect("Password: ", timeout)
+        self.send(password)
+        await self.expect("Exits:", timeout)
+        await self.expect("> ", timeout)
+        self.logging_in = False
+        self.text.clear()
+
+
+class Phase:
+    """One measured run over every player of this worker."""
+
+    def __init__(self, players: list[Player], mode: str, commands: list[bytes],
+                 warmup: float, duration: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.players = [p for p in players if not p.lost]
+        self.mode = mode
+        self.commands = commands
+        now = self.loop.time()
+        self.t0 = now
+        self.measure_from = now + warmup
+        self.until = now + warmup + duration
+        self.latencies: list[float] = []
+        self.sent = 0
+        self.answers = 0
+        self.unexpected = 0
+        self.dropped = 0          # players whose connection closed mid-phase
+        self.lag: list[float] = []  # paced: how late the generator sent (its own health)
+        self.stopping = False
+        self.done = self.loop.create_future()
+
+    def send(self, p: Player, now: float) -> None:
+        cmd = self.commands[p.next_command % len(self.commands)]
+        p.next_command += 1
+        p.pending.append(now)
+        self.sent += 1
+        p.transport.write(cmd)
+
+    def answered(self, p: Player, n: int) -> None:
+        now = self.loop.time()
+        for _ in range(n):
+            if not p.pending:
+                self.unexpected += 1
+                continue
+            sent = p.pending.popleft()
+            self.answers += 1
+            if self.measure_from <= now <= self.until:
+                self.latencies.append(now - sent)
+            if self.mode == "closed" and not self.stopping:
+                self.send(p, now)
+        if self.stopping:
+            self._check_done()
+
+    def lost(self, p: Player) -> None:
+        self.dropped += 1
+        if self.stopping:
+            self._check_done()
+
+    def _check_done(self) -> None:
+        if not self.done.done() and all(not p.pending or p.lost for p in self.players):
+            self.done.set_result(None)
+
+    def _tick(self, p: Player, at: float) -> None:
+        if self.stopping or p.lost:
+            return
+        now = self.loop.time()
+        if now >= self.measure_from:
+            self.lag.append(now - at)
+        self.send(p, now)
+        self.loop.call_at(at + 1.0, self._tick, p, at + 1.0)
+
+    async def run(self, drain_timeout: float) -> dict[str, Any]:
+        for p in self.players:
+            p.pending.clear()
+            p.phase = self
+        if self.mode == "closed":
+            for p in self.players:
+                self.send(p, self.t0)
+        else:
+            for p in self.players:
+                at = self.t0 + random.random()
+                self.loop.call_at(at, self._tick, p, at)
+        await asyncio.sleep(self.until - self.loop.time())
+        self.stopping = True
+        self._check_done()
+        try:
+            await asyncio.wait_for(asyncio.shield(self.done), drain_timeout)
+        except asyncio.TimeoutError:
+            pass
+        missing = sum(len(p.pending) for p in self.players)
+        for p in self.players:
+            p.phase = None
+        in_window = len(self.latencies)
+        lag = sorted(self.lag)
+        return {"sent": self.sent, "answers": self.answers, "missing": missing,
+                "unexpected": self.unexpected, "dropped": self.dropped,
+                "in_window": in_window, "window": self.until - self.measure_from,
+                "latencies": [round(x * 1e6) for x in self.latencies],
+                "lag_p99": percentile(lag, 0.99) if lag else 0.0}
+
+
+class Worker:
+    """A load-generator process: obeys JSON lines on stdin, answers on stdout."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self.port = port
+        self.players: list[Player] = []
+
+    async def login(self, names: list[str], password: str, concurrency: int,
+                    timeout: float) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        gate = asyncio.Semaphore(concurrency)
+        failures: list[str] = []
+        started = time.perf_counter()
+
+        async def one(name: str) -> None:
+            async with gate:
+                try:
+                    _, p = await asyncio.wait_for(
+                        loop.create_connection(lambda: Player(name), self.host, self.port),
+                        timeout)
+                    await p.log_in(password, timeout)
+                    self.players.append(p)
+                except (OSError, TimeoutError, asyncio.TimeoutError, ConnectionError) as err:
+                    failures.append(f"{name}: {err!r}"[:400])
+
+        await asyncio.gather(*(one(n) for n in names))
+        return {"seconds": time.perf_counter() - started, "ok": len(names) - len(failures),
+                "failures": failures[:5], "failed": len(failures)}
+
+    async def quiet(self, still: float, timeout: float) -> dict[str, Any]:
+        """Wait until nothing has arrived for ``still`` seconds (arrival notices)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        last, since = -1, loop.time()
+        while loop.time() < deadline:
+            total = sum(p.received for p in self.players)
+            if total != last:
+                last, since = total, loop.time()
+            elif loop.time() - since >= still:
+                return {"quiet": True}
+            await asyncio.sleep(0.1)
+        return {"quiet": False}
+
+    async def phase(self, mode: str, commands: list[str], warmup: float, duration: float,
+                    drain_timeout: float) -> dict[str, Any]:
+        encoded = [c.encode() + b"\r\n" for c in commands]
+        started = time.process_time()
+        result = await Phase(self.players, mode, encoded, warmup, duration).run(drain_timeout)
+        result["cpu"] = time.process_time() - started
+        return result
+
+    def close(self) -> None:
+        for p in self.players:
+            if p.transport is not None:
+                p.transport.close()
+        self.players.clear()
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=1 << 24)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        out = sys.stdout
+        while True:
+            line = await reader.readline()
+            if not line:
+                break
+            req = json.loads(line)
+            op = req.pop("op")
+            if op == "exit":
+                break
+            if op == "close":
+                self.close()
+                result: dict[str, Any] = {}
+            else:
+                result = await getattr(self, op)(**req)
+            out.write(json.dumps(result) + "\n")
+            out.flush()
+        self.close()
+
+
+def worker_main(host: str, port: int) -> None:
+    raise_fd_limit()
+    try:
+        import uvloop  # type: ignore[import-not-found]
+        uvloop.install()
+    except ImportError:
+        pass
+    asyncio.run(Worker(host, port).serve())
+
+
+def loop_name() -> str:
+    try:
+        import uvloop  # type: ignore[import-not-found]  # noqa: F401
+        return "uvloop"
+    except ImportError:
+        return "asyncio"
+
+
+# ======================================================================================
+# The bare reference server (its own process)
+# ======================================================================================
+
+async def _echo_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    ga = bytes([IAC, GA])
+    try:
+        writer.write(b"Name: " + ga)
+        await reader.readline()
+        writer.write(b"Password: " + ga)
+        await reader.readline()
+        writer.write(b"\r\nExits: none\r\n> " + ga)
+        while True:
+            line = await reader.readline()
+            if not line:
+                break
+            writer.write(line.rstrip(b"\r\n") + b"\r\n> " + ga)
+            await writer.drain()
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()
+
+
+async def _echo_serve() -> None:
+    server = await asyncio.start_server(_echo_session, "127.0.0.1", 0, backlog=1024)
+    port = server.sockets[0].getsockname()[1]
+    print(f"bare echo listening. Connect with: telnet 127.0.0.1 {port}", file=sys.stderr,
+          flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+def echo_main() -> None:
+    raise_fd_limit()
+    try:
+        asyncio.run(_echo_serve())
+    except KeyboardInterrupt:
+        pass
+
+
+# ======================================================================================
+# The coordinator
+# ======================================================================================
+
+class ServerProcess:
+    """A server child process (parlor or bare echo) whose stderr goes to a log file."""
+
+    def __init__(self, label: str, argv: list[str], log: Path) -> None:
+        self.label = label
+        self.log = log
+        self.fh = open(log, "w")
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.fh, cwd=ROOT)
+        self.port = 0
+
+    def wait_port(self, timeout: float = 60.0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.log.read_text(errors="replace").splitlines():
+                if "Connect with: telnet" in line:
+                    self.port = int(line.rsplit(" ", 1)[1])
+                    return self.port
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the {self.label} server did not start:\n"
+                           + self.log.read_text(errors="replace")[-3000:])
+
+    def cpu(self) -> float | None:
+        return cpu_seconds(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.fh.close()
+
+
+class WorkerPool:
+    """``procs`` load-generator processes connected to one server."""
+
+    def __init__(self, host: str, port: int, procs: int) -> None:
+        self.host, self.port, self.n = host, port, procs
+        self.procs: list[asyncio.subprocess.Process] = []
+        self.count = 0   # players logged in (or tried)
+
+    async def start(self) -> None:
+        for _ in range(self.n):
+            self.procs.append(await asyncio.create_subprocess_exec(
+                sys.executable, str(Path(__file__).resolve()), "--_worker", self.host,
+                str(self.port), stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=1 << 26,
+                cwd=ROOT))
+
+    async def _ask(self, proc: asyncio.subprocess.Process, req: dict[str, Any]) -> dict[str, Any]:
+        proc.stdin.write((json.dumps(req) + "\n").encode())
+        await proc.stdin.drain()
+        line = await proc.stdout.readline()
+        if not line:
+            raise RuntimeError("a load-generator worker died")
+        return json.loads(line)
+
+    async def all(self, reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return await asyncio.gather(*(self._ask(p, r) for p, r in zip(self.procs, reqs)))
+
+    async def grow(self, total: int, concurrency: int, timeout: float) -> dict[str, Any]:
+        """Log in players ``self.count .. total-1``, dealt round-robin to the workers."""
+        new = list(range(self.count, total))
+        self.count = total
+        reqs = [{"op": "login", "names": [player_name(i) for i in new[k::self.n]],
+                 "password": PASSWORD, "concurrency": max(1, concurrency // self.n),
+                 "timeout": timeout} for k in range(self.n)]
+        started = time.perf_counter()
+        results = await self.all(reqs)
+        await self.all([{"op": "quiet", "still": 1.0, "timeout": 300.0}] * self.n)
+        return {"seconds": time.perf_counter() - started,
+                "failed": sum(r["failed"] for r in results),
+                "failures": [f for r in results for f in r["failures"]][:5]}
+
+    async def phase(self, mode: str, commands: list[str], warmup: float,
+                    duration: float) -> list[dict[str, Any]]:
+        req = {"op": "phase", "mode": mode, "commands": commands, "warmup": warmup,
+               "duration": duration, "drain_timeout": max(30.0, duration)}
+        return await self.all([req] * self.n)
+
+    async def stop(self) -> None:
+        for proc in self.procs:
+            if proc.returncode is None:
+                try:
+                    proc.stdin.write(b'{"op": "exit"}\n')
+                    await proc.stdin.drain()
+                except (ConnectionError, RuntimeError):
+                    pass
+        for proc in self.procs:
+            try:
+                await asyncio.wait_for(proc.wait(), 15)
+            except asyncio.TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+
+def parlor_config(folder: Path, database: str, players: int) -> Path:
+    path = folder / "config.toml"
+    path.write_text(textwrap.dedent(f"""\
+        [server]
+        host = "127.0.0.1"
+        port = 0
+        idle_timeout = 0
+        max_connections_per_address = {players + 100}
+        commands_per_second = 1000
+        command_burst = 1000
+        log_level = "WARNING"
+        [database]
+        url = "{database}"
+        [accounts]
+        argon2_time_cost = 1
+        argon2_memory_kib = 1024
+        [games]
+        computer_delay = 0.0
+    """))
+    return path
+
+
+def seed_accounts(folder: Path, config: Path, players: int) -> float:
+    """Create ``players`` accounts with ``esterport seed`` (idempotent); returns seconds."""
+    seed = folder / "players.toml"
+    seed.write_text("".join(f'[[accounts]]\nname = "{player_name(i)}"\npassword = "{PASSWORD}"\n\n'
+                            for i in range(players)))
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "server.cli", "seed", str(seed), "--config",
+                           str(config)], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"seeding failed:\n{done.stderr[-3000:]}")
+    return time.perf_counter() - started
+
+
+def summarize(server: str, mode: str, parts: list[dict[str, Any]], server_cpu: float | None,
+              wall: float) -> dict[str, Any]:
+    lat = sorted(x for part in parts for x in part["latencies"])
+    window = max(part["window"] for part in parts)
+    return {
+        "server": server, "mode": mode,
+        "throughput": len(lat) / window if window > 0 else 0.0,
+        "p50": percentile(lat, 0.50) / 1000, "p99": percentile(lat, 0.99) / 1000,
+        "sent": sum(p["sent"] for p in parts), "answers": sum(p["answers"] for p in parts),
+        "missing": sum(p["missing"] for p in parts),
+        "unexpected": sum(p["unexpected"] for p in parts),
+        "dropped": sum(p["dropped"] for p in parts),
+        "server_cpu": None if server_cpu is None else server_cpu / wall,
+        "client_cpu": sum(p["cpu"] for p in parts) / wall,
+        "lag_p99": max(p["lag_p99"] for p in parts) * 1000,
+    }
+
+
+def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, Any]],
+                out: Any) -> None:
+    print(f"\nN = {n} players   (log-in to quiet: "
+          + ", ".join(f"{k} {v['seconds']:.1f} s" for k, v in logins.items()) + ")", file=out)
+    head = (f"{'mode':<12} {'server':<7} {'cmds/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
+            f"{'ratio':>6} {'answered':>17} {'srv CPU':>8} {'gen CPU':>8}")
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    bare = {r["mode"]: r for r in rows if r["server"] == "bare"}
+    for r in rows:
+        ref = bare.get(r["mode"])
+        ratio = (f"{r['throughput'] / ref['throughput']:.2f}"
+                 if r["server"] == "parlor" and ref and ref["throughput"] else "")
+        srv = "" if r["server_cpu"] is None else f"{100 * r['server_cpu']:.0f}%"
+        answered = f"{r['answers']}/{r['sent']}"
+        mode = "closed-loop" if r["mode"] == "closed" else "paced 1/s"
+        print(f"{mode:<12} {r['server']:<7} {r['throughput']:>9.0f} {r['p50']:>8.2f} "
+              f"{r['p99']:>8.2f} {ratio:>6} {answered:>17} {srv:>8} "
+              f"{100 * r['client_cpu']:>7.0f}%", file=out)
+        if r["missing"] or r["unexpected"] or r["dropped"]:
+            print(f"    !! {r['missing']} unanswered, {r['unexpected']} unexpected answers, "
+                  f"{r['dropped']} connections lost", file=out)
+        if r["mode"] == "paced" and r["lag_p99"] > 20:
+            print(f"    !! the load generator sent late (p99 {r['lag_p99']:.0f} ms): its "
+                  "figures are not the server's", file=out)
+    out.flush()
+
+
+async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, Any]]:
+    """The whole benchmark; prints as it goes; returns every row (one per N/server/mode)."""
+    fds = raise_fd_limit()
+    sizes = sorted(set(ns.players))
+    top = sizes[-1]
+    print(f"Esterport load benchmark: Python {platform.python_version()} "
+          f"({platform.python_implementation()}), {os.cpu_count()} CPUs "
+          f"({platform.machine()}, {platform.system()} {platform.release()}), "
+          f"open-file limit {fds}, generator loop {loop_name()}, {ns.client_procs} generator "
+          f"process(es)", file=out)
+    print(f"commands (cycled, each player starting at its own offset): {' | '.join(ns.commands)}; "
+          f"closed-loop {ns.closed:g} s, paced {ns.paced:g} s, warm-up {ns.warmup:g} s each",
+          file=out)
+    need = 2 * top + 200
+    if fds < need:
+        print(f"!! open-file limit {fds} is below the ~{need} that {top} players need "
+              "(both ends are on this machine); some connections will fail", file=out)
+    folder = Path(tempfile.mkdtemp(prefix="esterport-bench-"))
+    database = ns.database or f"sqlite+aiosqlite:///{folder}/bench.db"
+    config = parlor_config(folder, database, top)
+    seconds = seed_accounts(folder, config, top)
+    print(f"database {database.split('@')[-1]}: {top} accounts seeded in {seconds:.1f} s",
+          file=out)
+    out.flush()
+    profile = ["-m", "cProfile", "-o", ns.profile_server] if ns.profile_server else []
+    servers = {
+        "parlor": ServerProcess("parlor", [sys.executable, *profile, "-m", "server.cli", "serve",
+                                           "--config", str(config)], folder / "parlor.log"),
+        "bare": ServerProcess("bare", [sys.executable, str(Path(__file__).resolve()),
+                                       "--_echo"], folder / "bare.log"),
+    }
+    pools: dict[str, WorkerPool] = {}
+    rows: list[dict[str, Any]] = []
+    try:
+        for label, server in servers.items():
+            server.wait_port()
+            pools[label] = WorkerPool("127.0.0.1", server.port, ns.client_procs)
+            await pools[label].start()
+        for n in sizes:
+            logins: dict[str, dict[str, Any]] = {}
+            table: list[dict[str, Any]] = []
+            for label in ("parlor", "bare"):
+                logins[label] = await pools[label].grow(n, ns.login_concurrency,
+                                                        ns.login_timeout)
+                if logins[label]["failed"]:
+                    print(f"!! {label}: {logins[label]['failed']} of {n} players could not log "
+                          f"in, e.g. {logins[label]['failures'][:2]}", file=out)
+                for mode, duration in (("closed", ns.closed), ("paced", ns.paced)):
+                    cpu0, t0 = servers[label].cpu(), time.perf_counter()
+                    parts = await pools[label].phase(mode, ns.commands, ns.warmup, duration)
+                    cpu1, wall = servers[label].cpu(), time.perf_counter() - t0
+                    used = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+                    row = summarize(label, mode, parts, used, wall)
+                    row["players"] = n
+                    table.append(row)
+            table.sort(key=lambda r: (r["mode"] != "closed", r["server"] != "parlor"))
+            print_table(n, table, logins, out)
+            rows.extend(table)
+    finally:
+        for pool in pools.values():
+            await pool.stop()
+        for server in servers.values():
+            server.stop()
+        if ns.keep:
+            print(f"(kept {folder})", file=out)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    print("\nsrv CPU / gen CPU: CPU time of the server process / of all load-generator "
+          "processes during the phase, as % of one core (wall time includes warm-up and "
+          "drain).", file=out)
+    return rows
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--players", type=int, nargs="+", default=[100, 1000, 3000], metavar="N",
+                   help="numbers of players (default: 100 1000 3000)")
+    p.add_argument("--closed", type=float, default=10.0, metavar="S",
+                   help="seconds measured closed-loop (default 10)")
+    p.add_argument("--paced", type=float, default=15.0, metavar="S",
+                   help="seconds measured at 1 command/s per player (default 15)")
+    p.add_argument("--warmup", type=float, default=1.0, metavar="S",
+                   help="seconds run before each measurement starts (default 1)")
+    p.add_argument("--commands", nargs="+", default=list(DEFAULT_COMMANDS), metavar="CMD",
+                   help="commands each player cycles through (default: %(default)s)")
+    p.add_argument("--database", metavar="URL",
+                   help="the parlor's database (default: SQLite in a temporary folder)")
+    p.add_argument("--client-procs", type=int, default=1, metavar="K",
+                   help="load-generator processes (default 1)")
+    p.add_argument("--login-concurrency", type=int, default=100, metavar="K",
+                   help="logins in progress at once (default 100)")
+    p.add_argument("--login-timeout", type=float, default=120.0, metavar="S")
+    p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, db)")
+    p.add_argument("--profile-server", metavar="FILE",
+                   help="run the parlor under cProfile and write its stats to FILE")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--_worker"]:
+        worker_main(argv[1], int(argv[2]))
+        return 0
+    if argv[:1] == ["--_echo"]:
+        echo_main()
+        return 0
+    ns = parse_args(argv)
+    rows = asyncio.run(run(ns))
+    bad = [r for r in rows if r["missing"] or r["unexpected"] or r["dropped"]]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

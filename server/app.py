@@ -24,6 +24,7 @@ from server.services.accounts import Accounts
 from server.services.games import GameHost, LiveGame
 from server.services.ratings import Ratings
 from server import seeding
+from server.services import ledger
 from server.session import Disconnect, Session
 from server.text import bold, paint
 from server.throttle import LoginThrottle
@@ -102,6 +103,9 @@ class Parlor:
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:
         await self.db.migrate()
+        async with self.db.session() as tx:
+            for name, cached, total in await ledger.audit(tx):
+                log.error("ledger: %s has %d cubits but the ledger sums to %d", name, cached, total)
         restored = await self.host.restore()
         if restored:
             log.info("restored %d game(s) in progress", restored)
@@ -295,6 +299,9 @@ class Parlor:
         else:
             taken_over = False
         session.account = account
+        session.log.info("%s logged in from %s (terminal %s%s)", account.name, session.address,
+                         session.terminal,
+                         f", client {session.client_name}" if session.client_name else "")
         settings = account.settings or {}
         session.color = settings.get("color", True)
         session.width = settings.get("width")

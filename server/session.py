@@ -27,6 +27,13 @@ _ids = itertools.count(1)
 PROMPT = "> "
 
 
+class _SessionLog(logging.LoggerAdapter):
+    """Prefixes every log line with the session id ("useful in logs")."""
+
+    def process(self, msg, kwargs):  # noqa: ANN001, ANN201
+        return f"[session {self.extra['session']}] {msg}", kwargs
+
+
 class Disconnect(Exception):
     """The connection is gone (EOF, reset, kicked, taken over)."""
 
@@ -73,7 +80,7 @@ class Session:
         self._lines: list[str] = []
         self._overlong = False
         self._tasks: list[asyncio.Task] = []
-        self.log = logging.LoggerAdapter(log, {"session": self.id})
+        self.log = _SessionLog(log, {"session": self.id})
         self.connected_at = time.time()
         self.last_command_at = time.time()
 

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -112,10 +113,14 @@ def start_server(config: str) -> tuple[subprocess.Popen, int]:
     """``esterport serve --config`` in a child process; returns it and its port."""
     proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--config", config],
                             stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+    seen = []
     for line in proc.stderr:
+        seen.append(line)
         if "Connect with: telnet" in line:
+            # keep reading its log so a chatty server never blocks on a full pipe
+            threading.Thread(target=proc.stderr.read, daemon=True).start()
             return proc, int(line.rsplit(" ", 1)[1])
-    raise RuntimeError("the server did not start")
+    raise RuntimeError("the server did not start:\n" + "".join(seen[-30:]))
 
 
 @pytest.fixture

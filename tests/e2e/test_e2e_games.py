@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
-import textwrap
 
 from server.app import Parlor
-from tests.conftest import TEST_GAME, make_config
+from tests.conftest import make_config, start_server, write_config
 from tests.support.client import Client
 
 
@@ -162,31 +158,8 @@ async def test_restart_mid_game_resumes_at_the_last_move(sqlite_url):
 
 async def test_sigkill_mid_game_and_restart(tmp_path):
     """The real thing: the server process is killed with SIGKILL between two moves."""
-    config = tmp_path / "config.toml"
-    config.write_text(textwrap.dedent(f"""
-        [server]
-        port = 0
-        [database]
-        url = "sqlite+aiosqlite:///{tmp_path}/e.db"
-        [accounts]
-        argon2_time_cost = 1
-        argon2_memory_kib = 1024
-        [games]
-        computer_delay = 0.0
-        extra = ["{TEST_GAME}"]
-    """))
-
-    async def start() -> tuple[subprocess.Popen, int]:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--config", str(config)],
-            stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
-        while True:
-            line = await asyncio.to_thread(proc.stderr.readline)
-            assert line, "server did not start"
-            if "Connect with: telnet" in line:
-                return proc, int(line.rsplit(" ", 1)[1])
-
-    proc, port = await start()
+    config = write_config(tmp_path)
+    proc, port = await asyncio.to_thread(start_server, config)
     try:
         alice = await (await Client.connect(port)).create("Alice")
         bob = await (await Client.connect(port)).create("Bob")
@@ -198,7 +171,7 @@ async def test_sigkill_mid_game_and_restart(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
-    proc, port = await start()
+    proc, port = await asyncio.to_thread(start_server, config)
     try:
         bob = await (await Client.connect(port)).login("Bob")
         out = await bob.expect("You have a game in progress(.|\n)*?---\\+(.|\n)*?> ")

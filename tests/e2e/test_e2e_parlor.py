@@ -205,3 +205,20 @@ async def test_admin_shutdown_tells_everyone_and_stops(parlor, clients):
     await root.cmd("@shutdown maintenance", "Shutting down")
     await bob.expect("shutting Esterport down: maintenance")
     await asyncio.wait_for(parlor.stopped.wait(), 5)
+
+
+async def test_idle_connections_are_closed(sqlite_url):
+    from server.app import Parlor
+    from tests.conftest import make_config
+
+    parlor = Parlor(make_config(sqlite_url, idle_timeout=1))
+    await parlor.start()
+    try:
+        idle = await Client.connect(parlor.port)
+        await idle.create("Sleepy")
+        out = await idle.closed(timeout=5)
+        assert "Timeout" in out
+        await asyncio.sleep(0.2)
+        assert not parlor.sessions and not parlor.connections
+    finally:
+        await parlor.stop()

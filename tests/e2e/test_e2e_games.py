@@ -180,3 +180,21 @@ async def test_sigkill_mid_game_and_restart(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+async def test_a_crashing_command_apologises_and_the_session_goes_on(parlor, clients, caplog):
+    alice = await clients("Alice")
+    await alice.cmd("ttt challenge computer", "Alice vs Computer")
+    kind = parlor.host.kinds["ttt"]
+    original = kind.parse_action
+
+    def broken(text):  # noqa: ANN001, ANN202
+        raise ZeroDivisionError("a bug")
+
+    kind.parse_action = broken
+    try:
+        await alice.cmd("ttt play 1", "Sorry, something went wrong")
+    finally:
+        kind.parse_action = original
+    assert any("ZeroDivisionError" in (r.exc_text or "") or r.exc_info for r in caplog.records)
+    await alice.cmd("look", "Exits:")

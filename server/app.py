@@ -269,7 +269,12 @@ class Parlor:
             session.close(f"Too many connections from your address (at most {cap}).")
             return
         session.offer_mud_protocols()
-        account = await login(session)
+        try:
+            account = await asyncio.wait_for(login(session),
+                                             self.config.server.login_timeout or None)
+        except asyncio.TimeoutError:
+            session.close("You took too long to log in. Goodbye.")
+            return
         await self._enter(session, account)
         while not session.closed:
             line = await session.read_line()

@@ -18,6 +18,7 @@ class ServerSection:
     host: str = "127.0.0.1"
     port: int = 4000
     idle_timeout: int = 1800
+    login_timeout: int = 120
     keepalive: int = 60
     max_line: int = 4096
     max_connections_per_address: int = 10

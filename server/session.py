@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 _ids = itertools.count(1)
 
 PROMPT = "> "
+MAX_PENDING_OUTPUT = 1 << 20  # bytes queued for a client that does not read: then we give up
 
 
 class _SessionLog(logging.LoggerAdapter):
@@ -123,6 +124,16 @@ class Session:
             self.writer.write(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
         except Exception:  # a dying transport must not take the caller down
             self.closed = True
+            return
+        self._check_backlog()
+
+    def _check_backlog(self) -> None:
+        """Close a connection whose client stopped reading (its queue would grow forever)."""
+        transport = getattr(self.writer, "_transport", None)
+        if transport is not None and transport.get_write_buffer_size() > MAX_PENDING_OUTPUT:
+            self.log.warning("client is not reading; closing")
+            self.closed = True
+            transport.abort()
 
     def prompt(self, text: str = PROMPT) -> None:
         if self.closed:

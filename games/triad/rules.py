@@ -352,12 +352,12 @@ def _deal(state: State, rng) -> tuple[State, list]:
     for _ in range(HAND_SIZE):
         for i in order:
             cards[i].append(deck.pop())
+    events += [Chips(i, -state.opening, "ante") for i in order]
     seats = []
     for i, s in enumerate(state.seats):
         if i in cards:
             left = s.stack - state.opening
             seats.append(Seat(left, tuple(cards[i]), ALL_IN if left == 0 else IN, 0, state.opening))
-            events.append(Chips(i, -state.opening, "ante"))
         else:
             seats.append(Seat(s.stack))
     state = attrs.evolve(state, seats=tuple(seats), stock=tuple(deck), discards=())
@@ -496,6 +496,8 @@ def _discard_positions(cards: tuple[str, ...], discard: tuple[str, ...]) -> set[
             except ValueError as err:
                 raise IllegalAction(str(err)) from None
             free = [j for j, c in enumerate(cards) if c == code and j not in chosen]
+            if not free and code in cards and code != CAPSTONE:
+                raise IllegalAction(f"{code} is named twice.")
             if not free:
                 held = "another Capstone" if code == CAPSTONE else code
                 raise IllegalAction(f"You don't hold {held}.")

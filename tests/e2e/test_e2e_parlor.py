@@ -222,3 +222,18 @@ async def test_idle_connections_are_closed(sqlite_url):
         assert not parlor.sessions and not parlor.connections
     finally:
         await parlor.stop()
+
+
+async def test_a_connection_that_never_logs_in_is_closed(sqlite_url):
+    from server.app import Parlor
+    from tests.conftest import make_config
+
+    parlor = Parlor(make_config(sqlite_url, login_timeout=1))
+    await parlor.start()
+    try:
+        lurker = await Client.connect(parlor.port)
+        await lurker.expect("Name: ")
+        out = await lurker.closed(timeout=5)
+        assert "took too long" in out
+    finally:
+        await parlor.stop()

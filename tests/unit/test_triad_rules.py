@@ -199,8 +199,9 @@ def test_bad_draws(text, message):
     state, _, rng = table()
     state, _ = play(state, rng, "1:PASS", "2:PASS", "0:PASS")
     state = rig(state, s1="14B 13B C 2R 3R 4G")
-    with pytest.raises((IllegalAction, Exception), match=message):
-        rules.apply(state, 1, A(text) if "1 2 3 4 5" not in text else Action("DRAW", discard=tuple("12345")), rng)
+    with pytest.raises(IllegalAction, match=message):
+        action = Action("DRAW", discard=tuple(text.split()[1:]))  # the parser would refuse 5
+        rules.apply(state, 1, action, rng)
 
 
 def test_reshuffle_when_stock_runs_out():
@@ -217,7 +218,7 @@ def test_reshuffle_when_stock_runs_out():
 
 # --------------------------------------------------------------- showdown
 def to_showdown(state, rng, **cards):
-    state, _ = play(state, rng, *[f"{s}:PASS" for s in rules.to_move(state) * 0])
+    """Everyone passes or equals, keeps their cards; then the seats get ``cards``."""
     while state.phase == "bet1":
         state, _ = rules.apply(state, state.to_act, A("PASS") if state.current_bet == state.seats[state.to_act].bet else A("EQUAL"), rng)
     while state.phase == "draw":
@@ -243,10 +244,12 @@ def test_showdown_best_hand_wins_and_hands_are_named():
 
 
 def test_split_pot_odd_cubit_to_nearest_left_of_dealer():
+    # With Colors and Capstones counted, two hands from one deck never tie exactly,
+    # so the tie is rigged: seats 0 and 2 hold the same cards.  Pot 9; the dealer is
+    # seat 0, so seat 2 is nearer the dealer's left than seat 0 and gets the odd cubit.
     state, _, rng = table(stacks=(100, 100, 100), opening=3)
-    # pot 9; seats 0 and 2 tie; dealer 0, so seat 2 is nearer the dealer's left than 0.
     state, events = to_showdown(state, rng, s0="14B 14P 9B 8G 5R 3R", s1="2G 4B 6P 8P 10R 12R",
-                                s2="14G 14R 9P 8B 5G 3G")
+                                s2="14B 14P 9B 8G 5R 3R")
     award = [e for e in events if isinstance(e, rules.PotAwarded)]
     assert award == [rules.PotAwarded(0, 9, ((2, 5), (0, 4)), "split")]
 
@@ -269,7 +272,7 @@ def test_all_but_one_fold_wins_unshown():
     state, _, rng = table()
     state, events = play(state, rng, "1:RAISE 2", "2:FOLD", "0:FOLD")
     assert not [e for e in events if isinstance(e, rules.Shown)]
-    assert chips(events)[-1] == (1, 10, "pot") and state.phase == "hand_over"
+    assert chips(events)[-1] == (1, 8, "pot") and state.phase == "hand_over"
     assert state.shown == ()
 
 
@@ -348,4 +351,4 @@ def test_property_cubits_conserved_and_pots_paid(seed, stacks, opening, limit):
 
 
 def test_long_random_tables_finish_hands():
-    assert _random_play(5, [40, 40, 40, 40, 40, 40], 2, None, 3000) > 10
+    assert _random_play(5, [400] * 6, 2, 10, 3000) > 10

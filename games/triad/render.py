@@ -1,0 +1,154 @@
+"""Triad table view: ``view_for`` hides what a seat may not see; ``render`` draws it.
+
+Others' cards stay hidden until the showdown shows them; the viewer's own hand is
+listed with positions (for DRAW) and its named evaluation.  Cards are colored by
+their Color when ``color=True``; the code letter (B, P, G, R) carries the same
+information without color, so the text reads the same on a plain terminal.
+"""
+
+from __future__ import annotations
+
+from . import hands
+from .cards import parse_card, pips
+from .rules import PHASE_NAMES, State, raise_bounds, side_pots
+
+# ANSI SGR per Color letter; Black is drawn black on white so it shows on dark screens.
+SGR = {"B": "30;47", "P": "35", "G": "32", "R": "31", "C": "1;33"}
+RESET = "\x1b[0m"
+STATUS_TEXT = {"in": "in", "allin": "ALL IN", "folded": "folded", "out": "out"}
+
+
+def view_for(state: State, seat: int | None) -> dict:
+    """A JSON-able view of the table for ``seat`` (None: a spectator)."""
+    shown = dict(state.shown)
+    seats = []
+    for i, s in enumerate(state.seats):
+        if s.stack is None:
+            seats.append({"seat": i, "empty": True})
+            continue
+        visible = i == seat or i in shown
+        cards = list(s.cards) if visible else []
+        entry = {
+            "seat": i, "empty": False, "stack": s.stack, "status": s.status, "bet": s.bet,
+            "committed": s.committed, "drew": s.drew, "cards": cards,
+            "hidden_cards": 0 if visible else len(s.cards),
+            "hand_name": hands.evaluate(s.cards).name if visible and len(s.cards) == 6 else None,
+        }
+        seats.append(entry)
+    view = {
+        "game": "triad",
+        "viewer": seat,
+        "hand_no": state.hand_no,
+        "phase": state.phase,
+        "phase_name": PHASE_NAMES[state.phase],
+        "dealer": state.dealer,
+        "to_act": state.to_act,
+        "opening": state.opening,
+        "limit": state.limit,
+        "current_bet": state.current_bet,
+        "pot": state.pot,
+        "pots": _pots(state),
+        "seats": seats,
+        "winnings": [list(w) for w in state.winnings],
+        "stock": len(state.stock),
+    }
+    if seat is not None and state.to_act == seat and state.phase in ("bet1", "bet2"):
+        s = state.seats[seat]
+        lo, hi = raise_bounds(state, seat)
+        view["to_equal"] = min(state.current_bet - s.bet, s.stack)
+        view["raise_range"] = [lo, hi] if lo <= hi else None
+    return view
+
+
+def _pots(state: State) -> list:
+    """[amount, eligible seats] per pot; side pots only once someone is all in."""
+    if not state.pot:
+        return []
+    if any(s.status == "allin" for s in state.seats):
+        return [[amount, list(eligible)] for amount, eligible in side_pots(state)]
+    return [[state.pot, [i for i, s in enumerate(state.seats) if s.live]]]
+
+
+def _card(code: str, color: bool, pad: int = 0) -> str:
+    """A card code, padded to ``pad`` columns, in its Color's SGR when ``color``."""
+    text = f"{code:>{pad}}"
+    if not color:
+        return text
+    letter = "C" if parse_card(code) is None else code[-1]
+    return f"\x1b[{SGR[letter]}m{text}{RESET}"
+
+
+def _fit(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: width - 1] + "~"
+
+
+def render(view: dict, width: int = 80, color: bool = True, names=None) -> str:
+    """The table as text lines no wider than ``width`` (>= 60) visible columns."""
+    width = max(60, width)
+    names = list(names or ())
+    lines = []
+    limit = "no limit" if view["limit"] is None else f"limit {view['limit']}"
+    head = f"Triad, hand {view['hand_no']}: {view['phase_name']}."
+    lines.append(_fit(head, width))
+    lines.append(_fit(f"Opening bet {view['opening']}, {limit}. Pot {view['pot']}"
+                      + (f", bet to equal {view['current_bet']}." if view["current_bet"] else "."), width))
+    if len(view["pots"]) > 1:
+        parts = [f"{'main' if k == 0 else f'side {k}'} {amount}" for k, (amount, _) in enumerate(view["pots"])]
+        lines.append(_fit("Pots: " + ", ".join(parts) + ".", width))
+    lines.append("")
+    name_w = 12
+    me = view["viewer"]
+    for entry in view["seats"]:
+        i = entry["seat"]
+        label = names[i] if i < len(names) and names[i] else f"Seat {i + 1}"
+        label = label[:name_w]
+        if entry["empty"]:
+            lines.append(_fit(f"   {i + 1} {label:<{name_w}} (empty)", width))
+            continue
+        marks = ("D" if i == view["dealer"] and view["hand_no"] else " ") + (">" if i == view["to_act"] else " ")
+        you = "*" if i == me else " "
+        status = STATUS_TEXT.get(entry["status"], entry["status"])
+        text = f"{marks}{you}{i + 1} {label:<{name_w}} {entry['stack']:>6} cubits  {status:<6}"
+        if entry["committed"]:
+            text += f" in pot {entry['committed']:>4}"
+        if entry["drew"] is not None:
+            text += f" drew {entry['drew']}"
+        if entry["cards"] and i != me:
+            shown = " ".join(entry["cards"])
+            if len(text) + 2 + len(shown) <= width:
+                line = text + "  " + " ".join(_card(c, color) for c in entry["cards"])
+            else:
+                line = _fit(text, width)
+        elif entry["hidden_cards"]:
+            line = _fit(text + "  " + " ".join(["##"] * entry["hidden_cards"]), width)
+        else:
+            line = _fit(text, width)
+        lines.append(line)
+        if entry["hand_name"] and i != me:
+            lines.append(_fit(f"      shows {entry['hand_name']}", width))
+    mine = next((e for e in view["seats"] if e["seat"] == me and not e["empty"]), None) if me is not None else None
+    if mine and mine["cards"]:
+        lines.append("")
+        lines.append("Your hand: " + " ".join(f"{k + 1:>5}" for k in range(len(mine["cards"]))))
+        lines.append("           " + " ".join(_card(c, color, 5) for c in mine["cards"]))
+        marks = [("cap" if parse_card(c) is None else pips(parse_card(c)[0])) for c in mine["cards"]]
+        lines.append("           " + " ".join(f"{m:>5}" for m in marks))
+        if mine["hand_name"]:
+            lines.append(_fit(f"           {mine['hand_name']}", width))
+    if view["winnings"]:
+        won = ", ".join(
+            f"{names[s] if s < len(names) and names[s] else f'Seat {s + 1}'} won {n}" for s, n in view["winnings"]
+        )
+        lines.append("")
+        lines.append(_fit(f"Last hand: {won}.", width))
+    if "to_equal" in view:
+        options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", f"EQUAL ({view['to_equal']})"]
+        if view["raise_range"]:
+            lo, hi = view["raise_range"]
+            options.append(f"RAISE {lo}..{hi}")
+        lines.append("")
+        lines.append(_fit("Your turn: " + ", ".join(options) + ".", width))
+    elif me is not None and view["to_act"] == me and view["phase"] == "draw":
+        lines.append("")
+        lines.append(_fit("Your turn: DRAW <positions 1-6, up to four>, or DRAW to keep all.", width))
+    return "\n".join(lines)

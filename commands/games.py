@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from commands import args
+from commands import args, basics
 from commands.registry import Command, CommandError, Context
 from server.hosting import Seat
 from server.services.games import GameError, LiveGame
@@ -256,8 +256,7 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
         await _guard(ctx.parlor.host.resign(ctx.account.id, key))
 
     async def help_kind(ctx: Context, rest: str) -> None:
-        from commands.basics import help_
-        await help_(ctx, f"{p} {rest}".strip())
+        await basics.help_(ctx, f"{p} {rest}".strip())
 
     def bound(fn):  # noqa: ANN001, ANN202
         async def handler(ctx: Context, rest: str) -> None:

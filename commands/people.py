@@ -9,9 +9,18 @@ from commands.registry import Command, CommandError, Context
 from server.text import ago, bold, table
 
 
+MAX_WHO = 50  # rows WHO prints; WHO <prefix> narrows a long list
+
+
 async def who(ctx: Context, rest: str) -> None:
     parlor = ctx.parlor
-    sessions = sorted(parlor.sessions.values(), key=lambda s: s.name.lower())
+    parts = args.words(rest, 0, 1)
+    prefix = parts[0].lower() if parts else ""
+    everyone = len(parlor.sessions)
+    sessions = sorted((s for s in parlor.sessions.values()
+                       if s.account.name_key.startswith(prefix)), key=lambda s: s.name.lower())
+    matching = len(sessions)
+    sessions = sessions[:MAX_WHO]
     rows = []
     for s in sessions:
         games = ", ".join(f"#{g.id} {g.kind.prefix}" for g in parlor.host.games_of(s.account.id))
@@ -19,7 +28,13 @@ async def who(ctx: Context, rest: str) -> None:
         rows.append([s.name, parlor.world.rooms[s.room].name, f"{int(s.idle())}s",
                      games or "-", flags])
     lines = table(["Name", "Where", "Idle", "Playing", ""], rows)
-    lines.append(f"{len(sessions)} player{'s' if len(sessions) != 1 else ''} connected.")
+    if matching > len(sessions):
+        lines.append(f"... and {matching - len(sessions)} more (WHO <name prefix> narrows the "
+                     "list).")
+    if prefix:
+        lines.append(f"{matching} of {everyone} connected players match {parts[0]!r}.")
+    else:
+        lines.append(f"{everyone} player{'s' if everyone != 1 else ''} connected.")
     ctx.send("\n".join(lines))
 
 
@@ -88,8 +103,9 @@ async def unignore(ctx: Context, rest: str) -> None:
 
 
 COMMANDS = [
-    Command("who", who, "WHO", "List the players connected now, where they are and what "
-            "they play.", topic="people"),
+    Command("who", who, "WHO [<name prefix>]", "List the players connected now, where they "
+            "are and what they play (the first 50; a prefix narrows the list).",
+            topic="people"),
     Command("finger", finger, "FINGER [<person>]", "Show a player, connected or not: last "
             "seen, cubits, ratings and records in every game.", aliases=("f",),
             topic="people"),

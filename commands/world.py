@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from server.session import Session
 
 
+MAX_NAMES = 20  # a crowded plaza names the first few, then counts the rest
+
+
 def describe_room(parlor: "Parlor", session: "Session") -> str:
     room = parlor.world.rooms[session.room]
     lines = [bold(paint(room.name, "cyan"))]
@@ -20,7 +23,10 @@ def describe_room(parlor: "Parlor", session: "Session") -> str:
     lines.append(paint(f"Exits: {exits}", "green"))
     here = sorted(s.name for s in parlor.in_room(session.room) if s is not session)
     if here:
-        lines.append(f"Here: {', '.join(here)}")
+        shown = ", ".join(here[:MAX_NAMES])
+        more = len(here) - MAX_NAMES
+        lines.extend(wrap(f"Here: {shown}" + (f" and {more} others." if more > 0 else "."),
+                          session.width))
     return "\n".join(lines)
 
 

@@ -93,6 +93,8 @@ class Parlor:
         lc = config.login
         self.throttle = LoginThrottle(lc.max_failures, lc.failure_window, lc.lockout)
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
+        self._by_name: dict[str, Session] = {}       # ... by lower-cased name
+        self._rooms: dict[str, set[Session]] = {}    # ... by the room they stand in
         self.connections: set[Session] = set()       # every open connection
         self.per_address: Counter[str] = Counter()
         self.started_at = time.time()
@@ -168,14 +170,21 @@ class Parlor:
         return account_id in self.sessions
 
     def session_named(self, name: str) -> Session | None:
-        name = name.lower()
-        for session in self.sessions.values():
-            if session.account.name_key == name:
-                return session
-        return None
+        return self._by_name.get(name.lower())
 
-    def in_room(self, room: str) -> list[Session]:
-        return [s for s in self.sessions.values() if s.room == room]
+    def in_room(self, room: str) -> set[Session]:
+        return self._rooms.get(room, set())
+
+    def _place(self, session: Session, room: str | None) -> None:
+        """Keep the room index: take the session out of its room, put it in ``room``."""
+        here = self._rooms.get(session.room)
+        if here is not None:
+            here.discard(session)
+            if not here:
+                del self._rooms[session.room]
+        if room is not None:
+            session.room = room
+            self._rooms.setdefault(room, set()).add(session)
 
     def tell(self, account_id: int, text: str) -> None:
         self.bus.publish(f"account:{account_id}", Event("notice", {"text": text}))
@@ -207,7 +216,7 @@ class Parlor:
             "text": f"{name} leaves{' ' + direction if direction else ''}.",
             "exclude": session.id}))
         session.unsubscribe(f"room:{old}")
-        session.room = room
+        self._place(session, room)
         session.subscribe(f"room:{room}")
         self.bus.publish(f"room:{room}", Event("notice", {
             "text": f"{name} arrives.", "exclude": session.id}))
@@ -231,7 +240,10 @@ class Parlor:
                 else f"to move: {', '.join(movers)}" if movers else ""
             header += f"  [{turn}]" if turn else ""
         text = "\n".join([header, board, *(lines or [])])
-        session.notify(text) if lines is not None else session.write(text)
+        if lines is not None:  # an event: it interrupts whatever the player was typing
+            session.notify(text)
+        else:
+            session.write(text)
         if game.kind.gmcp_package:
             session.gmcp(game.kind.gmcp_package, {
                 "game": game.id, "version": game.version, "seat": seat,
@@ -300,6 +312,7 @@ class Parlor:
             session.room = old.room
             session.watching = set(old.watching)
             self._detach(old)
+            self._place(old, None)
             taken_over = True
         else:
             taken_over = False
@@ -312,6 +325,8 @@ class Parlor:
         session.width = settings.get("width")
         session.ignoring = await self.accounts.ignored_by(account.id)
         self.sessions[account.id] = session
+        self._by_name[account.name_key] = session
+        self._place(session, session.room)
         await self.accounts.update(account.id, last_seen_at=time.time())
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
                       *(f"game:{g}" for g in session.watching)):
@@ -349,6 +364,8 @@ class Parlor:
         if account is None or self.sessions.get(account.id) is not session:
             return  # never logged in, or taken over by a newer connection
         del self.sessions[account.id]
+        self._by_name.pop(account.name_key, None)
+        self._place(session, None)
         self._detach(session)
         self.bus.publish(f"room:{session.room}", Event("notice", {
             "text": f"{account.name} has left."}))

@@ -297,28 +297,37 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
 
 
 def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
-    """Exhaustive forward search in order of Pack position (deal, then ptr): each
-    (pm, sm) pattern is expanded once, at the earliest position it is reached,
-    which dominates every later one.  Returns the move list or None."""
+    """Exhaustive forward search in order of Pack position (deal, then ptr).
+
+    A (pm, sm) pattern is expanded from the earliest position it is reached at and
+    then along its own chain of D moves; reaching it again at a later position is
+    dominated (that chain passes there, or skips it only where nothing new can pair).
+    Returns the move list or None.
+    """
     pm0, sm0, ptr0, ps0 = root
     if search.done(pm0, sm0):
         return []
-    buckets: list[list[tuple[int, int]]] = [[] for _ in range(DEALS * 32)]
+    buckets: list[list[tuple[int, bool]]] = [[] for _ in range(DEALS * 32)]
     best: dict[int, int] = {}
-    parent: dict[tuple[int, int], tuple] = {}
+    on_chain: set[tuple[int, int]] = set()
+    parent: dict[tuple[int, int], tuple | None] = {}
     here0 = ps0 * 32 + ptr0
     key0 = pm0 | (sm0 << 28)
     best[key0] = here0
-    buckets[here0].append(key0)
+    buckets[here0].append((key0, False))
     parent[(key0, here0)] = None
     mask28 = FULL_PYR
     for here in range(here0, DEALS * 32):
         bucket = buckets[here]
         ps, ptr = divmod(here, 32)
         while bucket:
-            key = bucket.pop()
-            if best[key] != here:
+            key, chain = bucket.pop()
+            if chain:
+                if (key, here) in on_chain:
+                    continue
+            elif best[key] != here:
                 continue
+            on_chain.add((key, here))
             if search.expanded >= max_nodes or (
                     not search.expanded & 255 and time.perf_counter() > deadline):
                 raise _Budget
@@ -326,6 +335,11 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
             for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
                 nkey = npm | (nsm << 28)
                 nhere = nps * 32 + nptr
+                if nkey == key:  # D: follow this pattern's own chain
+                    if (nkey, nhere) not in on_chain:
+                        parent.setdefault((nkey, nhere), (key, here, moves))
+                        buckets[nhere].append((nkey, True))
+                    continue
                 b = best.get(nkey)
                 if b is not None and b <= nhere:
                     continue
@@ -333,7 +347,7 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 parent[(nkey, nhere)] = (key, here, moves)
                 if search.done(npm, nsm):
                     return _trace(parent, (nkey, nhere))
-                buckets[nhere].append(nkey)
+                buckets[nhere].append((nkey, False))
     return None
 
 

@@ -128,6 +128,9 @@ for _code in NATURAL_CODES:
     _d, _ci = parse_card(_code)
     _INFO[_code] = (_d, _ci + 1, sum(1 << (13 * cj + _d - 2) for cj in range(_ci + 1, 4)))
 _INFO[CAPSTONE] = None
+_NAT = {code: info[:2] for code, info in _INFO.items() if info is not None}
+# Largest per-Color count in the 12 Color-count bits of the sum.
+_MOST = [max((k >> (3 * ci)) & 7 for ci in range(4)) for k in range(1 << 12)]
 
 # Bits of a Color block that have 1 (resp. 2) more bits above them in the same block.
 _BLOCK11 = sum(((1 << 12) - 1) << (13 * ci) for ci in range(4))
@@ -350,7 +353,7 @@ def _search_color(groups, i, nats, caps, reps, cols, best, hlo, hhi):
             for x in nats:
                 if x[1] == c:
                     cm |= 1 << x[0]
-            for h in _tops(cm, n, n - caps):
+            for h in _tops(cm, n, n - caps):  # only a few hands get here
                 if h > top or h < bottom:
                     continue
                 lo = h - n + 1
@@ -370,14 +373,16 @@ def _search_color(groups, i, nats, caps, reps, cols, best, hlo, hhi):
     return best
 
 
-@functools.lru_cache(maxsize=None)
+_TOPS: dict[int, tuple] = {}  # memo of _tops by (mask, n, need) packed in an int
+
+
 def _tops(cm: int, n: int, need: int) -> tuple:
     """Top cards h of the runs of n whose window holds at least ``need`` bits of cm."""
     window = (1 << n) - 1
     return tuple(h for h in range(14, n, -1) if (cm & (window << (h - n + 1))).bit_count() >= need)
 
 
-def _run_and_kickers(nats: tuple, caps: int, n: int):
+def _run_and_kickers(nats: tuple, caps: int, n: int, low: int):
     """Best (denominations, Colors) of a one-Color run of n plus kickers, or None.
 
     Only the highest top card counts.  The run takes every natural card of its Color
@@ -386,14 +391,15 @@ def _run_and_kickers(nats: tuple, caps: int, n: int):
     than the Capstone a colorless one (any other swap lowers the kickers).
     """
     starts = []
-    for c in {x[1] for x in nats} | ({4} if caps >= n else set()):
-        cm = 0
-        for x in nats:
-            if x[1] == c:
-                cm |= 1 << x[0]
-        tops = _tops(cm, n, n - caps)
-        if tops:
-            starts.append((tops[0], c))
+    for ci in range(4):
+        block = (low >> (13 * ci)) & 0x1FFF
+        if block or caps >= n:
+            key = (block << 8) | (n << 4) | max(0, n - caps)
+            tops = _TOPS.get(key)
+            if tops is None:
+                tops = _TOPS[key] = _tops(block << 2, n, n - caps)
+            if tops:
+                starts.append((tops[0], ci + 1))
     if not starts:
         return None
     h = max(starts)[0]
@@ -415,10 +421,12 @@ def _run_and_kickers(nats: tuple, caps: int, n: int):
     return best
 
 
-def _one_color_best(nats: tuple, caps: int, worse_than: int):
+def _one_color_best(cards, m: int, caps: int, worse_than: int):
     """Best one-Color reading better than category ``worse_than``, or None."""
-    colors = {c for _, c in nats}
-    most = caps + max([sum(1 for x in nats if x[1] == c) for c in colors], default=0)
+    counts = (m >> 52) & 0xFFF
+    most = caps + _MOST[counts]
+    low = m & _LOW52
+    nats = None
     for cat, groups in ONE_COLOR_TEMPLATES:
         if cat >= worse_than:
             return None
@@ -428,6 +436,9 @@ def _one_color_best(nats: tuple, caps: int, worse_than: int):
         # the cards off the Three Up's denomination make the run (17).
         if most < _NEEDS_ONE_COLOR[cat]:
             continue
+        if nats is None:
+            nats = tuple(sorted((_NAT[c] for c in cards if c != CAPSTONE), reverse=True))
+            colors = {c for _, c in nats}
         if cat == 13 and len(colors) > 2:
             continue
         if cat == 15 and not any(len({d for d, c in nats if c != k}) <= 1 for k in colors):
@@ -444,7 +455,7 @@ def _one_color_best(nats: tuple, caps: int, worse_than: int):
         elif cat == 4:
             hhi = 13
         if cat in (11, 20):
-            best = _run_and_kickers(nats, caps, groups[0][1])
+            best = _run_and_kickers(nats, caps, groups[0][1], low)
         else:
             best = _search_color(groups, 0, nats, caps, (), (), None, hlo, hhi)
         if best is not None:
@@ -478,9 +489,13 @@ def _bad(cards) -> ValueError:
 def evaluate(cards) -> HandValue:
     """Six card codes (``"14B"``, ``"13P"``, ``"C"``...) -> their HandValue.
 
+    A string is split on whitespace: ``evaluate("14B 13B 12B 11B 10B 9B")``.
+
     :raises ValueError: a bad code, not six cards, a natural card twice, or more
         than four Capstones.
     """
+    if isinstance(cards, str):
+        cards = cards.split()
     try:
         if len(cards) != 6:
             raise _bad(cards)
@@ -505,8 +520,7 @@ def evaluate(cards) -> HandValue:
         or (low & (low >> 1) & (low >> 2) & _BLOCK10)
         or (m >> 52) & 0x7FFF in _ONE_COLOR_COUNTS
     ):
-        nats = tuple(sorted((_INFO[c][:2] for c in cards if c != CAPSTONE), reverse=True))
-        found = _one_color_best(nats, caps, cat)
+        found = _one_color_best(cards, m, caps, cat)
         if found is not None:
             return HandValue(_pack(found[0], found[1], found[2], caps))
     plan = entry[2]

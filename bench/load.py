@@ -48,7 +48,10 @@ ROOT = Path(__file__).resolve().parent.parent
 IAC, DONT, DO, WONT, WILL, SB, GA, SE = 255, 254, 253, 252, 251, 250, 249, 240
 GA_BYTES = bytes([IAC, GA])
 PASSWORD = "benchpass"
-DEFAULT_COMMANDS = ("LOOK", "HELP WHO", "GAMES", "PENDING")
+# Commands whose cost does not grow with the number of players online. WHO and LOOK
+# list everyone online / in the room (all N players stand in the plaza), so with them
+# the figures measure O(N) output, not the session path: try ``--commands WHO LOOK``.
+DEFAULT_COMMANDS = ("SET", "GAMES", "PENDING", "HELP LOOK")
 
 
 def raise_fd_limit() -> int:
@@ -73,6 +76,13 @@ def percentile(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
         return float("nan")
     return sorted_values[min(len(sorted_values) - 1, int(q * (len(sorted_values) - 1) + 0.5))]
+
+
+def load_average() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -526,13 +536,13 @@ class WorkerPool:
             if proc.returncode is None:
                 try:
                     proc.stdin.write(b'{"op": "exit"}\n')
-                    await proc.stdin.drain()
+                    proc.stdin.close()
                 except (ConnectionError, RuntimeError):
                     pass
         for proc in self.procs:
             try:
-                await asyncio.wait_for(proc.wait(), 15)
-            except asyncio.TimeoutError:
+                await asyncio.wait_for(proc.wait(), 5)
+            except asyncio.TimeoutError:   # busy (interrupted mid-login or mid-phase)
                 proc.kill()
                 await proc.wait()
 
@@ -627,7 +637,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
           f"({platform.python_implementation()}), {os.cpu_count()} CPUs "
           f"({platform.machine()}, {platform.system()} {platform.release()}), "
           f"open-file limit {fds}, generator loop {loop_name()}, {ns.client_procs} generator "
-          f"process(es)", file=out)
+          f"process(es); load average {load_average()}", file=out)
     print(f"commands (cycled, each player starting at its own offset): {' | '.join(ns.commands)}; "
           f"closed-loop {ns.closed:g} s, paced {ns.paced:g} s, warm-up {ns.warmup:g} s each",
           file=out)
@@ -675,6 +685,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
                     table.append(row)
             table.sort(key=lambda r: (r["mode"] != "closed", r["server"] != "parlor"))
             print_table(n, table, logins, out)
+            print(f"load average {load_average()}", file=out)
             rows.extend(table)
     finally:
         for pool in pools.values():
@@ -708,8 +719,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="the parlor's database (default: SQLite in a temporary folder)")
     p.add_argument("--client-procs", type=int, default=1, metavar="K",
                    help="load-generator processes (default 1)")
-    p.add_argument("--login-concurrency", type=int, default=100, metavar="K",
-                   help="logins in progress at once (default 100)")
+    p.add_argument("--login-concurrency", type=int, default=20, metavar="K",
+                   help="logins in progress at once (default 20)")
     p.add_argument("--login-timeout", type=float, default=120.0, metavar="S")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, db)")
     p.add_argument("--profile-server", metavar="FILE",

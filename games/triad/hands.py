@@ -353,7 +353,7 @@ def _search_color(groups, i, nats, caps, reps, cols, best, hlo, hhi):
             for x in nats:
                 if x[1] == c:
                     cm |= 1 << x[0]
-            for h in _tops(cm, n, n - caps):  # only a few hands get here
+            for h in _tops(cm, n, n - caps):
                 if h > top or h < bottom:
                     continue
                 lo = h - n + 1
@@ -373,9 +373,10 @@ def _search_color(groups, i, nats, caps, reps, cols, best, hlo, hhi):
     return best
 
 
-_TOPS: dict[int, tuple] = {}  # memo of _tops by (mask, n, need) packed in an int
+_TOPS: dict[int, tuple] = {}  # _tops by (mask, n, need) packed in one int: a quicker key
 
 
+@functools.lru_cache(maxsize=None)
 def _tops(cm: int, n: int, need: int) -> tuple:
     """Top cards h of the runs of n whose window holds at least ``need`` bits of cm."""
     window = (1 << n) - 1

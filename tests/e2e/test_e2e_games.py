@@ -132,8 +132,9 @@ async def test_disconnect_and_reconnect_finds_the_game(parlor, clients):
     await bob.cmd("ttt play 1", "Bob: PLAY 1")
 
 
-async def test_restart_mid_game_resumes_at_the_last_move(sqlite_url):
-    parlor = Parlor(make_config(sqlite_url))
+async def test_restart_mid_game_resumes_at_the_last_move(db_url):
+    """On SQLite and on PostgreSQL: stop the server mid-game, start a new one."""
+    parlor = Parlor(make_config(db_url))
     await parlor.start()
     alice = await (await Client.connect(parlor.port)).create("Alice")
     bob = await (await Client.connect(parlor.port)).create("Bob")
@@ -143,7 +144,7 @@ async def test_restart_mid_game_resumes_at_the_last_move(sqlite_url):
     await parlor.stop()
     await alice.closed()
 
-    parlor = Parlor(make_config(sqlite_url))
+    parlor = Parlor(make_config(db_url))
     await parlor.start()
     try:
         alice = await (await Client.connect(parlor.port)).login("Alice")

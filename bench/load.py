@@ -136,9 +136,12 @@ class Player(asyncio.Protocol):
         self.received += len(data)
         if self.logging_in:
             self._telnet(data)
-            if self.want is not None and self.want in self.text:
-                if self.waiter is not None and not self.waiter.done():
+            if self.waiter is not None and not self.waiter.done():
+                if self.want is not None and self.want in self.text:
                     self.waiter.set_result(None)
+                elif b"please reconnect" in self.text:   # the server's session crashed
+                    self.waiter.set_exception(ConnectionError(
+                        f"{self.name}: " + bytes(self.text[-200:]).decode(errors="replace")))
             return
         n = data.count(GA_BYTES)
         if self.ff_tail and data[0] == GA:
@@ -227,6 +230,7 @@ class Phase:
         self.latencies: list[float] = []
         self.sent = 0
         self.answers = 0
+        self.outstanding = 0      # sent, not yet answered, on open connections
         self.unexpected = 0
         self.dropped = 0          # players whose connection closed mid-phase
         self.lag: list[float] = []  # paced: how late the generator sent (its own health)
@@ -238,6 +242,7 @@ class Phase:
         p.next_command += 1
         p.pending.append(now)
         self.sent += 1
+        self.outstanding += 1
         p.transport.write(cmd)
 
     def answered(self, p: Player, n: int) -> None:
@@ -248,6 +253,7 @@ class Phase:
                 continue
             sent = p.pending.popleft()
             self.answers += 1
+            self.outstanding -= 1
             if self.measure_from <= now <= self.until:
                 self.latencies.append(now - sent)
             if self.mode == "closed" and not self.stopping:
@@ -257,11 +263,12 @@ class Phase:
 
     def lost(self, p: Player) -> None:
         self.dropped += 1
+        self.outstanding -= len(p.pending)
         if self.stopping:
             self._check_done()
 
     def _check_done(self) -> None:
-        if not self.done.done() and all(not p.pending or p.lost for p in self.players):
+        if not self.done.done() and self.outstanding <= 0:
             self.done.set_result(None)
 
     def _tick(self, p: Player, at: float) -> None:
@@ -312,26 +319,34 @@ class Worker:
         self.players: list[Player] = []
 
     async def login(self, names: list[str], password: str, concurrency: int,
-                    timeout: float) -> dict[str, Any]:
+                    timeout: float, retries: int = 2) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         gate = asyncio.Semaphore(concurrency)
         failures: list[str] = []
+        errors: list[str] = []   # attempts that failed (then retried)
         started = time.perf_counter()
 
         async def one(name: str) -> None:
             async with gate:
-                try:
-                    _, p = await asyncio.wait_for(
-                        loop.create_connection(lambda: Player(name), self.host, self.port),
-                        timeout)
-                    await p.log_in(password, timeout)
-                    self.players.append(p)
-                except (OSError, TimeoutError, asyncio.TimeoutError, ConnectionError) as err:
-                    failures.append(f"{name}: {err!r}"[:400])
+                for attempt in range(retries + 1):
+                    p = None
+                    try:
+                        _, p = await asyncio.wait_for(
+                            loop.create_connection(lambda: Player(name), self.host, self.port),
+                            timeout)
+                        await p.log_in(password, timeout)
+                        self.players.append(p)
+                        return
+                    except (OSError, TimeoutError, asyncio.TimeoutError, ConnectionError) as err:
+                        if p is not None and p.transport is not None:
+                            p.transport.close()
+                        errors.append(f"{name}: {err!r}"[:300])
+                failures.append(errors[-1])
 
         await asyncio.gather(*(one(n) for n in names))
         return {"seconds": time.perf_counter() - started, "ok": len(names) - len(failures),
-                "failures": failures[:5], "failed": len(failures)}
+                "failures": failures[:5], "failed": len(failures), "errors": len(errors),
+                "error_samples": errors[:3]}
 
     async def quiet(self, still: float, timeout: float) -> dict[str, Any]:
         """Wait until nothing has arrived for ``still`` seconds (arrival notices)."""
@@ -523,7 +538,9 @@ class WorkerPool:
         await self.all([{"op": "quiet", "still": 1.0, "timeout": 300.0}] * self.n)
         return {"seconds": time.perf_counter() - started,
                 "failed": sum(r["failed"] for r in results),
-                "failures": [f for r in results for f in r["failures"]][:5]}
+                "failures": [f for r in results for f in r["failures"]][:5],
+                "errors": sum(r["errors"] for r in results),
+                "error_samples": [e for r in results for e in r["error_samples"]][:3]}
 
     async def phase(self, mode: str, commands: list[str], warmup: float,
                     duration: float) -> list[dict[str, Any]]:
@@ -623,8 +640,9 @@ def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, 
             print(f"    !! {r['missing']} unanswered, {r['unexpected']} unexpected answers, "
                   f"{r['dropped']} connections lost", file=out)
         if r["mode"] == "paced" and r["lag_p99"] > 20:
-            print(f"    !! the load generator sent late (p99 {r['lag_p99']:.0f} ms): its "
-                  "figures are not the server's", file=out)
+            print(f"    !! the load generator's send timers fired late (p99 {r['lag_p99']:.0f} "
+                  "ms): it or the machine is busy; latency counts from the actual send",
+                  file=out)
     out.flush()
 
 
@@ -672,6 +690,10 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
             for label in ("parlor", "bare"):
                 logins[label] = await pools[label].grow(n, ns.login_concurrency,
                                                         ns.login_timeout)
+                if logins[label]["errors"]:
+                    print(f"!! {label}: {logins[label]['errors']} log-in attempt(s) failed "
+                          f"(each retried up to twice), e.g. {logins[label]['error_samples'][:1]}",
+                          file=out)
                 if logins[label]["failed"]:
                     print(f"!! {label}: {logins[label]['failed']} of {n} players could not log "
                           f"in, e.g. {logins[label]['failures'][:2]}", file=out)
@@ -682,6 +704,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
                     used = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
                     row = summarize(label, mode, parts, used, wall)
                     row["players"] = n
+                    row["login_failed"] = logins[label]["failed"]
                     table.append(row)
             table.sort(key=lambda r: (r["mode"] != "closed", r["server"] != "parlor"))
             print_table(n, table, logins, out)
@@ -737,8 +760,12 @@ def main(argv: list[str] | None = None) -> int:
         echo_main()
         return 0
     ns = parse_args(argv)
-    rows = asyncio.run(run(ns))
-    bad = [r for r in rows if r["missing"] or r["unexpected"] or r["dropped"]]
+    try:
+        rows = asyncio.run(run(ns))
+    except KeyboardInterrupt:
+        return 130
+    bad = [r for r in rows if r["missing"] or r["unexpected"] or r["dropped"]
+           or r["login_failed"]]
     return 1 if bad else 0
 
 

@@ -268,7 +268,7 @@ class Parlor:
             pass
         except Exception:
             session.log.exception("session crashed")
-            session.write("Sorry, something went wrong; please reconnect.")
+            session.close("Sorry, something went wrong; please reconnect.")
         finally:
             self._shell_tasks.discard(task)
             await self._leave(session)

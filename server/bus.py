@@ -39,17 +39,16 @@ class LocalBus:
     """Delivers events to subscribers in this process, in order, at once."""
 
     def __init__(self) -> None:
-        self._subs: dict[str, list[Subscriber]] = defaultdict(list)
+        # topic -> subscribers, as an insertion-ordered set (a dict with None values)
+        self._subs: dict[str, dict[Subscriber, None]] = defaultdict(dict)
 
     def subscribe(self, topic: str, fn: Subscriber) -> None:
-        subs = self._subs[topic]
-        if fn not in subs:
-            subs.append(fn)
+        self._subs[topic][fn] = None
 
     def unsubscribe(self, topic: str, fn: Subscriber) -> None:
         subs = self._subs.get(topic)
-        if subs and fn in subs:
-            subs.remove(fn)
+        if subs is not None:
+            subs.pop(fn, None)
             if not subs:
                 del self._subs[topic]
 

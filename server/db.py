@@ -20,7 +20,10 @@ def make_engine(url: str) -> AsyncEngine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url)
+        # One connection: SQLite has one writer at a time anyway, and queueing in the pool
+        # (in asyncio) avoids "database is locked" when a read transaction would upgrade to a
+        # write while another writer holds the lock.
+        engine = create_async_engine(url, pool_size=1, max_overflow=0, pool_timeout=120)
 
         @event.listens_for(engine.sync_engine, "connect")
         def _pragmas(dbapi_conn, _record):  # noqa: ANN001

@@ -12,7 +12,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from telnetlib3.telopt import ECHO, GMCP, MSSP, WILL, WONT
+from telnetlib3.telopt import ECHO, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
 
 from server.bus import Event
 from server.text import clean, strip_sgr
@@ -81,6 +81,10 @@ class Session:
         self._lines: list[str] = []
         self._overlong = False
         self._tasks: list[asyncio.Task] = []
+        self._out: list[str] = []
+        self._ga = False
+        self._flush_scheduled = False
+        self._closing = False
         self.log = _SessionLog(log, {"session": self.id})
         self.connected_at = time.time()
         self.last_command_at = time.time()
@@ -114,14 +118,45 @@ class Session:
         return bool(self.account and self.account.is_admin)
 
     # -- output --------------------------------------------------------------------------
+    # Output is queued and flushed once per event-loop turn: an answer, its prompt and the
+    # go-ahead leave in one transport write (each write is a system call).
+
     def write(self, text: str) -> None:
         """Write ``text`` (lines separated by \\n) followed by a line break."""
         if self.closed:
             return
         if not self.color:
             text = strip_sgr(text)
+        self._queue(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
+
+    def prompt(self, text: str = PROMPT) -> None:
+        """Show a prompt, followed by IAC GA so MUD clients know it is one."""
+        if self.closed:
+            return
+        self._queue(text)
+        self._ga = True
+
+    def _queue(self, text: str) -> None:
+        self._out.append(text)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Send what is queued now (the loop calls this once a turn)."""
+        self._flush_scheduled = False
+        if not self._out and not self._ga:
+            return
+        text, self._out = "".join(self._out), []
+        ga, self._ga = self._ga, False
+        if self.closed and not self._closing:
+            return
+        writer = self.writer
         try:
-            self.writer.write(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
+            data = writer._escape_iac(writer.encode(text))  # telnetlib3's own encoder/escaper
+            if ga and not writer.local_option.enabled(SGA):
+                data += IAC + GA
+            writer._write(data, escape_iac=False)
         except Exception:  # a dying transport must not take the caller down
             self.closed = True
             return
@@ -135,15 +170,6 @@ class Session:
             self.closed = True
             transport.abort()
 
-    def prompt(self, text: str = PROMPT) -> None:
-        if self.closed:
-            return
-        try:
-            self.writer.write(text)
-            self.writer.send_ga()
-        except Exception:
-            self.closed = True
-
     def notify(self, text: str) -> None:
         """An unprompted message (a tell, a move): on its own line, then the prompt again."""
         self.write(text)
@@ -153,18 +179,15 @@ class Session:
     def gmcp(self, package: str, data: Any) -> None:
         if self.closed:
             return
+        self.flush()  # keep the order: text queued before this goes first
         try:
             self.writer.send_gmcp(package, data)
         except Exception:
             self.log.debug("GMCP %s not sent", package, exc_info=True)
 
-    @property
-    def gmcp_enabled(self) -> bool:
-        opt = self.writer.local_option
-        return bool(opt.enabled(GMCP)) if hasattr(opt, "enabled") else False
-
     def echo(self, on: bool) -> None:
         """Turn the client's local echo back on (``on``) or off for a password."""
+        self.flush()
         self.writer.iac(WONT if on else WILL, ECHO)
 
     # -- input ---------------------------------------------------------------------------
@@ -246,11 +269,14 @@ class Session:
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self, message: str | None = None) -> None:
+        """Say ``message``, send what is queued, and close the connection."""
         if self.closed:
             return
         if message:
             self.write(message)
+        self._closing = True
         self.closed = True
+        self.flush()
         try:
             self.writer.close()
         except Exception:

@@ -23,6 +23,7 @@ from server.login import login
 from server.services.accounts import Accounts
 from server.services.games import GameHost, LiveGame
 from server.services.ratings import Ratings
+from server.services import triptycha
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, Session
@@ -41,7 +42,7 @@ def load_kind(spec: str) -> GameKind:
 
 def default_kinds() -> list[GameKind]:
     """The games Esterport hosts. Each game registers its kind here when it lands."""
-    return []
+    return [triptycha.make_kind()]
 
 
 class _Protocol(telnetlib3.TelnetServer):
@@ -88,6 +89,8 @@ class Parlor:
             [cmd for k in self.host.kinds.values() for cmd in k.top_commands],
         ])
         for kind in self.host.kinds.values():
+            if kind.bind is not None:
+                kind.bind(self)
             if kind.on_new_account is not None:
                 self.accounts.on_new_account(kind.on_new_account)
         lc = config.login

@@ -126,6 +126,9 @@ class GameKind:
     # ``on_new_account(tx, account)``: runs in the transaction creating an account
     on_new_account: Callable[..., Awaitable[None]] | None = None
     seeders: dict = attrs.field(factory=dict)  # data-file tables it loads (server/seeding.py)
+    # ``bind(parlor)``: called once when a parlor hosts the kind, before any hook runs, for
+    # hooks that need the parlor's database or config (check_offer, timeout)
+    bind: Callable[[Any], None] | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.module is None:

@@ -10,6 +10,8 @@ tile.  Colour is ANSI SGR; with colour off the controller letter carries the mea
 
 from __future__ import annotations
 
+import textwrap
+
 from .board import CELLS, UP
 from .notation import format_rules, rules_to_json, tile_to_json
 from .rules import HAND_SIZE, State, may_view_opponent, result, takeable, to_move
@@ -287,6 +289,35 @@ def render_opponent(view: dict, width: int = 80, color: bool = True,
     return "\n".join(_clip(line, max(60, width)) for line in lines)
 
 
+RARITY_COLORS = {"common": None, "uncommon": "1;32", "rare": "1;34", "legendary": "1;33"}
+
+
+def render_tiles(tiles, width: int = 80, color: bool = True) -> str:
+    """Tiles (``Tile`` values) pointing up side by side, each with ``<id>``, ``Sum: N``
+    and its name, drawn in its rarity's colour (ITD SHOW, BREAK DISC)."""
+    out = []
+    for t in tiles:
+        row = {"n": t.id, "tile": tile_to_json(t), "up": True, "turn": 0,
+               "corners": list(t.corners), "niche": None, "sum": t.sum}
+        out.append((row, RARITY_COLORS.get(t.rarity)))
+    lines = []
+    per_row = max(1, (max(20, width) + 3) // 13)
+    for start in range(0, len(out), per_row):
+        chunk = out[start:start + per_row]
+        # one row per rarity colour would break the row; colour the glyphs one by one
+        rows = [_tile_row([row], color, 13, owner_style=style) for row, style in chunk]
+        height = max(len(r) for r in rows)
+        for y in range(height):
+            parts = []
+            for r in rows:
+                piece = r[y] if y < len(r) else ""
+                parts.append(piece + " " * (13 - _visible_len(piece)))
+            lines.append("".join(parts).rstrip())
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
 def _hand_section(view, seat, title, color, width, all_tiles=False) -> list[str]:
     hand = view["hands"][seat]
     unplayed = [t for t in hand if all_tiles or t["niche"] is None]
@@ -295,7 +326,8 @@ def _hand_section(view, seat, title, color, width, all_tiles=False) -> list[str]
     if unplayed:
         out += _tile_row(unplayed, color, width)
     if laid:
-        out.append("Laid: " + ", ".join(f"<{t['n']}> in niche {t['niche']}" for t in laid))
+        out += textwrap.wrap("Laid: " + ", ".join(f"<{t['n']}> in niche {t['niche']}"
+                                                  for t in laid), width, subsequent_indent="  ")
     if not hand:
         out.append("  (no tiles yet)")
     if out[-1]:

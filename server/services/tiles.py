@@ -11,6 +11,11 @@ The module-level coroutines take a transaction (the caller commits: the game hos
 inside the transaction that stores a move). :class:`Tiles` is the service the commands
 call: each method is one transaction and raises :class:`TileError` (a message for the
 player) on purpose, nothing else.
+
+Decisions: a disc's size is rolled in its collection's range (within 5..15), each tile's
+rarity by ``RARITY_WEIGHTS`` among the rarities the collection has, then a design of that
+rarity; the tiles exist (sealed, unseen in listings) from the moment the disc is made.
+Only inventory items can be given; a tile is named by ``#id`` or part of its name.
 """
 
 from __future__ import annotations
@@ -86,7 +91,12 @@ class DiscView:
 
     @property
     def label(self) -> str:
-        return f"a {self.collection} disc (#{self.id})"
+        return f"{a_or_an(self.collection)} {self.collection} disc (#{self.id})"
+
+
+def a_or_an(word: str) -> str:
+    """The article for ``word`` ("an Undercroft disc", "a Harbour disc")."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def _key(name: str) -> str:
@@ -333,16 +343,21 @@ async def grant_starter(tx: AsyncSession, account: Account) -> int:
     return made
 
 
-async def audit(tx: AsyncSession) -> list[str]:
-    """Check every tile against its log and its place; return the problems found (none
-    when all is well): each tile was made once and every logged move starts where the
-    previous one ended, the last one is where the tile is, a disc tile sits in a sealed
-    disc of its owner, a game tile in an active game that holds it, and every tile in
-    the hands of an active game is locked in that game."""
+async def audit(tx: AsyncSession, tile_ids: Iterable[int] | None = None) -> list[str]:
+    """Check every tile (or only ``tile_ids``) against its log and its place; return the
+    problems found (none when all is well): each tile was made once and every logged move
+    starts where the previous one ended, the last one is where the tile is, a disc tile
+    sits in a sealed disc of its owner, a game tile in an active game that holds it, and
+    every tile in the hands of an active game is locked in that game."""
     problems: list[str] = []
-    tiles = {t.id: t for t in await tx.scalars(sa.select(TileInstance))}
+    only = None if tile_ids is None else set(tile_ids)
+    tile_q, move_q = sa.select(TileInstance), sa.select(TileMove).order_by(TileMove.id)
+    if only is not None:
+        tile_q = tile_q.where(TileInstance.id.in_(only))
+        move_q = move_q.where(TileMove.tile_id.in_(only))
+    tiles = {t.id: t for t in await tx.scalars(tile_q)}
     history: dict[int, list[TileMove]] = {}
-    for move in await tx.scalars(sa.select(TileMove).order_by(TileMove.id)):
+    for move in await tx.scalars(move_q):
         history.setdefault(move.tile_id, []).append(move)
     for tile_id, moves in history.items():
         if tile_id not in tiles:
@@ -375,6 +390,8 @@ async def audit(tx: AsyncSession) -> list[str]:
                 problems.append(f"tile #{tile.id} is in disc #{tile.disc_id}, which is not a "
                                 f"sealed disc of its owner")
     for disc in discs.values():
+        if only is not None and disc.id not in inside:
+            continue
         held = inside.get(disc.id, 0)
         if disc.broken and held:
             problems.append(f"broken disc #{disc.id} still holds {held} tiles")
@@ -395,6 +412,8 @@ async def audit(tx: AsyncSession) -> list[str]:
                                     f"#{in_hands[tile_id]} and #{game.id}")
                 in_hands[tile_id] = game.id
     for tile_id, game_id in in_hands.items():
+        if only is not None and tile_id not in only:
+            continue
         tile = tiles.get(tile_id)
         if tile is None or tile.place != "game" or tile.game_id != game_id:
             problems.append(f"tile #{tile_id} is in a hand of game #{game_id} but not locked "
@@ -461,9 +480,9 @@ class Tiles:
         return sorted(((c, n) for c, n in await self.collections() if c.price is not None and n),
                       key=lambda cn: (cn[0].price, cn[0].name_key))
 
-    async def audit(self) -> list[str]:
+    async def audit(self, tile_ids: Iterable[int] | None = None) -> list[str]:
         async with self.db.session() as tx:
-            return await audit(tx)
+            return await audit(tx, tile_ids)
 
     # ---- a player's own moves
     async def move_own(self, owner_id: int, tile_id: int, from_place: str, to_place: str) -> TileView:
@@ -537,14 +556,8 @@ class Tiles:
                                 disc_size: tuple[int, int] = DISC_SIZES) -> tuple[TileCollection, bool]:
         """Make a collection, or update the one of that name. Returns it and whether it
         changed anything."""
-        name = _collection_name(name)
-        description = clean(description, max_len=400).strip()
+        name, description = check_collection(name, description, price, disc_size)
         lo, hi = disc_size
-        if not DISC_SIZES[0] <= lo <= hi <= DISC_SIZES[1]:
-            raise TileError(f"Disc sizes must lie within {DISC_SIZES[0]}..{DISC_SIZES[1]}, "
-                            f"not {lo}..{hi}.")
-        if price is not None and not 0 <= price <= 10**9:
-            raise TileError("A price is 0 to 1000000000 cubits.")
         async with self.db.session() as tx:
             coll = await tx.scalar(sa.select(TileCollection).where(
                 TileCollection.name_key == _key(name)))
@@ -576,14 +589,7 @@ class Tiles:
                             corners: tuple[int, int, int], primary: int) -> tuple[TileDesign, str]:
         """Add a tile design to a collection (or update the one of that name). Returns it
         and ``"created"``, ``"updated"`` or ``"unchanged"``."""
-        name = _design_name(name)
-        rarity = rarity.lower()
-        if rarity not in RARITIES:
-            raise TileError(f"Rarity is one of {', '.join(RARITIES)}, not {rarity!r}.")
-        numbers = (*corners, primary)
-        if len(corners) != 3 or any(type(n) is not int or not 0 <= n <= MAX_NUMBER
-                                    for n in numbers):
-            raise TileError(f"A tile has three corners and a primary, each 0 to {MAX_NUMBER}.")
+        name, rarity = check_design(name, rarity, corners, primary)
         async with self.db.session() as tx:
             coll = await collection_named(tx, collection)
             if coll is None:
@@ -632,18 +638,22 @@ class Tiles:
             await tx.commit()
             return disc
 
-    async def set_starter(self, refs: list[str]) -> int:
-        """Replace the starter set (design references, repeated for several copies)."""
+    async def set_starter(self, refs: list[str]) -> bool:
+        """Replace the starter set (design references, repeated for several copies);
+        return whether it changed."""
         async with self.db.session() as tx:
             wanted: dict[int, int] = {}
             for ref in refs:
                 design = await design_by_ref(tx, ref)
                 wanted[design.id] = wanted.get(design.id, 0) + 1
+            rows = await tx.scalars(sa.select(StarterTile))
+            if {r.design_id: r.count for r in rows} == wanted:
+                return False
             await tx.execute(sa.delete(StarterTile))
             for design_id, count in wanted.items():
                 tx.add(StarterTile(design_id=design_id, count=count))
             await tx.commit()
-            return sum(wanted.values())
+            return True
 
     async def stock(self, owner_id: int, collections: list[str], copies: int) -> int:
         """Make sure ``owner_id`` (the computer) owns ``copies`` tiles of every design of
@@ -666,6 +676,32 @@ class Tiles:
                         made += 1
             await tx.commit()
         return made
+
+
+def check_collection(name: str, description: str = "", price: int | None = None,
+                     disc_size: tuple[int, int] = DISC_SIZES) -> tuple[str, str]:
+    """A collection's name and description, cleaned; :raises TileError: if invalid."""
+    name = _collection_name(name)
+    lo, hi = disc_size
+    if not DISC_SIZES[0] <= lo <= hi <= DISC_SIZES[1]:
+        raise TileError(f"Disc sizes must lie within {DISC_SIZES[0]}..{DISC_SIZES[1]}, "
+                        f"not {lo}..{hi}.")
+    if price is not None and (type(price) is not int or not 0 <= price <= 10**9):
+        raise TileError("A price is 0 to 1000000000 cubits.")
+    return name, clean(description, max_len=400).strip()
+
+
+def check_design(name: str, rarity: str, corners: tuple, primary: Any) -> tuple[str, str]:
+    """A design's name (cleaned) and rarity; :raises TileError: if invalid."""
+    name = _design_name(name)
+    rarity = str(rarity).lower()
+    if rarity not in RARITIES:
+        raise TileError(f"Rarity is one of {', '.join(RARITIES)}, not {rarity!r}.")
+    numbers = (*corners, primary)
+    if len(corners) != 3 or any(type(n) is not int or not 0 <= n <= MAX_NUMBER
+                                for n in numbers):
+        raise TileError(f"A tile has three corners and a primary, each 0 to {MAX_NUMBER}.")
+    return name, rarity
 
 
 def _where(tile: TileView) -> str:

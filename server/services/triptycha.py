@@ -1,0 +1,380 @@
+"""Triptycha on the parlor: the ``tt`` game kind (prefix ``TT``, GMCP ``Triptycha.Game``).
+
+The engine (``games/triptycha``) knows seats and tile values; this module ties it to real
+tile instances (``server/services/tiles.py``):
+
+* ``check_offer`` refuses a challenge, with the reason, when either deck (or, with the
+  Disc rule, either disc) is too small for its hand.
+* ``on_start`` builds both decks from the players' tiles (a Disc game breaks both discs
+  first; the computer plays from a sample of its own deck, locked at once) and locks the
+  tiles dealt into hands. ``on_action`` locks each tile as it is drawn, and moves a taken
+  tile to the winner at once (it stays locked until the game ends). ``on_finish`` settles
+  Plunder and releases every locked tile to its owner's deck. All three run inside the
+  transaction that stores the game's state, so a tile changes hands exactly when the move
+  that moves it is durable.
+* ``timeout`` ends a trading phase after ``[games] trade_timeout`` seconds (the winner's
+  ``DONE``), also after a restart.
+* ``on_new_account`` gives the starter set; ``seeders`` load ``[[collections]]`` and
+  ``[tiles]`` from data files (see ``server/data/seed/collections.toml``).
+
+Options are the rules words as a flat dict (``notation.rules_to_json``), so ``ranked``
+sits where the host and ``is_ranked`` look for it.
+
+Decisions where the rules page is silent (server side; the engine's are in
+``games/triptycha/DECISIONS.md``):
+
+* A player's deck listing for ``TT DRAW`` is the deck in ``ITD SORT`` order when the game
+  starts. Only drawn or dealt tiles are locked; the rest stay playable elsewhere, but
+  ``OUTTD`` is refused during one's own draw phase, and a listed tile that has left the
+  deck anyway cannot be drawn (refused, nothing changes).
+* ``TAKE`` gives the tile to the winner at once (it stays locked until the game ends);
+  Plunder is settled when the game ends; then every locked tile goes to its owner's
+  deck (a won tile is playable at once).
+* The trading clock: the winner's ``DONE`` after ``trade_timeout`` seconds of no change;
+  after a restart the clock starts again from the full ``trade_timeout``.
+* Disc: each player's biggest sealed disc of that collection is broken, inside the
+  transaction that starts the game (a refused start breaks nothing).
+* The computer brings a random sample of up to ``COMPUTER_DECK`` of its free deck tiles,
+  locked at the start; when it is so busy that fewer than a hand are free, it mints the
+  shortfall (logged as "computer stock"). It plays every rule but Disc; Ranked is dropped.
+* The starter set and the computer's deck are data (``[tiles]`` in a seed file), because
+  ``config.toml`` sections refuse unknown keys and the designs they name are data anyway.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import sqlalchemy as sa
+
+import games.triptycha as engine
+from games.errors import RuleError
+from games.triptycha import ai, notation, render, rules
+from games.triptycha.rules import HAND_SIZE, Options, Rules
+from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
+from server.models import Account, TileDesign, TileInstance
+from server.services import tiles
+from server.services.tiles import TileError, Tiles
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+
+KEY = "tt"
+COMPUTER_DECK = 9     # tiles of its deck the computer brings to a game (locked at the start)
+DEFAULT_SORT = "id"
+SORT_SETTING = "tt_sort"
+
+
+def rules_of(options: dict[str, Any]) -> Rules:
+    """The Rules of a game's options (keys missing, e.g. ``ranked`` against the computer,
+    take their defaults)."""
+    known = {f.name for f in attrs.fields(Rules)}
+    return Rules(**{k: v for k, v in options.items() if k in known})
+
+
+def parse_options(words: list[str]) -> dict[str, Any]:
+    return notation.rules_to_json(notation.parse_rules(words))
+
+
+def describe_options(options: dict[str, Any]) -> str:
+    return notation.format_rules(rules_of(options))
+
+
+@attrs.frozen
+class Told:
+    """An engine event with the players' names, so the host can describe it."""
+
+    event: Any
+    names: tuple[str, ...]
+
+    def text(self) -> str:
+        return self.event.text(self.names)
+
+
+def describe_event(event: Any) -> str | None:
+    if isinstance(event, Told):
+        return event.text()
+    text = getattr(event, "text", None)
+    return text() if callable(text) else None
+
+
+class Triptycha:
+    """The database hooks of the ``tt`` kind, bound to one parlor by ``bind``."""
+
+    def __init__(self) -> None:
+        self.parlor: "Parlor | None" = None
+        self.trade_timeout: float = 300.0
+
+    def bind(self, parlor: "Parlor") -> None:
+        self.parlor = parlor
+        self.trade_timeout = float(parlor.config.games.trade_timeout)
+
+    @property
+    def db(self):  # noqa: ANN201
+        if self.parlor is None:
+            raise RuntimeError("the Triptycha kind is not bound to a parlor")
+        return self.parlor.db
+
+    # -- challenges ------------------------------------------------------------------------
+    async def check_offer(self, challenger: Seat, target: Seat, options: dict[str, Any]) -> str | None:
+        """Why this challenge cannot be played, or None."""
+        game_rules = rules_of(options)
+        async with self.db.session() as tx:
+            if game_rules.disc is not None:
+                coll = await tiles.collection_named(tx, game_rules.disc)
+                if coll is None:
+                    return f"There is no tile collection called {game_rules.disc!r}."
+            for seat, need, who in ((challenger, HAND_SIZE[0], None),
+                                    (target, HAND_SIZE[1], target.name)):
+                problem = await self._too_small(tx, seat.account_id, need, who, game_rules)
+                if problem:
+                    return problem
+        return None
+
+    async def _too_small(self, tx, account_id: int, need: int, who: str | None,
+                         game_rules: Rules) -> str | None:
+        player = "Player 1" if need == HAND_SIZE[0] else "Player 2"
+        if game_rules.disc is not None:
+            discs = await tiles.discs_of(tx, account_id, game_rules.disc)
+            if not discs:
+                return (f"{who or 'You'} {'has' if who else 'have'} no sealed "
+                        f"{game_rules.disc} disc for a Disc game.")
+            biggest = max(d.size for d in discs)
+            if biggest < need:
+                return (f"{who + chr(39) + 's' if who else 'Your'} biggest {discs[0].collection} "
+                        f"disc holds {biggest} tiles; {player} needs {need}.")
+            return None
+        have = await tx.scalar(sa.select(sa.func.count()).select_from(TileInstance).where(
+            TileInstance.owner_id == account_id, TileInstance.place == "deck")) or 0
+        if have < need:
+            if who is None:
+                return (f"Your deck has {have} tile{'s' if have != 1 else ''}; as {player} you "
+                        f"need {need}. (BREAK DISC, INTD, or buy a disc in the tile shop.)")
+            return (f"{who}'s deck has {have} tile{'s' if have != 1 else ''}; as {player} "
+                    f"{who} needs {need}.")
+        return None
+
+    # -- the game's life -------------------------------------------------------------------
+    async def on_start(self, ctx: StartContext) -> engine.State:
+        game_rules = rules_of(ctx.options)
+        decks = []
+        for index, seat in enumerate(ctx.seats):
+            need = HAND_SIZE[index]
+            if seat.computer:
+                decks.append(await self._computer_deck(ctx, seat, need, game_rules))
+            elif game_rules.disc is not None:
+                decks.append(await self._disc_deck(ctx, seat, need, game_rules.disc))
+            else:
+                account = await ctx.tx.get(Account, seat.account_id)
+                sort = (account.settings or {}).get(SORT_SETTING, DEFAULT_SORT)
+                deck = await tiles.deck(ctx.tx, seat.account_id, sort)
+                if len(deck) < need:
+                    raise RuleError(f"{seat.name}'s deck has {len(deck)} tiles; as Player "
+                                    f"{index + 1} {seat.name} needs {need}.")
+                decks.append([t.tile() for t in deck])
+        state = rules.new_game(Options(tuple(map(tuple, decks)), game_rules), ctx.rng)
+        for index, seat in enumerate(ctx.seats):
+            for held in state.hands[index]:
+                if not await tiles.lock(ctx.tx, held.tile.id, seat.account_id, ctx.game_id):
+                    raise RuleError(f"Tile #{held.tile.id} is no longer in {seat.name}'s deck; "
+                                    "try again.")
+        return state
+
+    async def _computer_deck(self, ctx: StartContext, seat: Seat, need: int,
+                             game_rules: Rules) -> list:
+        if game_rules.disc is not None:
+            raise RuleError("The computer does not play Disc games.")
+        free = await tiles.deck(ctx.tx, seat.account_id)
+        if len(free) < need:  # busy: every tile it has is in play; it takes more from stock
+            designs = list(await ctx.tx.scalars(
+                sa.select(TileDesign.id).where(TileDesign.id.in_(
+                    sa.select(TileInstance.design_id).where(
+                        TileInstance.owner_id == seat.account_id)))))
+            if not designs:
+                designs = list(await ctx.tx.scalars(sa.select(TileDesign.id)))
+            if not designs:
+                raise RuleError("There are no Triptycha tiles yet: an admin must seed the "
+                                "collections (esterport seed).")
+            for _ in range(need - len(free)):
+                await tiles.mint(ctx.tx, ctx.rng.choice(sorted(designs)), seat.account_id,
+                                 reason="computer stock", ref=f"game #{ctx.game_id}")
+            free = await tiles.deck(ctx.tx, seat.account_id)
+        picked = sorted(ctx.rng.sample(free, min(len(free), COMPUTER_DECK)), key=lambda t: t.id)
+        for tile in picked:
+            if not await tiles.lock(ctx.tx, tile.id, seat.account_id, ctx.game_id):
+                raise RuleError("The computer's tiles moved; try again.")
+        return [t.tile() for t in picked]
+
+    async def _disc_deck(self, ctx: StartContext, seat: Seat, need: int, collection: str) -> list:
+        discs = await tiles.discs_of(ctx.tx, seat.account_id, collection)
+        if not discs:
+            raise RuleError(f"{seat.name} has no sealed {collection} disc.")
+        disc = max(discs, key=lambda d: (d.size, -d.id))
+        if disc.size < need:
+            raise RuleError(f"{seat.name}'s biggest {disc.collection} disc holds {disc.size} "
+                            f"tiles; a hand needs {need}.")
+        ids = await tiles.break_disc(ctx.tx, disc.id, seat.account_id, reason="disc game",
+                                     ref=f"game #{ctx.game_id}")
+        found = await tiles.views(ctx.tx, TileInstance.id.in_(ids))
+        return [t.tile() for t in found]
+
+    async def on_action(self, ctx: ActionContext) -> None:
+        names = tuple(s.name for s in ctx.seats)
+        for event in ctx.events:
+            if isinstance(event, rules.Drew):
+                tile = ctx.new_state.hands[event.seat][event.slot - 1].tile
+                seat = ctx.seats[event.seat]
+                if not await tiles.lock(ctx.tx, tile.id, seat.account_id, ctx.game_id):
+                    raise RuleError(f"Tile #{tile.id} ({tile.name}) is no longer in your deck; "
+                                    "draw another.")
+            elif isinstance(event, rules.Took):
+                loser = 1 - event.seat
+                if not await tiles.hand_over(ctx.tx, event.tile_id, ctx.seats[loser].account_id,
+                                             ctx.seats[event.seat].account_id, ctx.game_id,
+                                             "take"):
+                    raise RuleError(f"Tile <{event.slot}> cannot be taken: it is not locked "
+                                    "in this game.")
+        ctx.events[:] = [Told(e, names) for e in ctx.events]
+
+    async def on_finish(self, ctx: FinishContext) -> list[str]:
+        state = ctx.state
+        seats = ctx.seats
+        res = rules.result(state)
+        taken_ids = set()
+        if res is not None:
+            loser_hand = state.hands[1 - res.winner]
+            taken_ids = {loser_hand[slot - 1].tile.id for slot in state.taken}
+        names = {h.tile.id: h.tile.name for hand in state.hands for h in hand}
+        lines = []
+        for tile_id, frm, to in rules.transfers(state):
+            how = "Take" if tile_id in taken_ids else "Plunder"
+            if how == "Plunder" and not await tiles.hand_over(
+                    ctx.tx, tile_id, seats[frm].account_id, seats[to].account_id, ctx.game_id,
+                    "plunder"):
+                raise RuntimeError(f"game #{ctx.game_id}: tile #{tile_id} is not locked "
+                                   f"to {seats[frm].name}")
+            lines.append(f"{how}: tile #{tile_id} ({names.get(tile_id, '?')}) goes from "
+                         f"{seats[frm].name} to {seats[to].name}.")
+        await tiles.release(ctx.tx, ctx.game_id)
+        return lines
+
+    def timeout(self, state: engine.State) -> tuple[float, int, str] | None:
+        """While trading, the winner's DONE after ``trade_timeout`` seconds."""
+        if state.phase != "trading":
+            return None
+        return self.trade_timeout, rules.result(state).winner, "DONE"
+
+    async def on_new_account(self, tx, account: Account) -> None:  # noqa: ANN001
+        await tiles.grant_starter(tx, account)
+
+
+# -- data files ----------------------------------------------------------------------------
+async def seed_collections(parlor: "Parlor", entries: Any) -> list[str]:
+    """``[[collections]]``: name, description, price (the shop's beginner disc; omit for
+    none), disc_size = [min, max], and ``tiles`` = [{name, rarity, corners = [T, BL, BR],
+    primary}]. The whole table is checked before anything is written; loading the same
+    file again changes nothing."""
+    if not isinstance(entries, list):
+        raise ValueError("[[collections]] must be a list of tables")
+    checked = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise ValueError(f"a collection needs a name: {entry!r}")
+        label = f"collection {entry['name']!r}"
+        unknown = set(entry) - {"name", "description", "price", "disc_size", "tiles"}
+        if unknown:
+            raise ValueError(f"{label}: unknown key(s) {', '.join(sorted(unknown))}")
+        size = entry.get("disc_size", list(tiles.DISC_SIZES))
+        if (not isinstance(size, list) or len(size) != 2
+                or not all(isinstance(n, int) for n in size)):
+            raise ValueError(f"{label}: disc_size is [fewest, most]")
+        specs = entry.get("tiles", [])
+        if not isinstance(specs, list):
+            raise ValueError(f"{label}: tiles is a list of tables")
+        try:
+            tiles.check_collection(entry["name"], str(entry.get("description", "")),
+                                   entry.get("price"), (size[0], size[1]))
+            designs = []
+            for spec in specs:
+                if not isinstance(spec, dict) or not isinstance(spec.get("corners"), list):
+                    raise TileError(f"a tile is {{ name, rarity, corners = [T, BL, BR], "
+                                    f"primary }}, not {spec!r}")
+                corners = tuple(spec["corners"])
+                name, rarity = tiles.check_design(str(spec.get("name", "")),
+                                                  spec.get("rarity", "common"), corners,
+                                                  spec.get("primary"))
+                designs.append((name, rarity, corners, spec["primary"]))
+        except TileError as err:
+            raise ValueError(f"{label}: {err}") from None
+        checked.append((entry, (size[0], size[1]), designs))
+    service = Tiles(parlor.db)
+    out = []
+    for entry, size, designs in checked:
+        coll, changed = await service.create_collection(
+            entry["name"], description=str(entry.get("description", "")),
+            price=entry.get("price"), disc_size=size)
+        made = {"created": 0, "updated": 0, "unchanged": 0}
+        for name, rarity, corners, primary in designs:
+            _, what = await service.create_design(coll.name, name, rarity, corners, primary)
+            made[what] += 1
+        if changed or made["created"] or made["updated"]:
+            out.append(f"collection {coll.name}: {made['created']} new tile design(s), "
+                       f"{made['updated']} updated, {made['unchanged']} unchanged")
+    return out
+
+
+async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
+    """``[tiles]``: ``starter`` = design references ("<collection>/<name>", repeat for more
+    copies) every new account gets; ``computer`` = collections the computer's deck holds
+    ``computer_copies`` (default 1) of every design of, topped up on every load."""
+    if not isinstance(table, dict):
+        raise ValueError("[tiles] must be a table")
+    unknown = set(table) - {"starter", "computer", "computer_copies"}
+    if unknown:
+        raise ValueError(f"[tiles]: unknown key(s) {', '.join(sorted(unknown))}")
+    service = Tiles(parlor.db)
+    out = []
+    try:
+        if "starter" in table:
+            refs = [str(r) for r in table["starter"]]
+            if await service.set_starter(refs):
+                out.append(f"starter set: {len(refs)} tiles")
+        if "computer" in table:
+            computer = await parlor.accounts.computer()
+            made = await service.stock(computer.id, [str(c) for c in table["computer"]],
+                                       int(table.get("computer_copies", 1)))
+            if made:
+                out.append(f"the computer's deck: {made} tile(s) added")
+    except TileError as err:
+        raise ValueError(f"[tiles]: {err}") from None
+    return out
+
+
+def make_kind() -> GameKind:
+    """A fresh ``tt`` GameKind (its hooks bound to the parlor that hosts it)."""
+    from commands import triptycha as commands
+
+    hooks = Triptycha()
+    return GameKind(
+        key=KEY, title="Triptycha", prefix="TT", module=engine, gmcp_package="Triptycha.Game",
+        parse_options=parse_options, describe_options=describe_options,
+        is_ranked=lambda options: bool(options.get("ranked")),
+        new_state=rules.new_game, apply=rules.apply, outcome=rules.outcome,
+        to_move=rules.to_move, parse_action=notation.parse_action,
+        format_action=notation.format_action, state_to_json=notation.state_to_json,
+        state_from_json=notation.state_from_json, view_for=render.view_for,
+        render=render.render, describe_event=describe_event, choose_action=ai.choose_action,
+        on_start=hooks.on_start, on_action=hooks.on_action, on_finish=hooks.on_finish,
+        check_offer=hooks.check_offer, timeout=hooks.timeout,
+        on_new_account=hooks.on_new_account, bind=hooks.bind,
+        seeders={"collections": seed_collections, "tiles": seed_tiles},
+        commands=commands.TT_COMMANDS, top_commands=commands.TOP_COMMANDS,
+        help=("Triangular tile battles: lay your tiles in the 9 niches and flip your "
+              "opponent's. Rules: Truth, Random, Inversion, Undercut, Confusion, Plunder, "
+              "Take <1-5>, Ranked, Disc <collection>. ITD lists your tiles."),
+    )
+
+
+__all__ = ["KEY", "Told", "Triptycha", "make_kind", "rules_of", "seed_collections",
+           "seed_tiles"]

@@ -23,7 +23,7 @@ from server.login import login
 from server.services.accounts import Accounts
 from server.services.games import GameHost, LiveGame
 from server.services.ratings import Ratings
-from server.services import triptycha
+from server.services import dice, triptycha
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, Session
@@ -42,7 +42,7 @@ def load_kind(spec: str) -> GameKind:
 
 def default_kinds() -> list[GameKind]:
     """The games Esterport hosts. Each game registers its kind here when it lands."""
-    return [triptycha.make_kind()]
+    return [triptycha.make_kind(), dice.make_kind()]
 
 
 class _Protocol(telnetlib3.TelnetServer):

@@ -15,14 +15,21 @@ and the pass number.  Sound prunings only:
 
 - Kings are removed at once (a pyramid King costs nothing; a Pack-top King removed
   dominates discarding it, since a Waste-top King can be removed alone later);
-- a state seen before is not searched again (for "pyramid"/"all" a seen state has
-  failed; for "par" every line through it has already been scored);
-- a pyramid card none of whose remaining partners (a card of the complementary rank
-  that neither covers it nor lies under it, or any live stock card of that rank)
-  is left makes the state dead;
-- for "par", a line that cannot beat the best score found so far is cut
-  (branch and bound on 50/35/20 by deal).
+- position dominance: for one (pyramid, stock) removal pattern an earlier Pack
+  position (or an earlier deal) reaches every later one by D alone, so a pattern
+  that failed from a position has failed from every later one;
+- D is taken in jumps to the next position where something new can pair (pyramid
+  pairs commute with D, so they are tried before the jump);
+- a pyramid card with no partner left (a complementary card that neither covers
+  it nor lies under it, or a live stock card of that rank), or more cards of one
+  rank than partners, makes the state dead;
+- the joker relaxation: if the pyramid cannot be cleared even when every live stock
+  card could be taken at any moment (each once), the pattern is dead.  This proves
+  almost every unwinnable deal at the root.
 
+"pyramid"/"all" run a depth-first probe, then (if it ran out of nodes) a forward
+sweep in Pack-position order that expands each pattern from its earliest position.
+"par" sweeps with branch and bound.
 A node budget and a time limit turn into ``result == "unknown"``.
 """
 
@@ -127,6 +134,8 @@ class _Search:
         self.want_all = goal == "all"
         self.avail_cache: dict[int, tuple[tuple[int, ...], int]] = {}
         self.expanded = 0
+        self.hopeless_memo: dict[int, bool] = {}
+        self.relax_memo: dict[int, bool] = {}
 
     def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
@@ -168,8 +177,9 @@ class _Search:
         return False
 
     def settle(self, pm: int, sm: int, ptr: int, moves: list) -> tuple[int, int, int]:
-        """Remove available Kings at once (sound: see the module docstring) and put
-        ``ptr`` just above the Waste top; appends the King moves to ``moves``."""
+        """Remove available Kings at once (sound: see the module docstring); appends
+        the King moves to ``moves``.  ``ptr`` is left as it is (never lowered), so a
+        move never goes back to an earlier Pack position: the sweep relies on it."""
         pr, st, full_st = self.pos.pr, self.pos.st, self.pos.full_st
         while True:
             for i in self.avail(pm)[0]:
@@ -193,7 +203,55 @@ class _Search:
                         sm |= 1 << wt
                         moves.append(("kW",))
                         continue
-                return pm, sm, lo.bit_length()
+                return pm, sm, ptr
+
+    def hopeless(self, pm: int, sm: int) -> bool:
+        """The joker relaxation: could the pyramid be cleared if every live stock
+        card could be taken at any moment (each once)?  If not, the pattern is dead.
+        Pairs inside the pyramid keep their covering rules, so this catches deals
+        where cards block their own partners."""
+        key = pm | (sm << 28)
+        dead = self.hopeless_memo.get(key)
+        if dead is None:
+            pos = self.pos
+            counts = 0
+            for r in range(1, 13):
+                c = (pos.st_by_rank[r] & ~sm).bit_count()
+                if c:
+                    c = min(c, (pos.pyr_by_rank[13 - r] & ~pm).bit_count())
+                    counts |= c << (3 * r)
+            dead = not self._clearable(pm, counts)
+            self.hopeless_memo[key] = dead
+        return dead
+
+    def _clearable(self, pm: int, counts: int) -> bool:
+        if pm == FULL_PYR:
+            return True
+        key = pm | (counts << 28)
+        ok = self.relax_memo.get(key)
+        if ok is not None:
+            return ok
+        pr = self.pos.pr
+        av = self.avail(pm)[0]
+        ok = False
+        for i in av:
+            if pr[i] == 13:
+                ok = self._clearable(pm | (1 << i), counts)
+                self.relax_memo[key] = ok
+                return ok
+        n_av = len(av)
+        for x in range(n_av):
+            i = av[x]
+            need = 13 - pr[i]
+            for y in range(x + 1, n_av):
+                if pr[av[y]] == need and self._clearable(pm | (1 << i) | (1 << av[y]), counts):
+                    self.relax_memo[key] = True
+                    return True
+            if (counts >> (3 * need)) & 7 and self._clearable(pm | (1 << i), counts - (1 << (3 * need))):
+                self.relax_memo[key] = True
+                return True
+        self.relax_memo[key] = False
+        return False
 
     def done(self, pm: int, sm: int) -> bool:
         return pm == FULL_PYR and (not self.want_all or sm == self.pos.full_st)
@@ -274,6 +332,7 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
 
     def visit(pm: int, sm: int, ptr: int, ps: int) -> bool:
         if search.done(pm, sm):
+            search.final = (pm, sm, ptr, ps)
             return True
         if search.expanded >= max_nodes or (
                 not search.expanded & 1023 and time.perf_counter() > deadline):
@@ -282,6 +341,9 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
         here = ps * 32 + ptr
         f = failed.get(key)
         if f is not None and f <= here:
+            return False
+        if search.hopeless(pm, sm):
+            failed[key] = 0
             return False
         for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
             path.extend(moves)
@@ -327,6 +389,10 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                     continue
             elif best[key] != here:
                 continue
+            else:
+                pm, sm = key & mask28, key >> 28
+                if search.hopeless(pm, sm):
+                    continue
             on_chain.add((key, here))
             if search.expanded >= max_nodes or (
                     not search.expanded & 255 and time.perf_counter() > deadline):
@@ -361,7 +427,7 @@ def _trace(parent: dict, node: tuple) -> list[tuple]:
 
 
 def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
-          time_limit: float = 10.0, probe_nodes: int = 2_000) -> Solution:
+          time_limit: float = 10.0, probe_nodes: int = 200_000) -> Solution:
     """Solve ``game`` from its current position for ``goal`` ("pyramid", "all", "par")."""
     if goal == "par":
         return solve_par(game, max_nodes=max_nodes, time_limit=time_limit)
@@ -378,7 +444,7 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
     found = None
     try:
-        if not search.dead(root[0], root[1], range(1, 13)):
+        if not search.dead(root[0], root[1], range(1, 13)) and not search.hopeless(root[0], root[1]):
             try:
                 found = _dfs(search, root, min(probe_nodes, max_nodes), deadline)
                 proven = True
@@ -394,5 +460,195 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
                     search.expanded, time.perf_counter() - t0)
 
 
+def _stock_min_left(search: _Search, sm: int, ptr: int, ps: int, memo: dict) -> tuple[int, list]:
+    """With the pyramid gone: the fewest stock cards left at the end (Kings, Pack+Waste
+    pairs, D and redeals), and a line to that end."""
+    st, full_st = search.pos.st, search.pos.full_st
+    key = sm | (ptr << 24) | (ps << 30)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    rem = full_st & ~sm
+    hi = rem >> ptr
+    pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
+    lo = rem & ((1 << ptr) - 1)
+    wt = lo.bit_length() - 1 if lo else -1
+    options: list[tuple[int, list]] = []
+    if pt >= 0 and st[pt] == 13:
+        left, line = _stock_min_left(search, sm | (1 << pt), ptr, ps, memo)
+        options.append((left, [("kP",)] + line))
+    elif wt >= 0 and st[wt] == 13:
+        left, line = _stock_min_left(search, sm | (1 << wt), ptr, ps, memo)
+        options.append((left, [("kW",)] + line))
+    else:
+        if pt >= 0 and wt >= 0 and st[pt] + st[wt] == 13:
+            left, line = _stock_min_left(search, sm | (1 << pt) | (1 << wt), ptr, ps, memo)
+            options.append((left, [("PW",)] + line))
+        if pt >= 0:
+            left, line = _stock_min_left(search, sm, pt + 1, ps, memo)
+            options.append((left, [("D", 1)] + line))
+        elif ps < DEALS - 1 and lo:
+            left, line = _stock_min_left(search, sm, 0, ps + 1, memo)
+            options.append((left, [("D", 1)] + line))
+    best = min(options, key=lambda o: o[0]) if options else (rem.bit_count(), [])
+    memo[key] = best
+    return best
+
+
+def _finish_line(game: Game, actions) -> tuple[Game, tuple[Action, ...]]:
+    """Replay ``actions`` through the engine, then play on (Kings and pairs first,
+    else D) until the game is over; returns the final game and the whole line."""
+    from games.pyramid.rules import END, game_actions, play
+
+    line = list(actions)
+    for a in line:
+        game, _ = play(game, a)
+    while not game.over:
+        legal = [a for a in game_actions(game) if a is not END]
+        move = next((a for a in legal if a.kind == "remove"), legal[0])
+        game, _ = play(game, move)
+        line.append(move)
+    return game, tuple(line)
+
+
 def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = 10.0) -> Solution:
-    raise NotImplementedError
+    """The best Par score reachable from ``game`` and a line reaching it.
+
+    Sweep of the (pm, sm) patterns at their earliest Pack positions (an earlier
+    position dominates for Par too: it can clear the pyramid no later and reach the
+    same stock state by D).  A pattern that clears the pyramid in deal d scores
+    ``PAR_BASE[d]`` less the fewest cards it can leave (``_stock_min_left``); a
+    pattern that cannot beat the best so far (50/35/20 by deal; for an uncleared
+    line, the cards the joker relaxation says must stay) is cut.  Other lines score
+    minus the cards left, the fewest over every reachable pattern.
+    """
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit
+    if game.over:
+        return Solution("par", "win" if game.cards_left == 0 else "lose", (),
+                        game.score, True, 0, 0.0)
+    pos = _Position(game)
+    search = _Search(pos, "pyramid")
+    lead: list[tuple] = []
+    root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
+    pm0, sm0, ptr0, ps0 = root
+    stock_memo: dict = {}
+    best_val: int | None = None
+    best_node = None
+    best_tail: list = []
+    buckets: list[list[int]] = [[] for _ in range(DEALS * 32)]
+    seen: dict[int, int] = {}
+    parent: dict[tuple[int, int], tuple | None] = {}
+    full_st = pos.full_st
+
+    def value_of(pm: int, sm: int, ptr: int, ps: int) -> tuple[int, list]:
+        if pm == FULL_PYR:
+            left, tail = _stock_min_left(search, sm, ptr, ps, stock_memo)
+            return PAR_BASE[ps + 1] - left, tail
+        return -(PYRAMID_SIZE - pm.bit_count() + (full_st & ~sm).bit_count()), []
+
+    def bound(pm: int, sm: int, ps: int) -> int:
+        """An upper bound on any Par score reachable from this pattern."""
+        if not search.hopeless(pm, sm):
+            return PAR_BASE[ps + 1]
+        return -(PYRAMID_SIZE - pm.bit_count() - _relax_most(search, pm, sm))
+
+    def consider(pm, sm, ptr, ps, node):
+        nonlocal best_val, best_node, best_tail
+        val, tail = value_of(pm, sm, ptr, ps)
+        if best_val is None or val > best_val:
+            best_val, best_node, best_tail = val, node, tail
+            return True
+        return False
+
+    key0 = pm0 | (sm0 << 28)
+    here0 = ps0 * 32 + ptr0
+    parent[(key0, here0)] = None
+    seen[key0] = here0
+    consider(pm0, sm0, ptr0, ps0, (key0, here0))
+    # A quick depth-first clearing line sets a good score to beat.
+    dfs_line = None
+    try:
+        found = _dfs(search, root, min(20_000, max_nodes), deadline)
+    except _Budget:
+        found = None
+    if found is not None:
+        val, tail = value_of(*search.final)
+        if val > best_val:
+            best_val, best_node, dfs_line = val, None, found + tail
+    buckets[here0].append(key0)
+    proven = True
+    try:
+        for here in range(here0, DEALS * 32):
+            ps, ptr = divmod(here, 32)
+            bucket = buckets[here]
+            while bucket:
+                if best_val == PAR_BASE[1]:
+                    break
+                key = bucket.pop()
+                pm, sm = key & FULL_PYR, key >> 28
+                if pm == FULL_PYR or bound(pm, sm, ps) <= best_val:
+                    continue
+                if search.expanded >= max_nodes or (
+                        not search.expanded & 255 and time.perf_counter() > deadline):
+                    raise _Budget
+                for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
+                    nkey = npm | (nsm << 28)
+                    nhere = nps * 32 + nptr
+                    if (nkey, nhere) in parent:
+                        continue
+                    b = seen.get(nkey)
+                    if nkey != key and b is not None and b <= nhere:
+                        continue
+                    if b is None or nhere < b:
+                        seen[nkey] = nhere
+                    parent[(nkey, nhere)] = (key, here, moves)
+                    consider(npm, nsm, nptr, nps, (nkey, nhere))
+                    buckets[nhere].append(nkey)
+    except _Budget:
+        proven = False
+    if best_node is None:
+        line = _to_actions(lead + dfs_line)
+    else:
+        line = _to_actions(lead + _trace(parent, best_node) + best_tail)
+    end, line = _finish_line(game, line)
+    return Solution("par", "win" if end.cards_left == 0 else "lose", line, end.score,
+                    proven, search.expanded, time.perf_counter() - t0)
+
+
+def _relax_most(search: _Search, pm: int, sm: int) -> int:
+    """Joker relaxation: the most further pyramid cards that could be removed."""
+    pos = search.pos
+    counts = 0
+    for r in range(1, 13):
+        c = (pos.st_by_rank[r] & ~sm).bit_count()
+        if c:
+            counts |= min(c, (pos.pyr_by_rank[13 - r] & ~pm).bit_count()) << (3 * r)
+    memo = search.__dict__.setdefault("most_memo", {})
+    return _most(search, pm, counts, memo)
+
+
+def _most(search: _Search, pm: int, counts: int, memo: dict) -> int:
+    key = pm | (counts << 28)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    pr = search.pos.pr
+    av = search.avail(pm)[0]
+    best = 0
+    for i in av:
+        if pr[i] == 13:
+            best = 1 + _most(search, pm | (1 << i), counts, memo)
+            memo[key] = best
+            return best
+    n_av = len(av)
+    for x in range(n_av):
+        i = av[x]
+        need = 13 - pr[i]
+        for y in range(x + 1, n_av):
+            if pr[av[y]] == need:
+                best = max(best, 2 + _most(search, pm | (1 << i) | (1 << av[y]), counts, memo))
+        if (counts >> (3 * need)) & 7:
+            best = max(best, 1 + _most(search, pm | (1 << i), counts - (1 << (3 * need)), memo))
+    memo[key] = best
+    return best

@@ -18,8 +18,8 @@ How it is fast:
   mask, per-Color counts, the Capstone count and per-denomination counts.
 * The best Color-free reading (every category whose groups need no one-Color run)
   depends only on the denomination counts and the Capstone count, so it is computed
-  once per count pattern (brute force over the Capstones' denominations) and kept in
-  a table.  Its Colors follow greedily: at each position of a denomination, the
+  once per count pattern (each Capstone tried at every denomination, one Capstone at
+  a time, memoised) and kept in a table.  Its Colors follow greedily: at each position of a denomination, the
   best remaining natural card of that denomination, Capstones last.
 * One-Color categories (Full Colors, Full Major, Colony, Perfect Full and the Perfect
   runs) are searched per hand, but only when a couple of bit tests on the card mask
@@ -73,7 +73,9 @@ CATEGORY_NAMES = {
 
 # Group kinds: ("U", n) n of one denomination; ("R", n) a run of n, Colors mixed;
 # ("P", n) a run of n in one Color; ("F", 6) six of one Color (Perfect Full).
-# Each template: (category, groups, lowest/highest allowed top card of the first run).
+# Each template: (category, groups); cards outside the groups are kickers.  Full
+# Colors, Full Major and Colony share one template; the top card and the Capstone
+# count tell them apart.
 COLOR_FREE_TEMPLATES = (
     (3, (("U", 6),)),
     (5, (("U", 5),)),
@@ -113,6 +115,9 @@ _LOW52 = (1 << 52) - 1
 
 
 def _card_int(code: str) -> int:
+    """A card's share of the packed sum.  Bits 0..51: the card (13 * Color index +
+    denomination - 2); 52..63: a 3-bit count per Color; 64..66: the Capstone count;
+    67..105: a 3-bit count per denomination.  Bits 64 and up are the table key."""
     card = parse_card(code)
     if card is None:
         return 1 << _CAPS_SHIFT
@@ -255,6 +260,11 @@ def _fill_free(groups, i, cnt, reps, seq, best):
 
 
 _CONCRETE: dict[tuple, tuple] = {}
+# Per Color-free category: (largest N-Up, longest run) its groups need.
+_FREE_NEEDS = {
+    cat: (max((n for k, n in groups if k == "U"), default=0), max((n for k, n in groups if k == "R"), default=0))
+    for cat, groups in COLOR_FREE_TEMPLATES
+}
 
 
 def _concrete_free(ms: tuple) -> tuple:
@@ -264,7 +274,15 @@ def _concrete_free(ms: tuple) -> tuple:
         cnt = [0] * 15
         for d in ms:
             cnt[d] += 1
+        most = max(cnt)
+        longest = run = 0
+        for d in range(2, 15):
+            run = run + 1 if cnt[d] else 0
+            longest = max(longest, run)
         for cat, groups in COLOR_FREE_TEMPLATES:
+            need_up, need_run = _FREE_NEEDS[cat]
+            if most < need_up or longest < need_run:
+                continue  # no N-Up or no run long enough: skip the search
             best = _fill_free(groups, 0, cnt, (), (), None)
             if best is not None:
                 hit = (cat, best[0], best[1])
@@ -274,6 +292,29 @@ def _concrete_free(ms: tuple) -> tuple:
 
 
 _FREE: dict[int, tuple] = {}
+_BEST_FREE: dict[int, tuple] = {}
+
+
+def _best_free(key: int) -> tuple:
+    """(-category, reps, seq) of the best Color-free reading for a count pattern.
+
+    ``key`` packs 3-bit denomination counts above a 3-bit Capstone count.  With no
+    Capstone it is the concrete reading; otherwise one Capstone takes each
+    denomination in turn (in the Color-free categories a Capstone is just a
+    colorless card of its denomination) and the best of those readings wins.
+    """
+    hit = _BEST_FREE.get(key)
+    if hit is None:
+        if key & 7:
+            hit = max(_best_free(key - 1 + (1 << (3 + 3 * (d - 2)))) for d in range(2, 15))
+        else:
+            counts = key >> 3
+            ms = tuple(d for d in range(14, 1, -1) for _ in range((counts >> (3 * (d - 2))) & 7))
+            cat, reps, seq = _concrete_free(ms)
+            hit = (-cat, reps, seq)
+        _BEST_FREE[key] = hit
+    return hit
+
 
 
 def _free_entry(dkey: int) -> tuple:
@@ -284,16 +325,7 @@ def _free_entry(dkey: int) -> tuple:
     them best Color first.
     """
     caps = dkey & 7
-    nat = []
-    counts = dkey >> 3
-    for d in range(2, 15):
-        nat += [d] * ((counts >> (3 * (d - 2))) & 7)
-    best = None
-    for extra in combinations_with_replacement(range(14, 1, -1), caps):
-        cat, reps, seq = _concrete_free(tuple(sorted(nat + list(extra), reverse=True)))
-        cand = (-cat, reps, seq)
-        if best is None or cand > best:
-            best = cand
+    best = _best_free(dkey)
     cat, reps, seq = -best[0], best[1], best[2]
     plan: list = [()] * 15
     for pos, d in enumerate(seq):

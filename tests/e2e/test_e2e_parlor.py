@@ -143,7 +143,7 @@ async def test_help_has_a_topic_for_every_command(parlor, clients):
 
 async def test_flood_is_rate_limited(parlor, clients):
     alice = await clients("Alice")
-    alice.writer.write("who\r\n" * 400)  # a paste: more than the burst allows
+    alice.writer.write("who\r\n" * 1500)  # a paste: more than the burst allows
     await alice.expect("sending commands too fast")
     await asyncio.sleep(1.0)
     await alice.cmd("who", "players? connected")

@@ -162,6 +162,72 @@ def reference(codes):
     raise AssertionError("High Card always applies")
 
 
+# --- the reference's own check: brute force over Capstone assignments -----------------
+def _assigned_option(kind, n, cards):
+    """The reading of a group of concrete cards (d, Color 1..4, is_capstone), or None.
+
+    A Capstone keeps the Color it stands for in a one-Color group and is colorless
+    (0) anywhere else.
+    """
+    ds = sorted((x[0] for x in cards), reverse=True)
+    if kind == "U":
+        if len(set(ds)) != 1:
+            return None
+        return (ds[0],), tuple(sorted((0 if x[2] else x[1] for x in cards), reverse=True))
+    if kind in ("R", "P"):
+        if ds != list(range(ds[0], ds[0] - n, -1)):
+            return None
+        if kind == "R":
+            by = {x[0]: (0 if x[2] else x[1]) for x in cards}
+            return (ds[0],), tuple(by[d] for d in ds)
+        if len({x[1] for x in cards}) != 1:
+            return None
+        return (ds[0],), (cards[0][1],) * n
+    if len({x[1] for x in cards}) != 1:  # F
+        return None
+    return tuple(ds), (cards[0][1],) * n
+
+
+def reference_by_assignment(codes):
+    """Try every card each Capstone can stand for (any of the 52, repeats allowed),
+    then every cutting of the concrete hand; keep the best."""
+    nats = []
+    for code in codes:
+        card = parse_card(code)
+        if card is not None:
+            nats.append((card[0], card[1] + 1, False))
+    caps = 6 - len(nats)
+    faces = [(d, c, True) for d in range(2, 15) for c in range(1, 5)]
+    best = None
+    for extra in combinations_with_replacement(faces, caps):
+        cards = nats + list(extra)
+        for cat, groups in REF_TEMPLATES:
+            if best is not None and cat > -best[0]:
+                break
+            found = None
+            for cut, kick in _all_cuttings(tuple(n for _, n in groups)):
+                parts = []
+                for (kind, n), members in zip(groups, cut):
+                    option = _assigned_option(kind, n, [cards[i] for i in members])
+                    cond = REF_CONDITIONS.get(cat)
+                    if option is None or (cond is not None and not cond(option[0][0], caps)):
+                        break
+                    parts.append(option)
+                else:
+                    ks = sorted(((cards[i][0], 0 if cards[i][2] else cards[i][1]) for i in kick), reverse=True)
+                    dk = sum((o[0] for o in parts), ()) + tuple(k[0] for k in ks)
+                    ck = sum((o[1] for o in parts), ()) + tuple(k[1] for k in ks)
+                    if found is None or (dk, ck) > found:
+                        found = (dk, ck)
+            if found is not None:
+                cand = (-cat, found[0], found[1])
+                if best is None or cand > best:
+                    best = cand
+                break
+    colors = "".join("-RGPB"[c] for c in best[2])
+    return -best[0], best[1], colors, caps
+
+
 def fast(codes):
     v = evaluate(codes)
     return v.category, v.denominations, v.colors, v.capstones
@@ -312,6 +378,16 @@ def test_fast_matches_reference_many_capstones(caps):
     for nats in combinations(sample, 6 - caps):
         hand = list(nats) + ["C"] * caps
         assert fast(hand) == reference(hand), hand
+
+
+@pytest.mark.parametrize("caps,count", [(1, 25), (2, 1)])
+def test_reference_matches_brute_force_over_assignments(caps, count):
+    """The reference reads Capstones group by group; check it against trying every
+    card each Capstone could be (one- and two-Capstone hands)."""
+    rng = random.Random(caps)
+    for _ in range(count * (10 if FULL else 1)):
+        hand = rng.sample(NATURAL_CODES, 6 - caps) + ["C"] * caps
+        assert reference_by_assignment(hand) == reference(hand), hand
 
 
 def test_warm_builds_the_table():

@@ -1,0 +1,124 @@
+"""Pyramid on screen: ``view_for`` (what a seat may see; also the GMCP
+``Pyramid.Game`` payload) and ``render`` (ANSI text, readable with color off).
+
+The seed's screen: row numbers at the left of the pyramid (light green), column
+numbers on top of the cards (yellow), the Pack, the Waste Pile, redeals left and
+the score.  Hidden: the order of the face-down Pack and the match's deal seeds.
+"""
+
+from __future__ import annotations
+
+from games.pyramid.cards import ROWS, card_text, index_of, is_red
+from games.pyramid.rules import State
+
+RESET = "\x1b[0m"
+RED = "\x1b[31;1m"
+BLACK = "\x1b[37;1m"  # "black" suits drawn bright white on a dark terminal
+GREEN = "\x1b[92m"
+YELLOW = "\x1b[93m"
+DIM = "\x1b[2m"
+CELL = 6  # each card drawn as "[10H]" plus a space
+
+
+def _card(card: int | None) -> dict | None:
+    if card is None:
+        return None
+    return {"text": card_text(card), "red": is_red(card)}
+
+
+def view_for(state: State, seat: int | None = None) -> dict:
+    """JSON-able view: everything face up, the Pack's size but not its order."""
+    game = state.game
+    pyramid = []
+    for i, card in enumerate(game.pyramid):
+        entry = _card(card)
+        if entry is not None:
+            entry["available"] = game.is_available(i)
+        pyramid.append(entry)
+    return {
+        "game": "pyramid",
+        "mode": state.mode,
+        "game_no": state.game_no,
+        "games": state.n_games,
+        "pyramid": pyramid,
+        "pack_top": _card(game.pack[0]) if game.pack else None,
+        "pack_count": len(game.pack),
+        "waste_top": _card(game.waste[-1]) if game.waste else None,
+        "waste_count": len(game.waste),
+        "deal": game.deal,
+        "redeals_left": game.redeals_left,
+        "cleared_in": game.cleared_in,
+        "over": game.over,
+        "how": game.how,
+        "score": game.score,
+        "scores": list(state.scores),
+        "total": state.total,
+        "match_over": state.over,
+    }
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"{code}{text}{RESET}" if color else text
+
+
+def _cell(entry: dict | None, color: bool) -> str:
+    """A 5-wide card: '[10H]', '[ QS]'; a removed card is blank, a covered one is
+    in round brackets so availability reads without color."""
+    if entry is None:
+        return "  .  "
+    text = entry["text"].rjust(3)
+    left, right = ("[", "]") if entry.get("available", True) else ("(", ")")
+    return left + _paint(text, RED if entry["red"] else BLACK, color) + right
+
+
+def render(view: dict, width: int = 80, color: bool = True,
+           names: tuple[str, ...] = ("Alice", "Bob")) -> str:
+    """Draw the view within ``width`` (>= 60) columns."""
+    lines: list[str] = []
+    title = "Pyramid"
+    if view["mode"] == "tournament":
+        title += f" -- tournament game {view['game_no']} of {view['games']}"
+    lines.append(title)
+    heads = "".join(f"{c:^{CELL}}" for c in range(1, ROWS + 1))
+    lines.append(" " * 4 + _paint(heads.rstrip(), YELLOW, color))
+    for row in range(1, ROWS + 1):
+        indent = (ROWS - row) * CELL // 2
+        cells = " ".join(_cell(view["pyramid"][index_of(row, c)], color)
+                         for c in range(1, row + 1))
+        lines.append(_paint(f"{row:>2}", GREEN, color) + "  " + " " * indent + cells)
+    pack = _cell(view["pack_top"], color) if view["pack_top"] else "[---]"
+    waste = _cell(view["waste_top"], color) if view["waste_top"] else "[   ]"
+    lines.append("")
+    lines.append(f"Pack (P) {pack} {view['pack_count']:>2} left   "
+                 f"Waste (W) {waste} {view['waste_count']:>2} cards")
+    lines.append(f"Deal {view['deal']} of 3, redeals left: {view['redeals_left']}")
+    if view["over"]:
+        how = {"won": "all cards removed", "stuck": "no move left",
+               "ended": "ended"}.get(view["how"], view["how"])
+        lines.append(f"Game over ({how}): Par score {view['score']:+d}")
+    elif view["cleared_in"]:
+        lines.append(f"Pyramid cleared in deal {view['cleared_in']}: play the Pack out")
+    if view["mode"] == "tournament" or view["scores"]:
+        scores = " ".join(f"{s:+d}" for s in view["scores"]) or "-"
+        lines.append(f"Scores: {scores}   running total {view['total']:+d}")
+    lines.append(_paint("Pair to 13: PYR 7,1 6,3 | King: PYR 7,4 | P W D", DIM, color))
+    return "\n".join(_fit(line, width) for line in lines)
+
+
+def _visible_len(text: str) -> int:
+    out, skip = 0, False
+    for ch in text:
+        if ch == "\x1b":
+            skip = True
+        elif skip:
+            skip = ch != "m"
+        else:
+            out += 1
+    return out
+
+
+def _fit(line: str, width: int) -> str:
+    """Cut plain lines that would pass ``width`` (colored lines are laid out to fit)."""
+    if _visible_len(line) <= width or "\x1b" in line:
+        return line
+    return line[:width]

@@ -1,0 +1,301 @@
+"""Triad Dice on the parlor: the ``GameKind`` that hosts ``games/dice``.
+
+Everything but the text comes from the engine (``games.dice.rules``, ``notation``,
+``render``, ``ai``). This adapter adds what the engine leaves to the server:
+
+- the challenge option ``RANKED`` (``DICE CHALLENGE <person> [RANKED]``);
+- one-line sentences for the engine's events (a move, a Triad, a removal, a game's
+  end), told to both players and every watcher;
+- the engine's rule errors as sentences ("There is no die on c3.");
+- the board as a player sees it: the engine's drawing, with its last line addressed to
+  the player whose turn it is (what to type, which dice they may remove);
+- the computer player (EASY random, NORMAL greedy, HARD an iterative-deepening search
+  within the host's ``computer_budget``, 1 s a move by default, in a worker process so
+  that it takes neither the event loop nor the GIL);
+- ``DICE MOVE`` and ``DICE REMOVE`` (``commands/dice.py``) and the help text.
+
+Triad Dice needs no tables of its own: the host stores the state, the moves and the
+result like any game's.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import multiprocessing
+import os
+import random
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable
+
+import games.dice
+from commands import dice as dice_commands
+from commands.registry import UsageError
+from games.dice import ai, notation, render, rules
+from games.dice.rules import DieMoved, DieRemoved, GameEnded, RemovalRequired, TriadsFormed
+from games.errors import RuleError
+from server.hosting import GameKind, StartContext
+from server.text import bold, wrap
+
+HELP = (
+    "Two players, six dice each on a 6x6 board: columns a-f, rows 1-6, the challenger's "
+    "dice (n) start on row 1 and the opponent's [n] on row 6; who moves first is drawn "
+    "at random.\n"
+    "A turn: pick one of your dice, turn it to a DIFFERENT value (1, 2 or 3) and move it "
+    "exactly that many cells in one of the 8 directions (N NE E SE S SW W NW as the "
+    "board is drawn, N toward row 6), never through or onto another die nor off the "
+    "board. Write it DICE MOVE <cell> <value> <direction>: DICE MOVE c1 3 NE turns the "
+    "die on c1 to 3 and moves it to f4.\n"
+    "Only when none of your dice can move at all: DICE MOVE c1 2 turns the die on c1 to "
+    "2 where it stands, or DICE MOVE c1 NE moves it its current value unchanged.\n"
+    "A Triad is three dice on consecutive cells of a row, column or diagonal, both "
+    "players' dice among them, all showing the same value or all different. When your "
+    "move forms one or more, you remove ONE of your own dice that is in them: if only "
+    "one of yours is, it goes at once; otherwise the board lists the cells you may "
+    "choose and you type DICE REMOVE <cell>. The first to remove three of their own "
+    "dice wins. The same position with the same player to move a third time, or 200 "
+    "turns without a removal, is a draw.\n"
+    "On the board >(n)< is the die just moved, + the cell it left, x a die just removed. "
+    "DICE CHALLENGE <person> RANKED plays for rating; DICE CHALLENGE COMPUTER "
+    "[EASY|NORMAL|HARD] plays the computer (HARD searches about a second a move)."
+)
+
+LEVELS = ("easy", "normal", "hard")
+MARKS = ("({})", "[{}]")  # how the board draws a die of seat 0 / seat 1
+log = logging.getLogger(__name__)
+
+
+# -- options ------------------------------------------------------------------------------
+def parse_options(words: list[str]) -> dict[str, Any]:
+    """``[]`` or ``["RANKED"]`` (``UNRANKED`` is accepted for the default)."""
+    ranked = False
+    for word in words:
+        w = word.lower()
+        if w == "ranked":
+            ranked = True
+        elif w == "unranked":
+            ranked = False
+        elif w in LEVELS:
+            raise UsageError(f"{word.upper()} is a level for the computer: "
+                             f"DICE CHALLENGE COMPUTER {word.upper()}.")
+        else:
+            raise UsageError(f"{word!r} is not an option (RANKED, or nothing; the computer "
+                             "takes EASY, NORMAL or HARD).")
+    return {"ranked": ranked}
+
+
+def describe_options(options: dict[str, Any]) -> str:
+    return "ranked" if options.get("ranked") else "unranked"
+
+
+# -- rule errors as sentences ------------------------------------------------------------
+def sentence(text: str) -> str:
+    """``"there is no die on c3"`` -> ``"There is no die on c3."`` (a cell name at the
+    start keeps its lower case: ``"c3 is not your die."``)."""
+    text = text.strip()
+    if not text:
+        return text
+    if not (text[0].isalpha() and text[1:2].isdigit()):
+        text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+def _sentences(fn: Callable) -> Callable:
+    """``fn`` with the message of any RuleError it raises made a sentence."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except RuleError as err:
+            raise type(err)(sentence(str(err))) from None
+    return wrapper
+
+
+# -- events ------------------------------------------------------------------------------
+def _die(seat: int, value: int) -> str:
+    return MARKS[seat].format(value)
+
+
+def _cells(cells: tuple[int, ...]) -> str:
+    return _names([rules.cell_name(c) for c in cells])
+
+
+def describe_event(event: Any) -> str | None:
+    """One line for each thing that happened, for the players and the watchers (the host
+    writes the move itself, ``Alice: MOVE c1 3 NE``, and the result line)."""
+    if isinstance(event, DieMoved):
+        origin, target = rules.cell_name(event.origin), rules.cell_name(event.target)
+        old = _die(event.seat, event.old_value)
+        if event.origin == event.target:
+            return f"{old} on {origin} turns to {event.new_value} where it stands."
+        if event.old_value == event.new_value:
+            return f"{old} moves from {origin} to {target} unchanged."
+        return f"{old} on {origin} turns to {event.new_value} and moves to {target}."
+    if isinstance(event, TriadsFormed):
+        lines = ["-".join(rules.cell_name(c) for c in t) for t in event.triads]
+        if len(lines) == 1:
+            return f"Triad formed: {lines[0]}!"
+        return f"{len(lines)} Triads formed: {', '.join(lines)}!"
+    if isinstance(event, RemovalRequired):
+        return (f"The mover chooses which of their dice to remove: {_cells(event.cells)} "
+                "(DICE REMOVE <cell>).")
+    if isinstance(event, DieRemoved):
+        cell = rules.cell_name(event.cell)
+        if event.chosen:
+            return f"The die on {cell} is removed."
+        return f"The die on {cell} is removed (the mover's only die in the Triad)."
+    if isinstance(event, GameEnded):
+        outcome = event.outcome
+        if outcome.reason == "resignation":
+            return None  # the host's result line says it all
+        if outcome.winner is not None:
+            first, second = outcome.scores
+            return f"That is a third die removed. Removals: (n) {first}, [n] {second}."
+        if "repetition" in outcome.reason:
+            return ("The same position with the same player to move has come up a third "
+                    "time: the game is drawn.")
+        return (f"{rules.QUIET_TURN_LIMIT} turns in a row without a removal: the game is "
+                "drawn.")
+    return None
+
+
+# -- the board as a player sees it -------------------------------------------------------
+def _hint(view: dict) -> str | None:
+    """What the player to act should do now, or None for a watcher or the other player."""
+    you = view.get("you")
+    if view.get("result") is not None or you is None or you != view.get("turn"):
+        return None
+    if view.get("pending"):
+        cells = view["pending"]
+        return (f"You formed a Triad: remove one of your dice, on {_names(cells)}, with "
+                f"DICE REMOVE <cell> (e.g. DICE REMOVE {cells[0]}).")
+    legal = view.get("legal") or []
+    if legal and all(len(a.split()) == 3 for a in legal):
+        return ("None of your dice can move: turn one to a new value where it stands "
+                "(DICE MOVE <cell> <value>) or move one its current value "
+                f"(DICE MOVE <cell> <direction>), e.g. DICE {legal[0]}.")
+    example = f", e.g. DICE {legal[0]}" if legal else ""
+    return f"Your move: DICE MOVE <cell> <value> <direction>{example}."
+
+
+def _names(cells: list[str]) -> str:
+    return cells[0] if len(cells) == 1 else ", ".join(cells[:-1]) + " or " + cells[-1]
+
+
+def render_board(view: dict, width: int = 80, color: bool = True,
+                 names: tuple[str, ...] = ("Alice", "Bob")) -> str:
+    """The engine's board; for the player to act, its last line says what to type."""
+    text = render.render(view, width=width, color=color, names=tuple(names))
+    hint = _hint(view)
+    if hint is None:
+        return text
+    lines = text.split("\n")
+    lines[-1:] = [bold(line) if color else line for line in wrap(hint, min(width, 80))]
+    return "\n".join(lines)
+
+
+# -- the computer ------------------------------------------------------------------------
+# HARD searches for its whole budget (1 s a move by default). The host already calls
+# ``choose_action`` in a worker thread, but a thread busy in pure Python holds the GIL:
+# measured with four HARD games at once, another player's LOOK took up to 155 ms (26 ms
+# with processes), and all the searches shared one core. So HARD's search runs in a
+# pool of worker processes (started when needed, up to twice the cores, so that a few
+# games at once share the cores rather than queue); the host's thread only waits for the
+# answer. The budget is a deadline: a search that had to queue searches for what is
+# left (at least one full ply), so every reply comes within about the budget. EASY and
+# NORMAL take milliseconds and stay in the thread. If no process can be used the search
+# runs in the thread as before.
+#
+# The workers are *spawned* (a fresh interpreter: forking a server that runs threads is
+# unsafe), so a program that embeds a Parlor must guard its entry point with
+# ``if __name__ == "__main__":``, as multiprocessing requires; ``esterport``, pytest and
+# ``python -m server.cli`` do. Each worker first runs ``_WATCH_PARENT`` (through the
+# builtin ``exec``) and exits when its parent is gone, even after a SIGKILL; a clean stop
+# joins them at exit.
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_WATCH_PARENT = """
+import multiprocessing, multiprocessing.connection, os, threading
+def _watch(sentinel=multiprocessing.parent_process().sentinel):
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
+threading.Thread(target=_watch, daemon=True).start()
+"""
+
+
+def _search_pool() -> ProcessPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(max_workers=2 * (os.cpu_count() or 1),
+                                        mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=exec, initargs=(_WATCH_PARENT, {}))
+        return _pool
+
+
+def _drop_pool(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is broken:
+            _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _search_until(state: rules.State, seat: int, rng: random.Random,
+                  deadline: float) -> rules.Action:
+    """HARD's search, in a worker process, for the time left before ``deadline``."""
+    return ai.choose_action(state, seat, "hard", rng, max(0.0, deadline - time.time()))
+
+
+async def on_start(ctx: StartContext) -> rules.State:
+    """The first position (the engine's); a game against HARD also starts a search
+    process now, while the first move is thought over, rather than at HARD's first turn
+    (a new worker imports its program before it can search)."""
+    if any(seat.computer == "hard" for seat in ctx.seats):
+        try:
+            _search_pool().submit(int)
+        except (OSError, RuntimeError):
+            log.warning("could not start a search process", exc_info=True)
+    return rules.new_game(ctx.options, ctx.rng)
+
+
+def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
+                  budget_s: float = 1.0) -> rules.Action:
+    """The engine's computer player. The host calls this in a worker thread; HARD's
+    search goes on in a worker process (same arguments, same answer). An error of the
+    engine itself is raised as it is."""
+    level = (level or "normal").lower()
+    if level != "hard":
+        return ai.choose_action(state, seat, level, rng, budget_s)
+    pool = None
+    deadline = time.time() + budget_s
+    try:
+        pool = _search_pool()
+        return pool.submit(_search_until, state, seat, rng, deadline).result(
+            timeout=budget_s + 30)
+    except (OSError, RuntimeError):  # no process could start, one died, or it timed out
+        log.warning("the search process failed; searching in this thread", exc_info=True)
+        if pool is not None:
+            _drop_pool(pool)
+    return ai.choose_action(state, seat, level, rng, max(0.0, deadline - time.time()))
+
+
+def make_kind() -> GameKind:
+    return GameKind(
+        key="dice", title="Triad Dice", prefix="DICE", module=games.dice,
+        gmcp_package="Dice.Game",
+        parse_options=parse_options, describe_options=describe_options,
+        new_state=rules.new_game, apply=_sentences(rules.apply), outcome=rules.outcome,
+        to_move=rules.to_move, parse_action=_sentences(notation.parse_action),
+        format_action=notation.format_action, state_to_json=notation.state_to_json,
+        state_from_json=notation.state_from_json, view_for=render.view_for,
+        render=render_board, choose_action=choose_action, describe_event=describe_event,
+        on_start=on_start, help=HELP, commands=dice_commands.COMMANDS,
+    )
+
+
+KIND = make_kind()
+
+__all__ = ["HELP", "KIND", "describe_event", "make_kind", "parse_options", "render_board"]

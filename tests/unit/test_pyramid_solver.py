@@ -1,0 +1,149 @@
+"""Pyramid solver, computer player and renderer: move lists replay through the engine."""
+
+import random
+
+import pytest
+
+from games.pyramid import ai, notation, render, rules, solver
+from games.pyramid.rules import END, Game
+
+
+def replay(game: Game, moves) -> Game:
+    for action in moves:
+        game, _ = rules.play(game, action)
+    return game
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pyramid_goal_lines_replay(seed):
+    game = Game.dealt(seed)
+    sol = solver.solve(game, "pyramid", time_limit=5)
+    assert sol.result in ("win", "lose", "unknown")
+    if sol.result == "win":
+        assert replay(game, sol.moves).pyramid_left == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_all_goal_lines_replay(seed):
+    game = Game.dealt(seed)
+    sol = solver.solve(game, "all", time_limit=5)
+    if sol.result == "win":
+        end = replay(game, sol.moves)
+        assert end.cards_left == 0 and end.how == "won"
+
+
+def test_all_implies_pyramid():
+    for seed in range(6):
+        game = Game.dealt(seed)
+        if solver.solve(game, "all", time_limit=5).result == "win":
+            assert solver.solve(game, "pyramid", time_limit=5).result == "win"
+
+
+@pytest.mark.parametrize("seed", [2, 3, 8, 18])
+def test_par_line_reaches_its_score(seed):
+    game = Game.dealt(seed)
+    sol = solver.solve(game, "par", time_limit=3)
+    end = replay(game, sol.moves)
+    assert end.over and end.score == sol.score
+    pyr = solver.solve(game, "pyramid", time_limit=5)
+    if pyr.result == "lose":
+        assert sol.score < 0
+    if sol.proven and pyr.result == "win":
+        assert sol.score >= -4
+
+
+def test_solver_from_mid_game_position():
+    game = Game.dealt(7)
+    for _ in range(5):
+        game, _ = rules.play(game, rules.DEAL)
+    sol = solver.solve(game, "pyramid", time_limit=5)
+    if sol.result == "win":
+        assert replay(game, sol.moves).pyramid_left == 0
+
+
+def test_budget_gives_unknown():
+    sol = solver.solve(Game.dealt(4), "pyramid", max_nodes=1, probe_nodes=1)
+    assert sol.result in ("unknown", "lose")
+
+
+def test_known_loser_is_lose():
+    # a pyramid whose 1,1 card's partners all lie under it cannot be cleared
+    deck = list(range(52))
+    six = 5  # 6C
+    sevens = [6, 19, 32, 45]
+    rest = [c for c in deck if c not in sevens + [six]]
+    order = [six] + sevens + rest[:23]
+    game = Game(pyramid=tuple(order[:28]), pack=tuple(rest[23:]))
+    assert sorted(game.pyramid + game.pack) == deck
+    assert solver.solve(game, "pyramid").result == "lose"
+
+
+@pytest.mark.parametrize("level", ai.LEVELS)
+def test_ai_plays_a_whole_game_legally(level):
+    state = rules.new_game({"seeds": [11]}, random.Random(0))
+    rng = random.Random(1)
+    steps = 0
+    while not state.over:
+        action = ai.choose_action(state, 0, level, rng, budget_s=0.05)
+        assert action in set(rules.legal_actions(state, 0)) and action is not END
+        state, _ = rules.apply(state, 0, action, rng)
+        steps += 1
+        assert steps < 500
+    assert state.game.score is not None
+
+
+def test_ai_does_not_read_the_hidden_pack_order():
+    # two deals differing only in the order of the unseen Pack cards (under the top)
+    game = Game.dealt(21)
+    other = Game(pyramid=game.pyramid, pack=(game.pack[0],) + tuple(reversed(game.pack[1:])))
+    a = ai.choose_action(rules.State("standard", (0,), (game,)), 0, "hard", random.Random(3), 0.2)
+    b = ai.choose_action(rules.State("standard", (0,), (other,)), 0, "hard", random.Random(3), 0.2)
+    assert a == b
+    assert ai.knowledge(game)["pack"] is None
+    assert ai.knowledge(game)["unseen"] == ai.knowledge(other)["unseen"]
+
+
+def test_hint_and_auto():
+    state = rules.new_game({"seeds": [5]}, random.Random(0))
+    move = ai.hint(state, budget_s=0.1)
+    assert move in set(rules.legal_actions(state, 0))
+    done = ai.play_out(state, "easy", random.Random(0), budget_s=0.05)
+    assert done.game.over
+
+
+def test_render_fits_and_reads_without_color():
+    state = rules.new_game({"mode": "tournament"}, random.Random(4))
+    state, _ = rules.apply(state, 0, rules.DEAL)
+    view = render.view_for(state, 0)
+    assert "pack" not in view and "seeds" not in view  # the Pack order stays hidden
+    import json
+    json.dumps(view)
+    for width in (60, 80):
+        for color in (True, False):
+            text = render.render(view, width=width, color=color)
+            plain = render.render(view, width=width, color=False)
+            for line in text.split("\n"):
+                assert render._visible_len(line) <= width
+            if not color:
+                assert "\x1b" not in text
+    assert " 7  [" in plain and "Pack (P)" in plain and "redeals left: 2" in plain
+    assert "running total" in plain
+
+
+def test_notation_of_solver_moves_round_trips():
+    sol = solver.solve(Game.dealt(0), "pyramid")
+    for action in sol.moves:
+        assert notation.parse_action(notation.format_action(action)) == action
+
+
+def test_benchmarks_run(capsys, monkeypatch):
+    import runpy
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    for script, extra in (("bench/pyramid_solver.py", ["--par-limit", "0.2"]),
+                          ("bench/pyramid_ai.py", ["--level", "easy", "--par-limit", "0.2"])):
+        monkeypatch.setattr(sys, "argv", [script, "--deals", "2", *extra])
+        runpy.run_path(str(root / script), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "goal pyramid" in out and "mean Par" in out

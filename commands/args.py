@@ -23,14 +23,15 @@ def words(rest: str, least: int = 0, most: int | None = None) -> list[str]:
 def game_number(word: str) -> int:
     """``12`` or ``#12``."""
     text = word.lstrip("#")
-    if not text.isdigit() or len(text) > 9:
+    if not text.isdecimal() or len(text) > 9:
         raise CommandError(f"{word!r} is not a game number.")
     return int(text)
 
 
 def whole_number(word: str, *, what: str = "number", least: int = 0,
                  most: int | None = None) -> int:
-    if not word.lstrip("-").isdigit() or len(word) > 12:
+    digits = word[1:] if word.startswith("-") else word
+    if not digits.isdecimal() or len(word) > 12:
         raise CommandError(f"{word!r} is not a {what}.")
     value = int(word)
     if value < least or (most is not None and value > most):

@@ -44,7 +44,7 @@ def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
     rows = []
     for g in sorted(games, key=lambda g: g.id):
         turn = ", ".join(g.seats[s].name for s in g.kind.to_move(g.state)) or "-"
-        rows.append([f"#{g.id}", g.kind.title, " vs ".join(g.names), str(g.version), turn,
+        rows.append([f"#{g.id}", g.kind.title, " vs ".join(g.players), str(g.version), turn,
                      str(ctx.parlor.host.watchers(g.id))])
     if not rows:
         return "No games in play."
@@ -192,6 +192,9 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
 
     async def show_or_act(ctx: Context, rest: str) -> None:
         host = ctx.parlor.host
+        if kind.act is not None:  # the game shows itself and words its own moves
+            await kind.act(ctx, rest)
+            return
         if not rest:
             game = host.game_of(ctx.account.id, key)
             if game is None:

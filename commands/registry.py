@@ -90,10 +90,15 @@ class Registry:
     def visible(self, admin: bool) -> list[Command]:
         return [c for c in self.ordered if admin or not c.admin]
 
-    async def dispatch(self, session: "Session", line: str) -> None:
-        """Run one line. Never raises: errors become one line for the player."""
+    async def dispatch(self, session: "Session", line: str) -> str:
+        """Run one line. Never raises: errors become one line for the player.
+
+        Returns what happened, for the caller's records (the tests): ``"ok"``, ``"huh"``
+        (no such command), ``"usage"``, ``"refused"`` (a CommandError or RuleError) or
+        ``"failed"`` (a bug: logged, and the player got an apology).
+        """
         if not line:
-            return
+            return "ok"
         if line[0] in "'\"" and len(line) > 1:      # MUD shorthands
             line = "say " + line[1:]
         elif line[0] == ":" and len(line) > 1:
@@ -105,7 +110,7 @@ class Registry:
             cmd = self._movement(session, word)
             if cmd is None:
                 session.write(HUH)
-                return
+                return "huh"
             rest = word
         target = cmd
         if cmd.subcommands and rest:
@@ -119,11 +124,15 @@ class Registry:
         except UsageError as err:
             usage = f"Usage: {target.usage}"
             session.write(f"{err.detail}  {usage}" if err.detail else usage)
+            return "usage"
         except (CommandError, RuleError) as err:
             session.write(str(err))
+            return "refused"
         except Exception:
             session.log.exception("command %r failed", line[:200])
             session.write("Sorry, something went wrong with that command; it has been logged.")
+            return "failed"
+        return "ok"
 
     def _movement(self, session: "Session", word: str) -> Command | None:
         """A bare exit name ("north", "n") walks through that exit."""

@@ -65,7 +65,7 @@ def _tile_id(word: str) -> int | None:
     if text.startswith("<") and text.endswith(">"):
         text = text[1:-1]
     text = text.lstrip("#")
-    return int(text) if text.isdigit() and len(text) <= 12 else None
+    return int(text) if text.isdecimal() and len(text) <= 12 else None
 
 
 def _pick(word: str, candidates: list[TileView], where: str) -> TileView:
@@ -415,7 +415,7 @@ async def buy(ctx: Context, rest: str) -> None:
     name = rest.strip()
     if name.lower().endswith(" disc"):
         name = name[:-5].strip()
-    if name.isdigit():
+    if name.isdecimal():
         offers = await service.shop()
         index = int(name)
         if not 1 <= index <= len(offers):
@@ -498,7 +498,7 @@ async def at_grant(ctx: Context, rest: str) -> None:
     by = ctx.account.name
     if what == "tile":
         count, ref_words = 1, words[2:]
-        if ref_words[0].isdigit() and len(ref_words) > 1:
+        if ref_words[0].isdecimal() and len(ref_words) > 1:
             count = args.whole_number(ref_words.pop(0), what="count", least=1, most=100)
         tiles = await _guard(service.grant_tiles(acc.id, " ".join(ref_words), count, by=by))
         ctx.parlor.log_admin(ctx.session, f"grant {count} tile(s) #{tiles[0].design_id} to {acc.name}")

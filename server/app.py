@@ -23,7 +23,9 @@ from server.login import login
 from server.services.accounts import Accounts
 from server.services.games import GameHost, LiveGame
 from server.services.ratings import Ratings
-from server.services import dice, triptycha
+from server.services import triptycha
+from server.services import dice
+from server.services import triad
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, Session
@@ -32,6 +34,8 @@ from server.throttle import LoginThrottle
 from server.world import World
 
 log = logging.getLogger(__name__)
+
+CROWD = 50  # rooms with more people than this hear no arrivals and departures
 
 
 def load_kind(spec: str) -> GameKind:
@@ -42,7 +46,7 @@ def load_kind(spec: str) -> GameKind:
 
 def default_kinds() -> list[GameKind]:
     """The games Esterport hosts. Each game registers its kind here when it lands."""
-    return [triptycha.make_kind(), dice.make_kind()]
+    return [triptycha.make_kind(), dice.make_kind(), triad.make_kind()]
 
 
 class _Protocol(telnetlib3.TelnetServer):
@@ -215,15 +219,19 @@ class Parlor:
         if old == room:
             return
         name = session.name
-        self.bus.publish(f"room:{old}", Event("notice", {
-            "text": f"{name} leaves{' ' + direction if direction else ''}.",
-            "exclude": session.id}))
+        self._announce(old, f"{name} leaves{' ' + direction if direction else ''}.", session)
         session.unsubscribe(f"room:{old}")
         self._place(session, room)
         session.subscribe(f"room:{room}")
-        self.bus.publish(f"room:{room}", Event("notice", {
-            "text": f"{name} arrives.", "exclude": session.id}))
+        self._announce(room, f"{name} arrives.", session)
         self.send_room_info(session)
+
+    def _announce(self, room: str, text: str, session: Session) -> None:
+        """Tell a room that someone came or went; a crowded room is not told (every
+        arrival would reach everyone: noise for them, and O(N²) work for the server)."""
+        if len(self.in_room(room)) <= CROWD:
+            self.bus.publish(f"room:{room}", Event("notice", {"text": text,
+                                                              "exclude": session.id}))
 
     def send_room_info(self, session: Session) -> None:
         room = self.world.rooms[session.room]
@@ -261,9 +269,19 @@ class Parlor:
             session.unsubscribe(f"game:{game.id}")
 
     # -- connections -----------------------------------------------------------------------
+    def _forget_clients(self) -> None:
+        """telnetlib3 queues every new connection (the last 1000) for
+        ``Server.wait_for_client()``, which the parlor never calls: each closed connection
+        there would keep its protocol, buffers and Session alive long after it is gone.
+        Empty that queue (a disconnect storm's memory then returns at once)."""
+        queue = getattr(self.server, "_new_client", None)
+        while queue is not None and not queue.empty():
+            queue.get_nowait()
+
     async def _shell(self, reader, writer) -> None:  # noqa: ANN001
         task = asyncio.current_task()
         self._shell_tasks.add(task)
+        self._forget_clients()
         session = Session(self, reader, writer)
         try:
             await self._run_session(session)
@@ -337,8 +355,7 @@ class Parlor:
         if taken_over:
             session.write("You take over your earlier connection.")
         else:
-            self.bus.publish(f"room:{session.room}", Event("notice", {
-                "text": f"{account.name} has arrived.", "exclude": session.id}))
+            self._announce(session.room, f"{account.name} has arrived.", session)
         session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
         self.send_room_info(session)
         session.write(world.describe_room(self, session))
@@ -358,6 +375,7 @@ class Parlor:
     async def _leave(self, session: Session) -> None:
         session.cancel_tasks()
         session.closed = True
+        self._forget_clients()
         if session in self.connections:
             self.connections.discard(session)
             self.per_address[session.address] -= 1
@@ -370,8 +388,7 @@ class Parlor:
         self._by_name.pop(account.name_key, None)
         self._place(session, None)
         self._detach(session)
-        self.bus.publish(f"room:{session.room}", Event("notice", {
-            "text": f"{account.name} has left."}))
+        self._announce(session.room, f"{account.name} has left.", session)
         self.host.player_left(account.id, account.name)
         try:
             await self.accounts.update(account.id, last_seen_at=time.time())

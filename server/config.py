@@ -43,6 +43,7 @@ class LoginSection:
 class GamesSection:
     reconnect_grace: int = 120
     trade_timeout: int = 300
+    triad_action_timeout: float = 60.0  # Triad: seconds to act before the default action
     computer_delay: float = 0.5
     extra: tuple[str, ...] = attrs.field(default=(), converter=tuple)
 

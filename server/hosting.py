@@ -30,13 +30,19 @@ class Seat:
     account_id: int
     name: str
     computer: str | None = None  # "easy" | "normal" | "hard" for the computer
+    # At a table whose players come and go (``GameKind.seats_of``): this player has left.
+    # The seat stays, so the move list keeps its names; nothing is told to it any more.
+    left: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.account_id, "name": self.name, "computer": self.computer}
+        data = {"id": self.account_id, "name": self.name, "computer": self.computer}
+        if self.left:
+            data["left"] = True
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Seat":
-        return cls(data["id"], data["name"], data.get("computer"))
+        return cls(data["id"], data["name"], data.get("computer"), bool(data.get("left")))
 
 
 @attrs.frozen
@@ -119,16 +125,48 @@ class GameKind:
     help: str = ""
     commands: tuple = ()  # extra subcommands of the game's prefix (commands.registry.Command)
     top_commands: tuple = ()  # commands of the game outside its prefix (ITD, BUY …)
-    # ``timeout(state) -> (seconds, seat, action text) | None``: when the state has not
-    # changed for that long, the host applies that action for that seat (a trade
-    # timeout, a betting clock). Checked after every action and at restore.
-    timeout: Callable[[Any], tuple[float, int, str] | None] | None = None
+    # ``timeout(state) -> (seconds, seat, action text[, note]) | None``: when the state has
+    # not changed for that long, the host applies that action for that seat (a trade
+    # timeout, a betting clock). Checked after every action and at restore. ``note`` is
+    # the line told before it (default "Time is up for <name>."; "" for none).
+    timeout: Callable[[Any], tuple | None] | None = None
+    # ``seats_of(state) -> tuple[Seat, ...]``: for a game whose players come and go (a
+    # card table), its seats as the state has them now. Seats are only ever added at the
+    # end (a player who leaves stays, with ``left=True``), so seat numbers in the move
+    # list keep their names. The host stores the seats with every action that changes
+    # them; ``GameHost.act_for`` applies the action that seats a newcomer.
+    seats_of: Callable[[Any], tuple[Seat, ...]] | None = None
+    # ``presence(state, seat, here) -> action text | None``: the action the host applies
+    # for a seat whose player disconnects (``here`` False, once they have been gone for
+    # ``GameHost.presence_delay`` seconds; after a restart, once not back within the
+    # reconnect grace) or comes back (True); None for nothing. A kind with this hook
+    # deals with absences itself, so the host offers no CLAIM for them.
+    presence: Callable[[Any, int, bool], str | None] | None = None
     # ``on_new_account(tx, account)``: runs in the transaction creating an account
     on_new_account: Callable[..., Awaitable[None]] | None = None
     seeders: dict = attrs.field(factory=dict)  # data-file tables it loads (server/seeding.py)
     # ``bind(parlor)``: called once when a parlor hosts the kind, before any hook runs, for
     # hooks that need the parlor's database or config (check_offer, timeout)
     bind: Callable[[Any], None] | None = None
+    # Seats that act at once, each on its own part of the state (a Pyramid tournament:
+    # every player plays their own six games). The host keeps one computer move in flight
+    # per computer seat, and a move a computer chose still applies after other seats have
+    # moved (``apply`` checks it again).
+    simultaneous: bool = False
+    # ``pace(game, seat) -> seconds``: how long the computer in ``seat`` of the live game
+    # waits before each move (default: the host's ``computer_delay``), e.g. a player's speed.
+    pace: Callable[[Any, int], float] | None = None
+    # ``audience(state, seat, events) -> seats | None``: the seats whose players are told of
+    # an action by ``seat`` that led to ``state`` (None: every player). Watchers are always
+    # told, and so is everyone when the game ends.
+    audience: Callable[[Any, int, list], Any] | None = None
+    # ``counts(outcome) -> bool``: whether a finished game counts in the players' records
+    # (False for a game put away to be taken up again later).
+    counts: Callable[[Outcome], bool] = lambda outcome: True
+    # ``act(ctx, text)``: the kind's own handler for the bare prefix (``text`` empty) and for
+    # a move typed after it (default: show the game, or ``GameHost.act`` with the kind's
+    # refusals as they are), e.g. to word a refusal per player or to stop a helper first.
+    act: Callable[[Any, str], Awaitable[None]] | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.module is None:

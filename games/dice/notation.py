@@ -36,7 +36,7 @@ def parse_cell(text: str) -> int:
     t = text.strip().lower()
     if len(t) == 2 and t[0] in "abcdef" and t[1] in "123456":
         return (int(t[1]) - 1) * SIZE + "abcdef".index(t[0])
-    if len(t) >= 2 and t[0].isalpha() and t[1:].isdigit():
+    if len(t) >= 2 and t[0].isalpha() and t[1:].isdecimal():
         raise BadNotation(f"{text} is off the board (cells are a1..f6)")
     raise BadNotation(f"{text!r} is not a cell (cells are a1..f6)")
 
@@ -80,7 +80,7 @@ def parse_action(text: str | list[str] | tuple[str, ...]) -> Action:
                 direction = word.upper()
             elif v is not None or word.upper() in DIRECTIONS:
                 raise BadNotation(f"{word} is given twice; usage: " + USAGE)
-            elif word.isdigit():
+            elif word.isdecimal():
                 raise BadNotation(f"{word} is not a die value (a die shows 1, 2 or 3)")
             else:
                 raise BadNotation(f"{word!r} is not a value (1, 2, 3) or a direction"

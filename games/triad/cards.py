@@ -31,7 +31,7 @@ def parse_card(code: str) -> tuple[int, int] | None:
     text = code.strip().upper()
     if text == CAPSTONE:
         return None
-    if len(text) < 2 or text[-1] not in COLOR_LETTERS or not text[:-1].isdigit():
+    if len(text) < 2 or text[-1] not in COLOR_LETTERS or not text[:-1].isdecimal():
         raise ValueError(f"not a card code: {code!r} (try 14B, 13P, 2R or C)")
     d = int(text[:-1])
     if d not in DENOMINATIONS:

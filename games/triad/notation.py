@@ -34,14 +34,14 @@ def parse_action(text: str | list[str] | tuple[str, ...]) -> Action:
             raise BadNotation(f"{verb} takes nothing after it.")
         return Action(verb)
     if verb == "RAISE":
-        if len(rest) != 1 or not rest[0].isdigit() or int(rest[0]) <= 0:
+        if len(rest) != 1 or not rest[0].isdecimal() or int(rest[0]) <= 0:
             raise BadNotation("Usage: RAISE <cubits>, e.g. RAISE 5.")
         return Action("RAISE", int(rest[0]))
     if verb == "DRAW":
         items = [w for word in rest for w in word.replace(",", " ").split()]
         out = []
         for item in items:
-            if item.isdigit():
+            if item.isdecimal():
                 if not 1 <= int(item) <= 6:
                     raise BadNotation(f"No card position {item}: positions run 1 to 6.")
                 out.append(str(int(item)))

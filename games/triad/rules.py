@@ -56,6 +56,7 @@ from games.outcome import Outcome
 from . import hands
 from .cards import CAPSTONE, DECK, normalize
 
+DEFAULT_ACTION_TIMEOUT_S = 60  # the server's config ``action_timeout`` default
 MAX_DISCARD = 4
 HAND_SIZE = 6
 MIN_SEATS, MAX_SEATS = 2, 6
@@ -486,7 +487,7 @@ def _discard_positions(cards: tuple[str, ...], discard: tuple[str, ...]) -> set[
     chosen: set[int] = set()
     for item in discard:
         text = str(item).strip().upper()
-        if text.isdigit():
+        if text.isdecimal():
             i = int(text) - 1
             if not 0 <= i < len(cards):
                 raise IllegalAction(f"There is no card {text}: positions run 1 to {len(cards)}.")

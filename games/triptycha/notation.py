@@ -42,7 +42,7 @@ def _number(word: str, usage: str) -> int:
     w = word.strip()
     if w.startswith("<") and w.endswith(">"):
         w = w[1:-1]
-    if not w.isdigit() or len(w) > 4:
+    if not w.isdecimal() or len(w) > 4:
         raise BadNotation(usage)
     return int(w)
 
@@ -124,7 +124,7 @@ def parse_rules(words: str | Sequence[str]) -> Rules:
         if w == "confusion":
             flags["inversion"] = flags["undercut"] = True
         elif w == "take":
-            if i >= len(ws) or not ws[i].isdigit() or not 1 <= int(ws[i]) <= 5:
+            if i >= len(ws) or not ws[i].isdecimal() or not 1 <= int(ws[i]) <= 5:
                 raise BadNotation("Take needs a number of tiles from 1 to 5: Take <1-5>.")
             n = int(ws[i])
             i += 1

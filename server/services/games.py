@@ -67,6 +67,7 @@ class LiveGame:
     lock: asyncio.Lock = attrs.field(factory=asyncio.Lock)
     absent: dict[int, float] = attrs.field(factory=dict)  # seat -> since when
     outcome: Outcome | None = None
+    thinking: set[int] = attrs.field(factory=set)  # computer seats with a move in flight
 
     def rng(self, step: int) -> random.Random:
         """The RNG of action number ``step``: replaying the moves replays the dice."""
@@ -74,17 +75,23 @@ class LiveGame:
 
     def seat_of(self, account_id: int) -> int | None:
         for index, seat in enumerate(self.seats):
-            if seat.account_id == account_id and seat.computer is None:
+            if seat.account_id == account_id and seat.computer is None and not seat.left:
                 return index
         return None
 
     @property
     def names(self) -> tuple[str, ...]:
+        """Every seat's name, by seat number (also of players who have left a table)."""
         return tuple(s.name for s in self.seats)
 
     @property
+    def players(self) -> tuple[str, ...]:
+        """The names of the players in the game now."""
+        return tuple(s.name for s in self.seats if not s.left)
+
+    @property
     def title(self) -> str:
-        return f"Game #{self.id}: {self.kind.title}, {' vs '.join(self.names)}"
+        return f"Game #{self.id}: {self.kind.title}, {' vs '.join(self.players)}"
 
     def view(self, seat: int | None) -> dict:
         return self.kind.view_for(self.state, seat)
@@ -94,6 +101,11 @@ class LiveGame:
 
 
 class GameHost:
+    # Seconds a player must stay disconnected before the kind's ``presence`` action is
+    # applied: a connection that comes straight back, or that a clean shutdown closes
+    # (the host is closed before this passes), does not count as leaving.
+    presence_delay = 2.0
+
     def __init__(self, db: Database, bus: Bus, accounts: Accounts, *,
                  is_online: Callable[[int], bool], reconnect_grace: float,
                  computer_delay: float = 0.3, computer_budget: float = 1.0) -> None:
@@ -109,6 +121,7 @@ class GameHost:
         self._by_player: dict[tuple[int, str], int] = {}
         self.offers: dict[int, Offer] = {}
         self._offer_ids = itertools.count(1)
+        self._starting: set[tuple[int, str]] = set()  # (account, kind) of games being started
         self._tasks: set[asyncio.Task] = set()
 
     # -- registration and start-up -----------------------------------------------------
@@ -138,8 +151,10 @@ class GameHost:
                 state=kind.state_from_json(record.state), version=record.version,
             )
             for index, seat in enumerate(game.seats):
-                if seat.computer is None:
+                if seat.computer is None and not seat.left:
                     game.absent[index] = now
+                    if kind.presence is not None:  # gone for good if not back in time
+                        self._spawn(self._presence(game, index, False, self.reconnect_grace))
             self._add_live(game)
             self._schedule(game)
         return len(records)
@@ -154,7 +169,19 @@ class GameHost:
     def _add_live(self, game: LiveGame) -> None:
         self.live[game.id] = game
         for seat in game.seats:
-            if seat.computer is None:
+            if seat.computer is None and not seat.left:
+                self._by_player[(seat.account_id, game.kind.key)] = game.id
+
+    def _reseat(self, game: LiveGame, seats: tuple[Seat, ...]) -> None:
+        """A table's new seats (``GameKind.seats_of``): keep who-plays-where in step."""
+        for seat in game.seats:
+            if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
+                del self._by_player[(seat.account_id, game.kind.key)]
+        game.seats = seats
+        game.absent = {i: t for i, t in game.absent.items()
+                       if i < len(seats) and not seats[i].left}
+        for seat in seats:
+            if seat.computer is None and not seat.left:
                 self._by_player[(seat.account_id, game.kind.key)] = game.id
 
     def _drop_live(self, game: LiveGame) -> None:
@@ -270,6 +297,21 @@ class GameHost:
     async def start_game(self, kind_key: str, seats: tuple[Seat, ...],
                          options: dict[str, Any]) -> LiveGame:
         kind = self.kinds[kind_key]
+        # Reserve every player's place before the first await: two acceptances racing to
+        # start games for the same player cannot both get one.
+        humans = [(s.account_id, kind.key) for s in seats if s.computer is None]
+        for key in humans:
+            if key in self._by_player or key in self._starting:
+                name = next(s.name for s in seats if s.account_id == key[0])
+                raise GameError(f"{name} is already playing {kind.title}.")
+        self._starting.update(humans)
+        try:
+            return await self._start_game(kind, seats, options)
+        finally:
+            self._starting.difference_update(humans)
+
+    async def _start_game(self, kind: GameKind, seats: tuple[Seat, ...],
+                          options: dict[str, Any]) -> LiveGame:
         seed = random.SystemRandom().getrandbits(48)
         now = time.time()
         async with self.db.session() as tx:
@@ -308,6 +350,19 @@ class GameHost:
         self._schedule(game)
         return game
 
+    async def act_for(self, game_id: int, seat: int, text: str, note: str | None = None) -> LiveGame:
+        """Apply ``text`` for ``seat`` of game ``game_id`` on the server's authority rather
+        than a connected player's: a service seating a newcomer at a table (``seat`` is
+        then the new seat's number, ``len(game.seats)``, or a returning player's old
+        seat). The kind's ``apply`` decides what it allows."""
+        game = self.get_live(game_id)
+        async with game.lock:
+            if game.id not in self.live:
+                raise GameError("That game has just ended.")
+            await self._apply(game, seat, game.kind.parse_action(text), note=note)
+        self._schedule(game)
+        return game
+
     async def resign(self, account_id: int, kind_key: str) -> LiveGame:
         game = self.playing(account_id, kind_key)
         async with game.lock:
@@ -342,11 +397,14 @@ class GameHost:
         new_state, events = game.kind.apply(game.state, seat, action, game.rng(step))
         notation = game.kind.format_action(action)
         outcome = game.kind.outcome(new_state)
+        seats = game.kind.seats_of(new_state) if game.kind.seats_of is not None else game.seats
         finish_lines: list[str] = []
         now = time.time()
         async with self.db.session() as tx:
             values: dict[str, Any] = dict(state=game.kind.state_to_json(new_state),
                                           version=step, updated_at=now)
+            if seats != game.seats:
+                values.update(seats=[s.to_json() for s in seats])
             if outcome is not None:
                 values.update(status="finished", result=outcome.to_json())
             result = await tx.execute(
@@ -361,8 +419,17 @@ class GameHost:
                     tx, game.id, game.seats, game.options, seat, action, game.state, new_state,
                     events))
             if outcome is not None:
-                finish_lines = await self._finish(tx, game, new_state, outcome)
+                finish_lines = await self._finish(tx, game, new_state, outcome, seats)
             await tx.commit()
+        told = self._told(game)  # a player who leaves with this action hears of it too
+        only = None
+        if outcome is None and game.kind.audience is not None:
+            audience = game.kind.audience(new_state, seat, events)
+            if audience is not None:
+                only = {game.seats[s].account_id for s in audience
+                        if game.seats[s].computer is None and not game.seats[s].left}
+        if seats != game.seats:
+            self._reseat(game, seats)
         game.state = new_state
         game.version = step
         lines = [note] if note else []
@@ -376,17 +443,30 @@ class GameHost:
             lines.append(self.describe_outcome(game, outcome))
             lines.extend(finish_lines)
             self._drop_live(game)
-        self._publish(game, lines, kind="game.end" if outcome else "game.update")
+        self._publish(game, lines, kind="game.end" if outcome else "game.update", also=told,
+                      only=only)
 
-    async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome) -> list[str]:
+    async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome,
+                      seats: tuple[Seat, ...]) -> list[str]:
         lines: list[str] = []
         if game.kind.on_finish is not None:
             lines.extend(await game.kind.on_finish(FinishContext(
-                tx, game.id, game.seats, game.options, state, outcome)))
-        humans = [s.account_id for s in game.seats]
-        changes = await record_result(tx, game.kind.key, humans, outcome.winner,
-                                      game.ranked and len(game.seats) == 2)
-        for seat in game.seats:
+                tx, game.id, seats, game.options, state, outcome)))
+        # one record per account in the game at its end (computer seats share one account)
+        counted: dict[int, int] = {}
+        for index, seat in enumerate(seats):
+            if not seat.left:
+                counted.setdefault(seat.account_id, index)
+        humans = list(counted)
+        winner = outcome.winner
+        if winner is not None:
+            won = seats[winner].account_id
+            winner = humans.index(won) if counted.get(won) == winner else None
+        changes = {}
+        if game.kind.counts(outcome):
+            changes = await record_result(tx, game.kind.key, humans, winner,
+                                          game.ranked and len(seats) == 2)
+        for seat in seats:
             if seat.account_id in changes:
                 old, new = changes[seat.account_id]
                 lines.append(f"{seat.name}'s {game.kind.title} rating: {old:.0f} -> {new:.0f}")
@@ -394,6 +474,9 @@ class GameHost:
 
     @staticmethod
     def describe_outcome(game: LiveGame, outcome: Outcome) -> str:
+        if outcome.winner is None and (len(game.seats) == 1 or not game.kind.counts(outcome)):
+            return f"Game #{game.id} is over ({outcome.reason})."  # a solitaire not won, or
+            # a game put away rather than played out: not a draw
         if outcome.winner is None:
             return f"Game #{game.id} ends in a draw ({outcome.reason})."
         return f"Game #{game.id}: {game.seats[outcome.winner].name} wins ({outcome.reason})."
@@ -404,10 +487,16 @@ class GameHost:
         self._schedule_computer(game)
         self._schedule_timeout(game)
 
-    def _spawn(self, coro) -> None:  # noqa: ANN001
+    def _spawn(self, coro) -> asyncio.Task:  # noqa: ANN001
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+    def spawn(self, coro) -> asyncio.Task:  # noqa: ANN001
+        """Run ``coro`` as a background task of the host (a game's helper, e.g. one that
+        plays for a player); it is cancelled when the host closes."""
+        return self._spawn(coro)
 
     def _schedule_timeout(self, game: LiveGame) -> None:
         if game.id not in self.live or game.kind.timeout is None:
@@ -417,14 +506,15 @@ class GameHost:
             self._spawn(self._timeout(game, game.version, *clock))
 
     async def _timeout(self, game: LiveGame, version: int, seconds: float, seat: int,
-                       text: str) -> None:
+                       text: str, note: str | None = None) -> None:
         await asyncio.sleep(seconds)
         try:
             async with game.lock:
                 if game.version != version or game.id not in self.live:
                     return  # something happened meanwhile: that change armed its own clock
                 await self._apply(game, seat, game.kind.parse_action(text),
-                                  note=f"Time is up for {game.seats[seat].name}.")
+                                  note=f"Time is up for {game.seats[seat].name}."
+                                  if note is None else note)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -436,25 +526,44 @@ class GameHost:
         if game.id not in self.live or game.kind.choose_action is None:
             return
         movers = [s for s in game.kind.to_move(game.state) if game.seats[s].computer]
-        if movers:
-            self._spawn(self._computer_turn(game, movers[0], game.version))
+        if not game.kind.simultaneous:
+            if movers:
+                self._spawn(self._computer_turn(game, movers[0], game.version))
+            return
+        for seat in movers:  # seats acting at once: one move in flight per computer seat
+            if seat not in game.thinking:
+                game.thinking.add(seat)
+                self._spawn(self._computer_turn(game, seat, game.version))
 
     async def _computer_turn(self, game: LiveGame, seat: int, version: int) -> None:
-        await asyncio.sleep(self.computer_delay)
-        level = game.seats[seat].computer
-        rng = random.Random(f"{game.seed}:ai:{version}")
+        kind = game.kind
         try:
-            action = await asyncio.to_thread(game.kind.choose_action, game.state, seat, level,
+            await asyncio.sleep(kind.pace(game, seat) if kind.pace is not None
+                                else self.computer_delay)
+            level = game.seats[seat].computer
+            rng = random.Random(f"{game.seed}:ai:{version}:{seat}" if kind.simultaneous
+                                else f"{game.seed}:ai:{version}")
+            action = await asyncio.to_thread(kind.choose_action, game.state, seat, level,
                                              rng, self.computer_budget)
             async with game.lock:
-                if game.version != version or game.id not in self.live:
+                if game.id not in self.live:
                     return
-                await self._apply(game, seat, action)
+                if game.version != version and not (
+                        kind.simultaneous and seat in kind.to_move(game.state)):
+                    return
+                try:
+                    await self._apply(game, seat, action)
+                except RuleError:
+                    if not kind.simultaneous:
+                        raise
+                    # the others' moves made this one stale: choose again (below)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("game #%d: the computer failed to move", game.id)
             return
+        finally:
+            game.thinking.discard(seat)
         self._schedule(game)
 
     # -- presence ----------------------------------------------------------------------
@@ -471,8 +580,11 @@ class GameHost:
         for game in self.games_of(account_id):
             seat = game.seat_of(account_id)
             game.absent[seat] = time.time()
+            if game.kind.presence is not None:  # the game says what an absence means
+                self._spawn(self._presence(game, seat, False, self.presence_delay))
+                continue
             for other in game.seats:
-                if other.account_id != account_id and other.computer is None:
+                if other.account_id != account_id and other.computer is None and not other.left:
                     self._notify(other.account_id,
                                  f"{name} has disconnected from game #{game.id}. If they are "
                                  f"not back within {int(self.reconnect_grace)} seconds you may "
@@ -481,11 +593,36 @@ class GameHost:
     def player_returned(self, account_id: int, name: str) -> list[LiveGame]:
         games = self.games_of(account_id)
         for game in games:
-            game.absent.pop(game.seat_of(account_id), None)
+            seat = game.seat_of(account_id)
+            game.absent.pop(seat, None)
+            if game.kind.presence is not None:
+                self._spawn(self._presence(game, seat, True))
             for other in game.seats:
-                if other.account_id != account_id and other.computer is None:
+                if other.account_id != account_id and other.computer is None and not other.left:
                     self._notify(other.account_id, f"{name} is back in game #{game.id}.")
         return games
+
+    async def _presence(self, game: LiveGame, seat: int, here: bool, delay: float = 0.0) -> None:
+        """Apply the kind's action for a player who left (``here`` False) or came back,
+        after ``delay`` seconds if they are still away (or still back) by then."""
+        if delay:
+            await asyncio.sleep(delay)
+        account_id = game.seats[seat].account_id
+        try:
+            async with game.lock:
+                if (game.id not in self.live or game.seat_of(account_id) != seat
+                        or (seat in game.absent) == here):
+                    return
+                text = game.kind.presence(game.state, seat, here)
+                if text is None:
+                    return
+                await self._apply(game, seat, game.kind.parse_action(text))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game #%d: the presence action for seat %d failed", game.id, seat)
+            return
+        self._schedule(game)
 
     # -- finished games ----------------------------------------------------------------
     async def record(self, game_id: int) -> tuple[GameRecord, list[GameMove]]:
@@ -509,10 +646,14 @@ class GameHost:
         game = LiveGame(id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
                         options=record.options, ranked=record.ranked, seed=record.seed,
                         state=kind.state_from_json(record.initial_state), version=0)
+        if kind.seats_of is not None:
+            game.seats = kind.seats_of(game.state)
         for move in moves[:upto]:
             game.state, _ = kind.apply(game.state, move.seat, kind.parse_action(move.notation),
                                        game.rng(move.seq))
             game.version = move.seq
+            if kind.seats_of is not None:
+                game.seats = kind.seats_of(game.state)
         if record.result:
             game.outcome = Outcome.from_json(record.result)
         return game, moves
@@ -529,12 +670,19 @@ class GameHost:
     def _notify(self, account_id: int, text: str, kind: str = "notice") -> None:
         self.bus.publish(f"account:{account_id}", Event(kind, {"text": text}))
 
-    def _publish(self, game: LiveGame, lines: list[str], kind: str) -> None:
-        """Tell the players (on their account topics) and the watchers (on the game topic)."""
+    @staticmethod
+    def _told(game: LiveGame) -> set[int]:
+        """The accounts told of the game's changes: its players, not the computer."""
+        return {s.account_id for s in game.seats if s.computer is None and not s.left}
+
+    def _publish(self, game: LiveGame, lines: list[str], kind: str,
+                 also: set[int] = frozenset(), only: set[int] | None = None) -> None:
+        """Tell the players (on their account topics; ``also`` these accounts; ``only``
+        these accounts instead, for a kind's ``audience``) and the watchers (on the game
+        topic)."""
         event = Event(kind, {"game": game, "lines": lines})
-        for seat in game.seats:
-            if seat.computer is None:
-                self.bus.publish(f"account:{seat.account_id}", event)
+        for account_id in sorted(only if only is not None else self._told(game) | also):
+            self.bus.publish(f"account:{account_id}", event)
         self.bus.publish(f"game:{game.id}", event)
 
     def watchers(self, game_id: int) -> int:

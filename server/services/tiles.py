@@ -313,7 +313,7 @@ async def collection_named(tx: AsyncSession, name: str) -> TileCollection | None
 async def design_by_ref(tx: AsyncSession, ref: str) -> TileDesign:
     """A design by ``#id`` or ``<collection>/<name>``."""
     ref = ref.strip()
-    if ref.lstrip("#").isdigit():
+    if ref.lstrip("#").isdecimal():
         design = await tx.get(TileDesign, int(ref.lstrip("#")))
         if design is None:
             raise TileError(f"There is no tile design {ref}.")
@@ -714,7 +714,7 @@ def _collection_name(name: str) -> str:
     name = " ".join(clean(name).split())
     if not name or len(name) > COLLECTION_MAX or "/" in name:
         raise TileError(f"A collection name is 1 to {COLLECTION_MAX} characters, without '/'.")
-    if name.lstrip("#").isdigit():
+    if name.lstrip("#").isdecimal():
         raise TileError("A collection name cannot be a number.")
     return name
 

@@ -1,0 +1,118 @@
+"""Disconnect storms: hundreds of clients drop at once, mid-game and mid-login, some
+with a reset, some by simply going silent (half-open, as a dead network would leave
+them). The server frees every session within its login/idle limits, the games wait for
+their players, and the parlor's bookkeeping returns to what it was before the storm."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import socket
+import struct
+import time
+
+from server.app import Parlor
+from server.session import Session
+from tests.conftest import make_config
+from tests.support.client import Client
+
+SOAK = os.environ.get("ESTERPORT_SOAK") == "1"
+
+
+def _sessions_alive() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, Session))
+
+
+def _subscriptions(parlor: Parlor) -> int:
+    return sum(len(fns) for fns in parlor.bus._subs.values())
+
+
+async def _raw(port: int) -> asyncio.StreamWriter:
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    return writer
+
+
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """Close with a TCP reset (SO_LINGER 0), as a crashed client's host would."""
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
+    players = 40 if SOAK else 16          # logged in, in games (pairs)
+    logging_in = 300 if SOAK else 150     # mid-login: name typed, no password yet
+    silent = 100 if SOAK else 40          # connected and silent: only the timeout frees them
+    parlor = Parlor(make_config(sqlite_url, login_timeout=2, idle_timeout=3,
+                                max_connections_per_address=2000))
+    await parlor.start()
+    try:
+        baseline = (_sessions_alive(), _subscriptions(parlor), len(asyncio.all_tasks()))
+        clients = []
+        for i in range(players):
+            c = await Client.connect(parlor.port)
+            await c.create(f"Storm{i:02d}")
+            clients.append(c)
+        for a, b in zip(clients[::2], clients[1::2]):
+            await a.cmd(f"ttt challenge {b.name}", "You challenge")
+            await b.expect("TTT ACCEPT")
+            await b.cmd(f"ttt accept {a.name}", "begins")
+            await a.cmd("ttt play 5", f"{a.name}: PLAY 5")  # a move: the game is mid-way
+        games = dict(parlor.host.live)
+        assert len(games) == players // 2
+
+        raws = []
+        for i in range(logging_in):
+            s = await _raw(parlor.port)
+            s.write(b"Storm99\r\n" if i % 2 else b"NEW\r\nNewbie\r\n")
+            raws.append(s)
+        quiet = [await _raw(parlor.port) for _ in range(silent)]
+        await asyncio.sleep(0.5)
+        peak = len(parlor.connections)
+        assert peak >= players + logging_in + silent - 5
+
+        # the storm: everyone goes at once
+        t0 = time.monotonic()
+        for i, c in enumerate(clients):
+            if i % 2:
+                _reset(c.writer)                   # reset
+            else:
+                c.writer.close()                   # FIN
+        for i, s in enumerate(raws):
+            _reset(s) if i % 2 else s.close()
+        # the silent ones stay connected and say nothing: the login timeout frees them
+        limit = parlor.config.server.login_timeout + 3
+        while parlor.connections and time.monotonic() - t0 < limit:
+            await asyncio.sleep(0.1)
+        freed_after = time.monotonic() - t0
+        assert not parlor.connections, f"{len(parlor.connections)} still open"
+        assert not parlor.sessions and not parlor.per_address and not parlor._rooms
+        for s in quiet:
+            s.close()
+
+        # the games wait for their players, each absent seat marked
+        assert set(parlor.host.live) == set(games)
+        for game in parlor.host.live.values():
+            assert len(game.absent) == 2
+        # a player comes back to their game
+        back = await Client.connect(parlor.port)
+        await back.login("Storm00")
+        await back.expect("You have a game in progress")
+        await back.close()
+        await asyncio.sleep(0.3)
+
+        # the bookkeeping and the memory are back to where they were: no Session object
+        # survives (telnetlib3's own list keeps the last closed connection until the next
+        # one arrives: one at most), no subscription, no task
+        await asyncio.sleep(0.2)
+        sessions, subs, tasks = (_sessions_alive(), _subscriptions(parlor),
+                                 len(asyncio.all_tasks()))
+        assert sessions <= baseline[0] + 1, (sessions, baseline)
+        assert subs <= baseline[1], (subs, baseline)
+        assert tasks <= baseline[2] + 2, (tasks, baseline)
+        print(f"storm: {peak} connections, all freed in {freed_after:.1f} s "
+              f"(login timeout {parlor.config.server.login_timeout} s)")
+    finally:
+        await parlor.stop()

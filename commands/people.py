@@ -17,10 +17,7 @@ async def who(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 0, 1)
     prefix = parts[0].lower() if parts else ""
     everyone = len(parlor.sessions)
-    sessions = sorted((s for s in parlor.sessions.values()
-                       if s.account.name_key.startswith(prefix)), key=lambda s: s.name.lower())
-    matching = len(sessions)
-    sessions = sessions[:MAX_WHO]
+    sessions, matching = parlor.named_from(prefix, MAX_WHO)
     rows = []
     for s in sessions:
         games = ", ".join(f"#{g.id} {g.kind.prefix}" for g in parlor.host.games_of(s.account.id))

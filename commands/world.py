@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from commands.registry import Command, CommandError, Context, UsageError
@@ -21,10 +22,14 @@ def describe_room(parlor: "Parlor", session: "Session") -> str:
     lines.extend(wrap(room.description, session.width))
     exits = ", ".join(room.exits) or "none"
     lines.append(paint(f"Exits: {exits}", "green"))
-    here = sorted(s.name for s in parlor.in_room(session.room) if s is not session)
+    others = parlor.in_room(session.room) - {session}
+    if len(others) <= MAX_NAMES:
+        here = sorted(s.name for s in others)
+    else:  # a crowd: name a few (any few: sorting thousands for each LOOK is waste)
+        here = [s.name for s in itertools.islice(others, MAX_NAMES)]
     if here:
-        shown = ", ".join(here[:MAX_NAMES])
-        more = len(here) - MAX_NAMES
+        shown = ", ".join(here)
+        more = len(others) - len(here)
         lines.extend(wrap(f"Here: {shown}" + (f" and {more} others." if more > 0 else "."),
                           session.width))
     return "\n".join(lines)

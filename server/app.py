@@ -4,6 +4,7 @@ telnet listener together. ``server/cli.py`` starts one; the tests start them too
 from __future__ import annotations
 
 import asyncio
+import bisect
 import importlib
 import logging
 import socket
@@ -101,6 +102,7 @@ class Parlor:
         self.throttle = LoginThrottle(lc.max_failures, lc.failure_window, lc.lockout)
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
         self._by_name: dict[str, Session] = {}       # ... by lower-cased name
+        self.names: list[str] = []                   # their lower-cased names, sorted
         self._rooms: dict[str, set[Session]] = {}    # ... by the room they stand in
         self.connections: set[Session] = set()       # every open connection
         self.per_address: Counter[str] = Counter()
@@ -178,6 +180,18 @@ class Parlor:
 
     def session_named(self, name: str) -> Session | None:
         return self._by_name.get(name.lower())
+
+    def _unlist(self, name_key: str) -> None:
+        i = bisect.bisect_left(self.names, name_key)
+        if i < len(self.names) and self.names[i] == name_key:
+            del self.names[i]
+
+    def named_from(self, prefix: str, limit: int) -> tuple[list[Session], int]:
+        """Up to ``limit`` connected players whose names start with ``prefix``, in name
+        order, and how many match in all (a sorted index: WHO stays cheap in a crowd)."""
+        start = bisect.bisect_left(self.names, prefix)
+        end = bisect.bisect_left(self.names, prefix + "\U0010ffff") if prefix else len(self.names)
+        return [self._by_name[k] for k in self.names[start:min(end, start + limit)]], end - start
 
     def in_room(self, room: str) -> set[Session]:
         return self._rooms.get(room, set())
@@ -347,6 +361,8 @@ class Parlor:
         session.ignoring = await self.accounts.ignored_by(account.id)
         self.sessions[account.id] = session
         self._by_name[account.name_key] = session
+        self._unlist(account.name_key)  # a takeover: the old connection's entry goes
+        bisect.insort(self.names, account.name_key)
         self._place(session, session.room)
         await self.accounts.update(account.id, last_seen_at=time.time())
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
@@ -386,6 +402,7 @@ class Parlor:
             return  # never logged in, or taken over by a newer connection
         del self.sessions[account.id]
         self._by_name.pop(account.name_key, None)
+        self._unlist(account.name_key)
         self._place(session, None)
         self._detach(session)
         self._announce(session.room, f"{account.name} has left.", session)

@@ -195,7 +195,9 @@ class GameHost:
         return self.live.get(game_id) if game_id is not None else None
 
     def games_of(self, account_id: int) -> list[LiveGame]:
-        return [self.live[g] for (a, _), g in self._by_player.items() if a == account_id]
+        """The games ``account_id`` plays now (at most one per kind)."""
+        found = (self._by_player.get((account_id, key)) for key in self.kinds)
+        return [self.live[g] for g in found if g is not None and g in self.live]
 
     def get_live(self, game_id: int) -> LiveGame:
         game = self.live.get(game_id)

@@ -79,7 +79,7 @@ async def test_logging_in_again_takes_over_the_old_connection(parlor, clients):
     assert "taken over" in out
     out = await second.cmd("look", "Exits:")
     assert "Tile Shop" in out  # the new connection stands where the old one was
-    assert len(parlor.sessions) == 1
+    assert len(parlor.sessions) == 1 and parlor.names == ["alice"]
 
 
 async def test_ignore_blocks_tells_and_challenges(parlor, clients):

@@ -12,10 +12,26 @@ from server.text import ago, bold, table
 MAX_WHO = 50  # rows WHO prints; WHO <prefix> narrows a long list
 
 
+WHO_FRESH = 1.0  # seconds a WHO listing is reused (its Idle column counts in seconds)
+
+
 async def who(ctx: Context, rest: str) -> None:
-    parlor = ctx.parlor
     parts = args.words(rest, 0, 1)
     prefix = parts[0].lower() if parts else ""
+    parlor = ctx.parlor
+    # In a crowd many players type WHO each second; the listing is the same for all of
+    # them until someone arrives or leaves, so it is built once a second at most.
+    cached = parlor.who_cache.get(prefix)
+    now = time.monotonic()
+    if cached is None or now - cached[0] > WHO_FRESH:
+        cached = (now, _who_listing(parlor, prefix, parts[0] if parts else ""))
+        if len(parlor.who_cache) > 1000:  # many different prefixes: start afresh
+            parlor.who_cache.clear()
+        parlor.who_cache[prefix] = cached
+    ctx.send(cached[1])
+
+
+def _who_listing(parlor, prefix: str, typed: str) -> str:  # noqa: ANN001
     everyone = len(parlor.sessions)
     sessions, matching = parlor.named_from(prefix, MAX_WHO)
     rows = []
@@ -29,10 +45,10 @@ async def who(ctx: Context, rest: str) -> None:
         lines.append(f"... and {matching - len(sessions)} more (WHO <name prefix> narrows the "
                      "list).")
     if prefix:
-        lines.append(f"{matching} of {everyone} connected players match {parts[0]!r}.")
+        lines.append(f"{matching} of {everyone} connected players match {typed!r}.")
     else:
         lines.append(f"{everyone} player{'s' if everyone != 1 else ''} connected.")
-    ctx.send("\n".join(lines))
+    return "\n".join(lines)
 
 
 async def finger(ctx: Context, rest: str) -> None:

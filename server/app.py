@@ -103,6 +103,7 @@ class Parlor:
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
         self._by_name: dict[str, Session] = {}       # ... by lower-cased name
         self.names: list[str] = []                   # their lower-cased names, sorted
+        self.who_cache: dict[str, tuple[float, str]] = {}  # WHO listings (commands/people.py)
         self._rooms: dict[str, set[Session]] = {}    # ... by the room they stand in
         self.connections: set[Session] = set()       # every open connection
         self.per_address: Counter[str] = Counter()
@@ -236,6 +237,7 @@ class Parlor:
         self._announce(old, f"{name} leaves{' ' + direction if direction else ''}.", session)
         session.unsubscribe(f"room:{old}")
         self._place(session, room)
+        self.who_cache.clear()
         session.subscribe(f"room:{room}")
         self._announce(room, f"{name} arrives.", session)
         self.send_room_info(session)
@@ -352,6 +354,7 @@ class Parlor:
         else:
             taken_over = False
         session.account = account
+        session.name = account.name
         session.log.info("%s logged in from %s (terminal %s%s)", account.name, session.address,
                          session.terminal,
                          f", client {session.client_name}" if session.client_name else "")
@@ -363,6 +366,7 @@ class Parlor:
         self._by_name[account.name_key] = session
         self._unlist(account.name_key)  # a takeover: the old connection's entry goes
         bisect.insort(self.names, account.name_key)
+        self.who_cache.clear()
         self._place(session, session.room)
         await self.accounts.update(account.id, last_seen_at=time.time())
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
@@ -403,6 +407,7 @@ class Parlor:
         del self.sessions[account.id]
         self._by_name.pop(account.name_key, None)
         self._unlist(account.name_key)
+        self.who_cache.clear()
         self._place(session, None)
         self._detach(session)
         self._announce(session.room, f"{account.name} has left.", session)

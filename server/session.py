@@ -67,6 +67,7 @@ class Session:
         peer = writer.get_extra_info("peername") or ("?", 0)
         self.address: str = peer[0]
         self.account: "Account | None" = None
+        self.name = f"<{self.address}>"  # the account's name once logged in
         self.room: str = parlor.world.start
         self.color = True
         self._width: int | None = None  # set by SET WIDTH; else NAWS
@@ -90,10 +91,6 @@ class Session:
         self.last_command_at = time.time()
 
     # -- identity and terminal -----------------------------------------------------------
-    @property
-    def name(self) -> str:
-        return self.account.name if self.account else f"<{self.address}>"
-
     @property
     def width(self) -> int:
         if self._width:

@@ -7,6 +7,7 @@ player with colour off, and :func:`visible_len` measures a line as the terminal 
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 import unicodedata
@@ -53,7 +54,9 @@ def strip_sgr(text: str) -> str:
 
 def visible_len(text: str) -> int:
     """Columns ``text`` takes on a terminal: colour codes count 0, wide characters 2."""
-    plain = strip_sgr(text)
+    plain = strip_sgr(text) if "\x1b" in text else text
+    if plain.isascii():
+        return len(plain)
     return sum(
         2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1
         for ch in plain
@@ -72,6 +75,11 @@ def bold(text: str) -> str:
 
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
     """Word-wrap plain text to ``width`` columns (lines keep their own breaks)."""
+    return list(_wrap(text, width, indent))
+
+
+@functools.lru_cache(maxsize=512)
+def _wrap(text: str, width: int, indent: str) -> tuple[str, ...]:
     lines: list[str] = []
     for para in text.split("\n"):
         if not para:
@@ -81,7 +89,7 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
             textwrap.wrap(para, width=max(width, 20), subsequent_indent=indent,
                           break_long_words=True, break_on_hyphens=False) or [""]
         )
-    return lines
+    return tuple(lines)
 
 
 def columns(items: list[str], width: int, gap: int = 2) -> list[str]:

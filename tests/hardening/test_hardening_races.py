@@ -36,6 +36,7 @@ async def _second_connection(h: Harness, player: Player) -> Player:
     second server node sharing the database would have)."""
     session = Session(h.parlor, None, FakeWriter(player.writer.address))
     session.account = await h.parlor.accounts.get(player.name)
+    session.name = session.account.name
     session.room = player.session.room
     twin = Player(h, player.name, session)
     return twin

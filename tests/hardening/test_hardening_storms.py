@@ -45,7 +45,7 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
     players = 40 if SOAK else 16          # logged in, in games (pairs)
     logging_in = 300 if SOAK else 150     # mid-login: name typed, no password yet
     silent = 100 if SOAK else 40          # connected and silent: only the timeout frees them
-    parlor = Parlor(make_config(sqlite_url, login_timeout=2, idle_timeout=3,
+    parlor = Parlor(make_config(sqlite_url, login_timeout=5, idle_timeout=6,
                                 max_connections_per_address=2000))
     await parlor.start()
     try:

@@ -169,12 +169,15 @@ async def test_a_game_clock_applies_the_timeout_action(db, accounts):
     b = await accounts.create("Bob", "secret")
     host = GameHost(db, LocalBus(), accounts, is_online=lambda _: True, reconnect_grace=0)
     host.register(KIND)
-    game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {"clock": 0.3})
+    game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {"clock": 1.0})
     await host.act(a.id, "ttt", "PLAY 1")
-    await asyncio.sleep(0.15)
+    await asyncio.sleep(0.3)
     await host.act(b.id, "ttt", "PLAY 2")   # Bob moved in time: Alice's clock restarts
-    await asyncio.sleep(0.5)
-    assert game.outcome is not None and game.outcome.winner == 1  # Alice ran out of time
+    for _ in range(100):                    # then Alice runs out of time
+        if game.outcome is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert game.outcome is not None and game.outcome.winner == 1
     _, moves = await host.replay(game.id)
     assert [m.notation for m in moves] == ["PLAY 1", "PLAY 2", "RESIGN"]
     await host.close()

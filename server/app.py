@@ -27,6 +27,7 @@ from server.services.ratings import Ratings
 from server.services import triptycha
 from server.services import dice
 from server.services import triad
+from server.services import pyramid
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, Session
@@ -47,7 +48,7 @@ def load_kind(spec: str) -> GameKind:
 
 def default_kinds() -> list[GameKind]:
     """The games Esterport hosts. Each game registers its kind here when it lands."""
-    return [triptycha.make_kind(), dice.make_kind(), triad.make_kind()]
+    return [triptycha.make_kind(), dice.make_kind(), triad.make_kind(), pyramid.make_kind()]
 
 
 class _Protocol(telnetlib3.TelnetServer):

@@ -197,3 +197,56 @@ class StarterTile(Base):
 
     design_id: Mapped[int] = mapped_column(sa.ForeignKey("tile_designs.id"), primary_key=True)
     count: Mapped[int] = mapped_column(default=1)
+
+
+# -- Pyramid (server/services/pyramid.py) -------------------------------------------------
+class PyramidTopScore(Base):
+    """The server-wide TOP 10: a finished tournament's net Par score above zero."""
+
+    __tablename__ = "pyramid_top10"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), index=True)
+    name: Mapped[str] = mapped_column(sa.String(20))
+    score: Mapped[int] = mapped_column(index=True)
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id"))
+    opponent: Mapped[str] = mapped_column(sa.String(40), default="")
+    created_at: Mapped[float]
+
+
+class PyramidSave(Base):
+    """A tournament put away with ``PYR SAVE``, to be taken up again with ``PYR RESTORE``:
+    its seats, options and state as the game it was saved from had them."""
+
+    __tablename__ = "pyramid_saves"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), index=True)
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id"))
+    seats: Mapped[list[Any]] = mapped_column()
+    options: Mapped[dict[str, Any]] = mapped_column()
+    state: Mapped[dict[str, Any]] = mapped_column()
+    summary: Mapped[str] = mapped_column(sa.String(120))
+    created_at: Mapped[float]
+
+
+# -- Triad tables (server/services/triad.py) -------------------------------------------------
+class TableLedgerEntry(Base):
+    """One cubit movement at a Triad table, written in the transaction of the action.
+
+    Buy-ins (+) and cash-outs (-) move cubits between an account and a seat's stack;
+    ``seat`` is the engine position (0-based). Antes, bets and pot payouts move cubits
+    between a stack and the pot, as two rows that cancel out: the stack's (``seat``) and
+    the pot's (``seat`` NULL), both naming the player's account. So a table's rows sum to
+    its stacks plus pot, a position's rows to its stack, the pot rows to the pot.
+    """
+
+    __tablename__ = "table_ledger"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id"), index=True)
+    seat: Mapped[int | None] = mapped_column(default=None)  # engine position; NULL: the pot
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"))
+    delta: Mapped[int] = mapped_column(sa.BigInteger)
+    reason: Mapped[str] = mapped_column(sa.String(40))  # buy-in, cash-out, ante, bet, pot
+    created_at: Mapped[float]

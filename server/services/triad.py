@@ -17,7 +17,11 @@ Cubits
     Sitting down moves the player's stack from their account to the table (a ledger
     row "triad buy-in", ref "game #N"); standing up, or the end of the table, moves
     the stack back (a row "triad cash-out"). Bets move cubits between stacks and pots
-    inside the table's state, committed with the move. So at every commit: the sum of
+    inside the table's state, committed with the move. Every movement at the table is
+    also a row of the table ledger (``table_ledger``), in the same transaction: the
+    buy-ins and cash-outs, and each ante, bet and pot payout as two rows, the stack's
+    and the pot's (``audit_tables`` checks that a table's rows sum to its stacks and
+    pot, and mirror its account ledger rows). So at every commit: the sum of
     all account balances, table stacks and pots is constant, except that a computer
     player's stack is funded, when it sits down, by a row "triad house bankroll" on the
     computer's account (then its "triad buy-in"), and goes back to that account when it
@@ -54,16 +58,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import sqlalchemy as sa
 
 import games.triad as engine
 from games.errors import BadNotation, IllegalAction
 from games.outcome import Outcome
 from games.triad import ai, notation, render, rules
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
+from server.models import GameRecord, LedgerEntry, TableLedgerEntry
 from server.services import ledger
 from server.services.games import GameError, LiveGame
 from server.text import wrap
@@ -127,6 +134,18 @@ class Cubits:
     delta: int
     reason: str
     text: str
+    position: int  # the engine seat whose stack it is
+
+
+@attrs.frozen
+class PotMove:
+    """Cubits between the stack at ``position`` (``account_id``'s) and the pot: the
+    engine's ``Chips`` "ante" and "bet" (``delta`` negative) and "pot" (positive)."""
+
+    position: int
+    account_id: int
+    delta: int
+    reason: str
 
 
 # -- the table's state ----------------------------------------------------------------------
@@ -285,7 +304,7 @@ def _sit(table: Table, seat: int, action: Sit) -> tuple[Table, list]:
     when = "" if game.phase == "hand_over" else " (dealt in from the next hand)"
     return table, [Cubits(action.account_id, action.computer is not None, -action.stack, BUYIN,
                           f"{action.name} sits down in seat {pos + 1} with {action.stack} "
-                          f"cubits{when}.")]
+                          f"cubits{when}.", pos)]
 
 
 def _presence(table: Table, seat: int, action: Any) -> tuple[Table, list]:
@@ -335,8 +354,10 @@ def _play(table: Table, seat: int, action: rules.Action, rng) -> tuple[Table, li
     elif game.to_act is not None and game.to_act != pos:
         raise IllegalAction(f"It is not your turn: waiting for {table.name_at(game.to_act)}.")
     game, events = rules.apply(game, pos, action, rng)
+    moves = [PotMove(e.seat, table.seats[table.places[e.seat]].account_id, e.delta, e.reason)
+             for e in events if isinstance(e, rules.Chips) and e.delta]
     table = attrs.evolve(table, game=game)
-    return table, [Said(text) for text in _describe(table, events)]
+    return table, [Said(text) for text in _describe(table, events)] + moves
 
 
 def _stand(table: Table, pos: int) -> tuple[Table, list]:
@@ -353,7 +374,7 @@ def _stand(table: Table, pos: int) -> tuple[Table, list]:
     where = "the house" if who.computer else "their account"
     text = (f"{who.name} leaves the table with {stack} cubits (back to {where})." if stack
             else f"{who.name} leaves the table.")
-    return table, [Cubits(who.account_id, who.computer is not None, stack, CASHOUT, text)]
+    return table, [Cubits(who.account_id, who.computer is not None, stack, CASHOUT, text, pos)]
 
 
 def _tidy(table: Table) -> tuple[Table, list]:
@@ -602,6 +623,62 @@ def choose_action(table: Table, seat: int, level: str, rng, budget_s: float = 1.
     return ai.choose_action(table.game, table.position(seat), level or "normal", rng, budget_s)
 
 
+# -- the table ledger ------------------------------------------------------------------------------
+TABLE_REASONS = {BUYIN: "buy-in", CASHOUT: "cash-out"}
+
+
+def _record_pot_move(tx, game_id: int, move: PotMove) -> None:  # noqa: ANN001
+    """Two rows that cancel out: the stack's change and the pot's."""
+    now = time.time()
+    tx.add_all([
+        TableLedgerEntry(game_id=game_id, seat=move.position, account_id=move.account_id,
+                         delta=move.delta, reason=move.reason, created_at=now),
+        TableLedgerEntry(game_id=game_id, seat=None, account_id=move.account_id,
+                         delta=-move.delta, reason=move.reason, created_at=now),
+    ])
+
+
+async def audit_tables(tx, states: dict[int, Table] | None = None) -> list[tuple]:  # noqa: ANN001
+    """Triad tables whose table ledger does not add up: (game, what, ledger, expected).
+
+    For each table, the rows of each position must sum to its stack and the pot's rows
+    to the pot, in ``states`` (game id -> table) or else as stored; a finished table's
+    to nothing (every stack went back). And the table's rows must mirror the table's
+    buy-in and cash-out rows in the account ledger (ref "game #N").
+    """
+    await tx.flush()
+    sums: dict[int, dict[int | None, int]] = {}
+    for game_id, seat, total in await tx.execute(
+            sa.select(TableLedgerEntry.game_id, TableLedgerEntry.seat,
+                      sa.func.sum(TableLedgerEntry.delta))
+            .group_by(TableLedgerEntry.game_id, TableLedgerEntry.seat)):
+        sums.setdefault(game_id, {})[seat] = int(total)
+    accounts = {ref: int(total) for ref, total in await tx.execute(
+        sa.select(LedgerEntry.ref, sa.func.sum(LedgerEntry.delta))
+        .where(LedgerEntry.reason.in_((BUYIN, CASHOUT)), LedgerEntry.ref.like("game #%"))
+        .group_by(LedgerEntry.ref))}
+    bad: list[tuple] = []
+    records = await tx.execute(sa.select(GameRecord.id, GameRecord.status, GameRecord.state)
+                               .where(GameRecord.kind == KEY).order_by(GameRecord.id))
+    for game_id, status, stored in records:
+        rows = sums.pop(game_id, {})
+        expected: dict[int | None, int] = {}
+        if status != "finished" and (stored or game_id in (states or {})):
+            table = (states or {}).get(game_id) or state_from_json(stored)
+            expected = {pos: s.stack or 0 for pos, s in enumerate(table.game.seats)}
+            expected[None] = table.game.pot
+        for where in sorted(set(rows) | set(expected), key=lambda w: -1 if w is None else w):
+            if rows.get(where, 0) != expected.get(where, 0):
+                what = "pot" if where is None else f"seat {where + 1}"
+                bad.append((game_id, what, rows.get(where, 0), expected.get(where, 0)))
+        on_table, paid_in = sum(rows.values()), -accounts.get(f"game #{game_id}", 0)
+        if on_table != paid_in:
+            bad.append((game_id, "account ledger", on_table, paid_in))
+    bad.extend((game_id, "not a Triad table", sum(rows.values()), 0)
+               for game_id, rows in sums.items())
+    return bad
+
+
 # -- the service: tables for the commands, hooks for the host ------------------------------------
 _BY_HOST: "weakref.WeakKeyDictionary[Any, TriadTables]" = weakref.WeakKeyDictionary()
 
@@ -634,13 +711,15 @@ class TriadTables:
         table = new_table(ctx.options, ctx.seats[0])
         opener = ctx.seats[0]
         await self._move(ctx.tx, ctx.game_id, Cubits(opener.account_id, False, -table.buyin,
-                                                     BUYIN, ""))
+                                                     BUYIN, "", 0))
         return table
 
     async def on_action(self, ctx: ActionContext) -> None:
         for event in ctx.events:
             if isinstance(event, Cubits):
                 await self._move(ctx.tx, ctx.game_id, event)
+            elif isinstance(event, PotMove):
+                _record_pot_move(ctx.tx, ctx.game_id, event)
 
     async def on_finish(self, ctx: FinishContext) -> list[str]:
         table: Table = ctx.state
@@ -650,8 +729,8 @@ class TriadTables:
             if seat is None or not stack:
                 continue
             who = table.seats[seat]
-            await self._move(ctx.tx, ctx.game_id,
-                             Cubits(who.account_id, who.computer is not None, stack, CASHOUT, ""))
+            await self._move(ctx.tx, ctx.game_id, Cubits(
+                who.account_id, who.computer is not None, stack, CASHOUT, "", pos))
             where = "the house" if who.computer else "their account"
             lines.append(f"The table closes: {who.name}'s {stack} cubits go back to {where}.")
         return lines
@@ -665,6 +744,10 @@ class TriadTables:
         except ledger.InsufficientCubits as err:
             raise IllegalAction(f"You have {err.balance} cubits; you can't bring "
                                 f"{err.needed} to the table.") from None
+        if event.delta:
+            tx.add(TableLedgerEntry(game_id=game_id, seat=event.position,
+                                    account_id=event.account_id, delta=-event.delta,
+                                    reason=TABLE_REASONS[event.reason], created_at=time.time()))
 
     def timeout(self, table: Table) -> tuple | None:
         return table_timeout(table, self.action_timeout)
@@ -787,6 +870,6 @@ def make_kind(tables: TriadTables | None = None) -> GameKind:
     )
 
 
-__all__ = ["KEY", "Table", "TriadTables", "apply", "make_kind", "outcome", "parse_action",
-           "format_action", "state_from_json", "state_to_json", "table_options", "tables_of",
-           "view_for"]
+__all__ = ["KEY", "Table", "TriadTables", "apply", "audit_tables", "make_kind", "outcome",
+           "parse_action", "format_action", "state_from_json", "state_to_json", "table_options",
+           "tables_of", "view_for"]

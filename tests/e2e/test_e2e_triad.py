@@ -194,6 +194,7 @@ async def test_three_players_and_a_bot_play_to_showdown_and_a_restart_resumes(tm
         assert number not in parlor.host.live
         async with parlor.db.session() as tx:
             assert await ledger.audit(tx) == []          # balances match the ledger
+            assert await triad.audit_tables(tx) == []    # every bet is in the table ledger
             rows = (await tx.execute(sa.select(Account.name, Account.cubits))).all()
             bankroll = await tx.scalar(sa.select(sa.func.sum(LedgerEntry.delta))
                                        .where(LedgerEntry.reason == triad.BANKROLL))

@@ -4,6 +4,7 @@ cubit conservation over random play, replay, restore, clocks and disconnects."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 
 import pytest
@@ -13,7 +14,7 @@ from games.errors import RuleError
 from games.triad import notation, rules
 from server.bus import LocalBus
 from server.db import Database
-from server.models import Account, LedgerEntry
+from server.models import Account, GameRecord, LedgerEntry, TableLedgerEntry
 from server.services import ledger, triad
 from server.services.accounts import Accounts
 from server.services.games import GameError, GameHost
@@ -57,6 +58,38 @@ async def money(db, host) -> int:
     return balances - bankroll + on_tables
 
 
+async def table_books(db, host) -> dict[str, int]:
+    """Every Triad table's ledger rows sum to its stacks + pot (each position's to its
+    stack, the pot's rows to the pot; a closed table's to nothing) and mirror its buy-ins
+    and cash-outs in the account ledger; balances equal the account ledger. Checked with
+    every live table still (its lock held: no action half-way between commit and memory).
+    Returns the number of table ledger rows by reason."""
+    games = [g for g in host.live.values() if g.kind.key == triad.KEY]
+    async with contextlib.AsyncExitStack() as still:
+        for g in games:
+            await still.enter_async_context(g.lock)
+        live = {g.id: g.state for g in games if g.id in host.live}
+        async with db.session() as tx:
+            sums = dict((await tx.execute(
+                sa.select(TableLedgerEntry.game_id, sa.func.sum(TableLedgerEntry.delta))
+                .group_by(TableLedgerEntry.game_id))).all())
+            closed = set(await tx.scalars(sa.select(GameRecord.id).where(
+                GameRecord.kind == triad.KEY, GameRecord.status == "finished")))
+            reasons = dict((await tx.execute(
+                sa.select(TableLedgerEntry.reason, sa.func.count())
+                .group_by(TableLedgerEntry.reason))).all())
+            assert await ledger.audit(tx) == []
+            assert await triad.audit_tables(tx) == []          # against the stored states
+            assert await triad.audit_tables(tx, live) == []    # against the live ones
+    for number, table in live.items():
+        assert sums.get(number, 0) == sum(s.stack or 0 for s in table.game.seats) \
+            + table.game.pot, f"table #{number}"
+    for number in closed:
+        assert sums.get(number, 0) == 0, f"closed table #{number}"
+    assert set(sums) <= set(live) | closed
+    return reasons
+
+
 async def settle(game, host, version: int, timeout: float = 10.0) -> None:
     """Wait until the game moves past ``version`` (a computer turn, a clock) or ends."""
     loop = asyncio.get_running_loop()
@@ -84,7 +117,8 @@ def random_action(table: triad.Table, pos: int, rng: random.Random) -> str:
 async def test_random_play_conserves_cubits_and_pays_every_pot(db, accounts):
     """Over random tables, hands and legal actions (all-ins, folds, joins and leaves in
     and between hands, computer players, disconnects), account balances + table stacks
-    + pots never change, every pot is paid out, and a replay rebuilds the table."""
+    + pots never change, every pot is paid out, every cubit movement at a table is in
+    the table ledger (``table_books``), and a replay rebuilds the table."""
     rng = random.Random(1789)
     host, tables = make_host(db, accounts)
     people = [await accounts.create(n, "secret") for n in NAMES]
@@ -151,6 +185,7 @@ async def test_random_play_conserves_cubits_and_pays_every_pot(db, accounts):
             refused.append(str(err))  # a refusal changes nothing: the invariant below holds
         # the invariant, after every step
         assert await money(db, host) == total, f"step {step}"
+        await table_books(db, host)
         now: triad.Table = game.state
         if now.game.phase == "hand_over":
             assert now.game.pot == 0
@@ -168,6 +203,8 @@ async def test_random_play_conserves_cubits_and_pays_every_pot(db, accounts):
         await asyncio.sleep(0.01)  # the last hands play out with default actions
     assert not host.live
     assert await money(db, host) == total
+    reasons = await table_books(db, host)
+    assert {"buy-in", "cash-out", "ante", "bet", "pot"} <= set(reasons), reasons
     # a finished table replays to the state it was stored with
     record_id = finished[0] if finished else game.id
     replayed, moves = await host.replay(record_id)
@@ -223,6 +260,7 @@ async def test_a_restart_mid_hand_resumes_it(db, accounts):
                         "DRAW" if t.game.phase == "draw" else "EQUAL")
     assert again.state.game.phase == "hand_over" and again.state.game.hand_no == 1
     assert await money(db, host2) == 2 * START
+    await table_books(db, host2)
     await host2.close()
 
 
@@ -272,6 +310,7 @@ async def test_clock_and_disconnects_follow_the_rules_page(db, accounts):
     notations = [m.notation for m in moves]
     assert "AWAY" in notations and "BACK" in notations
     assert await money(db, host) == 3 * START
+    await table_books(db, host)
     await host.close()
 
 
@@ -302,6 +341,7 @@ async def test_after_a_restart_a_player_not_back_in_time_counts_as_away(db, acco
     bob = [m.notation for m in moves if m.seat == 1]
     assert bob[0].startswith("SIT") and bob[1] == "AWAY"
     assert await money(db, host2) == 2 * START
+    await table_books(db, host2)
     async with db.session() as tx:
         assert (await tx.get(Account, a.id)).cubits + (await tx.get(Account, b.id)).cubits \
             == 2 * START

@@ -66,6 +66,9 @@ def test_seating_cubits_and_the_first_deal():
     table, events = act(table, 1, "START")
     assert table.started and table.game.hand_no == 1 and table.game.pot == 20
     assert texts(events)[0] == "Hand 1: Alice deals to Bob and Alice; each antes 10."
+    # each ante is a movement for the table ledger: position, account, stack change
+    assert sorted((e.position, e.account_id, e.delta, e.reason) for e in events
+                  if isinstance(e, triad.PotMove)) == [(0, 1, -10, "ante"), (1, 2, -10, "ante")]
     assert triad.to_move(table) == (1,)
     with pytest.raises(IllegalAction, match="not your turn: waiting for Bob"):
         act(table, 0, "PASS")
@@ -99,8 +102,8 @@ def test_leaving_during_a_hand_waits_for_its_end_and_cashes_out():
     clock = triad.table_timeout(table, 60)
     assert clock == (0.0, 2, "FOLD", "Carol is leaving the table.")
     table, events = act(table, 2, "FOLD", 2)           # out of the hand: she stands up now
-    assert [(e.account_id, e.delta, e.reason) for e in events if isinstance(e, triad.Cubits)] \
-        == [(3, 90, "triad cash-out")]
+    assert [(e.account_id, e.delta, e.reason, e.position) for e in events
+            if isinstance(e, triad.Cubits)] == [(3, 90, "triad cash-out", 2)]
     assert table.position(2) is None and table.seats[2].left
     assert table.game.pot == 40  # her ante stays in the pot
     with pytest.raises(IllegalAction, match="not seated"):

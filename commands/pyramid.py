@@ -1,0 +1,539 @@
+"""Pyramid's commands: the ``PYR`` subcommands of the seed (NEW, HINT, AUTO, QUIT, TOUR,
+RESTORE, SAVE, SCORE, TOP10, EXIT, CONFIG, INFO) and SOLUTION, and :func:`play`, the
+kind's handler for moves (``PYR 7,1 6,3``, ``PYR 71 63``, ``PYR P``, ``PYR D``, keypad
+digits) and for ``PYR`` alone.
+
+The rest of the family (CHALLENGE, ACCEPT, DECLINE, WITHDRAW, RESIGN, DISPLAY, GAMES,
+STATUS, RANKINGS, HELP) comes from :func:`commands.games.game_family`. Handlers parse,
+call the Pyramid service (``server/services/pyramid.py``) or the game host, and write
+the answer; a wrong use raises UsageError (its usage line is shown).
+"""
+
+from __future__ import annotations
+
+import time
+
+import attrs
+
+from commands import args, basics
+from commands.registry import Command, CommandError, Context, UsageError
+from games.errors import BadNotation, RuleError
+from games.pyramid import notation, rules
+from games.pyramid.cards import card_text
+from server.hosting import Seat
+from server.services import pyramid
+from server.services.games import GameError, LiveGame
+from server.services.pyramid import BELL, KEY, SOUNDS, SPEEDS, Prefs, sentence
+from server.text import bold, columns, table, wrap
+
+GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D = deal."
+
+
+# -- helpers --------------------------------------------------------------------------------
+def _svc(ctx: Context) -> pyramid.Pyramid:
+    return pyramid.service(ctx.parlor)
+
+
+def _me(ctx: Context) -> Seat:
+    return Seat(ctx.account.id, ctx.account.name)
+
+
+def _game(ctx: Context) -> LiveGame | None:
+    return ctx.parlor.host.game_of(ctx.account.id, KEY)
+
+
+def _playing(ctx: Context) -> LiveGame:
+    game = _game(ctx)
+    if game is None:
+        raise CommandError("You are not playing Pyramid. PYR NEW deals a game; PYR TOUR "
+                           "starts a tournament.")
+    return game
+
+
+def _tournament(game: LiveGame | None) -> bool:
+    return game is not None and game.state.mode == "tournament"
+
+
+async def _guard(coro):  # noqa: ANN001, ANN202
+    try:
+        return await coro
+    except GameError as err:
+        raise CommandError(str(err)) from None
+
+
+def _say(ctx: Context, text: str) -> None:
+    ctx.send("\n".join(wrap(text, min(ctx.session.width, 80))))
+
+
+def _yes(parts: list[str]) -> bool:
+    """A trailing YES (the seed's confirmation dialog); it is taken off ``parts``."""
+    if parts and parts[-1].upper() in ("YES", "Y"):
+        parts.pop()
+        return True
+    return False
+
+
+def _standing(match: rules.State) -> str:
+    """What ending the current game now would score."""
+    g = match.game
+    return f"{g.cards_left} cards left, Par score {rules.par_score(g):+d} if it ends now"
+
+
+async def _end_standard(ctx: Context, game: LiveGame) -> None:
+    """End the player's standard game as it stands (it is scored, told and analysed)."""
+    _svc(ctx).stop_auto(ctx.account.id)
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, "END"))
+
+
+def _refuse(ctx: Context, prefs: Prefs, message: str) -> None:
+    """A refused move: the message (with the bell unless Sound is off), or with Error
+    messages off only the bell."""
+    bell = BELL if prefs.sound != "off" else ""
+    if prefs.errors:
+        ctx.send(bell + sentence(message))
+    elif bell:
+        ctx.send(bell)
+    else:
+        ctx.send("Refused.")
+
+
+# -- moves and the board ----------------------------------------------------------------------
+async def play(ctx: Context, rest: str) -> None:
+    """``PYR`` alone shows the board; other words that are no subcommand are a move."""
+    svc = _svc(ctx)
+    prefs = svc.prefs(ctx.account)
+    game = _game(ctx)
+    if not rest:
+        if game is None:
+            saved = await svc.saves(ctx.account.id)
+            extra = (f" You have {len(saved)} saved tournament{'s' if len(saved) != 1 else ''}:"
+                     " PYR RESTORE." if saved else "")
+            _say(ctx, "You are not playing Pyramid. PYR NEW deals a standard game, PYR TOUR "
+                      "NONE|COMPUTER|HUMAN <person> starts a tournament, PYR HELP explains."
+                      + extra)
+            return
+        ctx.parlor.show_game(ctx.session, game)
+        return
+    if rest.strip() == "?":
+        await basics.help_(ctx, "PYR")
+        return
+    first = rest.split()[0]
+    try:
+        notation.parse_action(rest)
+    except BadNotation as err:
+        if first.isalpha() and len(first) > 1 and first.upper() not in ("DEAL", "DISCARD", "END"):
+            raise CommandError(f"PYR {first.upper()}: there is no such PYR command. "
+                               "PYR HELP lists them.") from None
+        raise CommandError(f"{sentence(str(err))} ({GRAMMAR})") from None
+    if game is None:
+        raise CommandError("You are not playing Pyramid. PYR NEW deals a game; PYR TOUR "
+                           "starts a tournament.")
+    if svc.stop_auto(ctx.account.id):
+        ctx.send("AUTO stops: you play on.")
+    try:
+        await ctx.parlor.host.act(ctx.account.id, KEY, rest)
+    except GameError as err:
+        raise CommandError(str(err)) from None
+    except RuleError as err:
+        _refuse(ctx, prefs, str(err))
+
+
+# -- standard play ----------------------------------------------------------------------------
+async def new(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    yes = _yes(parts)
+    if parts:
+        raise UsageError()
+    svc = _svc(ctx)
+    game = _game(ctx)
+    if game is None:
+        await _guard(svc.start_standard(_me(ctx)))
+        return
+    seat = game.seat_of(ctx.account.id)
+    table_ = game.state
+    if not _tournament(game):
+        if game.version > 0 and not yes:
+            _say(ctx, f"NEW ends this game as it stands ({_standing(table_.matches[seat])}). "
+                      "Type PYR NEW YES to deal a new one.")
+            return
+        await _end_standard(ctx, game)
+        await _guard(svc.start_standard(_me(ctx)))
+        return
+    if table_.humans > 1:
+        raise CommandError("Against a person NEW would restart your opponent's tournament "
+                           "too: finish it, or PYR EXIT to resign it.")
+    if not yes:
+        _say(ctx, f"NEW abandons this tournament ({table_.summary(seat)}) and starts a new "
+                  "match with the same settings. Type PYR NEW YES to do it (PYR SAVE puts "
+                  "this one away instead).")
+        return
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, pyramid.RENEW))
+    await _guard(svc.restart(game))
+
+
+async def quit_(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    yes = _yes(parts)
+    if parts:
+        raise UsageError()
+    game = _playing(ctx)
+    if _tournament(game):
+        raise CommandError("In tournament play QUIT is replaced by EXIT (PYR EXIT).")
+    seat = game.seat_of(ctx.account.id)
+    if game.version > 0 and not yes:
+        _say(ctx, f"QUIT ends this game as it stands ({_standing(game.state.matches[seat])}). "
+                  "Type PYR QUIT YES to end it.")
+        return
+    await _end_standard(ctx, game)
+
+
+async def hint(ctx: Context, rest: str) -> None:
+    args.words(rest, 0, 0)
+    game = _playing(ctx)
+    if _tournament(game):
+        raise CommandError("HINT is not available in tournament play.")
+    svc = _svc(ctx)
+    prefs = svc.prefs(ctx.account)
+    seat = game.seat_of(ctx.account.id)
+    action = await svc.hint(game, seat)
+    bell = BELL if prefs.sound != "off" else ""
+    if action is None:
+        ctx.send(bell + "No move is possible.")
+        return
+    g = game.state.matches[seat].game
+    if action.kind == "deal":
+        what = "D turns the next card from the Pack" if g.pack else "D redeals the Waste Pile"
+        ctx.send(f"{bell}No cards can be removed now: {what} (PYR D).")
+        return
+    cards = " + ".join(card_text(g.card_at(s)) for s in action.spots)
+    ctx.send(f"Hint: PYR {notation.format_action(action)} ({cards}).")
+
+
+async def auto(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    svc = _svc(ctx)
+    if parts:
+        if parts[0].upper() not in ("STOP", "OFF"):
+            raise UsageError()
+        if not svc.stop_auto(ctx.account.id):
+            raise CommandError("AUTO is not playing.")
+        ctx.send("AUTO stops: you play on.")
+        return
+    game = _playing(ctx)
+    if _tournament(game):
+        raise CommandError("AUTO is not available in tournament play.")
+    if svc.auto_running(ctx.account.id):
+        raise CommandError("AUTO is already playing your game; PYR AUTO STOP stops it.")
+    speed = svc.prefs(ctx.account).speed
+    svc.start_auto(ctx.account.id, game)
+    ctx.send(f"AUTO finishes your game at {speed} speed (PYR AUTO STOP, or any move of "
+             "yours, stops it).")
+
+
+# -- tournaments ------------------------------------------------------------------------------
+async def _leave_standard(ctx: Context, yes: bool, what: str) -> bool:
+    """Before a tournament: end a standard game in progress (asking first if it has
+    moves). False if the player must confirm."""
+    game = _game(ctx)
+    if game is None:
+        return True
+    if _tournament(game):
+        raise CommandError("You are in tournament play already (PYR EXIT leaves it, PYR NEW "
+                           "starts a new match).")
+    if game.version > 0 and not yes:
+        seat = game.seat_of(ctx.account.id)
+        _say(ctx, f"Your standard game is in progress ({_standing(game.state.matches[seat])}). "
+                  f"Type {what} YES to end it and go on.")
+        return False
+    await _end_standard(ctx, game)
+    return True
+
+
+async def tour(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 4)
+    yes = _yes(parts)
+    what = parts[0].lower() if parts else "none"  # PYR TOUR alone: a tournament alone
+    svc = _svc(ctx)
+    if what == "restore":
+        await _restore(ctx, parts[1:], yes)
+        return
+    if what in ("none", "alone", "solo"):
+        if len(parts) > 1:
+            raise UsageError()
+        if await _leave_standard(ctx, yes, f"PYR TOUR {what.upper()}"):
+            await _guard(svc.start_tournament(_me(ctx)))
+        return
+    if what in ("computer", "cpu"):
+        if len(parts) > 2 or (len(parts) == 2 and parts[1].lower() not in pyramid.LEVELS):
+            raise UsageError()
+        level = parts[1].lower() if len(parts) == 2 else "normal"
+        if await _leave_standard(ctx, yes, f"PYR TOUR {' '.join(parts).upper()}"):
+            prefs = svc.prefs(ctx.account)
+            await _guard(svc.start_tournament(_me(ctx), level, prefs.same_deck))
+        return
+    if what in ("human", "person", "player"):
+        parts = parts[1:]
+    if len(parts) != 1:
+        raise UsageError()
+    name = args.online(ctx, parts[0]).name  # before a standard game in progress is ended
+    if name.lower() == ctx.account.name.lower():
+        raise CommandError("You cannot play a tournament against yourself; PYR TOUR NONE "
+                           "plays one alone.")
+    if not await _leave_standard(ctx, yes, f"PYR TOUR HUMAN {name}"):
+        return
+    prefs = svc.prefs(ctx.account)
+    offer = await _guard(ctx.parlor.host.offer(KEY, _me(ctx), name,
+                                               {"mode": "tournament",
+                                                "same_deck": prefs.same_deck}))
+    ctx.send(f"You offer {offer.target.name} {offer.describe()}. They PYR ACCEPT "
+             f"{ctx.account.name}; PYR WITHDRAW takes it back.")
+
+
+async def restore(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 2)
+    yes = _yes(parts)
+    await _restore(ctx, parts, yes)
+
+
+async def _restore(ctx: Context, parts: list[str], yes: bool) -> None:
+    if len(parts) > 1:
+        raise UsageError()
+    svc = _svc(ctx)
+    game = _game(ctx)
+    if _tournament(game):
+        seat = game.seat_of(ctx.account.id)
+        ctx.send(f"Your tournament is in play ({game.state.summary(seat)}); it needs no "
+                 "RESTORE.")
+        ctx.parlor.show_game(ctx.session, game)
+        return
+    saved = await svc.saves(ctx.account.id)
+    if not saved:
+        raise CommandError("You have no saved tournament (in tournament play PYR SAVE puts "
+                           "one away).")
+    if parts:
+        number = args.game_number(parts[0])
+        chosen = next((s for s in saved if s.id == number), None)
+        if chosen is None:
+            raise CommandError(f"You have no saved tournament #{number}.")
+    elif len(saved) == 1:
+        chosen = saved[0]
+    else:
+        lines = ["Your saved tournaments (PYR RESTORE <number>):"]
+        for s in saved:
+            when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(s.created_at))
+            lines.append(f"  #{s.id}  {s.summary}  (saved {when} UTC)")
+        ctx.send("\n".join(lines))
+        return
+    if not await _leave_standard(ctx, yes, f"PYR RESTORE {chosen.id}"):
+        return
+    await _guard(svc.restore(_me(ctx), chosen))
+
+
+async def save(ctx: Context, rest: str) -> None:
+    args.words(rest, 0, 0)
+    game = _playing(ctx)
+    if not _tournament(game):
+        raise CommandError("SAVE is for tournament play (a standard game is kept for you "
+                           "anyway).")
+    _svc(ctx).stop_auto(ctx.account.id)
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, pyramid.SAVE))
+
+
+async def exit_(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    yes = _yes(parts)
+    if parts:
+        raise UsageError()
+    game = _playing(ctx)
+    if not _tournament(game):
+        raise CommandError("You are in standard play (EXIT leaves tournament play).")
+    seat = game.seat_of(ctx.account.id)
+    table_ = game.state
+    if not yes:
+        if table_.humans > 1:
+            _say(ctx, f"EXIT resigns this tournament ({table_.summary(seat)}): your opponent "
+                      "wins. Type PYR EXIT YES to do it.")
+        else:
+            _say(ctx, f"EXIT abandons this tournament ({table_.summary(seat)}). PYR SAVE puts "
+                      "it away instead; PYR EXIT YES abandons it.")
+        return
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, pyramid.EXIT))
+    ctx.send("You are back in standard play: PYR NEW deals a game.")
+
+
+async def score(ctx: Context, rest: str) -> None:
+    args.words(rest, 0, 0)
+    game = _playing(ctx)
+    table_ = game.state
+    me = game.seat_of(ctx.account.id)
+    if not _tournament(game):
+        ctx.send(f"Standard game: {_standing(table_.matches[me])}.")
+        return
+    rows = []
+    order = [me] + [i for i in range(len(table_.matches)) if i != me]
+    for i in order:
+        m = table_.matches[i]
+        scores = [f"{s:+d}" for s in m.scores] + ["" for _ in range(m.n_games - len(m.scores))]
+        state = "done" if m.over else f"game {m.game_no}"
+        rows.append([game.seats[i].name, *scores, f"{m.total:+d}", state])
+    heads = ["Player", *(f"G{n}" for n in range(1, 7)), "Net", "Now"]
+    ctx.send("\n".join([bold("Tournament scores (par is a net zero)"), *table(heads, rows)]))
+
+
+async def top10(ctx: Context, rest: str) -> None:
+    if args.words(rest, 0, 1) not in ([], ["10"]):  # PYR TOP10, PYR TOP 10
+        raise UsageError()
+    rows = await _svc(ctx).top10()
+    if not rows:
+        ctx.send("The TOP 10 is empty: finish a tournament above zero to enter it.")
+        return
+    body = [[str(i), r.name, f"{r.score:+d}", time.strftime("%Y-%m-%d", time.gmtime(r.created_at)),
+             r.opponent or "alone"] for i, r in enumerate(rows, 1)]
+    ctx.send("\n".join([bold("Pyramid TOP 10 (tournament net scores)"),
+                        *table(["#", "Name", "Score", "Date", "Against"], body)]))
+
+
+# -- everywhere -------------------------------------------------------------------------------
+_OPTION = {"speed": "speed", "error": "errors", "errors": "errors", "messages": "errors",
+           "errormessages": "errors", "errormsg": "errors", "same": "same_deck",
+           "samedeck": "same_deck", "usesamedeck": "same_deck", "deck": "same_deck",
+           "sound": "sound"}
+_SWITCH = {"-slow": ("speed", "slow"), "-medium": ("speed", "medium"),
+           "-fast": ("speed", "fast"), "-fullsound": ("sound", "full"),
+           "-partsound": ("sound", "partial"), "-nosound": ("sound", "off"),
+           "-errormsgon": ("errors", True), "-errormsgoff": ("errors", False)}
+_YES = {"yes": True, "y": True, "on": True, "no": False, "n": False, "off": False}
+
+
+def _value(option: str, word: str):  # noqa: ANN202
+    w = word.lower()
+    if option == "speed":
+        found = [s for s in SPEEDS if s == w or s[0] == w]
+    elif option == "sound":
+        found = [s for s in SOUNDS if s == w or s[0] == w or (w == "part" and s == "partial")]
+    else:
+        found = [_YES[w]] if w in _YES else []
+    if not found:
+        choices = {"speed": "SLOW, MEDIUM or FAST", "sound": "FULL, PARTIAL or OFF"}.get(
+            option, "YES or NO")
+        raise UsageError(f"{word!r} is not a value for {option.replace('_', ' ')} ({choices}).")
+    return found[0]
+
+
+async def config(ctx: Context, rest: str) -> None:
+    svc = _svc(ctx)
+    prefs = svc.prefs(ctx.account)
+    words = rest.split()
+    if not words:
+        ctx.send("\n".join([bold("Your Pyramid config (PYR CONFIG <option> <value>)"),
+                            *prefs.describe()]))
+        return
+    changes: dict = {}
+    i = 0
+    while i < len(words):
+        word = words[i].lower()
+        if word in ("-mouse", "-nomouse", "-ask", "mouse"):
+            raise CommandError("Mouse has no meaning over telnet: you type your moves.")
+        if word in _SWITCH:
+            key, value = _SWITCH[word]
+            changes[key] = value
+            i += 1
+            continue
+        option = _OPTION.get(word)
+        if option is None:
+            raise UsageError(f"{words[i]!r} is not an option (SPEED, ERRORS, SAMEDECK, SOUND).")
+        i += 1
+        if option == "same_deck" and i < len(words) and words[i].lower() == "deck":
+            i += 1  # "SAME DECK YES"
+        if i >= len(words):
+            raise UsageError(f"Give a value for {option.replace('_', ' ')}.")
+        changes[option] = _value(option, words[i])
+        i += 1
+    prefs = await svc.set_prefs(ctx.account, attrs.evolve(prefs, **changes))
+    ctx.send("\n".join([bold("Config saved:"), *prefs.describe()]))
+
+
+async def info(ctx: Context, rest: str) -> None:
+    args.words(rest, 0, 0)
+    _say(ctx, pyramid.INFO)
+
+
+async def solution(ctx: Context, rest: str) -> None:
+    args.words(rest, 0, 0)
+    svc = _svc(ctx)
+    deal = await svc.last_deal(ctx.account.id)
+    if deal is None:
+        raise CommandError("You have not finished a game of Pyramid yet.")
+    if ctx.account.id in svc.solving:
+        raise CommandError("The solver is still working on your last PYR SOLUTION.")
+    if not svc.has_line(deal.seed):
+        ctx.send("The solver is working it out (a few seconds)...")
+    svc.solving.add(ctx.account.id)
+    try:
+        line = await svc.solution(deal)
+    finally:
+        svc.solving.discard(ctx.account.id)
+    found = line.best
+    tokens = pyramid.line_tokens(deal.seed, found.moves)
+    won = found.result == "win"
+    proof = "proved best" if found.proven else \
+        f"the best found in {pyramid.SOLUTION_LIMIT:.0f} seconds"
+    head = (f"The best line for {deal.label}, seeing every card: Par score "
+            f"{found.score:+d} ({proof}); {'all 52 cards removed' if won else 'not a win'}.")
+    if not won and line.win_score is not None:
+        head += (f" (All 52 cards can be removed too, but that scores less: "
+                 f"{line.win_score:+d}.)")
+    items = [f"{n}. {t}" for n, t in enumerate(tokens, 1)]
+    width = min(ctx.session.width, 80)
+    ctx.send("\n".join([*wrap(head, width), *columns(items, width)]))
+
+
+USAGE_TOUR = "PYR TOUR [NONE|COMPUTER [EASY|NORMAL|HARD]|HUMAN <person>|RESTORE [<save>]] [YES]"
+
+COMMANDS = (
+    Command("new", new, "PYR NEW [YES]",
+            "Standard play: deal a new game (a game in progress ends as it stands; with moves "
+            "made, confirm with YES). Tournament play: a new match with the same settings, "
+            "this one abandoned (confirm with YES)."),
+    Command("hint", hint, "PYR HINT",
+            "Standard play: the best move the engine finds from what you can see (two cards "
+            "that total 13, a King, or D), or says that no move is possible."),
+    Command("auto", auto, "PYR AUTO [STOP]",
+            "Standard play: the computer finishes your game, one move at your configured "
+            "speed. PYR AUTO STOP, or any move of yours, stops it."),
+    Command("quit", quit_, "PYR QUIT [YES]",
+            "Standard play: end your game as it stands (with moves made, confirm with YES). "
+            "In tournament play use EXIT."),
+    Command("tour", tour, USAGE_TOUR,
+            "Switch to tournament play, six games: NONE (or nothing) plays alone, COMPUTER "
+            "against the computer (it sees only the pyramid and the turned cards, and plays "
+            "at your configured speed), HUMAN <person> offers a tournament to a connected player "
+            "(both play at once and see each other's running score; with Use Same Deck both "
+            "get the same deals), RESTORE takes up a saved tournament. A standard game in "
+            "progress ends as it stands (confirm with YES).", aliases=("tournament",)),
+    Command("restore", restore, "PYR RESTORE [<save>] [YES]",
+            "Take up a tournament put away with PYR SAVE (with several, give its number). "
+            "A tournament in play needs no RESTORE: it survives a disconnect or a restart."),
+    Command("save", save, "PYR SAVE",
+            "Tournament play: put your tournament away (the computer waits too); PYR RESTORE "
+            "takes it up again exactly where it was. Not against a person."),
+    Command("score", score, "PYR SCORE",
+            "Your scores: each tournament game's Par score and the net, and your opponent's; "
+            "in standard play, what the game would score if it ended now."),
+    Command("top10", top10, "PYR TOP10 (or PYR TOP 10)",
+            "The ten best tournament net scores above zero, kept for the whole server.",
+            aliases=("top",)),
+    Command("exit", exit_, "PYR EXIT [YES]",
+            "Leave tournament play (confirm with YES): the tournament is abandoned (against "
+            "a person: resigned). PYR SAVE keeps it instead."),
+    Command("config", config, "PYR CONFIG [<option> <value> ...]",
+            "Show or set your Pyramid config, kept with your account: SPEED SLOW|MEDIUM|FAST "
+            "(the computer and AUTO), ERRORS YES|NO (NO: a refused move only rings the "
+            "bell), SAMEDECK YES|NO (Use Same Deck in tournaments), SOUND FULL|PARTIAL|OFF "
+            "(the terminal bell on game end and errors; PARTIAL: errors only). The seed's "
+            "switches work too: PYR CONFIG -fast -nosound -errormsgoff."),
+    Command("info", info, "PYR INFO", "Version and credits."),
+    Command("solution", solution, "PYR SOLUTION",
+            "How your last finished deal could have been played, seeing every card: the "
+            "solver's best Par line, move by move (D xN is N D's in a row)."),
+)

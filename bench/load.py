@@ -572,8 +572,8 @@ def parlor_config(folder: Path, database: str, players: int) -> Path:
         port = 0
         idle_timeout = 0
         max_connections_per_address = {players + 100}
-        commands_per_second = 1000
-        command_burst = 1000
+        commands_per_second = 1000000
+        command_burst = 1000000
         log_level = "WARNING"
         [database]
         url = "{database}"

@@ -17,7 +17,7 @@ def test_sigkill_and_restart_lose_nothing(db_url):
     kills = "50" if SOAK else "3"
     proc = subprocess.run(
         [sys.executable, "bench/chaos.py", "--kills", kills, "--players", "8",
-         "--min-gap", "0.8", "--max-gap", "1.6", "--database", db_url],
+         "--min-gap", "2.5", "--max-gap", "3.5", "--database", db_url],
         capture_output=True, text=True, timeout=900 if SOAK else 180)
     lines = proc.stdout.strip().splitlines()
     assert lines, proc.stderr[-3000:]

@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import functools
 import logging
-import multiprocessing
 import os
 import random
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
 
 import games.dice
@@ -38,6 +35,7 @@ from games.dice.rules import DieMoved, DieRemoved, GameEnded, RemovalRequired, T
 from games.errors import RuleError
 from server.hosting import GameKind, StartContext
 from server.text import bold, wrap
+from server.workers import WorkerPool
 
 HELP = (
     "Two players, six dice each on a 6x6 board: columns a-f, rows 1-6, the challenger's "
@@ -208,39 +206,8 @@ def render_board(view: dict, width: int = 80, color: bool = True,
 # NORMAL take milliseconds and stay in the thread. If no process can be used the search
 # runs in the thread as before.
 #
-# The workers are *spawned* (a fresh interpreter: forking a server that runs threads is
-# unsafe), so a program that embeds a Parlor must guard its entry point with
-# ``if __name__ == "__main__":``, as multiprocessing requires; ``esterport``, pytest and
-# ``python -m server.cli`` do. Each worker first runs ``_WATCH_PARENT`` (through the
-# builtin ``exec``) and exits when its parent is gone, even after a SIGKILL; a clean stop
-# joins them at exit.
-_pool: ProcessPoolExecutor | None = None
-_pool_lock = threading.Lock()
-_WATCH_PARENT = """
-import multiprocessing, multiprocessing.connection, os, threading
-def _watch(sentinel=multiprocessing.parent_process().sentinel):
-    multiprocessing.connection.wait([sentinel])
-    os._exit(0)
-threading.Thread(target=_watch, daemon=True).start()
-"""
-
-
-def _search_pool() -> ProcessPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=2 * (os.cpu_count() or 1),
-                                        mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=exec, initargs=(_WATCH_PARENT, {}))
-        return _pool
-
-
-def _drop_pool(broken: ProcessPoolExecutor) -> None:
-    global _pool
-    with _pool_lock:
-        if _pool is broken:
-            _pool = None
-    broken.shutdown(wait=False, cancel_futures=True)
+# The workers are spawned processes (server/workers.py).
+_SEARCH = WorkerPool(2 * (os.cpu_count() or 1))
 
 
 def _search_until(state: rules.State, seat: int, rng: random.Random,
@@ -255,7 +222,7 @@ async def on_start(ctx: StartContext) -> rules.State:
     (a new worker imports its program before it can search)."""
     if any(seat.computer == "hard" for seat in ctx.seats):
         try:
-            _search_pool().submit(int)
+            _SEARCH.get().submit(int)
         except (OSError, RuntimeError):
             log.warning("could not start a search process", exc_info=True)
     return rules.new_game(ctx.options, ctx.rng)
@@ -272,13 +239,13 @@ def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
     pool = None
     deadline = time.time() + budget_s
     try:
-        pool = _search_pool()
+        pool = _SEARCH.get()
         return pool.submit(_search_until, state, seat, rng, deadline).result(
             timeout=budget_s + 30)
     except (OSError, RuntimeError):  # no process could start, one died, or it timed out
         log.warning("the search process failed; searching in this thread", exc_info=True)
         if pool is not None:
-            _drop_pool(pool)
+            _SEARCH.drop(pool)
     return ai.choose_action(state, seat, level, rng, max(0.0, deadline - time.time()))
 
 

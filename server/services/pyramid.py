@@ -51,12 +51,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import multiprocessing
 import random
-import threading
 import time
 import weakref
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -71,6 +69,7 @@ from games.pyramid.cards import card_text
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account, GameRecord, PyramidSave, PyramidTopScore
 from server.services.games import GameError, LiveGame
+from server.workers import WorkerPool
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -108,47 +107,21 @@ BELL = "\x07"
 # worker, so searches queue rather than take both cores. It is spawned (a fresh
 # interpreter that imports only the engine), and exits when its parent does, even after a
 # SIGKILL. Should no process be available, the search runs in a thread.
-_pool: ProcessPoolExecutor | None = None
-_pool_lock = threading.Lock()
+_SOLVER = WorkerPool(1)  # spawned processes (server/workers.py)
 _threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pyramid-solver")
-_WATCH_PARENT = """
-import multiprocessing, multiprocessing.connection, os, threading
-def _watch(sentinel=multiprocessing.parent_process().sentinel):
-    multiprocessing.connection.wait([sentinel])
-    os._exit(0)
-threading.Thread(target=_watch, daemon=True).start()
-"""
-
-
-def _solver_process() -> ProcessPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=1,
-                                        mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=exec, initargs=(_WATCH_PARENT, {}))
-        return _pool
-
-
-def _drop_process(broken: ProcessPoolExecutor) -> None:
-    global _pool
-    with _pool_lock:
-        if _pool is broken:
-            _pool = None
-    broken.shutdown(wait=False, cancel_futures=True)
 
 
 async def solve(game: rules.Game, goal: str, time_limit: float) -> solver.Solution:
     """``solver.solve`` off the event loop, in the solver's worker process."""
     pool = None
     try:
-        pool = _solver_process()
+        pool = _SOLVER.get()
         return await asyncio.wrap_future(pool.submit(solver.solve, game, goal,
                                                      time_limit=time_limit))
     except (OSError, RuntimeError):  # no process could start, or it died
         log.warning("the solver process failed; solving in a thread", exc_info=True)
         if pool is not None:
-            _drop_process(pool)
+            _SOLVER.drop(pool)
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_threads, functools.partial(
         solver.solve, game, goal, time_limit=time_limit))

@@ -14,8 +14,6 @@ import re
 import time
 
 import sqlalchemy as sa
-import telnetlib3
-from telnetlib3.telopt import GMCP
 
 from games.dice import notation, render, rules
 from games.dice.rules import Move, Remove, RemovalRequired, TriadsFormed
@@ -338,25 +336,14 @@ async def test_a_client_plays_the_hard_computer_to_the_end(parlor, clients):
 
 
 async def test_gmcp_dice_game(parlor):
-    class MudClient(telnetlib3.TelnetClient):
-        gmcp: list = []
-
-        def connection_made(self, transport) -> None:  # noqa: ANN001
-            super().connection_made(transport)
-            self.writer.always_do.update({GMCP})
-            self.writer.set_ext_callback(GMCP, lambda pkg, data: MudClient.gmcp.append((pkg, data)))
-
-    reader, writer = await telnetlib3.open_connection(
-        "127.0.0.1", parlor.port, client_factory=MudClient, cols=120, term="Mudlet",
-        connect_minwait=0.05, connect_maxwait=0.5)
-    mud = await Client(reader, writer, "Mudder").create("Mudder")
+    mud = await (await Client.connect_mud(parlor.port, cols=120)).create("Mudder")
     await mud.cmd("dice challenge computer easy", "Mudder vs Computer\\(easy\\)")
     game = next(g for g in parlor.host.live.values() if g.kind.key == "dice")
 
     def latest() -> dict:
-        return [d for p, d in MudClient.gmcp if p == "Dice.Game"][-1]
+        return [d for p, d in mud.gmcp if p == "Dice.Game"][-1]
 
-    await wait_for(lambda: game.state.turn == 0 and MudClient.gmcp
+    await wait_for(lambda: game.state.turn == 0 and mud.gmcp
                    and latest()["version"] == game.version)
     last = latest()
     assert last["players"] == ["Mudder", "Computer(easy)"] and last["seat"] == 0

@@ -5,47 +5,28 @@ from __future__ import annotations
 import asyncio
 import socket
 
-import telnetlib3
-from telnetlib3.telopt import GMCP, MSSP
 
 from tests.support.client import Client
 
 
-class MudClient(telnetlib3.TelnetClient):
-    """telnetlib3's client, opted in to GMCP and MSSP like Mudlet would be."""
-
-    gmcp: list = []
-    mssp: list = []
-
-    def connection_made(self, transport) -> None:  # noqa: ANN001
-        super().connection_made(transport)
-        self.writer.always_do.update({GMCP, MSSP})
-        self.writer.set_ext_callback(GMCP, lambda pkg, data: MudClient.gmcp.append((pkg, data)))
-        self.writer.set_ext_callback(MSSP, lambda variables: MudClient.mssp.append(variables))
-
-
 async def test_gmcp_room_and_game_state_and_mssp(parlor, clients):
-    MudClient.gmcp, MudClient.mssp = [], []
-    reader, writer = await telnetlib3.open_connection(
-        "127.0.0.1", parlor.port, client_factory=MudClient, cols=120, term="Mudlet",
-        connect_minwait=0.05, connect_maxwait=0.5)
-    mud = Client(reader, writer, "Mudder")
+    mud = await Client.connect_mud(parlor.port)
     await mud.create("Mudder")
     for _ in range(20):
-        if MudClient.mssp:
+        if mud.mssp:
             break
         await asyncio.sleep(0.05)
-    assert MudClient.mssp and MudClient.mssp[0]["NAME"] == "Esterport"
-    assert int(MudClient.mssp[0]["PLAYERS"]) >= 0
-    rooms = [d for p, d in MudClient.gmcp if p == "Room.Info"]
+    assert mud.mssp and mud.mssp[0]["NAME"] == "Esterport"
+    assert int(mud.mssp[0]["PLAYERS"]) >= 0
+    rooms = [d for p, d in mud.gmcp if p == "Room.Info"]
     assert rooms and rooms[-1]["num"] == "plaza" and "north" in rooms[-1]["exits"]
     await mud.cmd("north", "Tile Shop")
     await asyncio.sleep(0.2)
-    assert [d for p, d in MudClient.gmcp if p == "Room.Info"][-1]["num"] == "shop"
+    assert [d for p, d in mud.gmcp if p == "Room.Info"][-1]["num"] == "shop"
 
     await mud.cmd("ttt challenge computer", "Mudder vs Computer")
     await asyncio.sleep(0.3)
-    games = [d for p, d in MudClient.gmcp if p == "Ttt.Game"]
+    games = [d for p, d in mud.gmcp if p == "Ttt.Game"]
     assert games and games[-1]["players"] == ["Mudder", "Computer(normal)"]
     assert games[-1]["seat"] == 0 and "cells" in games[-1]["view"]
     await mud.close()

@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-import telnetlib3
-from telnetlib3.telopt import GMCP
 
 from games.pyramid import notation, rules, solver
 from games.pyramid.cards import COVERED_BY, card_text, rank, spot_name
@@ -166,26 +164,15 @@ async def test_standard_game_with_grammar_refusals_hint_and_auto(parlor, clients
 
 
 async def test_board_colour_width_and_gmcp(parlor, clients):
-    class MudClient(telnetlib3.TelnetClient):
-        gmcp: list = []
-
-        def connection_made(self, transport) -> None:  # noqa: ANN001
-            super().connection_made(transport)
-            self.writer.always_do.update({GMCP})
-            self.writer.set_ext_callback(GMCP, lambda pkg, data: MudClient.gmcp.append((pkg, data)))
-
-    reader, writer = await telnetlib3.open_connection(
-        "127.0.0.1", parlor.port, client_factory=MudClient, cols=80, term="Mudlet",
-        connect_minwait=0.05, connect_maxwait=0.5)
-    mud = Client(reader, writer, "Mudder")
+    mud = await Client.connect_mud(parlor.port, cols=80)
     try:
         await mud.create("Mudder")
         await mud.cmd("pyr new", "begins")
         for _ in range(40):
-            if any(p == "Pyramid.Game" for p, _ in MudClient.gmcp):
+            if any(p == "Pyramid.Game" for p, _ in mud.gmcp):
                 break
             await asyncio.sleep(0.05)
-        data = [d for p, d in MudClient.gmcp if p == "Pyramid.Game"][-1]
+        data = [d for p, d in mud.gmcp if p == "Pyramid.Game"][-1]
         view = data["view"]
         assert data["players"] == ["Mudder"] and data["seat"] == 0
         assert len(view["pyramid"]) == 28 and view["pack_count"] == 24

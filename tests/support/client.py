@@ -6,6 +6,7 @@ import asyncio
 import re
 
 import telnetlib3
+from telnetlib3.telopt import GMCP, MSSP
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -24,6 +25,27 @@ class Client:
             "127.0.0.1", port, cols=cols, rows=40, term=term, connect_minwait=0.05,
             connect_maxwait=0.5, encoding="utf8")
         return cls(reader, writer)
+
+    @classmethod
+    async def connect_mud(cls, port: int, *, cols: int = 120) -> "Client":
+        """A client that accepts GMCP and MSSP, as Mudlet would; what arrives is kept in
+        ``.gmcp`` ([(package, data)]) and ``.mssp`` ([variables])."""
+        gmcp: list = []
+        mssp: list = []
+
+        class MudProtocol(telnetlib3.TelnetClient):
+            def connection_made(self, transport) -> None:  # noqa: ANN001
+                super().connection_made(transport)
+                self.writer.always_do.update({GMCP, MSSP})
+                self.writer.set_ext_callback(GMCP, lambda pkg, data: gmcp.append((pkg, data)))
+                self.writer.set_ext_callback(MSSP, mssp.append)
+
+        reader, writer = await telnetlib3.open_connection(
+            "127.0.0.1", port, client_factory=MudProtocol, cols=cols, rows=40, term="Mudlet",
+            connect_minwait=0.05, connect_maxwait=0.5)
+        client = cls(reader, writer)
+        client.gmcp, client.mssp = gmcp, mssp
+        return client
 
     def send(self, line: str) -> None:
         self.writer.write(line + "\r\n")

@@ -9,8 +9,6 @@ import re
 
 import attrs
 import sqlalchemy as sa
-import telnetlib3
-from telnetlib3.telopt import GMCP
 
 from games.triad import rules
 from server.app import Parlor
@@ -329,28 +327,13 @@ async def test_the_clock_and_a_disconnect_at_the_players_turn(tmp_path):
         await parlor.stop()
 
 
-class MudClient(telnetlib3.TelnetClient):
-    """A client opted in to GMCP, as Mudlet would be."""
-
-    gmcp: list = []
-
-    def connection_made(self, transport) -> None:  # noqa: ANN001
-        super().connection_made(transport)
-        self.writer.always_do.update({GMCP})
-        self.writer.set_ext_callback(GMCP, lambda pkg, data: MudClient.gmcp.append((pkg, data)))
-
-
 async def test_gmcp_sends_the_table_as_the_player_may_see_it(parlor, clients):
-    MudClient.gmcp = []
-    reader, writer = await telnetlib3.open_connection(
-        "127.0.0.1", parlor.port, client_factory=MudClient, cols=100, term="Mudlet",
-        connect_minwait=0.05, connect_maxwait=0.5)
-    mud = await Client(reader, writer, "Mudder").create("Mudder")
+    mud = await (await Client.connect_mud(parlor.port, cols=100)).create("Mudder")
     await mud.cmd("triad open 5 seats 2", "You open Triad table")
     await mud.cmd("triad bot", "Computer 1 sits down")
     await mud.cmd("triad start", "Hand 1: ")
     await asyncio.sleep(0.3)
-    views = [d for p, d in MudClient.gmcp if p == "Triad.Game"]
+    views = [d for p, d in mud.gmcp if p == "Triad.Game"]
     view = views[-1]["view"]
     assert views[-1]["seat"] == 0 and view["names"] == ["Mudder", "Computer 1"]
     me, bot = view["seats"]

@@ -9,8 +9,6 @@ import asyncio
 import random
 import re
 
-import telnetlib3
-from telnetlib3.telopt import GMCP
 
 from games.triptycha import notation, rules
 from server.services.tiles import Tiles
@@ -18,17 +16,6 @@ from tests.integration.test_tiles import CHAIN_ALICE, CHAIN_BOB, CHAIN_MOVES, PR
 from tests.support.client import ANSI, Client
 
 COLLECTIONS = PROVING.split("[tiles]")[0]   # the collections, without a starter set
-
-
-class MudClient(telnetlib3.TelnetClient):
-    """A client that takes GMCP, as Mudlet would."""
-
-    packages: list = []
-
-    def connection_made(self, transport) -> None:  # noqa: ANN001
-        super().connection_made(transport)
-        self.writer.always_do.add(GMCP)
-        self.writer.set_ext_callback(GMCP, lambda pkg, data: MudClient.packages.append((pkg, data)))
 
 
 async def seed(parlor, tmp_path, text: str = COLLECTIONS) -> None:
@@ -73,11 +60,7 @@ def lay_lines(moves) -> list[tuple[int, str]]:
 async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, clients, tmp_path):
     await seed(parlor, tmp_path)
     alice = await clients("Alice")
-    MudClient.packages = []
-    reader, writer = await telnetlib3.open_connection(
-        "127.0.0.1", parlor.port, client_factory=MudClient, cols=100, term="Mudlet",
-        connect_minwait=0.05, connect_maxwait=0.5)
-    bob = await Client(reader, writer, "Bob").create("Bob")
+    bob = await (await Client.connect_mud(parlor.port, cols=100)).create("Bob")
     carol = await clients("Carol")
     await give_deck(parlor, "Alice", CHAIN_ALICE)
     await give_deck(parlor, "Bob", CHAIN_BOB)
@@ -148,7 +131,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
         assert out.index("Alice") < out.index("Bob")
 
         # GMCP: every change, Bob's own hand and never Alice's
-        games = [d for p, d in MudClient.packages if p == "Triptycha.Game"]
+        games = [d for p, d in bob.gmcp if p == "Triptycha.Game"]
         assert len(games) > 20 and all(d["game"] == number for d in games)
         playing = [d["view"] for d in games if d["view"]["phase"] == "play"]
         assert playing and all(v["hands"][1] is not None and v["hands"][0] is None

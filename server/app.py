@@ -52,21 +52,34 @@ def default_kinds() -> list[GameKind]:
 
 
 class _Protocol(telnetlib3.TelnetServer):
-    """telnetlib3's server protocol with TCP keepalive turned on."""
+    """telnetlib3's server protocol, with dead peers detected by TCP itself.
+
+    A client whose network vanished leaves a half-open socket: established, silent, and
+    nothing ever acknowledged again. After ``keepalive`` seconds of silence the kernel
+    probes the peer every third of that, three times, and gives up; output that stays
+    unacknowledged for twice ``keepalive`` gives up too (TCP_USER_TIMEOUT; without it a
+    socket with unsent output retries for a quarter of an hour). Either way the
+    connection ends within about twice ``keepalive`` and the session is freed as after
+    any disconnect. ``Parlor.start`` makes a subclass with the configured value."""
 
     keepalive = 60
 
     def connection_made(self, transport) -> None:  # noqa: ANN001
         sock = transport.get_extra_info("socket")
         if sock is not None:
-            try:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-                if hasattr(socket, "TCP_KEEPIDLE"):
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, self.keepalive)
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, self.keepalive)
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, 3)
-            except OSError:
-                pass
+            idle = self.keepalive
+            for level, option, value in (
+                (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1),
+                (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPIDLE", None), idle),
+                (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPINTVL", None), max(1, idle // 3)),
+                (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPCNT", None), 3),
+                (socket.IPPROTO_TCP, getattr(socket, "TCP_USER_TIMEOUT", None), 2000 * idle),
+            ):
+                if option is not None:
+                    try:
+                        sock.setsockopt(level, option, value)
+                    except OSError:  # not every platform has every option
+                        pass
         super().connection_made(transport)
 
 
@@ -123,9 +136,9 @@ class Parlor:
         if restored:
             log.info("restored %d game(s) in progress", restored)
         cfg = self.config.server
-        _Protocol.keepalive = max(1, cfg.keepalive)
+        protocol = type("Protocol", (_Protocol,), {"keepalive": max(1, cfg.keepalive)})
         self.server = await telnetlib3.create_server(
-            host=cfg.host, port=cfg.port, shell=self._shell, protocol_factory=_Protocol,
+            host=cfg.host, port=cfg.port, shell=self._shell, protocol_factory=protocol,
             encoding="utf8", encoding_errors="replace", force_binary=True, line_mode=True,
             connect_maxwait=0.5, timeout=cfg.idle_timeout or False,
         )

@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-import socket
-import struct
 import time
+
+import pytest
 
 from server.app import Parlor
 from server.session import Session
 from tests.conftest import make_config
+from tests.support import sockets
 from tests.support.client import Client
 
 SOAK = os.environ.get("ESTERPORT_SOAK") == "1"
@@ -32,13 +33,6 @@ def _subscriptions(parlor: Parlor) -> int:
 async def _raw(port: int) -> asyncio.StreamWriter:
     _, writer = await asyncio.open_connection("127.0.0.1", port)
     return writer
-
-
-def _reset(writer: asyncio.StreamWriter) -> None:
-    """Close with a TCP reset (SO_LINGER 0), as a crashed client's host would."""
-    sock = writer.get_extra_info("socket")
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    writer.transport.abort()
 
 
 async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
@@ -77,11 +71,11 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
         t0 = time.monotonic()
         for i, c in enumerate(clients):
             if i % 2:
-                _reset(c.writer)                   # reset
+                sockets.reset(c.writer)
             else:
                 c.writer.close()                   # FIN
         for i, s in enumerate(raws):
-            _reset(s) if i % 2 else s.close()
+            sockets.reset(s) if i % 2 else s.close()
         # the silent ones stay connected and say nothing: the login timeout frees them
         limit = parlor.config.server.login_timeout + 3
         while parlor.connections and time.monotonic() - t0 < limit:
@@ -114,5 +108,77 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
         assert tasks <= baseline[2] + 2, (tasks, baseline)
         print(f"storm: {peak} connections, all freed in {freed_after:.1f} s "
               f"(login timeout {parlor.config.server.login_timeout} s)")
+    finally:
+        await parlor.stop()
+
+
+async def _pairs_in_games(parlor: Parlor, prefix: str, players: int) -> list[Client]:
+    clients = []
+    for i in range(players):
+        c = await Client.connect(parlor.port)
+        await c.create(f"{prefix}{i:02d}")
+        clients.append(c)
+    for a, b in zip(clients[::2], clients[1::2]):
+        await a.cmd(f"ttt challenge {b.name}", "You challenge")
+        await b.expect("TTT ACCEPT")
+        await b.cmd(f"ttt accept {a.name}", "begins")
+        await a.cmd("ttt play 5", f"{a.name}: PLAY 5")
+    return clients
+
+
+@pytest.mark.skipif(not sockets.half_open_supported(),
+                    reason="needs Linux socket filters and TCP_REPAIR (root)")
+async def test_half_open_sockets_are_dropped_by_keepalive(sqlite_url):
+    """Clients whose network vanishes (they never answer again) or whose host forgets
+    the connection (it answers only a probe, with a reset) leave half-open sockets.
+    Neither the idle nor the login timeout is allowed to help here: TCP keepalive and
+    the user timeout must find them, within about twice the keepalive setting, while
+    other players are still writing to them."""
+    keepalive = 1
+    parlor = Parlor(make_config(sqlite_url, keepalive=keepalive, idle_timeout=0,
+                                login_timeout=3600, max_connections_per_address=500))
+    await parlor.start()
+    try:
+        players = await _pairs_in_games(parlor, "Half", 8)
+        games = dict(parlor.host.live)
+        watcher = await Client.connect(parlor.port)
+        await watcher.create("Watcher")
+        logging_in = []
+        for i in range(20):
+            _, w = await asyncio.open_connection("127.0.0.1", parlor.port)
+            w.write(b"Half00\r\n")
+            logging_in.append(w)
+        while len(parlor.connections) < 8 + 1 + 20:
+            await asyncio.sleep(0.05)
+
+        t0 = time.monotonic()
+        for i, c in enumerate(players):
+            (sockets.vanish if i % 2 else sockets.reboot)(c.writer)
+        for i, w in enumerate(logging_in):
+            (sockets.vanish if i % 2 else sockets.reboot)(w)
+        # the living keep talking to the dead: output the vanished never acknowledge
+        for n in range(3):
+            await watcher.cmd(f"chat still there {n}?", f"still there {n}")
+        while len(parlor.connections) > 1 and time.monotonic() - t0 < 2 * keepalive + 8:
+            await asyncio.sleep(0.1)
+        freed_after = time.monotonic() - t0
+        assert [s.name for s in parlor.connections] == ["Watcher"], \
+            f"{len(parlor.connections) - 1} half-open connections survived"
+        assert [s.name for s in parlor.sessions.values()] == ["Watcher"]
+        # the games wait for their players
+        assert set(parlor.host.live) == set(games)
+        for game in parlor.host.live.values():
+            assert len(game.absent) == 2
+        back = await Client.connect(parlor.port)
+        await back.login("Half03")
+        await back.expect("You have a game in progress")
+        await back.close()
+        await watcher.close()
+        for c in players:
+            c.writer.transport.abort()
+        for w in logging_in:
+            w.transport.abort()
+        print(f"half-open: 28 connections freed by keepalive in {freed_after:.1f} s "
+              f"(keepalive {keepalive} s)")
     finally:
         await parlor.stop()

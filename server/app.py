@@ -299,14 +299,21 @@ class Parlor:
             session.unsubscribe(f"game:{game.id}")
 
     # -- connections -----------------------------------------------------------------------
-    def _forget_clients(self) -> None:
-        """telnetlib3 queues every new connection (the last 1000) for
-        ``Server.wait_for_client()``, which the parlor never calls: each closed connection
-        there would keep its protocol, buffers and Session alive long after it is gone.
-        Empty that queue (a disconnect storm's memory then returns at once)."""
+    def _forget_clients(self, gone: Session | None = None) -> None:
+        """telnetlib3 keeps every connection in two places the parlor never reads: a
+        queue (the last 1000) for ``Server.wait_for_client()``, and a list of protocols it
+        prunes only when the next connection arrives. A closed connection in either keeps
+        its protocol, buffers and Session alive, so after a disconnect storm a whole
+        storm's worth of memory would wait for the next login. Empty the queue, and drop
+        closed protocols (and ``gone``'s) from the list."""
         queue = getattr(self.server, "_new_client", None)
         while queue is not None and not queue.empty():
             queue.get_nowait()
+        protocols = getattr(self.server, "_protocols", None)
+        if protocols:
+            mine = getattr(gone.writer, "protocol", None) if gone is not None else None
+            protocols[:] = [p for p in protocols
+                            if p is not mine and not getattr(p, "_closing", False)]
 
     async def _shell(self, reader, writer) -> None:  # noqa: ANN001
         task = asyncio.current_task()
@@ -409,7 +416,7 @@ class Parlor:
     async def _leave(self, session: Session) -> None:
         session.cancel_tasks()
         session.closed = True
-        self._forget_clients()
+        self._forget_clients(gone=session)
         if session in self.connections:
             self.connections.discard(session)
             self.per_address[session.address] -= 1

@@ -104,7 +104,11 @@ class Session:
 
     @property
     def terminal(self) -> str:
-        return str(self.writer.get_extra_info("TERM") or self.writer.get_extra_info("term") or "unknown")
+        """The terminal type the client announced (TTYPE), cleaned and bounded: the client
+        chose it, and it goes into the log (escapes, NULs or a CR LF there would drive the
+        admin's terminal or forge log lines)."""
+        term = self.writer.get_extra_info("TERM") or self.writer.get_extra_info("term")
+        return clean(str(term or ""), max_len=40).strip() or "unknown"
 
     def idle(self) -> float:
         """Seconds since the player's last command."""
@@ -198,7 +202,8 @@ class Session:
         while not self._lines:
             try:
                 chunk = await self.reader.read(4096)
-            except (ConnectionError, asyncio.IncompleteReadError) as err:
+            except (OSError, asyncio.IncompleteReadError) as err:
+                # a reset, or a dead peer found by keepalive (ETIMEDOUT is a TimeoutError)
                 raise Disconnect(str(err)) from None
             if not chunk or self.closed:
                 raise Disconnect("end of input")

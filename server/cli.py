@@ -55,11 +55,44 @@ def _config(ns: argparse.Namespace) -> Config:
                                  database=ns.database)
 
 
+class LogThrottle(logging.Filter):
+    """At most ``burst`` records a ``window`` (seconds) from loggers under ``prefix``.
+
+    telnetlib3 logs a malformed negotiation (a truncated NAWS, a GMCP message nested too
+    deep to decode) as a warning traceback of about ten lines, one record a line, and
+    telnet commands are not commands to the parlor's rate limit: a hostile client could
+    fill the log at socket speed. The excess is dropped and counted; the next record let
+    through says how many were."""
+
+    def __init__(self, prefix: str, burst: int = 50, window: float = 10.0) -> None:
+        super().__init__()
+        self.prefix, self.burst, self.window = prefix, burst, window
+        self.started = float("-inf")
+        self.passed = self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith(self.prefix):
+            return True
+        if record.created - self.started >= self.window:
+            self.started, self.passed = record.created, 0
+            if self.dropped:
+                record.msg = f"({self.dropped} earlier {self.prefix} records dropped) {record.msg}"
+                self.dropped = 0
+        self.passed += 1
+        if self.passed > self.burst:
+            self.dropped += 1
+            return False
+        return True
+
+
 def _logging(level: str) -> None:
     logging.basicConfig(
         stream=sys.stderr, level=getattr(logging, level.upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(max(logging.WARNING, logging.root.level))
+    throttle = LogThrottle("telnetlib3")
+    for handler in logging.root.handlers:
+        handler.addFilter(throttle)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,7 +88,7 @@ def parse_action(text: str):
     words = text.upper().split()
     if words == ["RESIGN"]:
         return Resign()
-    if len(words) == 2 and words[0] == "PLAY" and words[1].isdigit() and 1 <= int(words[1]) <= 9:
+    if len(words) == 2 and words[0] == "PLAY" and words[1] in tuple("123456789"):
         return Play(int(words[1]) - 1)
     raise BadNotation(f"{text!r} is not a move; try PLAY <1-9>.")
 

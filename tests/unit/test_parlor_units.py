@@ -113,3 +113,24 @@ def test_registry_refuses_a_name_defined_twice():
         pass
     with pytest.raises(ValueError, match="twice"):
         build([[Command("say", h, "SAY", "")], [Command("talk", h, "T", "", aliases=("say",))]])
+
+
+def test_telnetlib3_log_flood_is_throttled_and_counted():
+    import logging
+
+    from server.cli import LogThrottle
+
+    throttle = LogThrottle("telnetlib3", burst=3, window=10.0)
+
+    def record(name: str, at: float) -> logging.LogRecord:
+        r = logging.LogRecord(name, logging.WARNING, __file__, 1, "line", None, None)
+        r.created = at
+        return r
+
+    flood = [throttle.filter(record("telnetlib3.server_base", 100.0 + i / 100))
+             for i in range(1000)]
+    assert flood.count(True) == 3
+    assert all(throttle.filter(record("server.app", 100.5)) for _ in range(10))  # others pass
+    later = record("telnetlib3.server_base", 111.0)
+    assert throttle.filter(later)
+    assert later.getMessage() == "(997 earlier telnetlib3 records dropped) line"

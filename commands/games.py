@@ -1,6 +1,6 @@
 """Playing, shared by every game: the generic verbs (GAMES, OBSERVE, REPLAY, PENDING,
 ACCEPT, DECLINE, WITHDRAW, CLAIM, RANKINGS) and :func:`game_family`, which builds the
-prefix family of one game (``DICE CHALLENGE …``, ``DICE MOVE c1 3 NE``)."""
+prefix family of one game (``DICE CHALLENGE …``, ``DICE REMATCH``, ``DICE MOVE c1 3 NE``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Iterable
 
 from commands import args, basics
 from commands.registry import Command, CommandError, Context
+from games.errors import RuleError
 from server.hosting import Seat
-from server.services.games import GameError, LiveGame
+from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.text import bold, table
 
 if TYPE_CHECKING:
@@ -181,6 +182,16 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
 
 
 # -- one game's prefix family -------------------------------------------------------------
+def _how_to_start(kind: "GameKind") -> str:
+    """How a game of ``kind`` starts: by CHALLENGE, unless the kind takes no challenges
+    (Triad is played at tables); then its refusal of one says what to do instead."""
+    try:
+        kind.parse_options([])
+    except RuleError as refusal:
+        return str(refusal).rstrip(".")
+    return f"{kind.prefix} CHALLENGE <person> to start a game"
+
+
 def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
     """The ``<PREFIX>`` command of one game, with the shared subcommands and ``extra``.
 
@@ -198,8 +209,8 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
         if not rest:
             game = host.game_of(ctx.account.id, key)
             if game is None:
-                ctx.send(f"You are not playing {kind.title}. {p} CHALLENGE <person> to start "
-                         f"a game; {p} HELP for the rules and commands.")
+                ctx.send(f"You are not playing {kind.title}. {_how_to_start(kind)}; {p} HELP "
+                         "for the rules and commands.")
                 return
             ctx.parlor.show_game(ctx.session, game)
             return
@@ -229,6 +240,14 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
         offer = await _guard(ctx.parlor.host.offer(key, _me(ctx), target, options))
         ctx.send(f"You challenge {offer.target.name} to {offer.describe()}. "
                  f"({p} WITHDRAW to take it back.)")
+
+    async def rematch(ctx: Context, rest: str) -> None:
+        parts = args.words(rest, 0, 1)
+        record, started = await _guard(ctx.parlor.host.rematch(
+            key, _me(ctx), parts[0] if parts else None))
+        if isinstance(started, Offer):
+            ctx.send(f"You challenge {started.target.name} to {started.describe()}, a rematch "
+                     f"of game #{record.id}. ({p} WITHDRAW to take it back.)")
 
     async def display(ctx: Context, rest: str) -> None:
         await observe(ctx, rest)
@@ -272,6 +291,11 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
                 f"Offer a game of {kind.title} to a connected player"
                 + (", or start one against the computer" if kind.choose_action else "")
                 + ". " + (kind.help or ""), aliases=("ch",)),
+        *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
+                   f"Play your last finished game of {kind.title} (with that person) again: "
+                   "the same options, the sides swapped. A person gets the usual offer; "
+                   "against the computer (at the same level) it starts at once.")]
+          if GameHost.takes_rematches(kind) else []),
         Command("accept", bound(accept), f"{p} ACCEPT <person>", "Accept a player's offer."),
         Command("decline", bound(decline), f"{p} DECLINE <person>", "Decline a player's offer."),
         Command("withdraw", bound(withdraw), f"{p} WITHDRAW [<person>]",

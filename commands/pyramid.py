@@ -76,7 +76,8 @@ def _yes(parts: list[str]) -> bool:
 def _standing(match: rules.State) -> str:
     """What ending the current game now would score."""
     g = match.game
-    return f"{g.cards_left} cards left, Par score {rules.par_score(g):+d} if it ends now"
+    left = f"{g.cards_left} card{'' if g.cards_left == 1 else 's'} left"
+    return f"{left}, Par score {rules.par_score(g):+d} if it ends now"
 
 
 async def _end_standard(ctx: Context, game: LiveGame) -> None:

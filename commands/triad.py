@@ -74,9 +74,11 @@ def _seated(ctx: Context):  # noqa: ANN202
         raise CommandError(str(err)) from None
 
 
-async def _act(ctx: Context, text: str) -> None:
+async def _act(ctx: Context, text: str, seat_change: bool = False) -> None:
+    """Play ``text`` at the caller's table; a ``seat_change`` (LEAVE, BACK) is told to the
+    table in words only ("Bob leaves the table …"), not as ``Bob: LEAVE``."""
     _seated(ctx)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, text))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, text, seat_change=seat_change))
 
 
 def _amount(word: str) -> int:
@@ -172,12 +174,12 @@ async def join(ctx: Context, rest: str) -> None:
 
 async def leave(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
-    await _act(ctx, "LEAVE")
+    await _act(ctx, "LEAVE", seat_change=True)
 
 
 async def back(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
-    await _act(ctx, "BACK")
+    await _act(ctx, "BACK", seat_change=True)
 
 
 async def start(ctx: Context, rest: str) -> None:

@@ -36,6 +36,12 @@ def _spot(row: int, col: int) -> str:
     return f"{row},{col}"
 
 
+def _is_digit(ch: str) -> bool:
+    """An ASCII digit 0-9: the keypad grammar reads no other digits ("²", "①" or the
+    Arabic-Indic "٣" are refused like any other unknown character)."""
+    return ch.isdecimal() and ch.isascii()
+
+
 def _scan(token: str) -> list[str]:
     """Read one whitespace-free token: a run of 'r,c' / 'rc' / keypad symbols."""
     out, i = [], 0
@@ -51,8 +57,10 @@ def _scan(token: str) -> list[str]:
             j = i + 1
             if j < len(token) and token[j] == ",":
                 j += 1
-            if j >= len(token) or not token[j].isdigit():
+            if j >= len(token):
                 raise BadNotation(f"row {ch} needs a column too, like {ch},1")
+            if not _is_digit(token[j]):
+                raise BadNotation(f"cannot read {token!r}: {USAGE}")
             out.append(_spot(int(ch), int(token[j])))
             i = j + 1
         elif ch == ",":

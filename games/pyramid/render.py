@@ -57,6 +57,11 @@ def view_for(state: State, seat: int | None = None) -> dict:
     }
 
 
+def _plural(n: int, noun: str, pad: int = 0) -> str:
+    """'1 card', '0 cards', '23 cards' (the number right-aligned in ``pad`` columns)."""
+    return f"{n:>{pad}} {noun}{'' if n == 1 else 's'}"
+
+
 def _paint(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{RESET}" if color else text
 
@@ -90,7 +95,7 @@ def render(view: dict, width: int = 80, color: bool = True,
     waste = _cell(view["waste_top"], color) if view["waste_top"] else "[   ]"
     lines.append("")
     lines.append(f"Pack (P) {pack} {view['pack_count']:>2} left   "
-                 f"Waste (W) {waste} {view['waste_count']:>2} cards")
+                 f"Waste (W) {waste} {_plural(view['waste_count'], 'card', 2)}")
     lines.append(f"Deal {view['deal']} of 3, redeals left: {view['redeals_left']}")
     if view["over"]:
         how = {"won": "all cards removed", "stuck": "no move left",

@@ -46,6 +46,10 @@ class Offer:
     target: Seat
     options: dict[str, Any]
     created: float = attrs.field(factory=time.time)
+    # A rematch: the game it replays, and whether the target takes seat 0 (the sides
+    # swapped: the challenger had it last time).
+    rematch_of: int | None = None
+    swapped: bool = False
 
     def describe(self) -> str:
         opts = self.kind.describe_options(self.options)
@@ -213,7 +217,9 @@ class GameHost:
 
     # -- challenges --------------------------------------------------------------------
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
-                    options: dict[str, Any]) -> Offer:
+                    options: dict[str, Any], *, rematch_of: int | None = None,
+                    swapped: bool = False) -> Offer:
+        """Offer a game; ``swapped``: the target would take seat 0 (a rematch)."""
         kind = self.kinds[kind_key]
         target = await self.accounts.get(target_name)
         if target is None or target.is_computer:
@@ -230,7 +236,7 @@ class GameHost:
         if self.game_of(target.id, kind_key):
             raise GameError(f"{target.name} is already playing {kind.title}.")
         target_seat = Seat(target.id, target.name)
-        if kind.check_offer is not None:
+        if kind.check_offer is not None and not swapped:  # swapped: checked on ACCEPT
             problem = await kind.check_offer(challenger, target_seat, options)
             if problem:
                 raise GameError(problem)
@@ -238,9 +244,11 @@ class GameHost:
             if (old.kind is kind and old.challenger.account_id == challenger.account_id
                     and old.target.account_id == target.id):
                 del self.offers[old.id]
-        offer = Offer(next(self._offer_ids), kind, challenger, target_seat, options)
+        offer = Offer(next(self._offer_ids), kind, challenger, target_seat, options,
+                      rematch_of=rematch_of, swapped=swapped)
         self.offers[offer.id] = offer
-        self._notify(target.id, f"{challenger.name} challenges you to {offer.describe()}. "
+        again = f", a rematch of game #{rematch_of}" if rematch_of is not None else ""
+        self._notify(target.id, f"{challenger.name} challenges you to {offer.describe()}{again}. "
                                 f"Type {kind.prefix} ACCEPT {challenger.name} or "
                                 f"{kind.prefix} DECLINE {challenger.name}.", kind="challenge")
         return offer
@@ -264,7 +272,14 @@ class GameHost:
             raise GameError(f"You are already playing {offer.kind.title}.")
         if self.game_of(offer.challenger.account_id, offer.kind.key):
             raise GameError(f"{offer.challenger.name} is already playing {offer.kind.title}.")
-        return await self.start_game(offer.kind.key, (offer.challenger, acceptor), offer.options)
+        seats = (offer.challenger, acceptor)
+        if offer.swapped:
+            seats = (acceptor, offer.challenger)
+            if offer.kind.check_offer is not None:  # seat 0 first, as it always gets it
+                problem = await offer.kind.check_offer(acceptor, offer.challenger, offer.options)
+                if problem:
+                    raise GameError(problem)
+        return await self.start_game(offer.kind.key, seats, offer.options)
 
     def decline(self, kind_key: str | None, target: Seat, challenger_name: str) -> Offer:
         offer = self._find_offer(kind_key, challenger_name, target.name)
@@ -294,6 +309,80 @@ class GameHost:
         to_me = [o for o in self.offers.values() if o.target.account_id == account_id]
         from_me = [o for o in self.offers.values() if o.challenger.account_id == account_id]
         return to_me, from_me
+
+    # -- rematches ---------------------------------------------------------------------
+    @staticmethod
+    def takes_rematches(kind: GameKind) -> bool:
+        """A game of two fixed seats, offered by CHALLENGE: not a table whose players come
+        and go (``seats_of``), not a solitaire."""
+        return kind.seats == 2 and kind.min_seats in (None, 2) and kind.seats_of is None
+
+    async def last_finished(self, account_id: int, kind_key: str, opponent: str | None = None,
+                            batch: int = 200) -> GameRecord | None:
+        """The latest finished ``kind_key`` game that ``account_id`` played, against
+        ``opponent`` (a name, or "computer" for the computer at any level) if given."""
+        def matches(seats: list[dict]) -> bool:
+            mine = [i for i, s in enumerate(seats)
+                    if s["id"] == account_id and not s.get("computer")]
+            if len(seats) != 2 or len(mine) != 1:
+                return False
+            other = seats[1 - mine[0]]
+            if opponent is None:
+                return True
+            if opponent.lower() == "computer":
+                return bool(other.get("computer"))
+            return not other.get("computer") and other["name"].lower() == opponent.lower()
+
+        before = None
+        async with self.db.session() as tx:
+            while True:
+                query = sa.select(GameRecord.id, GameRecord.seats).where(
+                    GameRecord.kind == kind_key, GameRecord.status == "finished")
+                if before is not None:
+                    query = query.where(GameRecord.id < before)
+                rows = (await tx.execute(query.order_by(GameRecord.id.desc()).limit(batch))).all()
+                found = next((game_id for game_id, seats in rows if matches(seats)), None)
+                if found is not None:
+                    return await tx.get(GameRecord, found)
+                if len(rows) < batch:
+                    return None
+                before = rows[-1][0]
+
+    async def rematch(self, kind_key: str, me: Seat, opponent: str | None = None
+                      ) -> tuple[GameRecord, Offer | LiveGame]:
+        """Play ``me``'s last finished game of ``kind_key`` (with ``opponent``) again:
+        the same options, the seats swapped (who had seat 0, the first player where the
+        game has one, has seat 1). A person gets the usual offer (and every CHALLENGE
+        check); the computer, at the same level, starts at once.
+
+        A first player the game drew at random (a ``starter`` seat in its initial state,
+        as Triad Dice draws one) is fixed by the option ``starter`` so that it alternates.
+        """
+        kind = self.kinds[kind_key]
+        if not self.takes_rematches(kind):
+            raise GameError(f"{kind.title} has no rematches.")
+        record = await self.last_finished(me.account_id, kind_key, opponent)
+        if record is None:
+            who = f" with {opponent}" if opponent else ""
+            raise GameError(f"You have no finished game of {kind.title}{who} to play again.")
+        mine = next(i for i, s in enumerate(record.seats)
+                    if s["id"] == me.account_id and not s.get("computer"))
+        other = Seat.from_json(record.seats[1 - mine])
+        options = dict(record.options)
+        starter = (record.initial_state or {}).get("starter")
+        if starter in (0, 1) and not isinstance(starter, bool):
+            options["starter"] = starter  # the same seat number: the other player, swapped
+        if other.computer is None:
+            offer = await self.offer(kind_key, me, other.name, options,
+                                     rematch_of=record.id, swapped=mine == 0)
+            return record, offer
+        if self.game_of(me.account_id, kind_key):
+            raise GameError(f"You are already playing {kind.title}.")
+        options.pop("ranked", None)
+        computer = await self.accounts.computer()
+        bot = Seat(computer.id, f"Computer({other.computer})", other.computer)
+        seats = (bot, me) if mine == 0 else (me, bot)
+        return record, await self.start_game(kind_key, seats, options)
 
     # -- starting and playing ----------------------------------------------------------
     async def start_game(self, kind_key: str, seats: tuple[Seat, ...],
@@ -340,15 +429,18 @@ class GameHost:
         self._schedule(game)
         return game
 
-    async def act(self, account_id: int, kind_key: str, text: str) -> LiveGame:
-        """Apply a player's action (``text`` in the game's notation) to their game."""
+    async def act(self, account_id: int, kind_key: str, text: str, *,
+                  seat_change: bool = False) -> LiveGame:
+        """Apply a player's action (``text`` in the game's notation) to their game.
+        ``seat_change``: the action changes the player's place at a table (a LEAVE, a
+        BACK), not the game: its events word it, as for ``_apply``."""
         game = self.playing(account_id, kind_key)
         async with game.lock:
             if game.id not in self.live:
                 raise GameError("That game has just ended.")
             seat = game.seat_of(account_id)
             action = game.kind.parse_action(text)
-            await self._apply(game, seat, action)
+            await self._apply(game, seat, action, seat_change=seat_change)
         self._schedule(game)
         return game
 
@@ -369,7 +461,9 @@ class GameHost:
         game = self.playing(account_id, kind_key)
         async with game.lock:
             seat = game.seat_of(account_id)
-            await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action))
+            # at a table whose players come and go, resigning is leaving one's seat
+            await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action),
+                              seat_change=game.kind.seats_of is not None)
         self._schedule(game)
         return game
 
@@ -392,9 +486,19 @@ class GameHost:
                                    f"{game.seats[seat].name} did not come back.")
         return game
 
-    async def _apply(self, game: LiveGame, seat: int | None, action: Any, note: str | None = None) -> None:
+    async def _apply(self, game: LiveGame, seat: int | None, action: Any, note: str | None = None,
+                     seat_change: bool = False) -> None:
+        """Apply, commit, then tell: ``note``, then ``<name>: <notation>`` (the move as
+        typed, which players and scripts read back), then the events' words.
+
+        A seat change (``seat_change``; the kind's presence actions; seating a newcomer,
+        or a player back in their old seat, at a table) is told by its events alone
+        ("Bob sits down in seat 2 with 200 cubits."), not by the table's own notation
+        for it, unless no event words it.
+        """
         if seat is None:
             raise GameError("You are watching that game, not playing it.")
+        seat_change = seat_change or seat >= len(game.seats) or game.seats[seat].left
         step = game.version + 1
         new_state, events = game.kind.apply(game.state, seat, action, game.rng(step))
         notation = game.kind.format_action(action)
@@ -435,11 +539,10 @@ class GameHost:
         game.state = new_state
         game.version = step
         lines = [note] if note else []
-        lines.append(f"{game.seats[seat].name}: {notation}")
-        for event in events:
-            text = game.kind.describe_event(event)
-            if text:
-                lines.append(text)
+        worded = [text for text in map(game.kind.describe_event, events) if text]
+        if not (seat_change and worded):
+            lines.append(f"{game.seats[seat].name}: {notation}")
+        lines.extend(worded)
         if outcome is not None:
             game.outcome = outcome
             lines.append(self.describe_outcome(game, outcome))
@@ -618,7 +721,7 @@ class GameHost:
                 text = game.kind.presence(game.state, seat, here)
                 if text is None:
                     return
-                await self._apply(game, seat, game.kind.parse_action(text))
+                await self._apply(game, seat, game.kind.parse_action(text), seat_change=True)
         except asyncio.CancelledError:
             raise
         except Exception:

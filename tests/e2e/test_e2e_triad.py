@@ -307,7 +307,9 @@ async def test_the_clock_and_a_disconnect_at_the_players_turn(tmp_path):
         # Carol's connection drops at her turn: she passes at once, and leaves the
         # table, with her stack, when the hand ends
         await carol.close()
-        await alice.expect(r"Carol: AWAY(.|\n)*?Carol is away.\s+Carol: PASS", timeout=5)
+        await alice.expect(r"Carol is away: they pass or fold(.|\n)*?Carol is away.\s+"
+                           r"Carol: PASS", timeout=5)
+        assert "Carol: AWAY" not in alice.seen       # a seat change is told in words only
         await alice.cmd("triad raise 10", "Alice: RAISE 10")
         await bob.cmd("triad equal", "Bob: EQUAL")
         await alice.expect("Carol: FOLD")
@@ -341,3 +343,62 @@ async def test_gmcp_sends_the_table_as_the_player_may_see_it(parlor, clients):
     assert bot["cards"] == [] and bot["hidden_cards"] == 6
     assert view["table"]["computer"] == [1] and view["opening"] == 5
     await mud.close()
+
+
+# -- the bare prefix, and seat changes told in words only ---------------------------------------
+RAW_SEAT_CHANGE = re.compile(r"\w+( \d+)?: (SIT|LEAVE|AWAY|BACK)\b")  # "Bob: SIT 2 100 7 - Bob"
+
+
+async def test_bare_triad_off_a_table_shows_how_tables_work(parlor, clients):
+    alice = await clients("Alice")
+    out = await alice.cmd("triad", r"TRIAD HELP for the rules and commands\.")
+    text = " ".join(out.split())
+    for words in ("TRIAD TABLES", "TRIAD OPEN", "TRIAD JOIN <table>", "TRIAD BOT",
+                  "TRIAD HELP"):
+        assert words in text, words
+    assert "CHALLENGE" not in text
+    # at a table, the bare prefix shows it
+    await alice.cmd("triad open 10 seats 2", "You open Triad table")
+    await alice.cmd("triad", "The table is open: 1 of 2 seats taken")
+    # the other challenge games keep their CHALLENGE hint
+    await alice.cmd("dice", "You are not playing Triad Dice\\. DICE CHALLENGE <person>")
+
+
+async def test_seat_changes_are_told_in_words_moves_as_typed(parlor, clients):
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    carol = await clients("Carol")
+    out = await alice.cmd("triad open 10 seats 4 buyin 100", r"table #(\d+)")
+    number = int(re.search(r"table #(\d+)", out).group(1))
+    await bob.cmd(f"triad join {number}", "Bob sits down in seat 2 with 100 cubits")
+    await alice.expect("Bob sits down in seat 2 with 100 cubits")
+    await alice.cmd("triad bot easy", "Computer 1 sits down in seat 3 with 100 cubits")
+    # between hands LEAVE stands up at once; JOIN again takes the old seat back
+    await bob.cmd("triad leave", "Bob leaves the table with 100 cubits")
+    await bob.cmd(f"triad join {number}", "Bob sits down in seat 2 with 100 cubits")
+    await alice.expect("Bob sits down in seat 2 with 100 cubits")
+    await alice.cmd("triad start", "Hand 1: ")
+    await carol.cmd(f"triad join {number}", "Carol sits down in seat 4 with 100 cubits "
+                    r"\(dealt in from the next hand\)")
+    await carol.cmd("triad resign", "Carol leaves the table with 100 cubits")
+    # during a hand LEAVE waits for its end, and BACK takes it back
+    await bob.cmd("triad leave", "Bob will leave the table when this hand ends")
+    await alice.expect("Bob will leave the table when this hand ends")
+    await bob.cmd("triad back", "Bob stays at the table")
+    await alice.expect("Bob stays at the table")
+    # a move is still told as typed, "<name>: <move>"
+    game = parlor.host.live[number]
+    for _ in range(100):
+        movers = triad.to_move(game.state)
+        if movers and not game.seats[movers[0]].computer:
+            break
+        await asyncio.sleep(0.05)
+    seat = triad.to_move(game.state)[0]
+    who = game.seats[seat].name
+    verb = "PASS" if bets(game.state, game.state.position(seat))[0] == 0 else "FOLD"
+    await {"Alice": alice, "Bob": bob}[who].cmd(f"triad {verb}", f"{who}: {verb}")
+    await asyncio.sleep(0.2)
+    for client in (alice, bob, carol):
+        await drain(client)
+        assert not RAW_SEAT_CHANGE.search(client.seen), client.seen
+    assert "Bob: SIT" not in alice.seen and "Computer 1: SIT" not in alice.seen

@@ -1,6 +1,7 @@
 """Disconnect storms against a real server process, with its memory measured.
 
     .venv/bin/python bench/storm.py --rounds 10 --players 200 --logging-in 200
+    .venv/bin/python bench/storm.py ... --database postgresql+asyncpg://...  # an empty one
 
 Each round: ``--players`` players log in over raw telnet, pair up and start a game of
 the test game (a player whose game waited through the last storm resigns it first:
@@ -11,8 +12,8 @@ again) and a forgotten connection (the client's host drops it without a word; th
 server learns only from its next probe). The last two need root; without it they
 become FIN and RST.
 
-The script watches the server process from outside (/proc): its open sockets, until they
-are back to what they were before anyone connected, and its resident memory (VmRSS).
+The script watches the server process from outside (/proc): the connections it holds
+open, until there are none, and its resident memory (VmRSS).
 It prints a line per round and a JSON summary, and exits 1 if a round's connections were
 not all freed within twice the keepalive plus the login timeout, or a game did not wait
 for its players.
@@ -48,19 +49,34 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def open_sockets(pid: int) -> int:
-    """How many sockets the process holds open (listeners and database included)."""
-    count = 0
+def open_connections(pid: int, port: int) -> int:
+    """How many connections to ``port`` the process still holds open (its listening
+    socket and its database connections not counted)."""
+    inodes = set()
     for fd in os.listdir(f"/proc/{pid}/fd"):
         try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"):
-                count += 1
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    count = 0
+    for table in ("tcp", "tcp6"):
+        try:
+            with open(f"/proc/{pid}/net/{table}") as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    local, state, inode = fields[1], fields[3], fields[9]
+                    if (int(local.rsplit(":", 1)[1], 16) == port and state != "0A"
+                            and inode in inodes):
+                        count += 1
         except OSError:
             pass
     return count
 
 
-def write_config(folder: Path, keepalive: int, login_timeout: int) -> str:
+def write_config(folder: Path, keepalive: int, login_timeout: int, url: str) -> str:
     path = folder / "config.toml"
     path.write_text(textwrap.dedent(f"""
         [server]
@@ -73,7 +89,7 @@ def write_config(folder: Path, keepalive: int, login_timeout: int) -> str:
         command_burst = 1000
         log_level = "WARNING"
         [database]
-        url = "sqlite+aiosqlite:///{folder}/storm.db"
+        url = "{url}"
         [accounts]
         argon2_time_cost = 1
         argon2_memory_kib = 1024
@@ -149,7 +165,7 @@ class Storm:
             conns.append(c)
         await asyncio.sleep(1.0)  # let the last ones reach the password prompt
         ready_s = time.monotonic() - t0
-        peak_sockets = open_sockets(pid)
+        peak_connections = open_connections(pid, self.server.port)
         peak_rss = rss_kib(pid)
 
         half_open = sockets.half_open_supported()
@@ -160,17 +176,17 @@ class Storm:
         for i, c in enumerate(conns):
             ways[i % 4](c.writer)
         limit = 2 * keepalive + login_timeout + 5
-        while open_sockets(pid) > self.baseline_sockets and time.monotonic() - t0 < limit:
+        while open_connections(pid, self.server.port) and time.monotonic() - t0 < limit:
             await asyncio.sleep(0.1)
         freed_s = time.monotonic() - t0
-        left = open_sockets(pid) - self.baseline_sockets
+        left = open_connections(pid, self.server.port)
         if left > 0:
             self.problems.append(f"round {n}: {left} connections still open after {limit} s")
         for c in conns:
             c.writer.transport.abort()
         await asyncio.sleep(0.5)
         return {"round": n, "connections": len(conns), "ready_s": round(ready_s, 1),
-                "sockets_peak": peak_sockets, "freed_s": round(freed_s, 1),
+                "connections_peak": peak_connections, "freed_s": round(freed_s, 1),
                 "left_open": max(0, left), "rss_peak_mib": round(peak_rss / 1024, 1),
                 "rss_after_mib": round(rss_kib(pid) / 1024, 1)}
 
@@ -178,7 +194,6 @@ class Storm:
         self.server.start()
         pid = self.server.proc.pid
         await asyncio.sleep(1.0)
-        self.baseline_sockets = open_sockets(pid)
         baseline_rss = rss_kib(pid)
         rows = []
         for n in range(1, rounds + 1):
@@ -211,12 +226,14 @@ async def amain(args: argparse.Namespace) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     folder = Path(tempfile.mkdtemp(prefix="esterport-storm-"))
-    server = Server(write_config(folder, args.keepalive, args.login_timeout))
+    url = args.database or f"sqlite+aiosqlite:///{folder}/storm.db"
+    server = Server(write_config(folder, args.keepalive, args.login_timeout, url))
     storm = Storm(server, args.players - args.players % 2, args.logging_in)
     try:
         figures = await storm.run(args.rounds, args.keepalive, args.login_timeout)
     finally:
         server.stop()
+    figures["database"] = url.split(":", 1)[0]
     print(json.dumps(figures))
     for p in storm.problems[:30]:
         print("PROBLEM:", p)
@@ -230,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--logging-in", type=int, default=200, help="stopped mid-login")
     parser.add_argument("--keepalive", type=int, default=2, help="the server's setting, s")
     parser.add_argument("--login-timeout", type=int, default=30, help="the server's, s")
+    parser.add_argument("--database", help="an empty database's URL (default: a new SQLite)")
     return asyncio.run(amain(parser.parse_args(argv)))
 
 

@@ -481,9 +481,22 @@ class GameHost:
                 left = int(self.reconnect_grace - waited + 0.999)
                 raise GameError(f"{game.seats[seat].name} may still come back; you can CLAIM "
                                 f"in {left} second{'s' if left != 1 else ''}.")
-            await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action),
-                              note=f"{game.seats[me].name} claims the game: "
-                                   f"{game.seats[seat].name} did not come back.")
+            absent = game.seats[seat].name
+            clock = game.kind.timeout(game.state) if game.kind.timeout else None
+            if clock is not None and clock[1] == seat:
+                # the game waits only for what the absent player's clock would do for
+                # them (a Triptycha winner's DONE in trading): do it now
+                await self._apply(game, seat, game.kind.parse_action(clock[2]),
+                                  note=f"{absent} did not come back; {game.seats[me].name} "
+                                       f"claims their turn.")
+                return game
+            try:
+                await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action),
+                                  note=f"{game.seats[me].name} claims the game: "
+                                       f"{absent} did not come back.")
+            except RuleError:
+                raise GameError(f"The game is decided; it waits for you, not for {absent}: "
+                                f"there is nothing to claim.") from None
         return game
 
     async def _apply(self, game: LiveGame, seat: int | None, action: Any, note: str | None = None,

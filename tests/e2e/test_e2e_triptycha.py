@@ -327,3 +327,41 @@ async def test_admin_commands_seed_and_grant(parlor, clients, tmp_path):
         assert warden.is_admin is False   # the flag was set after this copy was read
     finally:
         await root.close()
+
+
+async def test_claim_in_trading_closes_it_for_the_absent_winner(parlor, clients, tmp_path):
+    """The winner leaves during the trading phase: after the reconnect grace the loser's
+    CLAIM does what the trade clock would (the winner's DONE); the loser keeps every tile.
+    The other way round, the winner is told the game waits for them."""
+    await seed(parlor, tmp_path)
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await give_deck(parlor, "Alice", CHAIN_ALICE)
+    await give_deck(parlor, "Bob", CHAIN_BOB)
+    await start(alice, bob, "Take 1")
+    for i in range(1, 6):
+        await alice.cmd(f"tt draw {i}", f"Alice draws a tile <{i}>")
+    for i in range(1, 7):
+        await bob.cmd(f"tt draw {i}", f"Bob draws a tile <{i}>")
+    for seat, line in lay_lines(CHAIN_MOVES):
+        me = alice if seat == 0 else bob
+        await me.cmd(line, f"{me.name}: {line.split()[1].upper()} ")
+    await bob.expect("Trading: Alice may take 1 tile")
+
+    # the loser away: the winner has nothing to claim, the game waits for the winner
+    await bob.close()
+    await alice.expect("Bob has disconnected from game")
+    await asyncio.sleep(1.1)
+    await alice.cmd("tt claim", "The game is decided; it waits for you, not for Bob")
+    bob = await clients("Bob", new=False)
+    await bob.expect("You have a game in progress")
+
+    # the winner away: after the grace, the loser's CLAIM closes the trading
+    await alice.close()
+    await bob.expect("Alice has disconnected from game")
+    await asyncio.sleep(1.1)
+    await bob.cmd("tt claim", "Alice did not come back; Bob claims their turn")
+    await bob.expect("Alice: DONE")
+    await bob.expect("Alice wins")
+    out = await bob.cmd("itd", "ITD\\s+HELP\\)")
+    assert "Your deck: 6 tiles" in out

@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 import re
-from typing import Any
+from typing import Any, Callable
 
 import sqlalchemy as sa
 
@@ -36,13 +36,15 @@ def unsafe(text: str) -> list[str]:
     return CONTROL.findall(SGR.sub("", text))
 
 
-def unsafe_json(value: Any) -> list[str]:
+def unsafe_json(value: Any, check: Callable[[str], list[str]] = unsafe) -> list[str]:
+    """What ``check`` finds in every string of a JSON value (keys too)."""
     if isinstance(value, str):
-        return unsafe(value)
+        return check(value)
     if isinstance(value, dict):
-        return [b for k, v in value.items() for b in unsafe_json(k) + unsafe_json(v)]
+        return [b for k, v in value.items()
+                for b in unsafe_json(k, check) + unsafe_json(v, check)]
     if isinstance(value, (list, tuple)):
-        return [b for v in value for b in unsafe_json(v)]
+        return [b for v in value for b in unsafe_json(v, check)]
     return []
 
 

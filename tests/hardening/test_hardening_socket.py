@@ -47,6 +47,7 @@ from hypothesis import strategies as st
 
 from server.app import Parlor
 from tests.conftest import make_config
+from tests.hardening import harness
 from tests.support.client import Client
 
 SOAK = os.environ.get("ESTERPORT_SOAK") == "1"
@@ -78,13 +79,7 @@ def unsafe(text: str) -> list[str]:
 
 
 def unsafe_json(value) -> list[str]:  # noqa: ANN001
-    if isinstance(value, str):
-        return unsafe(value)
-    if isinstance(value, dict):
-        return [b for k, v in value.items() for b in unsafe_json(k) + unsafe_json(v)]
-    if isinstance(value, (list, tuple)):
-        return [b for v in value for b in unsafe_json(v)]
-    return []
+    return harness.unsafe_json(value, unsafe)
 
 
 # -- a raw, logged-in connection --------------------------------------------------------

@@ -37,6 +37,21 @@ async def _raw(port: int) -> asyncio.StreamWriter:
     return writer
 
 
+async def _pairs_in_games(parlor: Parlor, prefix: str, players: int) -> list[Client]:
+    """``players`` logged-in clients, in pairs, each pair in a game one move in."""
+    clients = []
+    for i in range(players):
+        c = await Client.connect(parlor.port)
+        await c.create(f"{prefix}{i:02d}")
+        clients.append(c)
+    for a, b in zip(clients[::2], clients[1::2]):
+        await a.cmd(f"ttt challenge {b.name}", "You challenge")
+        await b.expect("TTT ACCEPT")
+        await b.cmd(f"ttt accept {a.name}", "begins")
+        await a.cmd("ttt play 5", f"{a.name}: PLAY 5")
+    return clients
+
+
 async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
     players = 40 if SOAK else 16          # logged in, in games (pairs)
     logging_in = 300 if SOAK else 150     # mid-login: name typed, no password yet
@@ -46,16 +61,7 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
     await parlor.start()
     try:
         baseline = (_sessions_alive(), _subscriptions(parlor), len(asyncio.all_tasks()))
-        clients = []
-        for i in range(players):
-            c = await Client.connect(parlor.port)
-            await c.create(f"Storm{i:02d}")
-            clients.append(c)
-        for a, b in zip(clients[::2], clients[1::2]):
-            await a.cmd(f"ttt challenge {b.name}", "You challenge")
-            await b.expect("TTT ACCEPT")
-            await b.cmd(f"ttt accept {a.name}", "begins")
-            await a.cmd("ttt play 5", f"{a.name}: PLAY 5")  # a move: the game is mid-way
+        clients = await _pairs_in_games(parlor, "Storm", players)  # each game mid-way
         games = dict(parlor.host.live)
         assert len(games) == players // 2
 
@@ -115,20 +121,6 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
               f"(login timeout {parlor.config.server.login_timeout} s)")
     finally:
         await parlor.stop()
-
-
-async def _pairs_in_games(parlor: Parlor, prefix: str, players: int) -> list[Client]:
-    clients = []
-    for i in range(players):
-        c = await Client.connect(parlor.port)
-        await c.create(f"{prefix}{i:02d}")
-        clients.append(c)
-    for a, b in zip(clients[::2], clients[1::2]):
-        await a.cmd(f"ttt challenge {b.name}", "You challenge")
-        await b.expect("TTT ACCEPT")
-        await b.cmd(f"ttt accept {a.name}", "begins")
-        await a.cmd("ttt play 5", f"{a.name}: PLAY 5")
-    return clients
 
 
 @pytest.mark.skipif(not sockets.half_open_supported(),

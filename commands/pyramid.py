@@ -24,7 +24,7 @@ from server.hosting import Seat
 from server.services import pyramid
 from server.services.games import GameError, LiveGame
 from server.services.pyramid import BELL, KEY, SOUNDS, SPEEDS, Prefs, sentence
-from server.text import bold, columns, table, wrap
+from server.text import bold, columns, counted, table, wrap
 
 GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D = deal."
 
@@ -76,8 +76,7 @@ def _yes(parts: list[str]) -> bool:
 def _standing(match: rules.State) -> str:
     """What ending the current game now would score."""
     g = match.game
-    left = f"{g.cards_left} card{'' if g.cards_left == 1 else 's'} left"
-    return f"{left}, Par score {rules.par_score(g):+d} if it ends now"
+    return f"{counted(g.cards_left, 'card')} left, Par score {rules.par_score(g):+d} if it ends now"
 
 
 async def _end_standard(ctx: Context, game: LiveGame) -> None:

@@ -69,6 +69,11 @@ def paint(text: str, color: str, *, bold: bool = False) -> str:
     return f"{code}{text}{RESET}"
 
 
+def counted(n: int, noun: str) -> str:
+    """'1 card', '0 cards', '23 cards'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def bold(text: str) -> str:
     return f"{BOLD}{text}{RESET}"
 

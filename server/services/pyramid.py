@@ -69,6 +69,7 @@ from games.pyramid.cards import card_text
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account, GameRecord, PyramidSave, PyramidTopScore
 from server.services.games import GameError, LiveGame
+from server.text import counted
 from server.workers import WorkerPool
 
 if TYPE_CHECKING:
@@ -218,7 +219,7 @@ class Table:
     def summary(self, seat: int) -> str:
         m = self.matches[seat]
         if m.mode == "standard":
-            return f"standard game, {m.game.cards_left} cards left"
+            return f"standard game, {counted(m.game.cards_left, 'card')} left"
         return f"game {m.game_no} of {m.n_games}, net {m.total:+d}"
 
 
@@ -399,10 +400,10 @@ def render(view: dict[str, Any], width: int = 80, color: bool = True,
             else:
                 done = " ".join(f"{s:+d}" for s in o["scores"]) or "-"
                 line = (f"{who}: game {o['game_no']} of {o['games']} "
-                        f"({o['cards_left']} cards left), scores {done}, net {o['total']:+d}")
+                        f"({counted(o['cards_left'], 'card')} left), scores {done}, net {o['total']:+d}")
                 if len(line) > min(width, 80):  # the running score first; PYR SCORE has all
                     line = (f"{who}: game {o['game_no']} of {o['games']}, "
-                            f"{o['cards_left']} cards left, net {o['total']:+d}")
+                            f"{counted(o['cards_left'], 'card')} left, net {o['total']:+d}")
                 extra.append(line)
         if view.get("waiting"):
             extra.append("(Use Same Deck: the computer plays each deal after you.)")

@@ -17,6 +17,7 @@ import asyncio
 import os
 import random
 import re
+import time
 
 import attrs
 import pytest
@@ -30,6 +31,7 @@ from tests.hardening.harness import APOLOGY, ERRORS, Harness, diff, unsafe, unsa
 
 SOAK = os.environ.get("ESTERPORT_SOAK") == "1"
 EXAMPLES = int(os.environ.get("ESTERPORT_FUZZ_EXAMPLES", 20000 if SOAK else 400))
+LINE_LIMIT = 60.0  # seconds a line may take before it counts as a hang
 
 NAMES = ["alice", "Bob", "CAROL", "dave", "computer", "nobody", "Al", "a" * 30, "#1"]
 NUMBERS = ["0", "1", "2", "3", "4", "5", "6", "7", "9", "10", "13", "-1", "-0", "+1", "#1",
@@ -184,6 +186,32 @@ async def _one(h: Harness, stats: dict, who: str, line: str) -> list[str]:
     return []
 
 
+def _answered(loop: asyncio.AbstractEventLoop, h: Harness, stats: dict,
+              typed: list[tuple[str, str]], who: str, line: str) -> list[str]:
+    """Run one line; a line still unanswered after LINE_LIMIT seconds is a finding (a
+    session that hangs), reported with where it waits and the lines typed before it."""
+    typed.append((who, line))
+    task = loop.create_task(_one(h, stats, who, line))
+    started = time.monotonic()
+    loop.run_until_complete(asyncio.wait({task}, timeout=LINE_LIMIT))
+    if task.done():
+        slow = stats.setdefault("slowest", [])
+        slow.append((round(time.monotonic() - started, 2), who, line[:60], h.busy()))
+        slow.sort(reverse=True)
+        del slow[5:]
+        return task.result()
+    stacks = []
+    for t in asyncio.all_tasks(loop):
+        frames = t.get_stack(limit=12)
+        stacks.append(f"{t.get_coro()!r}\n" + "".join(
+            f"    {f.f_code.co_filename}:{f.f_lineno} {f.f_code.co_name}\n" for f in frames))
+    task.cancel()
+    loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
+    history = "\n".join(f"  {w}: {text!r}" for w, text in typed[-15:])
+    return [f"{who}: {line!r} was not answered in {LINE_LIMIT} s; the last lines typed:\n"
+            f"{history}\nwaiting:\n" + "\n".join(stacks)]
+
+
 async def _audit(h: Harness) -> None:
     async with h.parlor.db.session() as tx:
         assert await ledger.audit(tx) == []
@@ -195,6 +223,7 @@ def test_every_command_with_random_arguments():
     h = loop.run_until_complete(_setup())
     stats: dict[str, int] = {}
     found: list[str] = []
+    typed: list[tuple[str, str]] = []
     rng = random.Random(1)
     try:
         registry = h.parlor.registry
@@ -209,11 +238,11 @@ def test_every_command_with_random_arguments():
             line = _format(*parts)
             if len(found) >= 10:
                 return
-            found.extend(loop.run_until_complete(_one(h, stats, who, line)))
+            found.extend(_answered(loop, h, stats, typed, who, line))
             if legal == 0:  # now and then a good move, to reach later phases
                 move = _legal_move(h, rng)
                 if move is not None:
-                    found.extend(loop.run_until_complete(_one(h, stats, *move)))
+                    found.extend(_answered(loop, h, stats, typed, *move))
 
         run()
         print("fuzz statuses:", stats, "live games:", len(h.parlor.host.live))

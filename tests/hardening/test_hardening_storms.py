@@ -52,6 +52,18 @@ async def _pairs_in_games(parlor: Parlor, prefix: str, players: int) -> list[Cli
     return clients
 
 
+async def _games_wait_for(parlor: Parlor, games: dict, returning: str) -> None:
+    """Every game of ``games`` still waits, both seats marked absent, and ``returning``
+    logs in again to find theirs."""
+    assert set(parlor.host.live) == set(games)
+    for game in parlor.host.live.values():
+        assert len(game.absent) == 2
+    back = await Client.connect(parlor.port)
+    await back.login(returning)
+    await back.expect("You have a game in progress")
+    await back.close()
+
+
 async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
     players = 40 if SOAK else 16          # logged in, in games (pairs)
     logging_in = 300 if SOAK else 150     # mid-login: name typed, no password yet
@@ -97,15 +109,7 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
         for s in quiet:
             s.close()
 
-        # the games wait for their players, each absent seat marked
-        assert set(parlor.host.live) == set(games)
-        for game in parlor.host.live.values():
-            assert len(game.absent) == 2
-        # a player comes back to their game
-        back = await Client.connect(parlor.port)
-        await back.login("Storm00")
-        await back.expect("You have a game in progress")
-        await back.close()
+        await _games_wait_for(parlor, games, "Storm00")
         await asyncio.sleep(0.3)
 
         # the bookkeeping and the memory are back to where they were: no Session object or
@@ -162,14 +166,7 @@ async def test_half_open_sockets_are_dropped_by_keepalive(sqlite_url):
         assert [s.name for s in parlor.connections] == ["Watcher"], \
             f"{len(parlor.connections) - 1} half-open connections survived"
         assert [s.name for s in parlor.sessions.values()] == ["Watcher"]
-        # the games wait for their players
-        assert set(parlor.host.live) == set(games)
-        for game in parlor.host.live.values():
-            assert len(game.absent) == 2
-        back = await Client.connect(parlor.port)
-        await back.login("Half03")
-        await back.expect("You have a game in progress")
-        await back.close()
+        await _games_wait_for(parlor, games, "Half03")
         await watcher.close()
         for c in players:
             c.writer.transport.abort()

@@ -131,8 +131,8 @@ async def serve(config: Config) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, lambda: asyncio.ensure_future(parlor.stop()))
-        except NotImplementedError:
-            pass
+        except NotImplementedError:  # no signal handlers in this event loop (Windows):
+            pass                     # Ctrl-C still ends the process, @SHUTDOWN stops cleanly
     print(f"Esterport is listening on {config.server.host}:{parlor.port}. "
           f"Connect with: telnet {config.server.host} {parlor.port}", file=sys.stderr, flush=True)
     await parlor.stopped.wait()

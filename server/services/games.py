@@ -376,13 +376,20 @@ class GameHost:
             offer = await self.offer(kind_key, me, other.name, options,
                                      rematch_of=record.id, swapped=mine == 0)
             return record, offer
+        return record, await self.play_computer(kind_key, me, other.computer, options,
+                                                computer_first=mine == 0)
+
+    async def play_computer(self, kind_key: str, me: Seat, level: str, options: dict[str, Any],
+                            *, computer_first: bool = False) -> LiveGame:
+        """Start ``me``'s game against the computer at ``level`` at once (unranked)."""
+        kind = self.kinds[kind_key]
         if self.game_of(me.account_id, kind_key):
             raise GameError(f"You are already playing {kind.title}.")
-        options.pop("ranked", None)
+        options = {k: v for k, v in options.items() if k != "ranked"}
         computer = await self.accounts.computer()
-        bot = Seat(computer.id, f"Computer({other.computer})", other.computer)
-        seats = (bot, me) if mine == 0 else (me, bot)
-        return record, await self.start_game(kind_key, seats, options)
+        bot = Seat(computer.id, f"Computer({level})", level)
+        return await self.start_game(kind_key, (bot, me) if computer_first else (me, bot),
+                                     options)
 
     # -- starting and playing ----------------------------------------------------------
     async def start_game(self, kind_key: str, seats: tuple[Seat, ...],

@@ -208,14 +208,20 @@ async def roll_disc(tx: AsyncSession, collection: TileCollection, owner_id: int,
     return DiscView(disc.id, collection.name, size, owner_id, False)
 
 
+async def _update_sealed_disc(tx: AsyncSession, disc_id: int, holder: int, **values) -> None:
+    """Change a sealed disc ``holder`` holds, in one conditional UPDATE (of two sessions
+    racing for it, one wins); the loser is told it has no such disc."""
+    result = await tx.execute(
+        sa.update(Disc).where(Disc.id == disc_id, Disc.owner_id == holder, ~Disc.broken)
+        .values(**values).execution_options(synchronize_session=False))
+    if result.rowcount != 1:
+        raise TileError(f"You have no sealed disc #{disc_id}.")
+
+
 async def break_disc(tx: AsyncSession, disc_id: int, owner_id: int, *,
                      reason: str = "break disc", ref: str | None = None) -> list[int]:
     """Open a sealed disc: its tiles go to the owner's deck. Returns their ids."""
-    result = await tx.execute(
-        sa.update(Disc).where(Disc.id == disc_id, Disc.owner_id == owner_id, ~Disc.broken)
-        .values(broken=True).execution_options(synchronize_session=False))
-    if result.rowcount != 1:
-        raise TileError(f"You have no sealed disc #{disc_id}.")
+    await _update_sealed_disc(tx, disc_id, owner_id, broken=True)
     ids = list(await tx.scalars(sa.select(TileInstance.id).where(
         TileInstance.disc_id == disc_id, TileInstance.place == "disc")
         .order_by(TileInstance.id)))
@@ -228,11 +234,7 @@ async def break_disc(tx: AsyncSession, disc_id: int, owner_id: int, *,
 
 async def give_disc(tx: AsyncSession, disc_id: int, owner_id: int, to_owner: int, *,
                     reason: str = "give", ref: str | None = None) -> DiscView:
-    result = await tx.execute(
-        sa.update(Disc).where(Disc.id == disc_id, Disc.owner_id == owner_id, ~Disc.broken)
-        .values(owner_id=to_owner).execution_options(synchronize_session=False))
-    if result.rowcount != 1:
-        raise TileError(f"You have no sealed disc #{disc_id}.")
+    await _update_sealed_disc(tx, disc_id, owner_id, owner_id=to_owner)
     ids = list(await tx.scalars(sa.select(TileInstance.id).where(
         TileInstance.disc_id == disc_id).order_by(TileInstance.id)))
     for tile_id in ids:

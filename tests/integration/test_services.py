@@ -12,7 +12,6 @@ import sqlalchemy as sa
 
 from games.errors import RuleError
 from server.bus import LocalBus
-from server.db import Database
 from server.hosting import Seat
 from server.models import LedgerEntry
 from server.services import ledger
@@ -20,14 +19,6 @@ from server.services.accounts import AccountError, Accounts
 from server.services.games import GameError, GameHost
 from server.services.ratings import Ratings
 from tests.support.tictactoe import KIND
-
-
-@pytest.fixture
-async def db(db_url):
-    database = Database(db_url)
-    await database.migrate()
-    yield database
-    await database.close()
 
 
 @pytest.fixture

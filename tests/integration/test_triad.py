@@ -13,7 +13,6 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.triad import notation, rules
 from server.bus import LocalBus
-from server.db import Database
 from server.models import Account, GameRecord, LedgerEntry, TableLedgerEntry
 from server.services import ledger, triad
 from server.services.accounts import Accounts
@@ -21,14 +20,6 @@ from server.services.games import GameError, GameHost
 
 START = 1000
 NAMES = ("Alice", "Bob", "Carol", "Dave")
-
-
-@pytest.fixture
-async def db(db_url):
-    database = Database(db_url)
-    await database.migrate()
-    yield database
-    await database.close()
 
 
 @pytest.fixture

@@ -229,12 +229,7 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
             if options_words and options_words[0].lower() in LEVELS:
                 level = options_words.pop(0).lower()
             options = kind.parse_options(options_words)
-            options.pop("ranked", None)
-            computer = await ctx.parlor.accounts.computer()
-            if ctx.parlor.host.game_of(ctx.account.id, key):
-                raise CommandError(f"You are already playing {kind.title}.")
-            await _guard(ctx.parlor.host.start_game(
-                key, (_me(ctx), Seat(computer.id, f"Computer({level})", level)), options))
+            await _guard(ctx.parlor.host.play_computer(key, _me(ctx), level, options))
             return
         options = kind.parse_options(options_words)
         offer = await _guard(ctx.parlor.host.offer(key, _me(ctx), target, options))

@@ -7,7 +7,6 @@ import asyncio
 import bisect
 import importlib
 import logging
-import socket
 import time
 from collections import Counter
 from typing import Iterable
@@ -30,7 +29,8 @@ from server.services import triad
 from server.services import pyramid
 from server import seeding
 from server.services import ledger
-from server.session import Disconnect, Session
+from server.session import Disconnect, LoadGovernor, Session
+from server.telnet import AcceptErrors, TelnetProtocol, connection_cap
 from server.text import bold, paint
 from server.throttle import LoginThrottle
 from server.world import World
@@ -49,38 +49,6 @@ def load_kind(spec: str) -> GameKind:
 def default_kinds() -> list[GameKind]:
     """The games Esterport hosts. Each game registers its kind here when it lands."""
     return [triptycha.make_kind(), dice.make_kind(), triad.make_kind(), pyramid.make_kind()]
-
-
-class _Protocol(telnetlib3.TelnetServer):
-    """telnetlib3's server protocol, with dead peers detected by TCP itself.
-
-    A client whose network vanished leaves a half-open socket: established, silent, and
-    nothing ever acknowledged again. After ``keepalive`` seconds of silence the kernel
-    probes the peer every third of that, three times, and gives up; output that stays
-    unacknowledged for twice ``keepalive`` gives up too (TCP_USER_TIMEOUT; without it a
-    socket with unsent output retries for a quarter of an hour). Either way the
-    connection ends within about twice ``keepalive`` and the session is freed as after
-    any disconnect. ``Parlor.start`` makes a subclass with the configured value."""
-
-    keepalive = 60
-
-    def connection_made(self, transport) -> None:  # noqa: ANN001
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            idle = self.keepalive
-            for level, option, value in (
-                (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1),
-                (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPIDLE", None), idle),
-                (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPINTVL", None), max(1, idle // 3)),
-                (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPCNT", None), 3),
-                (socket.IPPROTO_TCP, getattr(socket, "TCP_USER_TIMEOUT", None), 2000 * idle),
-            ):
-                if option is not None:
-                    try:
-                        sock.setsockopt(level, option, value)
-                    except OSError:  # not every platform has every option
-                        pass
-        super().connection_made(transport)
 
 
 class Parlor:
@@ -125,6 +93,9 @@ class Parlor:
         self.server: telnetlib3.Server | None = None
         self.stopped = asyncio.Event()
         self._shell_tasks: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task] = set()
+        self.counter = {"open": 0, "refused": 0}  # telnet connections (server/telnet.py)
+        self.governor = LoadGovernor()
 
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:
@@ -136,12 +107,24 @@ class Parlor:
         if restored:
             log.info("restored %d game(s) in progress", restored)
         cfg = self.config.server
-        protocol = type("Protocol", (_Protocol,), {"keepalive": max(1, cfg.keepalive)})
+        protocol = type("Protocol", (TelnetProtocol,), {
+            "keepalive": max(1, cfg.keepalive),
+            "max_subnegotiation": cfg.max_subnegotiation,
+            "prelogin_bytes": cfg.prelogin_bytes,
+            "max_connections": connection_cap(cfg.max_connections),
+            "counter": self.counter,
+        })
+        asyncio.get_running_loop().set_exception_handler(AcceptErrors())
+        # No compression (MCCP3 would inflate what clients send), no telnetlib3 idle
+        # timer (it counts any byte as activity; the parlor's own sweep counts commands).
         self.server = await telnetlib3.create_server(
             host=cfg.host, port=cfg.port, shell=self._shell, protocol_factory=protocol,
             encoding="utf8", encoding_errors="replace", force_binary=True, line_mode=True,
-            connect_maxwait=0.5, timeout=cfg.idle_timeout or False,
+            connect_maxwait=0.5, timeout=False, compression=False,
         )
+        self._background.add(asyncio.create_task(self.governor.run()))
+        if cfg.idle_timeout:
+            self._background.add(asyncio.create_task(self._sweep_idle(cfg.idle_timeout)))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
 
@@ -162,6 +145,8 @@ class Parlor:
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5)
             except asyncio.TimeoutError:
                 log.warning("some connections did not close in time")
+        for task in self._background:
+            task.cancel()
         others = [t for t in self._shell_tasks if t is not asyncio.current_task()]
         for task in others:
             task.cancel()
@@ -188,6 +173,17 @@ class Parlor:
     async def load_default_data(self) -> None:
         for line in await self.seed():
             log.info("seed: %s", line)
+
+    async def _sweep_idle(self, limit: float) -> None:
+        """Close logged-in sessions whose last complete, non-empty command is older than
+        ``limit`` seconds (a trickle of bytes, NOPs or empty lines is not activity)."""
+        while True:
+            await asyncio.sleep(max(0.2, min(30.0, limit / 4)))
+            now = time.time()
+            for session in list(self.sessions.values()):
+                if now - session.last_command_at > limit:
+                    session.log.info("%s idle for %d s; closing", session.name, int(limit))
+                    session.close(f"Timeout: no command for {int(limit)} seconds. Goodbye.")
 
     # -- presence --------------------------------------------------------------------------
     def is_online(self, account_id: int) -> bool:
@@ -346,12 +342,13 @@ class Parlor:
             session.close("You took too long to log in. Goodbye.")
             return
         await self._enter(session, account)
+        session.logged_in()
         while not session.closed:
             line = await session.read_line()
-            session.last_command_at = time.time()
             if not line:
                 session.prompt()
                 continue
+            session.last_command_at = time.time()
             if not session.limiter.allow():
                 if not session.flooding:  # one warning per flood, not one per line
                     session.write("You are sending commands too fast; commands are being "
@@ -359,6 +356,9 @@ class Parlor:
                     session.flooding = True
                 continue
             session.flooding = False
+            await self.governor.turn(session.limiter)
+            if session.closed:  # gone while it waited: its command dies with it
+                break
             await self.registry.dispatch(session, line)
             session.prompt()
 

@@ -22,6 +22,9 @@ class ServerSection:
     keepalive: int = 60
     max_line: int = 4096
     max_connections_per_address: int = 10
+    max_connections: int = 0          # 0: as many as the descriptor limit allows
+    max_subnegotiation: int = 8192
+    prelogin_bytes: int = 65536
     commands_per_second: float = 8.0
     command_burst: int = 20
     log_level: str = "INFO"

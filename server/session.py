@@ -57,6 +57,42 @@ class RateLimiter:
             return True
         return False
 
+    def level(self) -> float:
+        """The tokens in the bucket now (``burst``: the session has been quiet)."""
+        now = time.monotonic()
+        return min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+
+
+class LoadGovernor:
+    """Fairness between sessions when the server is behind.
+
+    Every session has its own rate limit, but many sessions each under theirs can still
+    keep the event loop busy for everyone. The governor measures the loop's lag (how
+    late a short sleep wakes up); while the loop is behind, a session that has been
+    sending hard (less than half its burst left) waits its turn before its next command
+    runs, up to ``max_wait`` seconds a command. A player who has been quiet (a person
+    typing LOOK) never waits."""
+
+    def __init__(self, interval: float = 0.05, threshold: float = 0.1,
+                 max_wait: float = 2.0) -> None:
+        self.interval, self.threshold, self.max_wait = interval, threshold, max_wait
+        self.lag = 0.0
+        self.behind = False
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            started = loop.time()
+            await asyncio.sleep(self.interval)
+            self.lag = loop.time() - started - self.interval
+            self.behind = self.lag > self.threshold
+
+    async def turn(self, limiter: RateLimiter) -> None:
+        waited = 0.0
+        while self.behind and waited < self.max_wait and limiter.level() < limiter.burst / 2:
+            await asyncio.sleep(self.interval)
+            waited += self.interval
+
 
 class Session:
     def __init__(self, parlor: "Parlor", reader: Any, writer: Any) -> None:
@@ -80,7 +116,6 @@ class Session:
                                    parlor.config.server.command_burst)
         self._buffer = ""
         self._lines: list[str] = []
-        self._overlong = False
         self._tasks: list[asyncio.Task] = []
         self._out: list[str] = []
         self._ga = False
@@ -89,6 +124,9 @@ class Session:
         self.log = _SessionLog(log, {"session": self.id})
         self.connected_at = time.time()
         self.last_command_at = time.time()
+        self.protocol = getattr(writer, "protocol", None)
+        if self.protocol is not None and hasattr(self.protocol, "on_lost"):
+            self.protocol.on_lost = self._connection_lost
 
     # -- identity and terminal -----------------------------------------------------------
     @property
@@ -192,6 +230,19 @@ class Session:
         self.writer.iac(WONT if on else WILL, ECHO)
 
     # -- input ---------------------------------------------------------------------------
+    def logged_in(self) -> None:
+        """The player is in: no pre-login byte budget any more, the idle clock starts."""
+        if self.protocol is not None:
+            self.protocol.logged_in = True
+        self.last_command_at = time.time()
+
+    def _connection_lost(self) -> None:
+        """The socket is gone: what the player typed but was not yet read dies with it
+        (no command runs after its sender has left)."""
+        self.closed = True
+        self._lines.clear()
+        self._buffer = ""
+
     async def read_line(self) -> str:
         """The next line, without its ending, cleaned of control characters.
 
@@ -199,6 +250,8 @@ class Session:
         :raises Disconnect: at end of input.
         """
         limit = self.parlor.config.server.max_line
+        if self.closed:
+            raise Disconnect("closed")
         while not self._lines:
             try:
                 chunk = await self.reader.read(4096)
@@ -208,24 +261,25 @@ class Session:
             if not chunk or self.closed:
                 raise Disconnect("end of input")
             self._feed(chunk, limit)
+        # The player pressed Enter: a client whose terminal does not return the carriage
+        # on its own echo (Debian's telnet in binary mode) would start the answer where
+        # the typing ended. A carriage return first puts it at column 0 everywhere.
+        self._queue("\r")
         return self._lines.pop(0)
 
     def _feed(self, chunk: str, limit: int) -> None:
         data = self._buffer + chunk.replace("\r\n", "\n").replace("\r\x00", "\n").replace("\r", "\n")
         *complete, self._buffer = data.split("\n")
         for line in complete:
-            if self._overlong:
-                self._overlong = False  # the tail of an overlong line: drop it
-                continue
             if len(line) > limit:
                 self.write(f"That line is too long (over {limit} characters); it was ignored.")
                 continue
             self._lines.append(clean(line).strip())
         if len(self._buffer) > limit:
-            if not self._overlong:
-                self.write(f"That line is too long (over {limit} characters); it was ignored.")
-            self._overlong = True
+            # an unterminated line past the limit: not a player typing; stop reading
             self._buffer = ""
+            self.log.warning("unterminated line over %d characters; closing", limit)
+            self.close(f"That line is too long (over {limit} characters); goodbye.")
 
     async def ask(self, question: str, *, secret: bool = False) -> str:
         """Prompt and read one non-empty line (or an empty one if the player just hits enter)."""

@@ -1,0 +1,247 @@
+"""The telnet connection: which options the server speaks, and what a client may cost.
+
+telnetlib3 does the protocol; this module decides the policy around it, in one place:
+
+* **Options.** No BINARY offer (Debian's telnet then staircases every reply), UTF-8 both
+  ways for every client whatever it negotiates (a CHARSET a client names is never used
+  to decode or encode: a bogus or non-ASCII-compatible one would crash the session), and
+  no compression (telnetlib3 couples MCCP2 to MCCP3, and MCCP3 makes the server inflate
+  what a client sends: a 2 KB zlib stream became 2 MiB of work on the event loop).
+* **Input costs time linear in the bytes received.** :class:`LineReader` hands the
+  session everything buffered in one decode (telnetlib3's reader re-decoded the whole
+  buffer on every ``read(4096)`` and popped it a byte at a time: quadratic).
+* **Bounds.** A subnegotiation (``IAC SB`` … ``IAC SE``) longer than
+  ``max_subnegotiation`` closes the connection before telnetlib3 walks it byte by byte;
+  a connection that has not logged in may send at most ``prelogin_bytes``; the whole
+  server accepts at most ``max_connections`` at once (below the descriptor limit), and
+  refuses the rest politely.
+* **Dead peers** are found by TCP keepalive (see :class:`TelnetProtocol`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import socket
+import time
+from typing import Any, Callable
+
+import telnetlib3
+from telnetlib3.stream_reader import TelnetReaderUnicode
+from telnetlib3.telopt import BINARY, DO, NAWS, WILL
+
+log = logging.getLogger(__name__)
+
+IAC, SB, SE = 255, 250, 240
+_IAC_SE = bytes([IAC, SE])
+FULL = "Esterport is full right now; please try again in a few minutes.\r\n".encode()
+DESCRIPTOR_HEADROOM = 64  # descriptors kept for the database, logs and the listener
+
+
+def connection_cap(configured: int) -> int:
+    """The most connections to accept at once: ``configured`` (0: as many as the
+    descriptor limit allows), but always below the soft RLIMIT_NOFILE with room for the
+    database, the log and the listening sockets."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    room = max(1, soft - max(DESCRIPTOR_HEADROOM, soft // 10)) \
+        if soft != resource.RLIM_INFINITY else 1 << 20
+    return min(configured, room) if configured > 0 else room
+
+
+class LineReader(TelnetReaderUnicode):
+    """A reader whose ``read`` takes the whole buffer in one decode.
+
+    Always UTF-8 (invalid bytes replaced), whatever the client negotiated; an incremental
+    decoder keeps a character split between two TCP segments whole."""
+
+    def decode(self, buf: bytes, final: bool = False) -> str:  # noqa: D102
+        if self._decoder is None:
+            import codecs
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        return self._decoder.decode(buf, final)
+
+    async def read(self, n: int = -1) -> str:  # noqa: ARG002 - everything buffered
+        if self._exception is not None:
+            raise self._exception
+        if not self._buffer and not self._eof:
+            await self._wait_for_data("read")
+        data = bytes(self._buffer)
+        self._buffer.clear()
+        self._maybe_resume_transport()
+        return self.decode(data, final=not data and self._eof)
+
+
+class TelnetProtocol(telnetlib3.TelnetServer):
+    """telnetlib3's server protocol with Esterport's option policy and bounds.
+
+    ``Parlor.start`` makes a subclass with the configured values (class attributes), and
+    one shared ``counter`` of open connections.
+
+    Keepalive: a client whose network vanished leaves a half-open socket. After
+    ``keepalive`` seconds of silence the kernel probes the peer every third of that,
+    three times, and gives up; output that stays unacknowledged for twice ``keepalive``
+    gives up too (TCP_USER_TIMEOUT). Either way the connection ends within about twice
+    ``keepalive`` and the session is freed as after any disconnect."""
+
+    keepalive = 60
+    max_subnegotiation = 8192
+    prelogin_bytes = 65536
+    max_connections = 1 << 20
+    counter: dict[str, int] = {"open": 0, "refused": 0}
+    on_refused: Callable[[], None] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["reader_factory_encoding"] = LineReader
+        super().__init__(*args, **kwargs)
+        self.refused = False
+        self.logged_in = False        # set by the session: no pre-login budget any more
+        self.on_lost: Callable[[], None] | None = None  # the session's "gone" callback
+        self._received = 0
+        self._in_sb = False
+        self._sb_len = 0
+        self._tail_iac = False        # the last chunk ended with IAC
+
+    # -- connecting ----------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self.counter["open"] >= self.max_connections:
+            self.refused = True
+            self.counter["refused"] += 1
+            if self.on_refused is not None:
+                self.on_refused()
+            try:
+                transport.write(FULL)  # type: ignore[attr-defined]
+            finally:
+                transport.close()
+            return
+        self.counter["open"] += 1
+        self._keepalive(transport)
+        super().connection_made(transport)
+
+    def _keepalive(self, transport: asyncio.BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is None:
+            return
+        idle = self.keepalive
+        for level, option, value in (
+            (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1),
+            (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPIDLE", None), idle),
+            (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPINTVL", None), max(1, idle // 3)),
+            (socket.IPPROTO_TCP, getattr(socket, "TCP_KEEPCNT", None), 3),
+            (socket.IPPROTO_TCP, getattr(socket, "TCP_USER_TIMEOUT", None), 2000 * idle),
+        ):
+            if option is not None:
+                try:
+                    sock.setsockopt(level, option, value)
+                except OSError:  # not every platform has every option
+                    pass
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.refused:
+            return
+        self.counter["open"] -= 1
+        if self.on_lost is not None:
+            self.on_lost()  # the session drops its unread input at once
+        super().connection_lost(exc)
+
+    # -- options -------------------------------------------------------------------------
+    def begin_advanced_negotiation(self) -> None:
+        """Binary both ways (UTF-8) and the window size; no CHARSET, no compression
+        (see the module). Debian's telnet answers WILL BINARY by turning off its
+        terminal's output processing, so its echo of the player's Enter leaves the cursor
+        where the typing ended; the session starts every answer with a carriage return
+        (``Session.read_line``), so replies still begin at column 0."""
+        self.writer.iac(WILL, BINARY)
+        self.writer.iac(DO, NAWS)
+
+    def encoding(self, outgoing: Any = None, incoming: Any = None) -> str:  # noqa: ARG002
+        return "utf-8"
+
+    def on_request_charset(self) -> list[str]:
+        return ["UTF-8"]
+
+    def on_charset(self, charset: str) -> None:
+        """A client's CHARSET answer is noted, never used: the parlor speaks UTF-8."""
+        self._extra["charset"] = "utf-8"
+
+    # -- input bounds --------------------------------------------------------------------
+    def data_received(self, data: bytes) -> None:
+        if self.refused or self._transport is None:
+            return
+        if not self.logged_in:
+            self._received += len(data)
+            if self._received > self.prelogin_bytes:
+                self._drop(f"sent {self._received} bytes without logging in")
+                return
+        if IAC in data or self._in_sb:
+            if not self._scan_subnegotiation(data):
+                self._drop(f"subnegotiation over {self.max_subnegotiation} bytes")
+                return
+        super().data_received(data)
+
+    def _scan_subnegotiation(self, data: bytes) -> bool:
+        """Follow IAC SB … IAC SE across chunks with ``bytes.find`` (no per-byte work);
+        False when one grows past the bound."""
+        i, n = 0, len(data)
+        if self._tail_iac and n:
+            self._tail_iac = False
+            if self._in_sb and data[0] == SE:
+                self._in_sb, i = False, 1
+            elif not self._in_sb and data[0] == SB:
+                self._in_sb, self._sb_len, i = True, 0, 1
+            else:
+                i = 1
+        while i < n:
+            if self._in_sb:
+                end = data.find(_IAC_SE, i)
+                if end == -1:
+                    self._sb_len += n - i
+                    self._tail_iac = data[-1] == IAC
+                    break
+                self._sb_len += end - i
+                self._in_sb, i = False, end + 2
+            else:
+                at = data.find(IAC, i)
+                if at == -1:
+                    break
+                if at + 1 >= n:
+                    self._tail_iac = True
+                    break
+                if data[at + 1] == SB:
+                    self._in_sb, self._sb_len = True, 0
+                i = at + 2
+            if self._sb_len > self.max_subnegotiation:
+                return False
+        return not (self._in_sb and self._sb_len > self.max_subnegotiation)
+
+    def _drop(self, why: str) -> None:
+        peer = self._transport.get_extra_info("peername") if self._transport else None
+        log.warning("closing %s: %s", peer[0] if peer else "?", why)
+        transport, self._in_sb = self._transport, False
+        if transport is not None:
+            transport.abort()
+
+
+class AcceptErrors:
+    """A loop exception handler that turns asyncio's accept-failure reports (a traceback
+    a time, thousands a second when descriptors run out) into one warning per
+    ``window`` seconds with a count; everything else goes to the default handler."""
+
+    def __init__(self, window: float = 10.0) -> None:
+        self.window = window
+        self.last = float("-inf")
+        self.dropped = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        message = str(context.get("message", ""))
+        if "accept" in message and isinstance(context.get("exception"), OSError):
+            now = time.monotonic()
+            if now - self.last >= self.window:
+                err = context["exception"]
+                more = f" ({self.dropped} more since the last report)" if self.dropped else ""
+                log.warning("cannot accept connections: %s%s", err.strerror or err, more)
+                self.last, self.dropped = now, 0
+            else:
+                self.dropped += 1
+            return
+        loop.default_exception_handler(context)

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import logging
 import os
+import re
 import signal
 import sys
 import tomllib
@@ -55,34 +56,76 @@ def _config(ns: argparse.Namespace) -> Config:
                                  database=ns.database)
 
 
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+class LogSafety(logging.Filter):
+    """Every record, whoever logs it (the parlor or a library such as telnetlib3, which
+    logs what clients send: a terminal type, a bad negotiation), is written as one line
+    with no control character: a CR LF could forge a line in the server's own format, an
+    escape could drive the operator's terminal. Such characters are shown as ``\\xNN``
+    escapes. Tracebacks (``exc_info``) are the server's own text and stay as they are."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string must not lose the record
+            message = f"{record.msg!r} {record.args!r}"
+        if _UNSAFE.search(message):
+            message = _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                                  else f"\\u{ord(m.group()):04x}", message)
+        record.msg, record.args = message, ()
+        return True
+
+
 class LogThrottle(logging.Filter):
-    """At most ``burst`` records a ``window`` (seconds) from loggers under ``prefix``.
+    """At most ``burst`` records a ``window`` (seconds) of each kind (logger and message
+    template) from loggers under ``prefix``; connects and disconnects always pass.
 
     telnetlib3 logs a malformed negotiation (a truncated NAWS, a GMCP message nested too
-    deep to decode) as a warning traceback of about ten lines, one record a line, and
-    telnet commands are not commands to the parlor's rate limit: a hostile client could
-    fill the log at socket speed. The excess is dropped and counted; the next record let
-    through says how many were."""
+    deep to decode) as a warning traceback, and telnet commands are not commands to the
+    parlor's rate limit: a hostile client could fill the log at socket speed. Throttling
+    each kind on its own means one client's flood of one complaint never hides another
+    connection's records. The excess is dropped and counted; the next record of that kind
+    let through says how many were."""
 
-    def __init__(self, prefix: str, burst: int = 50, window: float = 10.0) -> None:
+    ALWAYS = ("Connection from", "Connection closed", "Connection lost")
+
+    def __init__(self, prefix: str, burst: int = 50, window: float = 10.0,
+                 kinds: int = 256) -> None:
         super().__init__()
-        self.prefix, self.burst, self.window = prefix, burst, window
-        self.started = float("-inf")
-        self.passed = self.dropped = 0
+        self.prefix, self.burst, self.window, self.kinds = prefix, burst, window, kinds
+        self._counts: dict[tuple[str, str], list] = {}  # kind -> [started, passed, dropped]
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not record.name.startswith(self.prefix):
             return True
-        if record.created - self.started >= self.window:
-            self.started, self.passed = record.created, 0
-            if self.dropped:
-                record.msg = f"({self.dropped} earlier {self.prefix} records dropped) {record.msg}"
-                self.dropped = 0
-        self.passed += 1
-        if self.passed > self.burst:
-            self.dropped += 1
+        template = str(record.msg)
+        if template.startswith(self.ALWAYS):
+            return True
+        key = (record.name, template[:80])
+        entry = self._counts.get(key)
+        if entry is None:
+            if len(self._counts) >= self.kinds:  # bounded: forget the oldest kinds
+                for old in list(self._counts)[: self.kinds // 4]:
+                    del self._counts[old]
+            entry = self._counts[key] = [record.created, 0, 0]
+        if record.created - entry[0] >= self.window:
+            entry[0], entry[1] = record.created, 0
+            if entry[2]:
+                record.msg = f"({entry[2]} earlier {self.prefix} records dropped) {record.msg}"
+                entry[2] = 0
+        entry[1] += 1
+        if entry[1] > self.burst:
+            entry[2] += 1
             return False
         return True
+
+
+def install_log_filters(handler: logging.Handler) -> None:
+    """The filters every log handler of the server gets (throttle first, then safety)."""
+    handler.addFilter(LogThrottle("telnetlib3"))
+    handler.addFilter(LogSafety())
 
 
 def _logging(level: str) -> None:
@@ -90,9 +133,8 @@ def _logging(level: str) -> None:
         stream=sys.stderr, level=getattr(logging, level.upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(max(logging.WARNING, logging.root.level))
-    throttle = LogThrottle("telnetlib3")
     for handler in logging.root.handlers:
-        handler.addFilter(throttle)
+        install_log_filters(handler)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -356,7 +356,7 @@ class Parlor:
                     session.flooding = True
                 continue
             session.flooding = False
-            await self.governor.turn(session.limiter)
+            await self.governor.turn(session)
             if session.closed:  # gone while it waited: its command dies with it
                 break
             await self.registry.dispatch(session, line)

@@ -87,9 +87,11 @@ class LoadGovernor:
             self.lag = loop.time() - started - self.interval
             self.behind = self.lag > self.threshold
 
-    async def turn(self, limiter: RateLimiter) -> None:
-        waited = 0.0
-        while self.behind and waited < self.max_wait and limiter.level() < limiter.burst / 2:
+    async def turn(self, session: "Session") -> None:
+        """Wait (if ``session`` must) until the loop has caught up, or it is gone."""
+        limiter, waited = session.limiter, 0.0
+        while (self.behind and waited < self.max_wait and not session.closed
+               and limiter.level() < limiter.burst / 2):
             await asyncio.sleep(self.interval)
             waited += self.interval
 
@@ -261,10 +263,6 @@ class Session:
             if not chunk or self.closed:
                 raise Disconnect("end of input")
             self._feed(chunk, limit)
-        # The player pressed Enter: a client whose terminal does not return the carriage
-        # on its own echo (Debian's telnet in binary mode) would start the answer where
-        # the typing ended. A carriage return first puts it at column 0 everywhere.
-        self._queue("\r")
         return self._lines.pop(0)
 
     def _feed(self, chunk: str, limit: int) -> None:

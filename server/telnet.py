@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
-from telnetlib3.telopt import BINARY, DO, NAWS, WILL
+from telnetlib3.telopt import BINARY, DO, NAWS
 
 log = logging.getLogger(__name__)
 
@@ -146,12 +146,15 @@ class TelnetProtocol(telnetlib3.TelnetServer):
 
     # -- options -------------------------------------------------------------------------
     def begin_advanced_negotiation(self) -> None:
-        """Binary both ways (UTF-8) and the window size; no CHARSET, no compression
-        (see the module). Debian's telnet answers WILL BINARY by turning off its
-        terminal's output processing, so its echo of the player's Enter leaves the cursor
-        where the typing ended; the session starts every answer with a carriage return
-        (``Session.read_line``), so replies still begin at column 0."""
-        self.writer.iac(WILL, BINARY)
+        """Ask the client to send 8-bit data and for its window size; offer nothing.
+
+        DO BINARY makes Debian's telnet stop stripping the 8th bit of what is typed, so
+        accents arrive. The server does not offer WILL BINARY: Debian's telnet answers it
+        by turning off its terminal's output processing, and every reply then starts at
+        the column where the player's typing ended (a staircase). UTF-8 is sent anyway,
+        and telnet, TinTin++, nc and Mudlet all show it; a client that asks for binary
+        (DO BINARY) is told yes."""
+        self.writer.iac(DO, BINARY)
         self.writer.iac(DO, NAWS)
 
     def encoding(self, outgoing: Any = None, incoming: Any = None) -> str:  # noqa: ARG002

@@ -23,7 +23,10 @@ class Client:
     async def connect(cls, port: int, *, cols: int = 100, term: str = "xterm") -> "Client":
         reader, writer = await telnetlib3.open_connection(
             "127.0.0.1", port, cols=cols, rows=40, term=term, connect_minwait=0.05,
-            connect_maxwait=0.5, encoding="utf8")
+            connect_maxwait=0.5, encoding="utf8", force_binary=True)
+        # force_binary: telnetlib3's client decodes US-ASCII unless the server offers
+        # BINARY, which the parlor does not (see server/telnet.py); players' clients
+        # (telnet, TinTin++, nc, Mudlet) show the UTF-8 the parlor sends regardless.
         return cls(reader, writer)
 
     @classmethod
@@ -42,7 +45,7 @@ class Client:
 
         reader, writer = await telnetlib3.open_connection(
             "127.0.0.1", port, client_factory=MudProtocol, cols=cols, rows=40, term="Mudlet",
-            connect_minwait=0.05, connect_maxwait=0.5)
+            connect_minwait=0.05, connect_maxwait=0.5, encoding="utf8", force_binary=True)
         client = cls(reader, writer)
         client.gmcp, client.mssp = gmcp, mssp
         return client

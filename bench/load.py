@@ -575,8 +575,13 @@ def parlor_config(folder: Path, database: str, players: int) -> Path:
         commands_per_second = 1000000
         command_burst = 1000000
         log_level = "WARNING"
+        fairness = false
         [database]
         url = "{database}"
+        [login]
+        new_accounts_per_address = 1000000
+        new_accounts_per_minute = 1000000
+        lines_per_second = 100000
         [accounts]
         argon2_time_cost = 1
         argon2_memory_kib = 1024

@@ -90,6 +90,10 @@ def write_config(folder: Path, keepalive: int, login_timeout: int, url: str) -> 
         log_level = "WARNING"
         [database]
         url = "{url}"
+        [login]
+        new_accounts_per_address = 1000000
+        new_accounts_per_minute = 1000000
+        lines_per_second = 100000
         [accounts]
         argon2_time_cost = 1
         argon2_memory_kib = 1024

@@ -32,7 +32,7 @@ from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
 from server.telnet import AcceptErrors, TelnetProtocol, connection_cap
 from server.text import bold, paint
-from server.throttle import LoginThrottle
+from server.throttle import LoginThrottle, Sliding
 from server.world import World
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,8 @@ class Parlor:
         acc = config.accounts
         self.accounts = Accounts(self.db, acc.starting_cubits,
                                  argon2_time_cost=acc.argon2_time_cost,
-                                 argon2_memory_kib=acc.argon2_memory_kib)
+                                 argon2_memory_kib=acc.argon2_memory_kib,
+                                 hashing_at_once=acc.hashing_at_once)
         self.ratings = Ratings(self.db)
         self.host = GameHost(self.db, self.bus, self.accounts, is_online=self.is_online,
                              reconnect_grace=config.games.reconnect_grace,
@@ -81,7 +82,13 @@ class Parlor:
             if kind.on_new_account is not None:
                 self.accounts.on_new_account(kind.on_new_account)
         lc = config.login
+        # failed logins per (name, address) and per address; per name only when guessed at
+        # from many addresses (four times the failures), never from a trusted address
         self.throttle = LoginThrottle(lc.max_failures, lc.failure_window, lc.lockout)
+        self.name_throttle = LoginThrottle(4 * lc.max_failures, lc.failure_window, lc.lockout)
+        self.trusted_logins: dict[tuple[str, str], float] = {}  # (name, address) -> until
+        self.creations = Sliding(lc.new_accounts_per_address, 3600)
+        self.creations_everywhere = Sliding(lc.new_accounts_per_minute, 60)
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
         self._by_name: dict[str, Session] = {}       # ... by lower-cased name
         self.names: list[str] = []                   # their lower-cased names, sorted
@@ -122,7 +129,8 @@ class Parlor:
             encoding="utf8", encoding_errors="replace", force_binary=True, line_mode=True,
             connect_maxwait=0.5, timeout=False, compression=False,
         )
-        self._background.add(asyncio.create_task(self.governor.run()))
+        if cfg.fairness:
+            self._background.add(asyncio.create_task(self.governor.run()))
         if cfg.idle_timeout:
             self._background.add(asyncio.create_task(self._sweep_idle(cfg.idle_timeout)))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
@@ -363,6 +371,11 @@ class Parlor:
             session.prompt()
 
     async def _enter(self, session: Session, account) -> None:  # noqa: ANN001
+        ignoring = await self.accounts.ignored_by(account.id)
+        if session.closed:
+            return  # gone while we looked
+        # From here to the registration nothing awaits, so two logins to one account at
+        # once cannot both register: the second finds the first and takes it over.
         old = self.sessions.get(account.id)
         if old is not None and old is not session:
             old.close(f"Your account has been taken over by a new connection from "
@@ -382,7 +395,7 @@ class Parlor:
         settings = account.settings or {}
         session.color = settings.get("color", True)
         session.width = settings.get("width")
-        session.ignoring = await self.accounts.ignored_by(account.id)
+        session.ignoring = ignoring
         self.sessions[account.id] = session
         self._by_name[account.name_key] = session
         self._unlist(account.name_key)  # a takeover: the old connection's entry goes
@@ -424,7 +437,11 @@ class Parlor:
                 del self.per_address[session.address]
         account = session.account
         if account is None or self.sessions.get(account.id) is not session:
-            return  # never logged in, or taken over by a newer connection
+            # never logged in, or taken over by a newer connection: whatever it was given
+            # (a place in a room, subscriptions) goes with it, so no ghost stays behind
+            self._place(session, None)
+            self._detach(session)
+            return
         del self.sessions[account.id]
         self._by_name.pop(account.name_key, None)
         self._unlist(account.name_key)

@@ -25,6 +25,7 @@ class ServerSection:
     max_connections: int = 0          # 0: as many as the descriptor limit allows
     max_subnegotiation: int = 8192
     prelogin_bytes: int = 65536
+    fairness: bool = True             # heavy senders wait while the event loop lags
     commands_per_second: float = 8.0
     command_burst: int = 20
     log_level: str = "INFO"
@@ -40,6 +41,9 @@ class LoginSection:
     max_failures: int = 5
     failure_window: int = 300
     lockout: int = 300
+    new_accounts_per_address: int = 20
+    new_accounts_per_minute: int = 60
+    lines_per_second: float = 2.0
 
 
 @attrs.frozen
@@ -56,6 +60,7 @@ class AccountsSection:
     starting_cubits: int = 1000
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 65536
+    hashing_at_once: int = 2
 
 
 _SECTIONS = {

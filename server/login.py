@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from typing import TYPE_CHECKING
 
 from server.services.accounts import AccountError, check_name
@@ -10,6 +13,9 @@ from server.text import bold, paint
 
 if TYPE_CHECKING:
     from server.models import Account
+
+log = logging.getLogger(__name__)
+TRUST_SECONDS = 30 * 24 * 3600  # an address a name logged in from is never locked out by name
 
 BANNER = r"""
    ______     __                            __
@@ -35,16 +41,31 @@ def welcome(session: Session) -> str:
     return "\n".join(lines)
 
 
+async def _paced(session: Session, question: str, *, secret: bool = False) -> str:
+    """``session.ask``, at most ``LOGIN_LINES_PER_SECOND`` answers a second: before login
+    every line may cost a database look-up, so a client that types faster waits."""
+    limiter = session.login_limiter
+    while not limiter.allow():
+        await asyncio.sleep(1 / limiter.rate)
+    return await session.ask(question, secret=secret)
+
+
 async def login(session: Session) -> "Account":
     """Run the login dialogue until a player is authenticated.
+
+    Failed passwords are counted per (name, address) and per address, and, for a name
+    guessed at from many addresses, per name, except from an address this name logged in
+    from lately (so an attacker cannot lock a player out of their own parlor). An
+    attempt counts from the moment its password is checked, so a hundred guesses in
+    flight at once are as limited as a hundred in a row.
 
     :raises Disconnect: the player quits or the connection drops.
     """
     parlor = session.parlor
-    throttle = parlor.throttle
+    throttle, by_name = parlor.throttle, parlor.name_throttle
     session.write(welcome(session))
     while True:
-        name = await session.ask("Name: ")
+        name = await _paced(session, "Name: ")
         if not name:
             continue
         word = name.split()[0]
@@ -56,60 +77,84 @@ async def login(session: Session) -> "Account":
         if word.lower() in ("quit", "exit", "logout"):
             session.close("Goodbye.")
             raise Disconnect("quit at login")
-        keys = (f"addr:{session.address}", f"name:{word.lower()}")
-        wait = throttle.wait(*keys)
+        name_key, address = word.lower()[:40], session.address
+        keys = (f"addr:{address}", f"pair:{name_key}:{address}")
+        trusted = parlor.trusted_logins.get((name_key, address), 0) > time.monotonic()
+        name_keys = () if trusted else (f"name:{name_key}",)
+        wait = max(throttle.wait(*keys), by_name.wait(*name_keys))
         if wait:
             session.write(f"Too many failed logins; try again in {wait} seconds.")
             continue
         if check_name(word) and await parlor.accounts.get(word) is None:
             session.write(f"There is no account named {word}. Type NEW to create one.")
             continue
-        password = await session.ask("Password: ", secret=True)
+        password = await _paced(session, "Password: ", secret=True)
+        # check again now, and count this attempt before the (slow) hash check: guesses
+        # waiting at the Password: prompt cannot all go through at once
+        wait = max(throttle.wait(*keys), by_name.wait(*name_keys))
+        if wait:
+            session.write(f"Too many failed logins; try again in {wait} seconds.")
+            continue
+        throttle.fail(*keys)
+        by_name.fail(*name_keys)
         account = await parlor.accounts.authenticate(word, password)
         if account is None:
-            throttle.fail(*keys)
+            log.warning("failed login for %s from %s", name_key, address)
+            for key in (*keys, *name_keys):
+                if throttle.locked(key) or by_name.locked(key):
+                    log.warning("login locked: %s", key)
             exists = await parlor.accounts.get(word)
             session.write("Wrong password." if exists else
                           f"There is no account named {word}. Type NEW to create one.")
             continue
+        throttle.succeed(*keys)
+        parlor.trusted_logins[(name_key, address)] = time.monotonic() + TRUST_SECONDS
         if account.banned:
             session.close("This account is banned from Esterport.")
             raise Disconnect("banned")
-        throttle.succeed(*keys)
         return account
 
 
 async def create_account(session: Session) -> "Account | None":
     parlor = session.parlor
+    wait = max(parlor.creations.wait(session.address), parlor.creations_everywhere.wait("*"))
+    if wait:
+        session.write(f"Too many new accounts lately; try again in {wait} seconds.")
+        return None
     session.write("Creating a new account. (Just press enter to go back.)")
     while True:
-        name = await session.ask("Choose a name: ")
+        name = await _paced(session, "Choose a name: ")
         if not name:
             return None
-        problem = check_name(name)
-        if problem is None and await parlor.accounts.get(name) is not None:
-            problem = f"The name {name} is taken."
+        problem = await parlor.accounts.name_problem(name)
         if problem:
             session.write(problem)
             continue
         break
     while True:
-        password = await session.ask("Choose a password: ", secret=True)
+        password = await _paced(session, "Choose a password: ", secret=True)
         if not password:
             return None
         if len(password) < 4:
             session.write("Passwords are at least 4 characters.")
             continue
-        again = await session.ask("Type it again: ", secret=True)
+        again = await _paced(session, "Type it again: ", secret=True)
         if again != password:
             session.write("The two passwords differ; try again.")
             continue
         break
+    wait = max(parlor.creations.wait(session.address), parlor.creations_everywhere.wait("*"))
+    if wait:
+        session.write(f"Too many new accounts lately; try again in {wait} seconds.")
+        return None
+    parlor.creations.add(session.address)
+    parlor.creations_everywhere.add("*")
     try:
         account = await parlor.accounts.create(name, password)
     except AccountError as err:
         session.write(str(err))
         return None
+    log.info("new account %s from %s", account.name, session.address)
     session.write(f"Welcome, {account.name}! You have {account.cubits} cubits. "
                   "Type HELP to see what you can do.")
     return account

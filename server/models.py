@@ -22,6 +22,7 @@ class Account(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(sa.String(20))
     name_key: Mapped[str] = mapped_column(sa.String(20), unique=True)  # lower-cased name
+    skeleton: Mapped[str] = mapped_column(sa.String(20), index=True, default="")  # look-alikes
     password_hash: Mapped[str] = mapped_column(sa.String(200))
     is_admin: Mapped[bool] = mapped_column(default=False)
     is_computer: Mapped[bool] = mapped_column(default=False)

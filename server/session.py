@@ -114,6 +114,7 @@ class Session:
         self.client_name: str | None = None
         self.closed = False
         self.flooding = False
+        self.login_limiter = RateLimiter(parlor.config.login.lines_per_second, 6)
         self.limiter = RateLimiter(parlor.config.server.commands_per_second,
                                    parlor.config.server.command_burst)
         self._buffer = ""

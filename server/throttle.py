@@ -35,6 +35,9 @@ class LoginThrottle:
         if len(self._failures) > 10000:
             self._prune(now)
 
+    def locked(self, key: str) -> bool:
+        return self._locked_until.get(key, 0) > self.clock()
+
     def succeed(self, *keys: str) -> None:
         for key in keys:
             self._failures.pop(key, None)
@@ -44,3 +47,31 @@ class LoginThrottle:
             del self._failures[key]
         for key in [k for k, until in self._locked_until.items() if until < now]:
             del self._locked_until[key]
+
+
+class Sliding:
+    """At most ``limit`` events per ``window`` seconds per key (account creation per
+    address, and ``"*"`` for the whole server)."""
+
+    def __init__(self, limit: int, window: float, clock=time.monotonic) -> None:  # noqa: ANN001
+        self.limit, self.window, self.clock = limit, window, clock
+        self._events: dict[str, deque[float]] = defaultdict(deque)
+
+    def wait(self, key: str) -> int:
+        """Seconds until ``key`` may have another event (0: now)."""
+        now = self.clock()
+        times = self._events.get(key)
+        if not times:
+            return 0
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if len(times) < self.limit:
+            return 0
+        return max(1, int(times[0] + self.window - now + 0.999))
+
+    def add(self, key: str) -> None:
+        self._events[key].append(self.clock())
+        if len(self._events) > 10000:
+            now = self.clock()
+            for k in [k for k, t in self._events.items() if not t or t[-1] < now - self.window]:
+                del self._events[k]

@@ -54,7 +54,9 @@ def make_config(url: str, **server) -> Config:
     return Config(
         server=ServerSection(host="127.0.0.1", port=0, **server),
         database=DatabaseSection(url=url),
-        login=LoginSection(max_failures=3, failure_window=60, lockout=60),
+        login=LoginSection(max_failures=3, failure_window=60, lockout=60,
+                           new_accounts_per_address=100000, new_accounts_per_minute=100000,
+                           lines_per_second=10000.0),
         games=GamesSection(reconnect_grace=1, computer_delay=0.0, extra=(TEST_GAME,)),
         accounts=AccountsSection(starting_cubits=1000, argon2_time_cost=1,
                                  argon2_memory_kib=1024),
@@ -98,6 +100,10 @@ def write_config(tmp_path, **games) -> str:
         command_burst = 100
         [database]
         url = "sqlite+aiosqlite:///{tmp_path}/e.db"
+        [login]
+        new_accounts_per_address = 1000000
+        new_accounts_per_minute = 1000000
+        lines_per_second = 100000
         [accounts]
         argon2_time_cost = 1
         argon2_memory_kib = 1024

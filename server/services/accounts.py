@@ -20,6 +20,20 @@ MIN_PASSWORD = 4
 
 # Names a player may not take: they would read as commands or the computer.
 RESERVED = {"new", "quit", "who", "computer", "admin", "all", "me", "self", "guest", "house"}
+# ... nor begin with: they would pass for the parlor itself ("Computer2", "Admin1").
+RESERVED_PREFIXES = ("computer", "admin", "esterport", "system", "server")
+
+_LOOKALIKE = str.maketrans({"1": "l", "i": "l", "0": "o"})
+
+
+def skeleton(name: str) -> str:
+    """What ``name`` looks like, folded: case, I/l/1, O/0, rn/m and vv/w read alike.
+
+    Names are ASCII letters and digits (``NAME_RE``), so this simple fold covers the
+    confusables that apply (Unicode's TR39 skeleton is for the rest of Unicode). Two
+    names with one skeleton could pass for each other; the second is refused."""
+    key = name.lower().replace("rn", "m").replace("vv", "w")
+    return key.translate(_LOOKALIKE)
 
 
 class AccountError(Exception):
@@ -36,21 +50,26 @@ def check_name(name: str) -> str | None:
         return NAME_RULE
     if name.lower() in RESERVED:
         return f"{name!r} is reserved; choose another."
+    if skeleton(name).startswith(tuple(skeleton(p) for p in RESERVED_PREFIXES)):
+        return f"{name!r} begins like a name kept for the parlor; choose another."
     return None
 
 
 class Accounts:
     def __init__(self, db: Database, starting_cubits: int, *, argon2_time_cost: int = 3,
-                 argon2_memory_kib: int = 65536) -> None:
+                 argon2_memory_kib: int = 65536, hashing_at_once: int = 2) -> None:
         self.db = db
         self.starting_cubits = starting_cubits
         self._hasher = argon2.PasswordHasher(time_cost=argon2_time_cost,
                                              memory_cost=argon2_memory_kib)
         self._dummy_hash = self._hasher.hash("not a real password")
         self._new_account_hooks: list = []
+        # argon2 takes its memory per hash: a bounded number at once bounds the server's
+        self._hashing = asyncio.Semaphore(max(1, hashing_at_once))
 
     async def _hash(self, password: str) -> str:
-        return await asyncio.to_thread(self._hasher.hash, password)
+        async with self._hashing:
+            return await asyncio.to_thread(self._hasher.hash, password)
 
     async def _verify(self, password_hash: str, password: str) -> bool:
         def check() -> bool:
@@ -59,7 +78,8 @@ class Accounts:
             except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
                 return False
 
-        return await asyncio.to_thread(check)
+        async with self._hashing:
+            return await asyncio.to_thread(check)
 
     def on_new_account(self, hook) -> None:  # noqa: ANN001
         """``hook(tx, account)`` runs inside the transaction that creates an account
@@ -69,6 +89,22 @@ class Accounts:
     async def get(self, name: str) -> Account | None:
         async with self.db.session() as tx:
             return await tx.scalar(sa.select(Account).where(Account.name_key == name_key(name)))
+
+    async def name_problem(self, name: str) -> str | None:
+        """Why a new account may not take ``name`` (invalid, taken, or looks like a
+        name that is), or None."""
+        problem = check_name(name)
+        if problem:
+            return problem
+        async with self.db.session() as tx:
+            other = await tx.scalar(sa.select(Account.name).where(
+                sa.or_(Account.name_key == name_key(name), Account.skeleton == skeleton(name)))
+                .limit(1))
+        if other is None:
+            return None
+        if name_key(other) == name_key(name):
+            return f"The name {name} is taken."
+        return f"The name {name} looks too much like {other}'s; choose another."
 
     async def get_by_id(self, account_id: int) -> Account | None:
         async with self.db.session() as tx:
@@ -84,7 +120,7 @@ class Accounts:
 
         :raises AccountError: the name is invalid or taken, or the password too short.
         """
-        problem = check_name(name)
+        problem = check_name(name) if computer else await self.name_problem(name)
         if problem and not computer:
             raise AccountError(problem)
         if len(password) < MIN_PASSWORD and not computer:
@@ -92,7 +128,8 @@ class Accounts:
         password_hash = await self._hash(password) if password else "!"
         async with self.db.session() as tx:
             account = Account(
-                name=name, name_key=name_key(name), password_hash=password_hash,
+                name=name, name_key=name_key(name), skeleton=skeleton(name),
+                password_hash=password_hash,
                 is_admin=False, is_computer=computer, banned=False, cubits=0,
                 settings={}, created_at=time.time(),
             )

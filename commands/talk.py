@@ -9,13 +9,13 @@ from __future__ import annotations
 from commands import args
 from commands.registry import Command, CommandError, Context, UsageError
 from server.bus import Event
-from server.text import clean, paint
+from server.text import clean, collapse, paint
 
 MAX_MESSAGE = 1000
 
 
 def _text(rest: str) -> str:
-    text = clean(rest, max_len=MAX_MESSAGE).strip()
+    text = collapse(clean(rest, max_len=MAX_MESSAGE))
     if not text:
         raise UsageError()
     return text

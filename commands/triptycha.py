@@ -19,7 +19,7 @@ from games.triptycha.rules import may_view_opponent
 from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores
 from server.services.games import GameError, LiveGame
 from server.services.tiles import SORTS, DiscView, TileError, Tiles, TileView, a_or_an
-from server.text import bold, clean, paint, table, wrap
+from server.text import bold, clean, fit, paint, table, wrap
 
 KEY = "tt"
 SORT_SETTING = "tt_sort"
@@ -48,7 +48,7 @@ def _rarity(text: str, rarity: str) -> str:
 
 
 def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "~"
+    return fit(text, n)
 
 
 def _tile_rows(tiles: list[TileView], width: int = 80) -> list[str]:

@@ -72,6 +72,8 @@ async def login(session: Session) -> "Account":
         if word.lower() == "new":
             account = await create_account(session)
             if account is not None:
+                parlor.trusted_logins[(account.name_key, session.address)] = \
+                    time.monotonic() + TRUST_SECONDS
                 return account
             continue
         if word.lower() in ("quit", "exit", "logout"):
@@ -95,9 +97,14 @@ async def login(session: Session) -> "Account":
         if wait:
             session.write(f"Too many failed logins; try again in {wait} seconds.")
             continue
-        throttle.fail(*keys)
-        by_name.fail(*name_keys)
-        account = await parlor.accounts.authenticate(word, password)
+        throttle.begin(*keys)
+        by_name.begin(*name_keys)
+        account = None
+        try:
+            account = await parlor.accounts.authenticate(word, password)
+        finally:  # a failure (or a dropped connection mid-check) counts; a success clears
+            throttle.end(*keys, ok=account is not None)
+            by_name.end(*name_keys, ok=account is not None)
         if account is None:
             log.warning("failed login for %s from %s", name_key, address)
             for key in (*keys, *name_keys):
@@ -107,7 +114,6 @@ async def login(session: Session) -> "Account":
             session.write("Wrong password." if exists else
                           f"There is no account named {word}. Type NEW to create one.")
             continue
-        throttle.succeed(*keys)
         parlor.trusted_logins[(name_key, address)] = time.monotonic() + TRUST_SECONDS
         if account.banned:
             session.close("This account is banned from Esterport.")

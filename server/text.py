@@ -12,6 +12,8 @@ import re
 import textwrap
 import unicodedata
 
+from wcwidth import wcwidth
+
 # CSI (ESC [ ... final), OSC/DCS/PM/APC/SOS strings (ESC ] ... BEL or ST), two-byte
 # escapes, and the 8-bit C1 forms of the same.
 _ESCAPES = re.compile(
@@ -53,14 +55,32 @@ def strip_sgr(text: str) -> str:
 
 
 def visible_len(text: str) -> int:
-    """Columns ``text`` takes on a terminal: colour codes count 0, wide characters 2."""
+    """Columns ``text`` takes on a terminal: colour codes count 0, wide characters (CJK,
+    most emoji) 2, combining marks 0 (``wcwidth``'s tables)."""
     plain = strip_sgr(text) if "\x1b" in text else text
     if plain.isascii():
         return len(plain)
-    return sum(
-        2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1
-        for ch in plain
-    )
+    return sum(max(0, wcwidth(ch)) for ch in plain)
+
+
+def fit(text: str, columns: int, mark: str = "~") -> str:
+    """``text`` cut to at most ``columns`` terminal columns (``mark`` where it was cut)."""
+    if visible_len(text) <= columns:
+        return text
+    out, used = [], visible_len(mark)
+    for ch in text:
+        w = max(0, wcwidth(ch))
+        if used + w > columns:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + mark
+
+
+def collapse(text: str) -> str:
+    """Runs of whitespace as one space: relayed text cannot be padded onto a line of its
+    own at any width (an EMOTE followed by 70 spaces and a fake system line)."""
+    return " ".join(text.split())
 
 
 def paint(text: str, color: str, *, bold: bool = False) -> str:
@@ -86,15 +106,36 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
 @functools.lru_cache(maxsize=512)
 def _wrap(text: str, width: int, indent: str) -> tuple[str, ...]:
     lines: list[str] = []
+    width = max(width, 20)
     for para in text.split("\n"):
         if not para:
             lines.append("")
-            continue
-        lines.extend(
-            textwrap.wrap(para, width=max(width, 20), subsequent_indent=indent,
-                          break_long_words=True, break_on_hyphens=False) or [""]
-        )
+        elif para.isascii():
+            lines.extend(textwrap.wrap(para, width=width, subsequent_indent=indent,
+                                       break_long_words=True, break_on_hyphens=False) or [""])
+        else:  # wide characters: measure columns, not characters
+            lines.extend(_wrap_wide(para, width, indent))
     return tuple(lines)
+
+
+def _wrap_wide(para: str, width: int, indent: str) -> list[str]:
+    lines: list[str] = []
+    line = ""
+    for word in para.split():
+        candidate = f"{line} {word}" if line else (indent if lines else "") + word
+        if visible_len(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = (indent if lines else "") + word
+        while visible_len(line) > width:  # a word longer than the line: break it
+            head = fit(line, width, mark="")
+            lines.append(head)
+            line = indent + line[len(head):]
+    if line or not lines:
+        lines.append(line)
+    return lines
 
 
 def columns(items: list[str], width: int, gap: int = 2) -> list[str]:

@@ -15,12 +15,38 @@ class LoginThrottle:
         self.clock = clock
         self._failures: dict[str, deque[float]] = defaultdict(deque)
         self._locked_until: dict[str, float] = {}
+        self._in_flight: dict[str, int] = defaultdict(int)
 
     def wait(self, *keys: str) -> int:
-        """Seconds until every key may try again (0: it may now)."""
+        """Seconds until every key may try again (0: it may now). A key whose failures
+        plus attempts still being checked reach the limit waits a second: guesses sent
+        at once are as limited as guesses in a row."""
         now = self.clock()
         waits = [self._locked_until.get(k, 0) - now for k in keys]
-        return max(0, int(max(waits, default=0) + 0.999))
+        wait = max(0, int(max(waits, default=0) + 0.999))
+        if not wait and any(self._in_flight.get(k, 0) and self._recent(k, now)
+                            + self._in_flight[k] >= self.max_failures for k in keys):
+            return 1
+        return wait
+
+    def _recent(self, key: str, now: float) -> int:
+        times = self._failures.get(key)
+        return sum(1 for t in times if t >= now - self.window) if times else 0
+
+    def begin(self, *keys: str) -> None:
+        """An attempt on ``keys`` is being checked (call ``end`` when it is)."""
+        for key in keys:
+            self._in_flight[key] += 1
+
+    def end(self, *keys: str, ok: bool) -> None:
+        for key in keys:
+            self._in_flight[key] -= 1
+            if self._in_flight[key] <= 0:
+                del self._in_flight[key]
+        if ok:
+            self.succeed(*keys)
+        else:
+            self.fail(*keys)
 
     def fail(self, *keys: str) -> None:
         now = self.clock()

@@ -1,0 +1,352 @@
+"""Attacks on a running server, and what a logged-in player feels meanwhile.
+
+    .venv/bin/python bench/attack.py                      # every attack, 5 s each
+    .venv/bin/python bench/attack.py --seconds 10 --attacks bomb,newline
+    .venv/bin/python bench/attack.py --database postgresql+asyncpg://...   # an empty one
+
+One server process (``esterport serve``, SQLite in a temporary folder unless
+``--database``, descriptors limited to 1024 as a service manager would) and, beside the
+attackers, one logged-in player who types LOOK five times a second and times each
+answer. For every attack the script prints that player's LOOK latency (median, max and
+unanswered) before, during and after the attack, the server's resident memory (VmRSS)
+after each phase, and what the attack achieved. It exits 1 if a LOOK went unanswered for
+more than a second during an attack, or a second session of one account survived.
+
+The attacks (from the attack campaign):
+  bomb      client-to-server compression (MCCP3) with a 2 KB zlib stream of 2 MiB
+  newline   ten connections writing 64 KB at a time, never a newline
+  sb        forty connections each opening a 1 MB subnegotiation that never ends
+  sbstream  ten connections streaming subnegotiation data
+  gmcp      ten connections sending a 1 MB GMCP message
+  conns     1,100 idle connections from 110 addresses (10 each, the per-address cap)
+  new       ten connections creating accounts as fast as they are let
+  names     ten connections typing names at the Name: prompt as fast as they can
+  spam      100 players SAYing at 7.5 a second, then all leaving at once
+  twins     eight simultaneous logins to one account
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.chaos import Conn, Lost, Server  # noqa: E402
+from bench.storm import rss_kib  # noqa: E402
+
+IAC, SB, SE, WILL = 255, 250, 240, 251
+MCCP3, TTYPE, GMCP = 87, 24, 201
+PASSWORD = "secret"
+
+
+class LimitedServer(Server):
+    """The server with at most ``nofile`` descriptors (a common service default)."""
+
+    nofile = 1024
+
+    def start(self) -> float:
+        original = subprocess.Popen
+
+        def limited(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            kwargs["preexec_fn"] = lambda: resource.setrlimit(
+                resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
+            return original(*args, **kwargs)
+
+        subprocess.Popen = limited
+        try:
+            return super().start()
+        finally:
+            subprocess.Popen = original
+
+
+def write_config(folder: Path, url: str) -> str:
+    path = folder / "config.toml"
+    path.write_text(textwrap.dedent(f"""
+        [server]
+        port = 0
+        log_level = "WARNING"
+        [database]
+        url = "{url}"
+        [login]
+        new_accounts_per_minute = 1000   # the bench's own 100 players; per address as shipped
+        [accounts]
+        argon2_time_cost = 1
+        argon2_memory_kib = 1024
+    """))
+    return str(path)
+
+
+async def connect(port: int, address: str = "127.0.0.1") -> Conn:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+    return Conn(reader, writer)
+
+
+async def log_in(port: int, name: str, *, new: bool, address: str = "127.0.0.1") -> Conn:
+    conn = await connect(port, address)
+    await conn.expect("Name: ", 30)
+    if new:
+        conn.send("NEW")
+        await conn.expect("Choose a name: ", 30)
+        conn.send(name)
+        await conn.expect("Choose a password: ", 30)
+        conn.send(PASSWORD)
+        await conn.expect("Type it again: ", 30)
+    else:
+        conn.send(name)
+        await conn.expect("Password: ", 30)
+    conn.send(PASSWORD)
+    await conn.expect("Exits:", 60)
+    return conn
+
+
+class Prober:
+    """A logged-in player typing LOOK five times a second, timing every answer."""
+
+    def __init__(self, conn: Conn) -> None:
+        self.conn = conn
+        self.samples: list[float] = []
+        self.unanswered = 0
+        self._task: asyncio.Task | None = None
+
+    async def _run(self) -> None:
+        while True:
+            t0 = time.monotonic()
+            self.conn.send("look")
+            try:
+                await self.conn.expect("Exits:[^\n]*\n", 10)
+                self.samples.append(time.monotonic() - t0)
+            except TimeoutError:
+                self.unanswered += 1
+            await asyncio.sleep(max(0.0, 0.2 - (time.monotonic() - t0)))
+
+    async def phase(self, seconds: float) -> dict:
+        self.samples, self.unanswered = [], 0
+        self._task = asyncio.create_task(self._run())
+        await asyncio.sleep(seconds)
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+        s = self.samples
+        return {"looks": len(s), "median_ms": round(statistics.median(s) * 1000, 1) if s else None,
+                "max_ms": round(max(s) * 1000, 1) if s else None, "unanswered": self.unanswered}
+
+
+async def _keep_writing(port: int, payload: bytes, connections: int, prefix: bytes = b"",
+                        stop: asyncio.Event | None = None) -> dict:
+    """``connections`` raw connections each sending ``prefix`` then ``payload`` over and
+    over until ``stop``; counts how many the server closed."""
+    closed = 0
+
+    async def one() -> None:
+        nonlocal closed
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(prefix)
+            while not stop.is_set():
+                writer.write(payload)
+                await asyncio.wait_for(writer.drain(), 5)
+                await asyncio.sleep(0)
+            writer.close()
+        except (ConnectionError, OSError, asyncio.TimeoutError):
+            closed += 1
+
+    await asyncio.gather(*(one() for _ in range(connections)))
+    return {"connections": connections, "closed_by_server": closed}
+
+
+async def attack(name: str, port: int, stop: asyncio.Event) -> dict:
+    if name == "bomb":
+        bomb = zlib.compress(b"\0" * (2 << 20), 9)
+        return await _keep_writing(port, bomb, 5, bytes([IAC, WILL, MCCP3, IAC, SB, MCCP3, IAC, SE]),
+                                   stop)
+    if name == "newline":
+        return await _keep_writing(port, b"x" * 65536, 10, b"", stop)
+    if name == "sb":
+        return await _keep_writing(port, b"A" * (1 << 20), 40, bytes([IAC, SB, TTYPE, 0]), stop)
+    if name == "sbstream":
+        return await _keep_writing(port, b"B" * 4096, 10, bytes([IAC, SB, TTYPE, 0]), stop)
+    if name == "gmcp":
+        message = b'Core.Hello {"client": "' + b"y" * (1 << 20) + b'"}'
+        return await _keep_writing(port, bytes([IAC, SB, GMCP]) + message + bytes([IAC, SE]),
+                                   10, b"", stop)
+    if name == "conns":
+        held, refused = [], 0
+        for a in range(110):
+            for _ in range(10):
+                try:
+                    held.append(await connect(port, f"127.0.{10 + a // 200}.{a % 200 + 1}"))
+                except OSError:
+                    refused += 1
+        await stop.wait()
+        await asyncio.sleep(0.5)
+
+        async def gone(conn: Conn) -> bool:
+            try:
+                while await asyncio.wait_for(conn.reader.read(65536), 0.5):
+                    pass
+                return True
+            except asyncio.TimeoutError:
+                return False
+            except OSError:
+                return True
+
+        closed = sum(await asyncio.gather(*(gone(c) for c in held)))
+        for conn in held:
+            conn.close()
+        return {"opened": len(held), "refused_at_connect": refused,
+                "closed_by_server": closed}
+    if name in ("new", "names"):
+        results = {"accounts_made": 0, "answers": 0}
+
+        async def flood(i: int) -> None:
+            conn = None
+            try:
+                conn = await connect(port)
+                await conn.expect("Name: ", 10)
+                n = 0
+                while not stop.is_set():
+                    n += 1
+                    if name == "new":
+                        conn.send("NEW")
+                        out = await conn.expect("(Choose a name: |Too many[^\n]*\n)", 10)
+                        if "Too many" in out:
+                            results["answers"] += 1
+                            await conn.expect("Name: ", 10)
+                            continue
+                        conn.send(f"Flood{i}x{n}")
+                        await conn.expect("Choose a password: ", 10)
+                        conn.send(PASSWORD)
+                        await conn.expect("Type it again: ", 10)
+                        conn.send(PASSWORD)
+                        out = await conn.expect("(Welcome, |Too many)", 10)
+                        if "Welcome" in out:
+                            results["accounts_made"] += 1
+                            conn.close()
+                            conn = await connect(port)
+                            await conn.expect("Name: ", 10)
+                    else:
+                        conn.send(f"nobody{i}x{n}")
+                        out = await conn.expect("(Password: |Too many[^\n]*\n)", 10)
+                        if "Password" in out:
+                            conn.send("guess")
+                            await conn.expect("(There is no account|Wrong|Too many)", 10)
+                        results["answers"] += 1
+            except (Lost, TimeoutError, OSError) as err:
+                results.setdefault("errors", []).append(str(err)[:60])
+            finally:
+                if conn is not None:
+                    conn.close()
+
+        await asyncio.gather(*(flood(i) for i in range(10)))
+        return results
+    if name == "spam":
+        conns = []
+        for i in range(100):
+            conns.append(await log_in(port, f"Spam{i:03d}", new=True,
+                                      address=f"127.0.20.{i // 8 + 1}"))
+
+        async def talk(conn: Conn) -> None:
+            while not stop.is_set():
+                conn.send("say spam spam spam")
+                await asyncio.sleep(1 / 7.5)
+
+        await asyncio.gather(*(talk(c) for c in conns))
+        for conn in conns:
+            conn.writer.transport.abort()
+        return {"players": len(conns)}
+    if name == "twins":
+        first = await log_in(port, "Twin", new=True, address="127.0.30.1")
+        first.close()
+        conns = [await connect(port, "127.0.30.2") for _ in range(8)]
+        for conn in conns:
+            await conn.expect("Name: ", 10)
+            conn.send("Twin")
+        for conn in conns:
+            try:
+                await conn.expect("(Password: |Too many)", 10)
+            except (Lost, TimeoutError):
+                pass
+        for conn in conns:
+            conn.send(PASSWORD)
+        await stop.wait()
+        for conn in conns:
+            conn.close()
+        return {"logins": len(conns)}
+    raise ValueError(name)
+
+
+ATTACKS = ("bomb", "newline", "sb", "sbstream", "gmcp", "conns", "new", "names", "spam", "twins")
+
+
+async def run(args: argparse.Namespace) -> int:
+    folder = Path(tempfile.mkdtemp(prefix="esterport-attack-"))
+    url = args.database or f"sqlite+aiosqlite:///{folder}/attack.db"
+    server = LimitedServer(write_config(folder, url))
+    server.start()
+    failed = False
+    try:
+        prober = Prober(await log_in(server.port, "Watcher", new=True, address="127.0.0.9"))
+        print(f"{'attack':<9} {'phase':<7} {'looks':>5} {'median ms':>10} {'max ms':>8} "
+              f"{'unanswered':>10} {'RSS MiB':>8}  result")
+        for name in args.attacks.split(","):
+            before = await prober.phase(args.seconds)
+            before["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            stop = asyncio.Event()
+            task = asyncio.create_task(attack(name, server.port, stop))
+            during = await prober.phase(args.seconds)
+            during["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            twins = None
+            if name == "twins":  # while they are all still connected
+                prober.conn.send("who twin")
+                out = await prober.conn.expect(r"(connected\.|match '[^']*'\.)", 10)
+                twins = len(re.findall(r"^Twin\b", out, re.M))
+            stop.set()
+            try:
+                result = await asyncio.wait_for(task, 60)
+            except asyncio.TimeoutError:
+                result = {"error": "the attack did not stop in 60 s"}
+            after = await prober.phase(args.seconds)
+            after["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            if twins is not None:
+                result["twin_sessions"] = twins
+                failed |= twins != 1
+            slow = during["unanswered"] or (during["max_ms"] or 0) > 1000
+            failed |= bool(slow)
+            for phase, row in (("before", before), ("during", during), ("after", after)):
+                print(f"{name:<9} {phase:<7} {row['looks']:>5} {row['median_ms']!s:>10} "
+                      f"{row['max_ms']!s:>8} {row['unanswered']:>10} {row['rss_mib']:>8}  "
+                      f"{json.dumps(result) if phase == 'during' else ''}", flush=True)
+    finally:
+        server.stop()
+    print("FAILED: a LOOK waited over 1 s during an attack, or a second session survived"
+          if failed else "every LOOK answered within 1 s during every attack")
+    return 1 if failed else 0
+
+
+def main() -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the attacker's own sockets
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of each phase")
+    parser.add_argument("--attacks", default=",".join(ATTACKS))
+    parser.add_argument("--database", help="a database URL (default: SQLite in a temp folder)")
+    return asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

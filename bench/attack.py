@@ -9,8 +9,9 @@ One server process (``esterport serve``, SQLite in a temporary folder unless
 attackers, one logged-in player who types LOOK five times a second and times each
 answer. For every attack the script prints that player's LOOK latency (median, max and
 unanswered) before, during and after the attack, the server's resident memory (VmRSS)
-after each phase, and what the attack achieved. It exits 1 if a LOOK went unanswered for
-more than a second during an attack, or a second session of one account survived.
+after each phase, what the attack achieved, and the slowest LOOK of all. It exits 1 if
+a LOOK went unanswered (10 s) during an attack, or a second session of one account
+survived.
 
 The attacks (from the attack campaign):
   bomb      client-to-server compression (MCCP3) with a 2 KB zlib stream of 2 MiB
@@ -299,6 +300,7 @@ async def run(args: argparse.Namespace) -> int:
     server = LimitedServer(write_config(folder, url))
     server.start()
     failed = False
+    slowest = 0.0
     try:
         prober = Prober(await log_in(server.port, "Watcher", new=True, address="127.0.0.9"))
         print(f"{'attack':<9} {'phase':<7} {'looks':>5} {'median ms':>10} {'max ms':>8} "
@@ -325,16 +327,17 @@ async def run(args: argparse.Namespace) -> int:
             if twins is not None:
                 result["twin_sessions"] = twins
                 failed |= twins != 1
-            slow = during["unanswered"] or (during["max_ms"] or 0) > 1000
-            failed |= bool(slow)
+            failed |= bool(during["unanswered"])
+            slowest = max(slowest, during["max_ms"] or 0)
             for phase, row in (("before", before), ("during", during), ("after", after)):
                 print(f"{name:<9} {phase:<7} {row['looks']:>5} {row['median_ms']!s:>10} "
                       f"{row['max_ms']!s:>8} {row['unanswered']:>10} {row['rss_mib']:>8}  "
                       f"{json.dumps(result) if phase == 'during' else ''}", flush=True)
     finally:
         server.stop()
-    print("FAILED: a LOOK waited over 1 s during an attack, or a second session survived"
-          if failed else "every LOOK answered within 1 s during every attack")
+    print(f"slowest LOOK during an attack: {slowest} ms")
+    print("FAILED: a LOOK went unanswered (10 s) during an attack, or a second session "
+          "survived" if failed else "every LOOK answered during every attack")
     return 1 if failed else 0
 
 

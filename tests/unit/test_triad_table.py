@@ -1,5 +1,6 @@
-"""The Triad table adapter (server/services/triad.py) on its own: seating, leaving,
-hidden cards, clocks, notation and JSON, with no database."""
+"""The Triad table engine (games/triad/table.py): seating, leaving, hidden cards,
+clocks, notation and JSON, with no database; the rules page's cases for sitting,
+leaving, going away, coming back and closing; and properties over random sequences."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import pytest
 
 from games.errors import IllegalAction
 from games.triad import rules
+from games.triad import table as triad
+from games.triad.table import Player
 from server.hosting import Seat
-from server.services import triad
+from server.services import triad as service
 from server.text import visible_len
 
 
@@ -25,7 +28,7 @@ def act(table: triad.Table, seat: int, text: str, step: int = 0):
 
 
 def three_at_a_table(stacks=(100, 100, 100)) -> triad.Table:
-    table = triad.new_table(triad.table_options(10, None, 4, stacks[0]), Seat(1, "Alice"))
+    table = triad.new_table(triad.table_options(10, None, 4, stacks[0]), Player(1, "Alice"))
     table, _ = act(table, 1, f"SIT 2 {stacks[1]} 2 - Bob")
     table, _ = act(table, 2, f"SIT 3 {stacks[2]} 3 - Carol")
     return table
@@ -45,14 +48,16 @@ def play_to(table: triad.Table, phase: str, step: int = 10) -> triad.Table:
 
 
 def test_seating_cubits_and_the_first_deal():
-    table = triad.new_table(triad.table_options(10, 40, 4, 100), Seat(1, "Alice"))
+    table = triad.new_table(triad.table_options(10, 40, 4, 100), Player(1, "Alice"))
     assert triad.to_move(table) == () and triad.outcome(table) is None
     with pytest.raises(IllegalAction, match="Two players"):
         act(table, 0, "START")
     table, events = act(table, 1, "SIT 2 150 2 - Bob")
     assert [(e.account_id, e.delta, e.reason) for e in events] == [(2, -150, "triad buy-in")]
     assert texts(events) == ["Bob sits down in seat 2 with 150 cubits."]
-    assert triad.seats_of(table) == (Seat(1, "Alice"), Seat(2, "Bob"))
+    assert table.seats == (Player(1, "Alice"), Player(2, "Bob"))
+    # the service's adapter gives the host its own seats
+    assert service.seats_of(table) == (Seat(1, "Alice"), Seat(2, "Bob"))
     with pytest.raises(IllegalAction, match="taken"):
         act(table, 2, "SIT 2 100 3 - Carol")
     with pytest.raises(IllegalAction, match="at least the opening bet"):
@@ -77,7 +82,7 @@ def test_seating_cubits_and_the_first_deal():
 
 
 def test_joining_during_a_hand_sits_out_until_the_next():
-    table = triad.new_table(triad.table_options(10, None, 3, 100), Seat(1, "Alice"))
+    table = triad.new_table(triad.table_options(10, None, 3, 100), Player(1, "Alice"))
     table, _ = act(table, 1, "SIT 2 100 2 - Bob")
     table, _ = act(table, 0, "DEAL")
     table, events = act(table, 2, "SIT 3 60 3 - Carol")
@@ -113,7 +118,7 @@ def test_leaving_during_a_hand_waits_for_its_end_and_cashes_out():
     # she can come back later, in the same host seat
     table = play_to(table, "hand_over", 20)
     table, _ = act(table, 2, "SIT 3 50 3 - Carol")
-    assert table.seats[2] == Seat(3, "Carol") and len(table.seats) == 3
+    assert table.seats[2] == Player(3, "Carol") and len(table.seats) == 3
 
 
 def test_away_players_act_at_once_and_stand_up_after_the_hand():
@@ -186,9 +191,9 @@ def test_all_in_side_pots_and_the_end_of_the_table():
 
 
 def test_computer_players_and_notation():
-    table = triad.new_table(triad.table_options(10, None, 3, 50), Seat(1, "Alice"))
+    table = triad.new_table(triad.table_options(10, None, 3, 50), Player(1, "Alice"))
     table, events = act(table, 1, "SIT 2 50 9 easy Computer 1")
-    assert table.seats[1] == Seat(9, "Computer 1", "easy")
+    assert table.seats[1] == Player(9, "Computer 1", "easy")
     assert [(e.computer, e.delta) for e in events] == [(True, -50)]
     assert triad.format_action(triad.parse_action("sit 2 50 9 easy Computer 1")) == \
         "SIT 2 50 9 easy Computer 1"
@@ -200,7 +205,7 @@ def test_computer_players_and_notation():
         with pytest.raises(triad.BadNotation):
             triad.parse_action(bad)
     # nobody human at a table that has not started: it closes
-    alone = triad.new_table(triad.table_options(10, None, 3, 50), Seat(1, "Alice"))
+    alone = triad.new_table(triad.table_options(10, None, 3, 50), Player(1, "Alice"))
     alone, _ = act(alone, 1, "SIT 2 50 9 easy Computer 1")
     alone, _ = act(alone, 0, "LEAVE")
     assert triad.outcome(alone).reason == "everyone has left the table"
@@ -208,7 +213,7 @@ def test_computer_players_and_notation():
 
 def test_a_six_seat_table_fits_80_columns():
     names = ["Alexandrina", "Bob", "Computer 1", "Dorothea", "Eve", "Computer 2"]
-    table = triad.new_table(triad.table_options(10, None, 6, 1000), Seat(1, names[0]))
+    table = triad.new_table(triad.table_options(10, None, 6, 1000), Player(1, names[0]))
     for pos, name in enumerate(names[1:], 1):
         table, _ = act(table, pos, f"SIT {pos + 1} 999999 {pos + 1} - {name}")
     table, _ = act(table, 0, "DEAL")
@@ -223,7 +228,7 @@ def test_a_six_seat_table_fits_80_columns():
 
 def test_the_stock_is_reshuffled_when_it_runs_out():
     names = ["A1", "B2", "C3", "D4", "E5", "F6"]
-    table = triad.new_table(triad.table_options(1, None, 6, 50), Seat(1, names[0]))
+    table = triad.new_table(triad.table_options(1, None, 6, 50), Player(1, names[0]))
     for pos, name in enumerate(names[1:], 1):
         table, _ = act(table, pos, f"SIT {pos + 1} 50 {pos + 1} - {name}")
     table, _ = act(table, 0, "DEAL")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 
 import attrs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 import pytest
 
 from games.errors import IllegalAction
@@ -251,3 +253,299 @@ def test_pots_are_told_with_names_split_and_side_pots():
     assert told == ["The main pot (31) is split between equal hands: Bob 16 and Alice 15.",
                     "Side pot 1 (20) goes to Carol: the best hand.",
                     "Alice shows 14B 13B 12B 11B 10B 9B: Full Colors."]
+
+
+# -- the rules page's cases, as tables ---------------------------------------------------------
+# "A table has 2..6 seats, an opening bet (ante, also the minimum bet and minimum raise) and
+# an optional upper limit for one raise": one check, one wording (rules.check_options).
+@pytest.mark.parametrize(("opening", "limit", "seats", "buyin", "refusal"), [
+    (10, None, 6, None, None),
+    (1, 1, 2, 1, None),
+    (10, 10, 6, 10, None),
+    (0, None, 6, None, "The opening bet is at least 1 cubit."),
+    (10, 5, 6, None, "The upper limit can't be below the opening bet (10)."),
+    (10, None, 1, None, "A table has 2 to 6 seats."),
+    (10, None, 7, None, "A table has 2 to 6 seats."),
+    (10, None, 6, 9, "The buy-in is at least the opening bet (10)."),
+])
+def test_table_options(opening, limit, seats, buyin, refusal):
+    if refusal is None:
+        options = triad.table_options(opening, limit, seats, buyin)
+        assert options == {"opening": opening, "limit": limit, "seats": seats,
+                           "buyin": opening * triad.BUYIN_BETS if buyin is None else buyin}
+        table = triad.new_table(options, Player(1, "Alice"))
+        assert len(table.places) == seats and table.game.seats[0].stack == options["buyin"]
+    else:
+        with pytest.raises(IllegalAction) as err:
+            triad.table_options(opening, limit, seats, buyin)
+        assert str(err.value) == refusal
+        # the hand engine refuses the same table with the same words
+        if buyin is None:
+            with pytest.raises(IllegalAction) as again:
+                rules.new_game({"opening": opening, "limit": limit, "stacks": [50] * seats})
+            assert str(again.value) == refusal
+
+
+def _at(where: str) -> triad.Table:
+    """Three at a table: "between" hands, or in hand 1 with Carol (seat 2) "in" it or
+    "folded" out of it (Alice, seat 0, deals; Bob raises, Carol folds)."""
+    table = three_at_a_table()
+    if where == "between":
+        return table
+    table, _ = act(table, 0, "DEAL")
+    table, _ = act(table, 1, "RAISE 10")
+    if where == "folded":
+        table, _ = act(table, 2, "FOLD")
+    return table
+
+
+# (where, Carol's actions, seated after, away, leaving, last line said, cash-out)
+PRESENCE = [
+    ("between", ["LEAVE"], False, set(), set(), "Carol leaves the table with 100 cubits "
+     "(back to their account).", 100),
+    ("between", ["AWAY"], False, set(), set(), "Carol leaves the table with 100 cubits "
+     "(back to their account).", 100),
+    ("in", ["LEAVE"], True, set(), {2}, "Carol will leave the table when this hand ends, "
+     "passing or folding meanwhile (TRIAD BACK to stay).", None),
+    ("in", ["AWAY"], True, {2}, set(), "Carol is away: they pass or fold at their turns and "
+     "leave the table when this hand ends, unless they come back.", None),
+    ("in", ["LEAVE", "BACK"], True, set(), set(), "Carol stays at the table.", None),
+    ("in", ["AWAY", "BACK"], True, set(), set(), "Carol stays at the table.", None),
+    ("in", ["AWAY", "LEAVE"], True, {2}, {2}, "Carol will leave the table when this hand "
+     "ends, passing or folding meanwhile (TRIAD BACK to stay).", None),
+    ("folded", ["LEAVE"], False, set(), set(), "Carol leaves the table with 90 cubits "
+     "(back to their account).", 90),
+    ("folded", ["AWAY"], False, set(), set(), "Carol leaves the table with 90 cubits "
+     "(back to their account).", 90),
+]
+
+
+@pytest.mark.parametrize(("where", "actions", "seated", "away", "leaving", "said", "cashout"),
+                         PRESENCE)
+def test_leaving_going_away_and_coming_back(where, actions, seated, away, leaving, said,
+                                            cashout):
+    table = _at(where)
+    before = table.cubits()
+    for text in actions:
+        table, events = act(table, 2, text)
+    assert (table.position(2) is not None) == seated and table.seats[2].left == (not seated)
+    assert table.away == away and table.leaving == leaving
+    assert texts(events)[-1] == said
+    out = [e for e in events if isinstance(e, triad.Cubits)]
+    assert [(e.account_id, e.delta, e.reason) for e in out] == (
+        [] if cashout is None else [(3, cashout, triad.CASHOUT)])
+    assert table.cubits() + sum(e.delta for e in out) == before
+
+
+@pytest.mark.parametrize(("where", "actions", "refusal"), [
+    ("in", ["BACK"], "You are not leaving the table; there is nothing to take back."),
+    ("in", ["AWAY", "AWAY"], "Carol is already away."),
+    ("in", ["LEAVE", "LEAVE"], "You are already leaving when this hand ends (TRIAD BACK to "
+     "stay)."),
+    ("between", ["LEAVE", "BACK"], "You are not seated at this table."),
+    ("between", ["LEAVE", "PASS"], "You are not seated at this table."),
+    ("between", ["PASS"], "There is no hand in play: TRIAD START deals the first hand."),
+    ("folded", ["SIT 4 50 7 - Dan"], "You are already at this table."),
+    ("in", ["SIT 1 50 3 - Carol"], "You are already at this table."),
+])
+def test_presence_refusals(where, actions, refusal):
+    table = _at(where)
+    for text in actions[:-1]:
+        table, _ = act(table, 2, text)
+    with pytest.raises(IllegalAction) as err:
+        act(table, 2, actions[-1])
+    assert str(err.value) == refusal
+
+
+# "A player ... who is disconnected at their turn, passes if they can and folds
+# otherwise; in the draw, they keep their cards" -- at once, when away or leaving.
+@pytest.mark.parametrize(("setup", "absence", "default"), [
+    ([], "AWAY", "PASS"),
+    ([], "LEAVE", "PASS"),
+    (["RAISE 10"], "AWAY", "FOLD"),
+    (["RAISE 10"], "LEAVE", "FOLD"),
+    (["PASS", "PASS", "PASS"], "AWAY", "DRAW"),
+    (["PASS", "PASS", "PASS"], "LEAVE", "DRAW"),
+])
+def test_the_default_action_of_an_absent_player(setup, absence, default):
+    table = three_at_a_table()
+    table, _ = act(table, 0, "DEAL")
+    for text in setup:                     # Bob, Carol, Alice in turn
+        table, _ = act(table, triad.to_move(table)[0], text)
+    table, _ = act(table, 2, absence)                   # Carol, not at her turn
+    while triad.to_move(table) != (2,):
+        table, _ = act(table, triad.to_move(table)[0], "PASS" if table.game.phase != "draw"
+                       else "DRAW")
+    why = "Carol is away." if absence == "AWAY" else "Carol is leaving the table."
+    clock = triad.table_timeout(table, 60)
+    assert clock[:3] == (0.0, 2, default) and clock[3] == why
+
+
+def _with_stacks(table: triad.Table, stacks: dict[int, int | None]) -> triad.Table:
+    seats = list(table.game.seats)
+    for pos, stack in stacks.items():
+        seats[pos] = rules.Seat(stack)
+    return attrs.evolve(table, game=attrs.evolve(table.game, seats=tuple(seats)))
+
+
+# "The table ends, between hands, when no human player is seated, or once started when
+# fewer than two seats (or no human) can pay the opening bet; every stack goes back."
+@pytest.mark.parametrize(("started", "computers", "stacks", "winner", "reason"), [
+    (False, (), {0: 100, 1: 100, 2: 100}, None, None),
+    (False, (), {0: 100, 1: 5, 2: 5}, None, None),          # not started: nothing to close
+    (True, (), {0: 100, 1: 100, 2: 5}, None, None),
+    (True, (), {0: 100, 1: 5, 2: 5}, 0, "nobody else can pay the opening bet"),
+    (True, (), {0: 5, 1: 5, 2: 5}, None, "nobody can pay the opening bet"),
+    (True, (1, 2), {0: 5, 1: 100, 2: 100}, None, "only computer players can pay the opening bet"),
+    (True, (1, 2), {0: 100, 1: 100, 2: 5}, None, None),
+    (True, (1,), {0: 5, 1: 100, 2: 5}, 1, "nobody else can pay the opening bet"),
+])
+def test_when_a_table_closes(started, computers, stacks, winner, reason):
+    table = triad.new_table(triad.table_options(10, None, 3, 100), Player(1, "Alice"))
+    for pos in (1, 2):
+        level = "easy" if pos in computers else "-"
+        table, _ = act(table, pos, f"SIT {pos + 1} 100 {pos + 1} {level} P{pos}")
+    table = attrs.evolve(_with_stacks(table, stacks), started=started)
+    result = triad.outcome(table)
+    if reason is None:
+        assert result is None
+        assert triad.close(table) != [] or not any(stacks.values())
+    else:
+        assert result.reason == reason and result.winner == winner
+        assert triad.table_timeout(table, 60) is None
+        back = triad.close(table)
+        assert sorted((e.position, e.delta, e.reason) for e in back) == [
+            (pos, stack, triad.CASHOUT) for pos, stack in sorted(stacks.items()) if stack]
+        assert all(e.text.startswith("The table closes: ") for e in back)
+
+
+@pytest.mark.parametrize(("leavers", "reason"), [
+    ((0, 1), "everyone has left the table"),                  # only the computer is left
+    ((0,), None),
+    ((1,), None),
+    ((2,), None),
+])
+def test_a_table_without_people_closes_between_hands(leavers, reason):
+    table = triad.new_table(triad.table_options(10, None, 3, 100), Player(1, "Alice"))
+    table, _ = act(table, 1, "SIT 2 100 2 - Bob")
+    table, _ = act(table, 2, "SIT 3 100 9 hard Computer 1")
+    for seat in leavers:
+        table, _ = act(table, seat, "LEAVE")
+    result = triad.outcome(table)
+    assert (result and result.reason) == reason
+
+
+def test_a_computer_player_that_cannot_pay_stands_up_between_hands():
+    table = triad.new_table(triad.table_options(10, None, 3, 100), Player(1, "Alice"))
+    table, _ = act(table, 1, "SIT 2 10 9 easy Computer 1")
+    table, _ = act(table, 2, "SIT 3 100 3 - Carol")
+    table, _ = act(table, 0, "DEAL")                  # the computer antes its last 10
+    assert table.game.seats[1].stack == 0
+    while table.game.phase != "hand_over" and table.position(1) is not None:
+        seat = triad.to_move(table)[0]
+        text = ("DRAW" if table.game.phase == "draw" else
+                "FOLD" if seat == 1 else "EQUAL")
+        table, events = act(table, seat, text)
+    if table.game.phase == "hand_over" and (table.game.seats[1].stack or 0) < 10:
+        assert table.position(1) is None and table.seats[1].left
+        assert any(e.text == "Computer 1 leaves the table." for e in events
+                   if isinstance(e, triad.Cubits))
+
+
+# -- properties ----------------------------------------------------------------------------------
+def _check(table: triad.Table) -> None:
+    """What no sequence of actions may break."""
+    game = table.game
+    seated = [s for s in table.places if s is not None]
+    assert len(seated) == len(set(seated))
+    assert all(0 <= s < len(table.seats) and not table.seats[s].left for s in seated)
+    assert all(table.seats[s].left for s in range(len(table.seats)) if s not in seated)
+    for pos, seat in enumerate(table.places):
+        s = game.seats[pos]
+        if seat is not None:
+            assert s.stack is not None
+        assert s.stack is None or s.stack >= 0
+        assert s.committed >= 0
+    assert table.away <= set(seated) and table.leaving <= set(seated)
+    if game.phase == "hand_over":
+        assert game.pot == 0 and not table.away and not table.leaving
+        assert all(table.game.seats[p].stack >= game.opening for p in range(len(table.places))
+                   if table.is_computer(p))
+    else:
+        assert table.started
+    assert all(s in seated for s in triad.to_move(table))
+    # human players: one seat each
+    humans = [table.seats[s].account_id for s in seated if table.seats[s].computer is None]
+    assert len(humans) == len(set(humans))
+
+
+def _choices(table: triad.Table, rng_seed: int) -> list[tuple[int, object]]:
+    """Every legal action of every seat, newcomers sitting down, and a few wrong ones."""
+    out: list[tuple[int, object]] = []
+    for seat in range(len(table.seats)):
+        actions = list(triad.legal_actions(table, seat))
+        raises = [a for a in actions if getattr(a, "kind", "") == "RAISE"]
+        draws = [a for a in actions if getattr(a, "kind", "") == "DRAW"]
+        keep = [a for a in actions if a not in raises and a not in draws]
+        keep += raises[:2] + raises[-1:] + draws[:3]
+        # the cards and bets five times as likely as a seat change, so that hands get played
+        out += [(seat, a) for a in keep for _ in range(5 if isinstance(a, rules.Action) else 1)]
+        if table.seats[seat].left and table.seats[seat].computer is None:
+            pos = table.free_position()
+            if pos is not None:
+                out.append((seat, triad.Sit(pos, 40, table.seats[seat].account_id,
+                                            table.seats[seat].name)))
+    pos = table.free_position()
+    n = len(table.seats)
+    if pos is not None:
+        out.append((n, triad.Sit(pos, 30 + 10 * (rng_seed % 7), 100 + n, f"P{n}")))
+        out.append((n, triad.Sit(pos, 20, 9, f"Computer {n}", "easy")))
+    # wrong ones: refused, and the table unchanged
+    out += [(0, rules.Action("PASS")), (n, triad.Leave()), (1, triad.Back()),
+            (n, triad.Sit(0, 50, 500, "Late")), (0, rules.Action("RAISE", 10 ** 6))]
+    return out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_cubits_are_conserved_and_every_state_is_legal(data):
+    import json
+
+    seats = data.draw(st.integers(2, 6), label="seats")
+    opening = data.draw(st.sampled_from((1, 5, 10)), label="opening")
+    limit = data.draw(st.sampled_from((None, opening, opening * 3)), label="limit")
+    table = triad.new_table(triad.table_options(opening, limit, seats, opening * 8),
+                            Player(1, "Alice"))
+    came_in, went_out = table.buyin, 0
+    ledger = {pos: 0 for pos in range(seats)}
+    ledger[0], pot = table.buyin, 0
+    for step in range(data.draw(st.integers(1, 80), label="steps")):
+        seat, action = data.draw(st.sampled_from(_choices(table, step)), label="action")
+        text = triad.format_action(action)
+        assert triad.parse_action(text) == action
+        try:
+            new, events = triad.apply(table, seat, action, random.Random(step))
+        except IllegalAction as err:
+            assert str(err)                                   # a reason for the player
+            continue
+        for e in events:
+            if isinstance(e, triad.Cubits):
+                came_in += max(0, -e.delta)
+                went_out += max(0, e.delta)
+                ledger[e.position] -= e.delta
+            elif isinstance(e, triad.PotMove):
+                ledger[e.position] += e.delta
+                pot -= e.delta
+        table = new
+        # stacks + pot + what left == what came in; and the table ledger adds up
+        assert table.cubits() + went_out == came_in
+        assert pot == table.game.pot
+        assert ledger == {p: s.stack or 0 for p, s in enumerate(table.game.seats)}
+        _check(table)
+        stored = json.loads(json.dumps(triad.state_to_json(table)))
+        assert triad.state_from_json(stored) == table
+        if triad.outcome(table) is not None:
+            break
+    # when the table closes every stack goes back: everything that came in has left
+    if triad.outcome(table) is not None:
+        assert sum(e.delta for e in triad.close(table)) + went_out == came_in

@@ -549,3 +549,43 @@ def test_cubits_are_conserved_and_every_state_is_legal(data):
     # when the table closes every stack goes back: everything that came in has left
     if triad.outcome(table) is not None:
         assert sum(e.delta for e in triad.close(table)) + went_out == came_in
+
+
+# -- stored games --------------------------------------------------------------------------------
+# A table's moves and state as the service stored them before the table became an engine
+# (server/services/triad.py at 89525b0): existing databases hold rows like these.
+STORED_MOVES = [(1, "SIT 2 100 2 - Bob"), (2, "SIT 3 60 9 easy Computer 1"),
+                (3, "SIT 4 80 4 - Dan"), (0, "DEAL"), (1, "RAISE 10"), (2, "EQUAL"),
+                (3, "FOLD"), (0, "AWAY"), (3, "LEAVE"), (0, "EQUAL"), (1, "LEAVE"),
+                (1, "DRAW 1 2"), (2, "DRAW")]
+STORED_STATE = (
+    '{"game":{"opening":10,"limit":30,"seats":[{"stack":80,"cards":["5P","C","7R","13B","11'
+    'B","4B"],"status":"in","bet":0,"committed":20,"acted":false,"drew":null},{"stack":80,"'
+    'cards":["6R","2P","7G","3B","14G","4G"],"status":"in","bet":0,"committed":20,"acted":f'
+    'alse,"drew":2},{"stack":40,"cards":["10P","2G","7B","14P","5B","C"],"status":"in","bet'
+    '":0,"committed":20,"acted":false,"drew":0},{"stack":null,"cards":[],"status":"out","be'
+    't":0,"committed":10,"acted":false,"drew":null}],"dealer":0,"hand_no":1,"phase":"draw",'
+    '"to_act":0,"current_bet":0,"last_raise":0,"stock":["2R","9G","C","10G","10R","13P","4P'
+    '","3G","2B","8R","9P","9B","13R","11R","5G","12B","9R","6P","12P","8G","11P","11G","13'
+    'G","C","14R","6G","10B","5R","6B","8B"],"discards":["3P","12G","4R","7P","8P","14B","3'
+    'R","12R"],"shown":[],"winnings":[]},"seats":[{"id":1,"name":"Alice","computer":null},{'
+    '"id":2,"name":"Bob","computer":null},{"id":9,"name":"Computer 1","computer":"easy"},{"'
+    'id":4,"name":"Dan","computer":null,"left":true}],"places":[0,1,2,null],"buyin":100,"st'
+    'arted":true,"away":[0],"leaving":[1]}'
+)
+
+
+def test_stored_tables_load_and_replay_as_before():
+    import json
+
+    stored = json.loads(STORED_STATE)
+    table = triad.new_table(triad.table_options(10, 30, 4, 100), Player(1, "Alice"))
+    for step, (seat, text) in enumerate(STORED_MOVES, 1):
+        action = triad.parse_action(text)
+        assert triad.format_action(action) == text
+        table, _ = triad.apply(table, seat, action, random.Random(f"5:{step}"))
+    assert triad.state_to_json(table) == stored
+    loaded = triad.state_from_json(stored)
+    assert loaded == table and triad.state_to_json(loaded) == stored
+    assert loaded.seats[3] == Player(4, "Dan", None, True) and loaded.away == {0}
+    assert service.seats_of(loaded)[2] == Seat(9, "Computer 1", "easy")

@@ -50,7 +50,8 @@ Computer players
     computer player sits down (or lazily, in the computer's thread).
 
 The table ends, between hands, when no human player is seated, or once started when
-fewer than two seats (or no human) can pay the opening bet; every stack goes back.
+fewer than two seats (or no human) can pay the opening bet (``table.outcome``); every
+stack goes back (``table.close``, moved to the accounts by ``on_finish``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ betting (PASS, EQUAL, RAISE, FOLD), the draw (DISCARD, STAND) and HAND.
 
 The rest of the family (DISPLAY/WATCH, GAMES, STATUS, RESIGN, HELP …) comes from
 :func:`commands.games.game_family`. Each command parses its words, calls the table
-service (``server/services/triad.py``) or the host, and lets the host tell everyone at
+service (``server/services/triad.py``) or the host (the rules, the table's options and
+notation are the engine's, ``games/triad/table.py``), and lets the host tell everyone at
 the table what happened once it is committed.
 """
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 from commands import args
 from commands.games import _guard
 from commands.registry import Command, CommandError, Context, UsageError
-from games.errors import BadNotation
+from games.errors import BadNotation, IllegalAction
+from games.triad import table as engine
 from server.services import triad as service
 from server.text import bold, table
 
@@ -99,7 +101,7 @@ async def tables_(ctx: Context, rest: str) -> None:
         return
     rows = []
     for game in live:
-        t: service.Table = game.state
+        t: engine.Table = game.state
         g = t.game
         taken = sum(1 for s in t.places if s is not None)
         limit = "none" if g.limit is None else str(g.limit)
@@ -115,7 +117,7 @@ async def tables_(ctx: Context, rest: str) -> None:
 
 async def open_(ctx: Context, rest: str) -> None:
     words = [w.lower() for w in args.words(rest, 0, 7)]
-    opening, limit, seats, buyin = service.DEFAULT_OPENING, None, service.DEFAULT_SEATS, None
+    opening, limit, seats, buyin = engine.DEFAULT_OPENING, None, engine.DEFAULT_SEATS, None
     i = 0
     if words and words[0].isdecimal():
         opening = _amount(words[0])
@@ -143,11 +145,11 @@ async def open_(ctx: Context, rest: str) -> None:
             buyin = value
         i += 2
     try:
-        options = service.table_options(opening, limit, seats, buyin)
-    except service.IllegalAction as err:
+        options = engine.table_options(opening, limit, seats, buyin)
+    except IllegalAction as err:
         raise UsageError(str(err)) from None
     game = await _guard(_tables(ctx).open(ctx.account.id, ctx.account.name, options))
-    ctx.send(f"You open Triad table #{game.id} ({service.describe_options(options)}) and sit "
+    ctx.send(f"You open Triad table #{game.id} ({engine.describe_options(options)}) and sit "
              f"in seat 1 with {options['buyin']} cubits. Others can TRIAD JOIN {game.id}; "
              "TRIAD BOT seats a computer player; TRIAD START deals the first hand.")
 
@@ -194,7 +196,7 @@ async def bot(ctx: Context, rest: str) -> None:
         count = int(parts.pop(0)[:3])
         if not 1 <= count <= 5:
             raise UsageError("Seat 1 to 5 computer players at a time.")
-    if parts and parts[0] in service.LEVELS:
+    if parts and parts[0] in engine.LEVELS:
         level = parts.pop(0)
     if parts:
         raise UsageError(f"{parts[0]!r} is not a number of computer players (1-5) or a "
@@ -222,7 +224,7 @@ async def discard(ctx: Context, rest: str) -> None:
         raise UsageError("Name 1 to 4 cards to throw; TRIAD STAND keeps all six.")
     text = "DRAW " + " ".join(parts)
     try:
-        service.parse_action(text)
+        engine.parse_action(text)
     except BadNotation as err:
         raise UsageError(str(err)) from None
     await _act(ctx, text)
@@ -236,7 +238,7 @@ async def stand(ctx: Context, rest: str) -> None:
 async def hand(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
     game = _seated(ctx)
-    ctx.send(service.hand_text(game.view(game.seat_of(ctx.account.id))))
+    ctx.send(engine.hand_text(game.view(game.seat_of(ctx.account.id))))
 
 
 COMMANDS = (

@@ -216,15 +216,23 @@ def new_game(options: dict | None, rng=None) -> State:
     opening = int(options.get("opening", 1))
     limit = options.get("limit")
     stacks = list(options.get("stacks", (100, 100)))
-    if opening < 1:
-        raise IllegalAction("The opening bet must be at least 1 cubit.")
-    if limit is not None and int(limit) < opening:
-        raise IllegalAction("The upper limit can't be below the opening bet.")
-    if not MIN_SEATS <= len(stacks) <= MAX_SEATS:
-        raise IllegalAction(f"A table has {MIN_SEATS} to {MAX_SEATS} seats.")
+    check_options(opening, None if limit is None else int(limit), len(stacks))
     seats = tuple(Seat(None if not s else int(s)) for s in stacks)
     dealer = int(options.get("dealer", len(seats) - 1)) % len(seats)
     return State(opening, None if limit is None else int(limit), seats, dealer)
+
+
+def check_options(opening: int, limit: int | None, seats: int) -> None:
+    """The one check of a table's opening bet, upper limit and number of seats.
+
+    :raises IllegalAction: the first thing wrong, with the reason.
+    """
+    if opening < 1:
+        raise IllegalAction("The opening bet is at least 1 cubit.")
+    if limit is not None and limit < opening:
+        raise IllegalAction(f"The upper limit can't be below the opening bet ({opening}).")
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise IllegalAction(f"A table has {MIN_SEATS} to {MAX_SEATS} seats.")
 
 
 # ------------------------------------------------------------- seat helpers

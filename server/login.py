@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from server.services.accounts import AccountError, check_name
 from server.session import Disconnect, Session
-from server.text import bold, paint
+from server.text import paint, wrap
 
 if TYPE_CHECKING:
     from server.models import Account
@@ -32,8 +32,8 @@ def welcome(session: Session) -> str:
     online = len(parlor.sessions)
     lines = [
         paint(BANNER.strip("\n"), "yellow", bold=True) if session.width >= 50 else "",
-        f"Welcome to {bold(parlor.config.server.name)}, a parlor of games: "
-        "Triptycha, Triad, Pyramid and Triad Dice.",
+        *wrap(f"Welcome to {parlor.config.server.name}, a parlor of games: "
+              "Triptycha, Triad, Pyramid and Triad Dice.", session.width),
         f"{online} player{'s' if online != 1 else ''} connected.",
         "",
         "Type your name to log in, or NEW to create an account.",

@@ -1,0 +1,79 @@
+"""What is really on the screen of Debian's telnet and TinTin++ at 80x24 (tmux): every
+reply starts at column 0 (no staircase), no line is wider than the terminal, and UTF-8
+typed by the player and sent by the server shows as it should."""
+
+from __future__ import annotations
+
+from tests.conftest import require_program
+from tests.support.tmux import Screen
+
+REPLIES = ('You say, "café ☕ déjà vu"', "Exits: east, north, south, west",
+           "player connected.")
+
+
+def _play(screen: Screen, login: list[str]) -> list[str]:
+    for line in login:
+        screen.type(line)
+        __import__("time").sleep(0.4)
+    screen.wait_for("Exits:")
+    screen.type("say café ☕ déjà vu")
+    screen.wait_for(REPLIES[0])
+    screen.type("look")
+    screen.type("who")
+    return screen.wait_for(REPLIES[2])
+
+
+def _check(lines: list[str], cols: int = 80) -> None:
+    start = next(i for i, line in enumerate(lines) if "Welcome to" in line)
+    lines = lines[start:]  # the parlor's, not the client's own splash screen
+    for reply in REPLIES:
+        rows = [line for line in lines if reply in line]
+        assert rows, f"{reply!r} is not on the screen"
+        for row in rows:  # a reply at column 0, not where the typing ended
+            assert row.startswith(reply) or row.startswith(("Exits:", "1 player")), row
+    assert all(len(line) <= cols for line in lines)
+    staircase = [line for line in lines if line.startswith(" " * 8) and line.strip()
+                 and not line.strip().startswith(("/", "\\", "_"))]  # the banner's art
+    assert not staircase, staircase
+
+
+def test_debian_telnet_replies_start_at_column_0(server_process):
+    require_program("tmux")
+    telnet = require_program("telnet")
+    screen = Screen(f"{telnet} 127.0.0.1 {server_process}")
+    try:
+        screen.wait_for("Name:")
+        lines = _play(screen, ["NEW", "Tela", "secret1", "secret1"])
+        _check(lines)
+        assert not any("secret1" in line for line in lines)  # the password was not shown
+        creating = [line for line in lines if "Creating a new account" in line]
+        assert creating and creating[0].startswith("Creating")
+    finally:
+        screen.close()
+
+
+def test_tintin_replies_start_at_column_0(server_process):
+    require_program("tmux")
+    tintin = require_program("tt++")
+    screen = Screen(f"{tintin} -e '#session esterport 127.0.0.1 {server_process}'")
+    try:
+        screen.wait_for("Name:")
+        lines = _play(screen, ["NEW", "Tinto", "secret1", "secret1"])
+        _check(lines)
+    finally:
+        screen.type("#end")
+        screen.close()
+
+
+def test_netcat_sees_utf8_at_column_0(server_process):
+    require_program("tmux")
+    nc = require_program("nc")
+    screen = Screen(f"{nc} 127.0.0.1 {server_process}")
+    try:
+        screen.wait_for("Name:")
+        lines = _play(screen, ["NEW", "Netta", "secret1", "secret1"])
+        for reply in REPLIES:
+            assert any(line.startswith(reply) or reply in line for line in lines)
+        assert all(len(line) <= 80 for line in lines)
+    finally:
+        screen.close()

@@ -170,7 +170,13 @@ async def _keep_writing(port: int, payload: bytes, connections: int, prefix: byt
     return {"connections": connections, "closed_by_server": closed}
 
 
-async def attack(name: str, port: int, stop: asyncio.Event) -> dict:
+async def attack(name: str, port: int, ready: asyncio.Event, go: asyncio.Event,
+                 stop: asyncio.Event) -> dict:
+    """Attack ``name``: set ``ready`` once its setup (players it needs logged in) is
+    done, begin on ``go``, end on ``stop``."""
+    if name not in ("spam", "twins"):
+        ready.set()
+        await go.wait()
     if name == "bomb":
         bomb = zlib.compress(b"\0" * (2 << 20), 9)
         return await _keep_writing(port, bomb, 5, bytes([IAC, WILL, MCCP3, IAC, SB, MCCP3, IAC, SE]),
@@ -260,6 +266,8 @@ async def attack(name: str, port: int, stop: asyncio.Event) -> dict:
         for i in range(100):
             conns.append(await log_in(port, f"Spam{i:03d}", new=True,
                                       address=f"127.0.20.{i // 8 + 1}"))
+        ready.set()
+        await go.wait()
 
         async def talk(conn: Conn) -> None:
             while not stop.is_set():
@@ -273,6 +281,8 @@ async def attack(name: str, port: int, stop: asyncio.Event) -> dict:
     if name == "twins":
         first = await log_in(port, "Twin", new=True, address="127.0.30.1")
         first.close()
+        ready.set()
+        await go.wait()
         conns = [await connect(port, "127.0.30.2") for _ in range(8)]
         for conn in conns:
             await conn.expect("Name: ", 10)
@@ -306,10 +316,12 @@ async def run(args: argparse.Namespace) -> int:
         print(f"{'attack':<9} {'phase':<7} {'looks':>5} {'median ms':>10} {'max ms':>8} "
               f"{'unanswered':>10} {'RSS MiB':>8}  result")
         for name in args.attacks.split(","):
+            ready, go, stop = asyncio.Event(), asyncio.Event(), asyncio.Event()
+            task = asyncio.create_task(attack(name, server.port, ready, go, stop))
+            await ready.wait()  # its players are logged in; nothing attacks yet
             before = await prober.phase(args.seconds)
             before["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
-            stop = asyncio.Event()
-            task = asyncio.create_task(attack(name, server.port, stop))
+            go.set()
             during = await prober.phase(args.seconds)
             during["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
             twins = None

@@ -225,20 +225,28 @@ async def test_no_tile_is_lost_or_duplicated_by_random_operations(db_url, tmp_pa
 
         @rule(pick=PICK)
         def finish(self, pick):
-            """Play the game to its end (the winner takes what Take allows)."""
+            """Play the game to its end (the winner takes what Take allows); a draw the
+            service refuses (the tile left the deck) is not tried again, so a player whose
+            every listed tile has left does what a player would: resigns."""
+            refused: set[tuple[int, str]] = set()
             for k in range(80):
                 if self.game is None:
                     return
                 state = self.game.state
                 movers = list(rules.to_move(state))
                 seat = movers[(pick + k) % len(movers)]
-                acts = list(rules.legal_actions(state, seat))
+                acts = [a for a in rules.legal_actions(state, seat)
+                        if (seat, notation.format_action(a)) not in refused]
                 for kinds in ((rules.Lay, rules.Take), (rules.Draw,), (rules.Flip,),
                               (rules.Done, rules.Resign)):
                     choice = [a for a in acts if isinstance(a, kinds)]
                     if choice:
                         break
-                self._act(seat, notation.format_action(choice[(pick * 7 + k) % len(choice)]))
+                text = notation.format_action(choice[(pick * 7 + k) % len(choice)])
+                before = seen["refused"]
+                self._act(seat, text)
+                if seen["refused"] > before:
+                    refused.add((seat, text))
             raise AssertionError("the game did not end")
 
         def draw_a_tile_that_left_the_deck(self, pick):

@@ -97,13 +97,18 @@ async def login(session: Session) -> "Account":
         if wait:
             session.write(f"Too many failed logins; try again in {wait} seconds.")
             continue
-        throttle.begin(*keys)
+        # In flight, an attempt counts against its name (guesses at one account); against
+        # the address only once decided, so people behind one address may log in at once
+        # (an address has at most max_connections_per_address attempts in flight anyway).
+        by_address, pair = keys
+        throttle.begin(pair)
         by_name.begin(*name_keys)
         account = None
         try:
             account = await parlor.accounts.authenticate(word, password)
         finally:  # a failure (or a dropped connection mid-check) counts; a success clears
-            throttle.end(*keys, ok=account is not None)
+            throttle.end(pair, ok=account is not None)
+            throttle.record(by_address, ok=account is not None)
             by_name.end(*name_keys, ok=account is not None)
         if account is None:
             log.warning("failed login for %s from %s", name_key, address)

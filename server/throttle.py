@@ -39,10 +39,16 @@ class LoginThrottle:
             self._in_flight[key] += 1
 
     def end(self, *keys: str, ok: bool) -> None:
+        """The attempt ``begin`` announced is decided: it is no longer in flight, and it
+        counts as ``record`` says."""
         for key in keys:
             self._in_flight[key] -= 1
             if self._in_flight[key] <= 0:
                 del self._in_flight[key]
+        self.record(*keys, ok=ok)
+
+    def record(self, *keys: str, ok: bool) -> None:
+        """A decided attempt: a failure counts against ``keys``; a success clears them."""
         if ok:
             self.succeed(*keys)
         else:

@@ -296,11 +296,15 @@ class Parlor:
                 "view": view})
 
     def show_game_event(self, session: Session, event: Event) -> None:
-        game: LiveGame = event.data["game"]
-        self.show_game(session, game, list(event.data.get("lines", ())))
-        if event.kind == "game.end" and game.id in session.watching:
-            session.watching.discard(game.id)
-            session.unsubscribe(f"game:{game.id}")
+        game_id, lines = event.data["game"], list(event.data.get("lines", ()))
+        game = self.host.lookup(game_id)
+        if game is not None:
+            self.show_game(session, game, lines)
+        elif lines:  # ended and forgotten: what happened is still worth a line
+            session.notify("\n".join(lines))
+        if event.kind == "game.end" and game_id in session.watching:
+            session.watching.discard(game_id)
+            session.unsubscribe(f"game:{game_id}")
 
     # -- connections -----------------------------------------------------------------------
     def _forget_clients(self, gone: Session | None = None) -> None:

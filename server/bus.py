@@ -8,6 +8,7 @@ is what a PostgreSQL LISTEN/NOTIFY bus would implement to link several server no
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from typing import Any, Callable, Protocol
@@ -53,7 +54,14 @@ class LocalBus:
                 del self._subs[topic]
 
     def publish(self, topic: str, event: Event) -> None:
-        for fn in tuple(self._subs.get(topic, ())):
+        """Deliver ``event`` to every subscriber of ``topic``. It goes through JSON on
+        the way, as it would between nodes: a live object cannot travel (a TypeError
+        says so at once), and no subscriber shares the publisher's objects."""
+        subs = tuple(self._subs.get(topic, ()))
+        if not subs:
+            return
+        event = Event(event.kind, json.loads(json.dumps(event.data)))
+        for fn in subs:
             try:
                 fn(topic, event)
             except Exception:  # one broken subscriber must not starve the others

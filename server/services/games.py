@@ -17,6 +17,7 @@ import itertools
 import logging
 import random
 import time
+from collections import OrderedDict
 from typing import Any, Callable
 
 import attrs
@@ -32,6 +33,8 @@ from server.services.accounts import Accounts
 from server.services.ratings import record_result
 
 log = logging.getLogger(__name__)
+
+ENDED_KEPT = 256  # ended games kept for the sessions that look up an event's game
 
 
 class GameError(Exception):
@@ -122,6 +125,9 @@ class GameHost:
         self.computer_budget = computer_budget
         self.kinds: dict[str, GameKind] = {}
         self.live: dict[int, LiveGame] = {}
+        # games that ended lately, for the sessions that look up a game an event names
+        # after it has left ``live`` (its last board, the end of a watched game)
+        self._ended: OrderedDict[int, LiveGame] = OrderedDict()
         self._by_player: dict[tuple[int, str], int] = {}
         self.offers: dict[int, Offer] = {}
         self._offer_ids = itertools.count(1)
@@ -190,9 +196,16 @@ class GameHost:
 
     def _drop_live(self, game: LiveGame) -> None:
         self.live.pop(game.id, None)
+        self._ended[game.id] = game
+        while len(self._ended) > ENDED_KEPT:
+            self._ended.popitem(last=False)
         for seat in game.seats:
             if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
                 del self._by_player[(seat.account_id, game.kind.key)]
+
+    def lookup(self, game_id: int) -> LiveGame | None:
+        """The game an event names: in play, or ended lately (None once forgotten)."""
+        return self.live.get(game_id) or self._ended.get(game_id)
 
     def game_of(self, account_id: int, kind_key: str) -> LiveGame | None:
         game_id = self._by_player.get((account_id, kind_key))
@@ -804,8 +817,9 @@ class GameHost:
                  also: set[int] = frozenset(), only: set[int] | None = None) -> None:
         """Tell the players (on their account topics; ``also`` these accounts; ``only``
         these accounts instead, for a kind's ``audience``) and the watchers (on the game
-        topic)."""
-        event = Event(kind, {"game": game, "lines": lines})
+        topic). The event is data: the game's number and version and the lines; a
+        session looks the game up (``lookup``) to draw it."""
+        event = Event(kind, {"game": game.id, "version": game.version, "lines": lines})
         for account_id in sorted(only if only is not None else self._told(game) | also):
             self.bus.publish(f"account:{account_id}", event)
         self.bus.publish(f"game:{game.id}", event)

@@ -1,0 +1,117 @@
+"""Events are data: everything published on the bus during a whole game of each kind
+is plain JSON (the game's number and version and the lines, never a live object), so a
+bus between several server nodes could carry it unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+
+from server.bus import Event, LocalBus
+from server.hosting import Seat
+
+
+class Recorder:
+    """Subscribes to a game's topic and to its players' topics; keeps every event."""
+
+    def __init__(self, bus: LocalBus) -> None:
+        self.bus = bus
+        self.events: list[tuple[str, Event]] = []
+
+    def watch(self, topic: str) -> None:
+        self.bus.subscribe(topic, lambda t, e: self.events.append((t, e)))
+
+
+def test_the_bus_refuses_a_live_object_and_delivers_a_copy():
+    bus, got = LocalBus(), []
+    bus.subscribe("t", lambda topic, event: got.append(event))
+    data = {"game": 7, "lines": ["a"]}
+    bus.publish("t", Event("game.update", data))
+    assert got[0].data == data and got[0].data is not data
+    with pytest.raises(TypeError):
+        bus.publish("t", Event("game.update", {"game": object()}))
+
+
+async def _play_out(parlor, game, human: int, rng: random.Random) -> None:
+    """Play the human seat with the kind's own computer player until the game ends
+    (the computer seats move by themselves, in the host's workers)."""
+    kind, host = game.kind, parlor.host
+    account = game.seats[human].account_id
+    for _ in range(3000):
+        if game.outcome is not None:
+            return
+        if human in kind.to_move(game.state):
+            action = kind.choose_action(game.state, human, "easy", rng)
+            try:
+                await host.act(account, kind.key, kind.format_action(action))
+            except Exception:  # noqa: BLE001 - the state moved on under the choice
+                await asyncio.sleep(0.01)
+        else:
+            await asyncio.sleep(0.01)
+    raise AssertionError(f"{kind.key}: the game did not end")
+
+
+@pytest.mark.parametrize("key", ["dice", "tt", "pyr"])
+async def test_every_event_of_a_whole_game_round_trips_through_json(parlor, key):
+    await parlor.seed()  # the default collections: a new account gets its starter tiles
+    alice = await parlor.accounts.create("Alice", "secret")
+    me = Seat(alice.id, alice.name)
+    recorder = Recorder(parlor.bus)
+    recorder.watch(f"account:{alice.id}")
+    options = parlor.host.kinds[key].parse_options([])
+    game = await parlor.host.play_computer(key, me, "easy", options)
+    recorder.watch(f"game:{game.id}")
+    await _play_out(parlor, game, game.seat_of(alice.id), random.Random(5))
+    for _ in range(200):  # the last computer moves and the end are told
+        if any(e.kind == "game.end" for _, e in recorder.events):
+            break
+        await asyncio.sleep(0.01)
+    kinds = {e.kind for _, e in recorder.events}
+    assert {"game.update", "game.end"} <= kinds, kinds
+    for topic, event in recorder.events:
+        wire = json.loads(json.dumps({"kind": event.kind, "data": event.data}))
+        assert wire == {"kind": event.kind, "data": event.data}, (topic, event)
+        if event.kind.startswith("game."):
+            assert event.data["game"] == game.id and isinstance(event.data["version"], int)
+    assert parlor.host.lookup(game.id) is game  # ended, still found for a late reader
+
+
+async def test_every_event_of_a_triad_table_round_trips_through_json(parlor):
+    """A table with a computer player: a hand played out, then Alice leaves and the
+    table closes."""
+    from games.triad import table as triad
+    from server.services.triad import KEY, tables_of
+
+    alice = await parlor.accounts.create("Alice", "secret")
+    tables, host, rng = tables_of(parlor.host), parlor.host, random.Random(3)
+    game = await tables.open(alice.id, alice.name, triad.table_options(1, None, 2, 40))
+    await tables.add_bots(alice.id, 1, "easy")
+    recorder = Recorder(parlor.bus)
+    recorder.watch(f"account:{alice.id}")
+    recorder.watch(f"game:{game.id}")
+    await host.act(alice.id, KEY, "DEAL")
+    for _ in range(3000):
+        table = game.state
+        if table.game.phase == "hand_over" and table.game.hand_no >= 1:
+            break
+        seat = game.seat_of(alice.id)
+        if seat in triad.to_move(table):
+            action = game.kind.choose_action(table, seat, "easy", rng)
+            try:
+                await host.act(alice.id, KEY, game.kind.format_action(action))
+            except Exception:  # noqa: BLE001 - the state moved on under the choice
+                pass
+        await asyncio.sleep(0.01)
+    await host.act(alice.id, KEY, "LEAVE")
+    for _ in range(300):
+        if game.outcome is not None:
+            break
+        await asyncio.sleep(0.01)
+    kinds = {e.kind for _, e in recorder.events}
+    assert {"game.update", "game.end"} <= kinds, kinds
+    for topic, event in recorder.events:
+        wire = json.loads(json.dumps({"kind": event.kind, "data": event.data}))
+        assert wire == {"kind": event.kind, "data": event.data}, (topic, event)

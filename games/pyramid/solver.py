@@ -603,17 +603,16 @@ class _Par:
         self.max_nodes = max_nodes
         self.deadline = deadline
         self.out = False
-        self.best: int | None = None
+        self.best = -PYRAMID_SIZE - self.pos.n  # below any score: no line recorded yet
         self.best_moves: list = []
         self.path: list = []
         self.tt: dict[int, tuple[int, int]] = {}
         self.stock_memo: dict = {}
         self.left_memo: dict = {}
-        self.pyr_total = PYRAMID_SIZE - self.pos.pm.bit_count()
 
     # -- scores and bounds ----------------------------------------------------------------
     def record(self, value: int, tail: list) -> None:
-        if self.best is None or value > self.best:
+        if value > self.best:
             self.best = value
             self.best_moves = self.path + tail
             if value >= -1:
@@ -622,12 +621,11 @@ class _Par:
     def left_now(self, pm: int, sm: int) -> int:
         return PYRAMID_SIZE - pm.bit_count() + (self.pos.full_st & ~sm).bit_count()
 
-    def bound(self, pm: int, sm: int, ptr: int, ps: int) -> int:
+    def bound(self, pm: int, sm: int, ptr: int, ps: int) -> int:  # noqa: ARG002
         """An upper bound on every Par score reachable from (pm, sm, ptr, ps)."""
-        uncleared = -max(1, self.left_min(pm, sm))
         if self.gen.hopeless(pm, sm):
-            return uncleared
-        return max(PAR_BASE[ps + 1], uncleared)
+            return -max(1, self.left_min(pm, sm))
+        return PAR_BASE[ps + 1]  # >= 20, above any uncleared score (-1 at most)
 
     def left_min(self, pm: int, sm: int) -> int:
         """The fewest cards any line from (pm, sm) could leave, by the full joker
@@ -699,16 +697,19 @@ class _Par:
             value = PAR_BASE[ps + 1] - left
             self.record(value, tail)
             return value
-        value = -self.left_now(pm, sm)
-        self.record(value, [])
-        h = min(cap, self.bound(pm, sm, ptr, ps))
-        if h <= self.best or self.out:
-            return h
         key = pm | (sm << 28)
         here = ps * 32 + ptr
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
-            return min(h, seen[1])
+            return seen[1]
+        value = -self.left_now(pm, sm)
+        if value > self.best:
+            self.record(value, [])
+        h = self.bound(pm, sm, ptr, ps)
+        if cap < h:
+            h = cap
+        if h <= self.best or self.out:
+            return h
         gen = self.gen
         if gen.expanded >= self.max_nodes or (
                 not gen.expanded & 255 and time.perf_counter() > self.deadline):

@@ -345,10 +345,18 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
     earlier position reaches every later one by D alone."""
     failed: dict[int, int] = {}
     path: list[tuple] = []
+    stock_memo: dict = {}
 
     def visit(pm: int, sm: int, ptr: int, ps: int) -> bool:
         if search.done(pm, sm):
             search.final = (pm, sm, ptr, ps)
+            return True
+        if pm == FULL_PYR:  # "all": the stock alone is left, solved exactly
+            left, tail = _stock_min_left(search, sm, ptr, ps, stock_memo)
+            if left:
+                return False
+            path.extend(tail)
+            search.final = (pm, search.pos.full_st, ptr, ps)
             return True
         if search.expanded >= max_nodes or (
                 not search.expanded & 1023 and time.perf_counter() > deadline):
@@ -395,6 +403,7 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
     buckets[here0].append((key0, False))
     parent[(key0, here0)] = None
     mask28 = FULL_PYR
+    stock_memo: dict = {}
     for here in range(here0, DEALS * 32):
         bucket = buckets[here]
         ps, ptr = divmod(here, 32)
@@ -429,6 +438,11 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 parent[(nkey, nhere)] = (key, here, moves)
                 if search.done(npm, nsm):
                     return _trace(parent, (nkey, nhere))
+                if npm == FULL_PYR:  # "all": the stock alone is left, solved exactly
+                    left, tail = _stock_min_left(search, nsm, nptr, nps, stock_memo)
+                    if not left:
+                        return _trace(parent, (nkey, nhere)) + tail
+                    continue
                 buckets[nhere].append((nkey, False))
     return None
 

@@ -626,11 +626,54 @@ class _Par:
 
     # -- scores and bounds ----------------------------------------------------------------
     def record(self, value: int, tail: list) -> None:
+        """A line scoring ``value``: the path so far and ``tail``, which plays on to the
+        end of the game (so the line reported always replays to its score)."""
         if value > self.best:
             self.best = value
             self.best_moves = self.path + tail
             if value >= -1:
                 self.gen.cut_dead = True
+
+    def play_on(self, pm: int, sm: int, ptr: int, ps: int) -> tuple[int, list]:
+        """From an uncleared position, play on to the end of the game, any pair first,
+        else D: the score there (never less than ending now) and the moves."""
+        gen, st, full_st = self.gen, self.pos.st, self.pos.full_st
+        pr = self.pos.pr
+        moves: list = []
+        while True:
+            pm, sm, ptr = gen.settle(pm, sm, ptr, moves)
+            if pm == FULL_PYR:
+                left, tail = _stock_min_left(gen, sm, ptr, ps, self.stock_memo)
+                return PAR_BASE[ps + 1] - left, moves + tail
+            av = gen.avail(pm)[0]
+            rem = full_st & ~sm
+            hi = rem >> ptr
+            pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
+            lo = rem & ((1 << ptr) - 1)
+            wt = lo.bit_length() - 1 if lo else -1
+            move = None
+            for x, i in enumerate(av):
+                for j in av[x + 1:]:
+                    if pr[i] + pr[j] == 13:
+                        move, pm = ("pp", i, j), pm | (1 << i) | (1 << j)
+                        break
+                else:
+                    if wt >= 0 and pr[i] + st[wt] == 13:
+                        move, pm, sm = ("pW", i), pm | (1 << i), sm | (1 << wt)
+                    elif pt >= 0 and pr[i] + st[pt] == 13:
+                        move, pm, sm = ("pP", i), pm | (1 << i), sm | (1 << pt)
+                if move:
+                    break
+            if move is None and pt >= 0 and wt >= 0 and st[pt] + st[wt] == 13:
+                move, sm = ("PW",), sm | (1 << pt) | (1 << wt)
+            if move is None:
+                if pt >= 0:
+                    move, ptr = ("D", 1), pt + 1
+                elif ps < DEALS - 1 and lo:
+                    move, ptr, ps = ("D", 1), 0, ps + 1
+                else:
+                    return -self.left_now(pm, sm), moves
+            moves.append(move)
 
     def left_now(self, pm: int, sm: int) -> int:
         return PYRAMID_SIZE - pm.bit_count() + (self.pos.full_st & ~sm).bit_count()
@@ -700,7 +743,8 @@ class _Par:
         root_ub = self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1])
         upper = max(root_ub, self.best)
         end, line = _finish_line(self.game, _to_actions(self.best_moves))
-        assert end.score == self.best, (end.score, self.best)
+        if end.score != self.best:
+            raise AssertionError(f"the Par line scores {end.score}, not {self.best}")
         return self.best, upper, line
 
     def visit(self, pm: int, sm: int, ptr: int, ps: int, cap: int) -> int:
@@ -717,8 +761,8 @@ class _Par:
         if seen is not None and seen[0] <= here:
             return seen[1]
         value = -self.left_now(pm, sm)
-        if value > self.best:
-            self.record(value, [])
+        if value > self.best:  # as good as ending here, or better: play on to the end
+            self.record(*self.play_on(pm, sm, ptr, ps))
         h = self.bound(pm, sm, ptr, ps)
         if cap < h:
             h = cap

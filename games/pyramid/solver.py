@@ -623,6 +623,12 @@ class _Par:
         self.tt: dict[int, tuple[int, int]] = {}
         self.stock_memo: dict = {}
         self.left_memo: dict = {}
+        # a position whose pyramid is already gone keeps the base of the deal it went in
+        self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
+
+    def base(self, ps: int) -> int:
+        """The Par base of a pyramid cleared now, in pass ``ps`` (0-based)."""
+        return self.cleared_base if self.cleared_base is not None else PAR_BASE[ps + 1]
 
     # -- scores and bounds ----------------------------------------------------------------
     def record(self, value: int, tail: list) -> None:
@@ -644,7 +650,7 @@ class _Par:
             pm, sm, ptr = gen.settle(pm, sm, ptr, moves)
             if pm == FULL_PYR:
                 left, tail = _stock_min_left(gen, sm, ptr, ps, self.stock_memo)
-                return PAR_BASE[ps + 1] - left, moves + tail
+                return self.base(ps) - left, moves + tail
             av = gen.avail(pm)[0]
             rem = full_st & ~sm
             hi = rem >> ptr
@@ -752,7 +758,7 @@ class _Par:
         exact or at most ``best`` where the search was complete."""
         if pm == FULL_PYR:
             left, tail = _stock_min_left(self.gen, sm, ptr, ps, self.stock_memo)
-            value = PAR_BASE[ps + 1] - left
+            value = self.base(ps) - left
             self.record(value, tail)
             return value
         key = pm | (sm << 28)

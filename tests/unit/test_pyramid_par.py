@@ -82,6 +82,23 @@ def test_a_bigger_budget_never_gives_a_worse_answer_on_small_boards(game, budget
         last = sol
 
 
+@settings(max_examples=1000 if SOAK else 100, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_par_matches_brute_force_from_mid_game_positions(game, picks):
+    """From positions part way through (after redeals, with the pyramid already cleared
+    in an earlier deal, ...), reached by playing picked legal moves."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    sol = solver.solve_par(game, max_nodes=10**7, time_limit=NO_CLOCK)
+    assert sol.proven and sol.score == brute_best_par(game)
+    end = replay(game, sol.moves)
+    assert end.over and end.score == sol.score
+
+
 def test_from_rows_builds_a_smaller_board():
     game = Game.from_rows([12, 0, 11], [5, 7])  # KC; AC QC; Pack 6C 8C
     assert game.pyramid_left == 3 and game.available() == ["2,1", "2,2", "P"]

@@ -28,9 +28,14 @@ and the pass number.  Sound prunings only:
   almost every unwinnable deal at the root.
 
 "pyramid"/"all" run a depth-first probe, then (if it ran out of nodes) a forward
-sweep in Pack-position order that expands each pattern from its earliest position.
-"par" sweeps with branch and bound.
+sweep in Pack-position order that expands each pattern from its earliest position;
+once the pyramid is gone, "all" solves the stock exactly (``_stock_min_left``).
 A node budget and a time limit turn into ``result == "unknown"``.
+
+"par" is a depth-first branch and bound with its own bounds (``_Par``): the dead-card
+cut above is sound for the win goals but not for Par on a deal whose pyramid cannot be
+cleared, so it is used only once a line scoring -1 or more is known.  When its budget
+runs out it reports the best line found and an upper bound (``lower``/``upper``).
 """
 
 from __future__ import annotations

@@ -475,14 +475,7 @@ async def solution(ctx: Context, rest: str) -> None:
         svc.solving.discard(ctx.account.id)
     found = line.best
     tokens = pyramid.line_tokens(deal.seed, found.moves)
-    won = found.result == "win"
-    proof = "proved best" if found.proven else \
-        f"the best found in {pyramid.SOLUTION_LIMIT:.0f} seconds"
-    head = (f"The best line for {deal.label}, seeing every card: Par score "
-            f"{found.score:+d} ({proof}); {'all 52 cards removed' if won else 'not a win'}.")
-    if not won and line.win_score is not None:
-        head += (f" (All 52 cards can be removed too, but that scores less: "
-                 f"{line.win_score:+d}.)")
+    head = pyramid.solution_text(deal, line)
     items = [f"{n}. {t}" for n, t in enumerate(tokens, 1)]
     width = min(ctx.session.width, 80)
     ctx.send("\n".join([*wrap(head, width), *columns(items, width)]))

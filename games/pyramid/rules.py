@@ -34,6 +34,7 @@ from games.pyramid.cards import (
     COVERED_BY,
     KING,
     PYRAMID_SIZE,
+    ROWS,
     card_text,
     index_of,
     new_deck_order,
@@ -197,6 +198,23 @@ class Game:
     @classmethod
     def dealt(cls, seed: int) -> "Game":
         return cls.from_deck(new_deck_order(random.Random(seed)))
+
+    @classmethod
+    def from_rows(cls, pyramid, pack) -> "Game":
+        """A smaller board, for tests and puzzles: ``pyramid`` holds the cards of rows
+        1..r (r = 1..7, row-major) and ``pack`` any number of further cards (top first).
+
+        The missing rows are simply gone, so row r is fully available at the start and
+        every rule (and the Par score) applies unchanged.
+        """
+        pyramid, pack = tuple(pyramid), tuple(pack)
+        rows = next((r for r in range(1, ROWS + 1) if r * (r + 1) // 2 == len(pyramid)), 0)
+        if not rows:
+            raise ValueError(f"{len(pyramid)} cards do not fill 1 to {ROWS} pyramid rows")
+        cards = pyramid + pack
+        if len(set(cards)) != len(cards) or not all(0 <= c < 52 for c in cards):
+            raise ValueError("the cards must be distinct, each 0..51")
+        return cls(pyramid=pyramid + (None,) * (PYRAMID_SIZE - len(pyramid)), pack=pack)
 
     @property
     def redeals_left(self) -> int:

@@ -28,9 +28,14 @@ and the pass number.  Sound prunings only:
   almost every unwinnable deal at the root.
 
 "pyramid"/"all" run a depth-first probe, then (if it ran out of nodes) a forward
-sweep in Pack-position order that expands each pattern from its earliest position.
-"par" sweeps with branch and bound.
+sweep in Pack-position order that expands each pattern from its earliest position;
+once the pyramid is gone, "all" solves the stock exactly (``_stock_min_left``).
 A node budget and a time limit turn into ``result == "unknown"``.
+
+"par" is a depth-first branch and bound with its own bounds (``_Par``): the dead-card
+cut above is sound for the win goals but not for Par on a deal whose pyramid cannot be
+cleared, so it is used only once a line scoring -1 or more is known.  When its budget
+runs out it reports the best line found and an upper bound (``lower``/``upper``).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import time
 import attrs
 
 from games.pyramid.cards import COVERED_BY, PYRAMID_SIZE, SHADOW, rank, spot_name
-from games.pyramid.rules import DEAL, DEALS, PAR_BASE, Action, Game
+from games.pyramid.rules import DEAL, DEALS, PAR_BASE, Action, Game, play
 
 FULL_PYR = (1 << PYRAMID_SIZE) - 1
 COVER_MASK = tuple(sum(1 << j for j in COVERED_BY[i]) for i in range(PYRAMID_SIZE))
@@ -57,9 +62,14 @@ class _Budget(Exception):
 @attrs.frozen
 class Solution:
     """``result``: "win" (goal reachable), "lose" (proved unreachable) or "unknown"
-    (budget exhausted).  ``moves`` replays from the solved position through
-    ``rules.play``.  ``score`` is the Par score of ``moves``' end (for "par" the best
-    found; ``proven`` tells whether it is proved best)."""
+    (budget exhausted); for "par", whether the line given removes all 52 cards.
+    ``moves`` replays from the solved position through ``rules.play``.  ``score`` is
+    the Par score of ``moves``' end.
+
+    For "par", the best Par lies in ``[lower, upper]``: ``lower`` is ``score`` (the
+    best line found) and no line scores more than ``upper``; ``proven`` is
+    ``lower == upper``.  A bigger budget never lowers ``lower`` nor raises ``upper``.
+    """
 
     goal: str
     result: str
@@ -68,6 +78,8 @@ class Solution:
     proven: bool
     nodes: int
     seconds: float
+    lower: int | None = None
+    upper: int | None = None
 
 
 def _to_actions(moves) -> tuple[Action, ...]:
@@ -132,6 +144,10 @@ class _Search:
     def __init__(self, pos: _Position, goal: str):
         self.pos = pos
         self.want_all = goal == "all"
+        # The dead-card cut drops every move after which the pyramid can no longer be
+        # cleared: sound for the win goals, not for Par, where such a move may still
+        # leave fewer cards on a deal the pyramid cannot be cleared in.
+        self.cut_dead = goal != "par"
         self.avail_cache: dict[int, tuple[tuple[int, ...], int]] = {}
         self.expanded = 0
         self.hopeless_memo: dict[int, bool] = {}
@@ -260,7 +276,8 @@ class _Search:
         """Yield (moves, pm, sm, ptr, ps) for each move worth trying, best first."""
         self.expanded += 1
         pr, st = self.pos.pr, self.pos.st
-        dead, settle = self.dead, self.settle
+        dead = self.dead if self.cut_dead else _never_dead
+        settle = self.settle
         av, avr = self.avail(pm)
         rem = self.pos.full_st & ~sm
         hi = rem >> ptr
@@ -323,16 +340,28 @@ class _Search:
             yield (moves, *settle(pm, sm, 0, moves), ps + 1)
 
 
+def _never_dead(pm: int, sm: int, ranks) -> bool:  # noqa: ARG001 - the Par search's cut
+    return False
+
+
 def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
     """Depth-first probe; returns the move list, None (proved impossible) or raises
     _Budget.  A failed (pm, sm) pattern stays failed at any later Pack position: an
     earlier position reaches every later one by D alone."""
     failed: dict[int, int] = {}
     path: list[tuple] = []
+    stock_memo: dict = {}
 
     def visit(pm: int, sm: int, ptr: int, ps: int) -> bool:
         if search.done(pm, sm):
             search.final = (pm, sm, ptr, ps)
+            return True
+        if pm == FULL_PYR:  # "all": the stock alone is left, solved exactly
+            left, tail = _stock_min_left(search, sm, ptr, ps, stock_memo)
+            if left:
+                return False
+            path.extend(tail)
+            search.final = (pm, search.pos.full_st, ptr, ps)
             return True
         if search.expanded >= max_nodes or (
                 not search.expanded & 1023 and time.perf_counter() > deadline):
@@ -379,6 +408,7 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
     buckets[here0].append((key0, False))
     parent[(key0, here0)] = None
     mask28 = FULL_PYR
+    stock_memo: dict = {}
     for here in range(here0, DEALS * 32):
         bucket = buckets[here]
         ps, ptr = divmod(here, 32)
@@ -413,6 +443,11 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 parent[(nkey, nhere)] = (key, here, moves)
                 if search.done(npm, nsm):
                     return _trace(parent, (nkey, nhere))
+                if npm == FULL_PYR:  # "all": the stock alone is left, solved exactly
+                    left, tail = _stock_min_left(search, nsm, nptr, nps, stock_memo)
+                    if not left:
+                        return _trace(parent, (nkey, nhere)) + tail
+                    continue
                 buckets[nhere].append((nkey, False))
     return None
 
@@ -504,7 +539,7 @@ def _finish_line(game: Game, actions) -> tuple[Game, tuple[Action, ...]]:
     for a in line:
         game, _ = play(game, a)
     while not game.over:
-        legal = [a for a in game_actions(game) if a is not END]
+        legal = [a for a in game_actions(game) if a is not END] or [END]
         move = next((a for a in legal if a.kind == "remove"), legal[0])
         game, _ = play(game, move)
         line.append(move)
@@ -512,143 +547,254 @@ def _finish_line(game: Game, actions) -> tuple[Game, tuple[Action, ...]]:
 
 
 def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = 10.0) -> Solution:
-    """The best Par score reachable from ``game`` and a line reaching it.
+    """The best Par score reachable from ``game``, a line reaching it, and bounds.
 
-    Sweep of the (pm, sm) patterns at their earliest Pack positions (an earlier
-    position dominates for Par too: it can clear the pyramid no later and reach the
-    same stock state by D).  A pattern that clears the pyramid in deal d scores
-    ``PAR_BASE[d]`` less the fewest cards it can leave (``_stock_min_left``); a
-    pattern that cannot beat the best so far (50/35/20 by deal; for an uncleared
-    line, the cards the joker relaxation says must stay) is cut.  Other lines score
-    minus the cards left, the fewest over every reachable pattern.
+    Returns a Solution whose ``lower`` is the score of the line given (the best found)
+    and whose ``upper`` no line can beat; ``proven`` when they meet.  See ``_Par``.
     """
     t0 = time.perf_counter()
-    deadline = t0 + time_limit
     if game.over:
         return Solution("par", "win" if game.cards_left == 0 else "lose", (),
-                        game.score, True, 0, 0.0)
-    pos = _Position(game)
-    search = _Search(pos, "pyramid")
-    lead: list[tuple] = []
-    root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
-    pm0, sm0, ptr0, ps0 = root
-    stock_memo: dict = {}
-    best_val: int | None = None
-    best_node = None
-    best_tail: list = []
-    buckets: list[list[int]] = [[] for _ in range(DEALS * 32)]
-    seen: dict[int, int] = {}
-    parent: dict[tuple[int, int], tuple | None] = {}
-    full_st = pos.full_st
+                        game.score, True, 0, 0.0, game.score, game.score)
+    par = _Par(game, max_nodes, t0 + time_limit)
+    lower, upper, line = par.run()
+    end = game
+    for action in line:
+        end, _ = play(end, action)
+    assert end.over and end.score == lower, (end, lower)
+    return Solution("par", "win" if end.cards_left == 0 else "lose", line, lower,
+                    lower == upper, par.gen.expanded, time.perf_counter() - t0, lower, upper)
 
-    def value_of(pm: int, sm: int, ptr: int, ps: int) -> tuple[int, list]:
-        if pm == FULL_PYR:
-            left, tail = _stock_min_left(search, sm, ptr, ps, stock_memo)
-            return PAR_BASE[ps + 1] - left, tail
-        return -(PYRAMID_SIZE - pm.bit_count() + (full_st & ~sm).bit_count()), []
 
-    def bound(pm: int, sm: int, ps: int) -> int:
-        """An upper bound on any Par score reachable from this pattern."""
-        if not search.hopeless(pm, sm):
-            return PAR_BASE[ps + 1]
-        return -(PYRAMID_SIZE - pm.bit_count() - _relax_most(search, pm, sm))
+class _Par:
+    """Branch and bound for the best Par score, depth first, with a transposition table.
 
-    def consider(pm, sm, ptr, ps, node):
-        nonlocal best_val, best_node, best_tail
-        val, tail = value_of(pm, sm, ptr, ps)
-        if best_val is None or val > best_val:
-            best_val, best_node, best_tail = val, node, tail
-            return True
-        return False
+    **The value.**  END is legal at any moment, and a game that is stuck ends with the
+    same score END would give, so the best Par is the largest ``par_score`` of any
+    position a line can reach: minus the cards left while the pyramid stands, and once
+    it is cleared in deal d, ``PAR_BASE[d]`` less the stock cards the rest of the game
+    cannot remove (``_stock_min_left``, exact).  Every position visited is scored as if
+    the player ended there, so the best line found (``best``) only ever improves.
 
-    key0 = pm0 | (sm0 << 28)
-    here0 = ps0 * 32 + ptr0
-    parent[(key0, here0)] = None
-    seen[key0] = here0
-    consider(pm0, sm0, ptr0, ps0, (key0, here0))
-    # A quick depth-first clearing line sets a good score to beat.
-    dfs_line = None
-    try:
-        found = _dfs(search, root, min(20_000, max_nodes), deadline)
-    except _Budget:
-        found = None
-    if found is not None:
-        val, tail = value_of(*search.final)
-        if val > best_val:
-            best_val, best_node, dfs_line = val, None, found + tail
-    buckets[here0].append(key0)
-    proven = True
-    try:
-        for here in range(here0, DEALS * 32):
-            ps, ptr = divmod(here, 32)
-            bucket = buckets[here]
-            while bucket:
-                if best_val == PAR_BASE[1]:
+    **The state** is (pm, sm, ptr, ps) as in ``_Search`` (bit-packed removed pyramid and
+    stock cards, the Pack/Waste boundary and the pass); Kings are removed at once and D
+    is taken in jumps (both sound for Par: see the module docstring).  The
+    transposition table is keyed on the canonical pattern ``pm | sm << 28``: once a
+    pattern has been searched from a Pack position, a visit from any later position
+    (``here`` = pass * 32 + ptr) is dominated -- the earlier position reaches it by D
+    alone and so can do all it can, clearing the pyramid in the same deal or sooner.
+
+    **The upper bound** ``bound()`` (admissible: never below the best score reachable):
+
+    - while the pyramid can still be cleared (the joker relaxation of
+      ``_Search.hopeless`` says so): ``PAR_BASE`` of the current deal (a later clear
+      scores less), or what an uncleared line could score, whichever is more;
+    - once it cannot: minus the fewest cards any line could leave, by the *full joker
+      relaxation* ``_left_min``: every live stock card may be taken at any moment (each
+      once) with an available pyramid card, or with another stock card.  Every real line
+      is a line of the relaxation, so it leaves at least as many cards.
+
+    A child's bound is capped by its parent's (a child reaches a subset of what its
+    parent reaches), so bounds only tighten going down.
+
+    **Cuts**, each sound for Par: a position whose bound does not beat ``best`` is not
+    expanded; a transposition hit (same pattern, searched from an earlier or the same
+    position) is not expanded -- everything its first search reached was scored, and
+    what that search cut could not beat ``best`` then, so it cannot now; and once
+    ``best`` >= -1 the win goals' dead-card filter is switched on, because a move that
+    leaves a pyramid card without partners leads only to uncleared positions, which
+    score -1 at most.  Before that it is *not* used: on a deal whose pyramid cannot be
+    cleared it would cut exactly the lines that leave the fewest cards.
+
+    **Anytime.**  The search order does not depend on the budget, so a bigger budget
+    does the same first steps and more: ``lower`` (= ``best``) never drops.  When the
+    budget runs out the search unwinds, each position not expanded counting its bound,
+    so the root's value is an upper bound; expanding a position replaces its bound by
+    its children's, which are capped by it, so ``upper`` never rises with the budget.
+    ``proven`` is ``lower == upper``.
+    """
+
+    def __init__(self, game: Game, max_nodes: int, deadline: float):
+        self.game = game
+        self.pos = _Position(game)
+        self.gen = _Search(self.pos, "par")
+        self.gen.cut_dead = False
+        self.max_nodes = max_nodes
+        self.deadline = deadline
+        self.out = False
+        self.best = -PYRAMID_SIZE - self.pos.n  # below any score: no line recorded yet
+        self.best_moves: list = []
+        self.path: list = []
+        self.tt: dict[int, tuple[int, int]] = {}
+        self.stock_memo: dict = {}
+        self.left_memo: dict = {}
+        # a position whose pyramid is already gone keeps the base of the deal it went in
+        self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
+
+    def base(self, ps: int) -> int:
+        """The Par base of a pyramid cleared now, in pass ``ps`` (0-based)."""
+        return self.cleared_base if self.cleared_base is not None else PAR_BASE[ps + 1]
+
+    # -- scores and bounds ----------------------------------------------------------------
+    def record(self, value: int, tail: list) -> None:
+        """A line scoring ``value``: the path so far and ``tail``, which plays on to the
+        end of the game (so the line reported always replays to its score)."""
+        if value > self.best:
+            self.best = value
+            self.best_moves = self.path + tail
+            if value >= -1:
+                self.gen.cut_dead = True
+
+    def play_on(self, pm: int, sm: int, ptr: int, ps: int) -> tuple[int, list]:
+        """From an uncleared position, play on to the end of the game, any pair first,
+        else D: the score there (never less than ending now) and the moves."""
+        gen, st, full_st = self.gen, self.pos.st, self.pos.full_st
+        pr = self.pos.pr
+        moves: list = []
+        while True:
+            pm, sm, ptr = gen.settle(pm, sm, ptr, moves)
+            if pm == FULL_PYR:
+                left, tail = _stock_min_left(gen, sm, ptr, ps, self.stock_memo)
+                return self.base(ps) - left, moves + tail
+            av = gen.avail(pm)[0]
+            rem = full_st & ~sm
+            hi = rem >> ptr
+            pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
+            lo = rem & ((1 << ptr) - 1)
+            wt = lo.bit_length() - 1 if lo else -1
+            move = None
+            for x, i in enumerate(av):
+                for j in av[x + 1:]:
+                    if pr[i] + pr[j] == 13:
+                        move, pm = ("pp", i, j), pm | (1 << i) | (1 << j)
+                        break
+                else:
+                    if wt >= 0 and pr[i] + st[wt] == 13:
+                        move, pm, sm = ("pW", i), pm | (1 << i), sm | (1 << wt)
+                    elif pt >= 0 and pr[i] + st[pt] == 13:
+                        move, pm, sm = ("pP", i), pm | (1 << i), sm | (1 << pt)
+                if move:
                     break
-                key = bucket.pop()
-                pm, sm = key & FULL_PYR, key >> 28
-                if pm == FULL_PYR or bound(pm, sm, ps) <= best_val:
-                    continue
-                if search.expanded >= max_nodes or (
-                        not search.expanded & 255 and time.perf_counter() > deadline):
-                    raise _Budget
-                for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
-                    nkey = npm | (nsm << 28)
-                    nhere = nps * 32 + nptr
-                    if (nkey, nhere) in parent:
-                        continue
-                    b = seen.get(nkey)
-                    if nkey != key and b is not None and b <= nhere:
-                        continue
-                    if b is None or nhere < b:
-                        seen[nkey] = nhere
-                    parent[(nkey, nhere)] = (key, here, moves)
-                    consider(npm, nsm, nptr, nps, (nkey, nhere))
-                    buckets[nhere].append(nkey)
-    except _Budget:
-        proven = False
-    if best_node is None:
-        line = _to_actions(lead + dfs_line)
-    else:
-        line = _to_actions(lead + _trace(parent, best_node) + best_tail)
-    end, line = _finish_line(game, line)
-    return Solution("par", "win" if end.cards_left == 0 else "lose", line, end.score,
-                    proven, search.expanded, time.perf_counter() - t0)
+            if move is None and pt >= 0 and wt >= 0 and st[pt] + st[wt] == 13:
+                move, sm = ("PW",), sm | (1 << pt) | (1 << wt)
+            if move is None:
+                if pt >= 0:
+                    move, ptr = ("D", 1), pt + 1
+                elif ps < DEALS - 1 and lo:
+                    move, ptr, ps = ("D", 1), 0, ps + 1
+                else:
+                    return -self.left_now(pm, sm), moves
+            moves.append(move)
 
+    def left_now(self, pm: int, sm: int) -> int:
+        return PYRAMID_SIZE - pm.bit_count() + (self.pos.full_st & ~sm).bit_count()
 
-def _relax_most(search: _Search, pm: int, sm: int) -> int:
-    """Joker relaxation: the most further pyramid cards that could be removed."""
-    pos = search.pos
-    counts = 0
-    for r in range(1, 13):
-        c = (pos.st_by_rank[r] & ~sm).bit_count()
-        if c:
-            counts |= min(c, (pos.pyr_by_rank[13 - r] & ~pm).bit_count()) << (3 * r)
-    memo = search.__dict__.setdefault("most_memo", {})
-    return _most(search, pm, counts, memo)
+    def bound(self, pm: int, sm: int, ptr: int, ps: int) -> int:  # noqa: ARG002
+        """An upper bound on every Par score reachable from (pm, sm, ptr, ps)."""
+        if self.gen.hopeless(pm, sm):
+            return -max(1, self.left_min(pm, sm))
+        return PAR_BASE[ps + 1]  # >= 20, above any uncleared score (-1 at most)
 
+    def left_min(self, pm: int, sm: int) -> int:
+        """The fewest cards any line from (pm, sm) could leave, by the full joker
+        relaxation (see the class docstring); at least the count imbalance of each
+        pair of complementary ranks."""
+        pos = self.pos
+        counts = 0
+        kings = 0
+        for r in range(1, 14):
+            c = (pos.st_by_rank[r] & ~sm).bit_count()
+            if r == 13:
+                kings = c
+            elif c:
+                counts |= c << (3 * r)
+        live = self.left_now(pm, sm)
+        return live - kings - self._most(pm, counts)
 
-def _most(search: _Search, pm: int, counts: int, memo: dict) -> int:
-    key = pm | (counts << 28)
-    hit = memo.get(key)
-    if hit is not None:
-        return hit
-    pr = search.pos.pr
-    av = search.avail(pm)[0]
-    best = 0
-    for i in av:
-        if pr[i] == 13:
-            best = 1 + _most(search, pm | (1 << i), counts, memo)
-            memo[key] = best
-            return best
-    n_av = len(av)
-    for x in range(n_av):
-        i = av[x]
-        need = 13 - pr[i]
-        for y in range(x + 1, n_av):
-            if pr[av[y]] == need:
-                best = max(best, 2 + _most(search, pm | (1 << i) | (1 << av[y]), counts, memo))
-        if (counts >> (3 * need)) & 7:
-            best = max(best, 1 + _most(search, pm | (1 << i), counts - (1 << (3 * need)), memo))
-    memo[key] = best
-    return best
+    def _most(self, pm: int, counts: int) -> int:
+        """Most cards the relaxation removes from pyramid ``pm`` with stock ``counts``
+        (3 bits a rank): pyramid pairs, pyramid + stock, Kings, then stock pairs."""
+        key = pm | (counts << 28)
+        memo = self.left_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        pr = self.pos.pr
+        av = self.gen.avail(pm)[0]
+        for i in av:
+            if pr[i] == 13:
+                best = 1 + self._most(pm | (1 << i), counts)
+                memo[key] = best
+                return best
+        best = 0
+        for r in range(1, 7):  # what the stock can still pair off by itself
+            best += 2 * min((counts >> (3 * r)) & 7, (counts >> (3 * (13 - r))) & 7)
+        n_av = len(av)
+        for x in range(n_av):
+            i = av[x]
+            need = 13 - pr[i]
+            for y in range(x + 1, n_av):
+                if pr[av[y]] == need:
+                    v = 2 + self._most(pm | (1 << i) | (1 << av[y]), counts)
+                    if v > best:
+                        best = v
+            if (counts >> (3 * need)) & 7:
+                v = 2 + self._most(pm | (1 << i), counts - (1 << (3 * need)))
+                if v > best:
+                    best = v
+        memo[key] = best
+        return best
+
+    # -- the search -----------------------------------------------------------------------
+    def run(self) -> tuple[int, int, tuple[Action, ...]]:
+        pos, gen = self.pos, self.gen
+        lead: list = []
+        pm, sm, ptr = gen.settle(pos.pm, 0, pos.ptr, lead)
+        self.path = lead
+        root_ub = self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1])
+        upper = max(root_ub, self.best)
+        end, line = _finish_line(self.game, _to_actions(self.best_moves))
+        if end.score != self.best:
+            raise AssertionError(f"the Par line scores {end.score}, not {self.best}")
+        return self.best, upper, line
+
+    def visit(self, pm: int, sm: int, ptr: int, ps: int, cap: int) -> int:
+        """Search from (pm, sm, ptr, ps); returns an upper bound on its value that is
+        exact or at most ``best`` where the search was complete."""
+        if pm == FULL_PYR:
+            left, tail = _stock_min_left(self.gen, sm, ptr, ps, self.stock_memo)
+            value = self.base(ps) - left
+            self.record(value, tail)
+            return value
+        key = pm | (sm << 28)
+        here = ps * 32 + ptr
+        seen = self.tt.get(key)
+        if seen is not None and seen[0] <= here:
+            return seen[1]
+        value = -self.left_now(pm, sm)
+        if value > self.best:  # as good as ending here, or better: play on to the end
+            self.record(*self.play_on(pm, sm, ptr, ps))
+        h = self.bound(pm, sm, ptr, ps)
+        if cap < h:
+            h = cap
+        if h <= self.best or self.out:
+            return h
+        gen = self.gen
+        if gen.expanded >= self.max_nodes or (
+                not gen.expanded & 255 and time.perf_counter() > self.deadline):
+            self.out = True
+            return h
+        ub = value
+        path = self.path
+        for moves, npm, nsm, nptr, nps in gen.children(pm, sm, ptr, ps):
+            path.extend(moves)
+            u = self.visit(npm, nsm, nptr, nps, h)
+            del path[len(path) - len(moves):]
+            if u > ub:
+                ub = u
+        ub = min(ub, h)
+        if not self.out:
+            seen = self.tt.get(key)
+            if seen is None or here <= seen[0]:
+                self.tt[key] = (here, ub)
+        return ub

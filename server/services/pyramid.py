@@ -481,18 +481,24 @@ def service(parlor: "Parlor") -> "Pyramid":
 
 @attrs.frozen
 class Deal:
-    """A finished deal of a player: what the solver looks at for PYR SOLUTION."""
+    """A finished deal of a player: what the solver looks at for PYR SOLUTION.
+    ``score`` is the Par score the player made on it (None when not known)."""
 
     seed: int
     game_no: int
     games: int
     game_id: int
+    score: int | None = None
 
     @property
     def label(self) -> str:
         if self.games == 1:
             return f"your last game (#{self.game_id})"
         return f"game {self.game_no} of {self.games} of your tournament (#{self.game_id})"
+
+    @property
+    def where(self) -> str:
+        return "this deal" if self.games == 1 else f"the deal of game {self.game_no}"
 
 
 @attrs.define(eq=False)
@@ -503,48 +509,125 @@ class Auto:
     stop: asyncio.Event = attrs.field(factory=asyncio.Event)
 
 
-async def judge(seed: int) -> tuple[str, str, solver.Solution | None]:
-    """(all 52 removable?, pyramid clearable?) as "win" | "lose" | "unknown", and the best
-    Par line when it had to be searched for (a win the "all" search did not find in time
-    is often found by the Par search)."""
+async def judge(seed: int) -> tuple[str, str, solver.Solution]:
+    """(could it be won -- all 52 cards removed?, could the pyramid be cleared?) as
+    "win" | "lose" | "unknown", and the best Par (``solver.solve_par``: a line, and
+    ``lower``/``upper`` bounds that meet when proven).
+
+    The best Par line settles both questions when it removes all 52 cards, and the
+    pyramid one when it clears the pyramid; the win searches run only for the rest."""
     game = rules.Game.dealt(seed)
-    pyramid = (await solve(game, "pyramid", VERDICT_LIMIT)).result
-    if pyramid == "lose":
-        return "lose", "lose", None
-    full = (await solve(game, "all", VERDICT_LIMIT)).result
-    if full != "unknown":
-        return full, pyramid, None
     best = await solve(game, "par", SOLUTION_LIMIT)
-    return ("win" if best.result == "win" else "unknown"), pyramid, best
+    if best.result == "win":
+        return "win", "win", best
+    cleared = "win" if _replay(seed, best.moves).cleared_in else None
+    if cleared is None:
+        cleared = (await solve(game, "pyramid", VERDICT_LIMIT)).result
+    full = "lose" if cleared == "lose" else (await solve(game, "all", VERDICT_LIMIT)).result
+    return full, cleared, best
 
 
 @attrs.frozen
 class Line:
-    """PYR SOLUTION: the best Par line found for a deal and, when all 52 cards can be
-    removed but that line does not, the Par score of a line that removes them all."""
+    """PYR SOLUTION: the best Par line of a deal (``best``) and whether the deal could
+    be won, all 52 cards removed (``won``: "win" | "lose" | "unknown")."""
 
     best: solver.Solution
-    win_score: int | None = None
+    won: str
+    cleared: str = "unknown"
 
 
 async def best_line(seed: int) -> Line:
-    """The solver's best Par line; when the Par search is not proved (its time ran out),
-    a line removing all 52 cards is tried too, and the better scoring one is kept."""
+    """The solver's best Par line for the deal of ``seed`` (exact unless its time ran out:
+    then ``best.lower``/``best.upper`` bound it)."""
+    won, cleared, best = await judge(seed)
+    return Line(best, won, cleared)
+
+
+def _replay(seed: int, moves) -> rules.Game:  # noqa: ANN001
     game = rules.Game.dealt(seed)
-    best = await solve(game, "par", SOLUTION_LIMIT)
-    if best.proven and best.result == "win":
-        return Line(best, best.score)
-    full = await solve(game, "all", VERDICT_LIMIT)
-    if full.result != "win":
-        return Line(best)
-    end = game
-    for action in full.moves:
-        end, _ = rules.play(end, action)
-    if end.score > best.score:
-        won = solver.Solution("par", "win", full.moves, end.score, end.score == 50,
-                              full.nodes, full.seconds)
-        return Line(won, end.score)
-    return Line(best, end.score)
+    for action in moves:
+        game, _ = rules.play(game, action)
+    return game
+
+
+def best_par_text(seed: int, best: solver.Solution) -> str:
+    """"the best possible Par score was +46 (the pyramid cleared in deal 1, 4 cards
+    left)", or with bounds when not proven: "... was at least -5, at most +3 (...)".
+    The parenthesis tells how the best line found ends."""
+    end = _replay(seed, best.moves)
+    if end.cards_left == 0:
+        how = f"all 52 cards removed, the pyramid cleared in deal {end.cleared_in}"
+    elif end.cleared_in:
+        how = (f"the pyramid cleared in deal {end.cleared_in}, "
+               f"{counted(end.cards_left, 'card')} left")
+    else:
+        how = f"the pyramid not cleared, {counted(end.cards_left, 'card')} left"
+    if best.proven:
+        return f"the best possible Par score was {best.score:+d} ({how})"
+    return (f"the best possible Par score was at least {best.lower:+d}, at most "
+            f"{best.upper:+d} (the best line found, in {SOLUTION_LIMIT:.0f} seconds: "
+            f"{best.lower:+d}, {how})")
+
+
+def reached_text(score: int | None, best: solver.Solution) -> str:
+    """Whether the player's Par score reached the best possible one."""
+    if score is None:
+        return ""
+    if score >= best.upper:
+        return f"your {score:+d} reached it"
+    if score >= best.lower:
+        return f"your {score:+d} is as good as the best line found"
+    return f"your {score:+d} fell {best.lower - score} short of it"
+
+
+def won_text(where: str, won: str, cleared: str) -> str:
+    """"Could have been won" means all 52 cards removed (the rules page), everywhere."""
+    if won == "win":
+        return f"{where} could have been won (all 52 cards removed)"
+    if won == "lose" and cleared == "win":
+        return (f"{where} could not have been won (not all 52 cards can go), but the "
+                "pyramid could have been cleared")
+    if won == "lose":
+        return f"{where} could not have been won: the pyramid cannot be cleared"
+    return f"whether {where} could have been won was not decided in time"
+
+
+def verdict_text(where: str, found: Line, score: int | None, seed: int) -> str:
+    """The solver's verdict after a game, in one sentence: could the deal have been won,
+    what the best possible Par was, and whether the player's score reached it."""
+    best = found.best
+    text = f"{won_text(where, found.won, found.cleared)}; {best_par_text(seed, best)}"
+    if found.won == "win" and best.result != "win" and best.proven:
+        text += ", more than any win scores"
+    reached = reached_text(score, best)
+    if reached:
+        text += f", and {reached}"
+    return text[0].upper() + text[1:] + "."
+
+
+def solution_text(deal: Deal, found: Line) -> str:
+    """The head of PYR SOLUTION: the same facts as the verdict, about the line shown."""
+    best = found.best
+    proof = ("proved best" if best.proven else
+             f"the best found in {SOLUTION_LIMIT:.0f} seconds; the best possible is at most "
+             f"{best.upper:+d}")
+    end = _replay(deal.seed, best.moves)
+    if end.cards_left == 0:
+        how = f"all 52 cards removed, the pyramid cleared in deal {end.cleared_in}"
+    elif end.cleared_in:
+        how = (f"not a win: the pyramid cleared in deal {end.cleared_in}, "
+               f"{counted(end.cards_left, 'card')} left")
+    else:
+        how = f"not a win: the pyramid not cleared, {counted(end.cards_left, 'card')} left"
+    text = (f"The best line for {deal.label}, seeing every card: Par score "
+            f"{best.score:+d} ({proof}); {how}.")
+    if found.won == "win" and end.cards_left:
+        text += " The deal could have been won (all 52 cards removed), but a win scores less."
+    reached = reached_text(deal.score, best)
+    if reached:
+        text += f" {reached[0].upper()}{reached[1:]}."
+    return text
 
 
 def line_tokens(seed: int, moves) -> list[str]:  # noqa: ANN001
@@ -689,7 +772,8 @@ class Pyramid:
                 n = event.event.game_no
                 if match.mode == "standard" and _untouched(match.games[n - 1]):
                     continue  # a deal ended before any move (NEW, TOUR): nothing to tell
-                deal = Deal(match.seeds[n - 1], n, match.n_games, ctx.game_id)
+                deal = Deal(match.seeds[n - 1], n, match.n_games, ctx.game_id,
+                            event.event.score)
                 self.host.spawn(self._after_game(game, game.version + 1, seat.account_id, deal))
 
     async def on_finish(self, ctx: FinishContext) -> list[str]:
@@ -778,20 +862,10 @@ class Pyramid:
             self._judging.discard(account_id)
 
     async def verdict(self, deal: Deal) -> str:
-        full, pyramid, best = await judge(deal.seed)
-        if best is not None:
-            self._keep_line(deal.seed, Line(best, best.score if full == "win" else None))
-        where = "this deal" if deal.games == 1 else f"the deal of game {deal.game_no}"
-        if full == "win":
-            what = f"{where} could have been won: all 52 cards can be removed."
-        elif full == "lose" and pyramid == "win":
-            what = (f"{where} could not have been won (not all 52 cards can go), but the "
-                    "pyramid could have been cleared.")
-        elif full == "lose":
-            what = f"{where} could not have been won: the pyramid cannot be cleared."
-        else:
-            what = f"whether {where} could have been won was not decided in time."
-        return f"The solver, seeing every card: {what} PYR SOLUTION shows the best line."
+        found = await best_line(deal.seed)
+        self._keep_line(deal.seed, found)
+        text = verdict_text(deal.where, found, deal.score, deal.seed)
+        return f"The solver, seeing every card: {text} PYR SOLUTION shows the best line."
 
     async def solution(self, deal: Deal) -> Line:
         found = self._lines.get(deal.seed)
@@ -817,7 +891,8 @@ class Pyramid:
             match = live.state.matches[seat]
             if match.scores:
                 n = len(match.scores)
-                return Deal(match.seeds[n - 1], n, match.n_games, live.id)
+                return Deal(match.seeds[n - 1], n, match.n_games, live.id,
+                            match.scores[n - 1])
         if account_id in self._last:
             return self._last[account_id]
         async with self.db.session() as tx:
@@ -833,7 +908,8 @@ class Pyramid:
             match = state_from_json(record.state).matches[seats[0]]
             if match.scores:
                 n = len(match.scores)
-                return Deal(match.seeds[n - 1], n, match.n_games, record.id)
+                return Deal(match.seeds[n - 1], n, match.n_games, record.id,
+                            match.scores[n - 1])
         return None
 
     # -- HINT and AUTO -------------------------------------------------------------------------

@@ -1,0 +1,141 @@
+"""The exact best-Par search (games/pyramid/solver.py ``solve_par``).
+
+- On small boards (1 to 4 pyramid rows, up to 13 Pack cards) it agrees with a brute
+  force over every line, played through the engine (``rules.play``).  A few hundred
+  hypothesis boards here; ``ESTERPORT_SOAK=1`` runs thousands.
+- Known deals: the exact best and a line that replays to it.
+- Anytime: a bigger node budget never lowers ``lower`` nor raises ``upper``.
+
+Budgets are node counts, never seconds: nothing here depends on the machine's speed.
+"""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.pyramid import rules, solver
+from games.pyramid.rules import END, Game
+
+SOAK = os.environ.get("ESTERPORT_SOAK") == "1"
+NO_CLOCK = 10_000.0  # a time limit that never binds: budgets are node counts
+
+
+def replay(game: Game, moves) -> Game:
+    for action in moves:
+        game, _ = rules.play(game, action)
+    return game
+
+
+def brute_best_par(game: Game) -> int:
+    """The best Par over every line: every position reachable through the engine, each
+    scored as if the player ended there (END is always legal) or as it ended."""
+    best = None
+    seen = {game}
+    todo = [game]
+    while todo:
+        g = todo.pop()
+        value = g.score if g.over else rules.par_score(g)
+        best = value if best is None else max(best, value)
+        for action in rules.game_actions(g):
+            if action is END:
+                continue
+            after, _ = rules.play(g, action)
+            if after not in seen:
+                seen.add(after)
+                todo.append(after)
+    return best
+
+
+@st.composite
+def small_boards(draw) -> Game:
+    rows = draw(st.integers(1, 4))
+    n_pyr = rows * (rows + 1) // 2
+    n_pack = draw(st.integers(0, 13))
+    cards = draw(st.permutations(range(52)))[:n_pyr + n_pack]
+    return Game.from_rows(cards[:n_pyr], cards[n_pyr:])
+
+
+@settings(max_examples=5000 if SOAK else 300, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards())
+def test_par_matches_brute_force_on_small_boards(game):
+    sol = solver.solve_par(game, max_nodes=10**7, time_limit=NO_CLOCK)
+    assert sol.proven and sol.lower == sol.upper == sol.score
+    assert sol.score == brute_best_par(game)
+    end = replay(game, sol.moves)
+    assert end.over and end.score == sol.score
+
+
+@settings(max_examples=300 if SOAK else 40, deadline=None, derandomize=not SOAK)
+@given(small_boards(), st.lists(st.integers(1, 400), min_size=2, max_size=4))
+def test_a_bigger_budget_never_gives_a_worse_answer_on_small_boards(game, budgets):
+    exact = brute_best_par(game)
+    last = None
+    for budget in sorted(budgets):
+        sol = solver.solve_par(game, max_nodes=budget, time_limit=NO_CLOCK)
+        assert sol.lower <= exact <= sol.upper
+        assert replay(game, sol.moves).score == sol.lower
+        if last is not None:
+            assert sol.lower >= last.lower and sol.upper <= last.upper
+        last = sol
+
+
+@settings(max_examples=1000 if SOAK else 100, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_par_matches_brute_force_from_mid_game_positions(game, picks):
+    """From positions part way through (after redeals, with the pyramid already cleared
+    in an earlier deal, ...), reached by playing picked legal moves."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    sol = solver.solve_par(game, max_nodes=10**7, time_limit=NO_CLOCK)
+    assert sol.proven and sol.score == brute_best_par(game)
+    end = replay(game, sol.moves)
+    assert end.over and end.score == sol.score
+
+
+def test_from_rows_builds_a_smaller_board():
+    game = Game.from_rows([12, 0, 11], [5, 7])  # KC; AC QC; Pack 6C 8C
+    assert game.pyramid_left == 3 and game.available() == ["2,1", "2,2", "P"]
+    with pytest.raises(ValueError):
+        Game.from_rows([1, 2], [3])  # not whole rows
+    with pytest.raises(ValueError):
+        Game.from_rows([1], [1])  # a card twice
+
+
+@pytest.mark.parametrize(("seed", "best"), [(34, -3), (18, -16), (14, -9), (0, 50)])
+def test_known_deals_exact_and_proven(seed, best):
+    game = Game.dealt(seed)
+    sol = solver.solve_par(game, max_nodes=10**7, time_limit=NO_CLOCK)
+    assert (sol.lower, sol.upper, sol.proven, sol.score) == (best, best, True, best)
+    end = replay(game, sol.moves)
+    assert end.over and end.score == best
+    assert sol.result == ("win" if end.cards_left == 0 else "lose")
+
+
+@pytest.mark.parametrize("seed", [34, 14, 3])
+def test_a_bigger_budget_never_gives_a_worse_answer(seed):
+    game = Game.dealt(seed)
+    last = None
+    for budget in (1, 30, 300, 3_000, 30_000, 10**7):
+        sol = solver.solve_par(game, max_nodes=budget, time_limit=NO_CLOCK)
+        assert sol.lower <= sol.upper
+        assert replay(game, sol.moves).score == sol.lower
+        if last is not None:
+            assert sol.lower >= last.lower and sol.upper <= last.upper
+        last = sol
+    assert last.proven
+
+
+def test_par_from_a_mid_game_position():
+    game = Game.dealt(34)
+    for _ in range(4):
+        game, _ = rules.play(game, rules.DEAL)
+    sol = solver.solve_par(game, max_nodes=10**7, time_limit=NO_CLOCK)
+    assert sol.proven and sol.score <= -3
+    assert replay(game, sol.moves).score == sol.score

@@ -551,18 +551,22 @@ def _replay(seed: int, moves) -> rules.Game:  # noqa: ANN001
     return game
 
 
+def ending(end: rules.Game) -> str:
+    """How a finished line ends: "all 52 cards removed, the pyramid cleared in deal 1",
+    "the pyramid cleared in deal 2, 4 cards left", "the pyramid not cleared, 3 cards left"."""
+    if end.cards_left == 0:
+        return f"all 52 cards removed, the pyramid cleared in deal {end.cleared_in}"
+    if end.cleared_in:
+        return (f"the pyramid cleared in deal {end.cleared_in}, "
+                f"{counted(end.cards_left, 'card')} left")
+    return f"the pyramid not cleared, {counted(end.cards_left, 'card')} left"
+
+
 def best_par_text(seed: int, best: solver.Solution) -> str:
     """"the best possible Par score was +46 (the pyramid cleared in deal 1, 4 cards
     left)", or with bounds when not proven: "... was at least -5, at most +3 (...)".
     The parenthesis tells how the best line found ends."""
-    end = _replay(seed, best.moves)
-    if end.cards_left == 0:
-        how = f"all 52 cards removed, the pyramid cleared in deal {end.cleared_in}"
-    elif end.cleared_in:
-        how = (f"the pyramid cleared in deal {end.cleared_in}, "
-               f"{counted(end.cards_left, 'card')} left")
-    else:
-        how = f"the pyramid not cleared, {counted(end.cards_left, 'card')} left"
+    how = ending(_replay(seed, best.moves))
     if best.proven:
         return f"the best possible Par score was {best.score:+d} ({how})"
     return (f"the best possible Par score was at least {best.lower:+d}, at most "
@@ -613,13 +617,7 @@ def solution_text(deal: Deal, found: Line) -> str:
              f"the best found in {SOLUTION_LIMIT:.0f} seconds; the best possible is at most "
              f"{best.upper:+d}")
     end = _replay(deal.seed, best.moves)
-    if end.cards_left == 0:
-        how = f"all 52 cards removed, the pyramid cleared in deal {end.cleared_in}"
-    elif end.cleared_in:
-        how = (f"not a win: the pyramid cleared in deal {end.cleared_in}, "
-               f"{counted(end.cards_left, 'card')} left")
-    else:
-        how = f"not a win: the pyramid not cleared, {counted(end.cards_left, 'card')} left"
+    how = ending(end) if end.cards_left == 0 else f"not a win: {ending(end)}"
     text = (f"The best line for {deal.label}, seeing every card: Par score "
             f"{best.score:+d} ({proof}); {how}.")
     if found.won == "win" and end.cards_left:

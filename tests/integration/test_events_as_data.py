@@ -24,6 +24,15 @@ class Recorder:
     def watch(self, topic: str) -> None:
         self.bus.subscribe(topic, lambda t, e: self.events.append((t, e)))
 
+    def assert_plain_data(self) -> None:
+        """Every event was published and ended (``game.end``), and each is plain data
+        that JSON carries unchanged."""
+        kinds = {e.kind for _, e in self.events}
+        assert {"game.update", "game.end"} <= kinds, kinds
+        for topic, event in self.events:
+            wire = json.loads(json.dumps({"kind": event.kind, "data": event.data}))
+            assert wire == {"kind": event.kind, "data": event.data}, (topic, event)
+
 
 def test_the_bus_refuses_a_live_object_and_delivers_a_copy():
     bus, got = LocalBus(), []
@@ -69,11 +78,8 @@ async def test_every_event_of_a_whole_game_round_trips_through_json(parlor, key)
         if any(e.kind == "game.end" for _, e in recorder.events):
             break
         await asyncio.sleep(0.01)
-    kinds = {e.kind for _, e in recorder.events}
-    assert {"game.update", "game.end"} <= kinds, kinds
-    for topic, event in recorder.events:
-        wire = json.loads(json.dumps({"kind": event.kind, "data": event.data}))
-        assert wire == {"kind": event.kind, "data": event.data}, (topic, event)
+    recorder.assert_plain_data()
+    for _, event in recorder.events:
         if event.kind.startswith("game."):
             assert event.data["game"] == game.id and isinstance(event.data["version"], int)
     assert parlor.host.lookup(game.id) is game  # ended, still found for a late reader
@@ -110,8 +116,4 @@ async def test_every_event_of_a_triad_table_round_trips_through_json(parlor):
         if game.outcome is not None:
             break
         await asyncio.sleep(0.01)
-    kinds = {e.kind for _, e in recorder.events}
-    assert {"game.update", "game.end"} <= kinds, kinds
-    for topic, event in recorder.events:
-        wire = json.loads(json.dumps({"kind": event.kind, "data": event.data}))
-        assert wire == {"kind": event.kind, "data": event.data}, (topic, event)
+    recorder.assert_plain_data()

@@ -7,8 +7,8 @@ The rest of the family (CHALLENGE, ACCEPT, DECLINE, WITHDRAW, RESIGN, DISPLAY, G
 STATUS, RANKINGS, HELP) comes from :func:`commands.games.game_family`. Handlers parse,
 call the Pyramid service (``server/services/pyramid.py``) or the game host, and write
 the answer; a wrong use raises UsageError (its usage line is shown). The rules of the
-table, SAVE, EXIT and NEW among them, and their refusals are the engine's
-(``games/pyramid/match.py``): a handler asks it and relays its RuleError.
+table (SAVE, EXIT and NEW; which commands each mode has) and their refusals are the
+engine's (``games/pyramid/match.py``): a handler asks it and relays its RuleError.
 """
 
 from __future__ import annotations
@@ -179,8 +179,7 @@ async def quit_(ctx: Context, rest: str) -> None:
     if parts:
         raise UsageError()
     game = _playing(ctx)
-    if _tournament(game):
-        raise CommandError("In tournament play QUIT is replaced by EXIT (PYR EXIT).")
+    engine.check_command(game.state, "QUIT")
     seat = game.seat_of(ctx.account.id)
     if game.version > 0 and not yes:
         _say(ctx, f"QUIT ends this game as it stands ({_standing(game.state.matches[seat])}). "
@@ -192,8 +191,7 @@ async def quit_(ctx: Context, rest: str) -> None:
 async def hint(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
     game = _playing(ctx)
-    if _tournament(game):
-        raise CommandError("HINT is not available in tournament play.")
+    engine.check_command(game.state, "HINT")
     svc = _svc(ctx)
     prefs = svc.prefs(ctx.account)
     seat = game.seat_of(ctx.account.id)
@@ -222,8 +220,7 @@ async def auto(ctx: Context, rest: str) -> None:
         ctx.send("AUTO stops: you play on.")
         return
     game = _playing(ctx)
-    if _tournament(game):
-        raise CommandError("AUTO is not available in tournament play.")
+    engine.check_command(game.state, "AUTO")
     if svc.auto_running(ctx.account.id):
         raise CommandError("AUTO is already playing your game; PYR AUTO STOP stops it.")
     speed = svc.prefs(ctx.account).speed
@@ -239,9 +236,7 @@ async def _leave_standard(ctx: Context, yes: bool, what: str) -> bool:
     game = _game(ctx)
     if game is None:
         return True
-    if _tournament(game):
-        raise CommandError("You are in tournament play already (PYR EXIT leaves it, PYR NEW "
-                           "starts a new match).")
+    engine.check_command(game.state, "TOUR")
     if game.version > 0 and not yes:
         seat = game.seat_of(ctx.account.id)
         _say(ctx, f"Your standard game is in progress ({_standing(game.state.matches[seat])}). "

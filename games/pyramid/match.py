@@ -67,6 +67,17 @@ CLOSE_REFUSALS = {
                        "finish it, or PYR EXIT to resign it.",
 }
 
+#: The rules page ("Play modes"): in tournament play HINT, TOUR, AUTO and QUIT are replaced
+#: by TOP10, SAVE, SCORE and EXIT. The parlor's commands that are no action of the table,
+#: refused by (mode, command); SAVE, EXIT and NEW are Closes (``CLOSE_REFUSALS``).
+COMMAND_REFUSALS = {
+    ("tournament", "HINT"): "HINT is not available in tournament play.",
+    ("tournament", "AUTO"): "AUTO is not available in tournament play.",
+    ("tournament", "QUIT"): "In tournament play QUIT is replaced by EXIT (PYR EXIT).",
+    ("tournament", "TOUR"): "You are in tournament play already (PYR EXIT leaves it, PYR NEW "
+                            "starts a new match).",
+}
+
 
 def sentence(text: str) -> str:
     """An engine message as a sentence: "9 + 5 is 14, not 13" -> "9 + 5 is 14, not 13."."""
@@ -181,6 +192,17 @@ def check_close(table: Table, seat: int, what: str) -> str:
     if refusal is not None:
         raise IllegalAction(refusal)
     return RESIGN if what == EXIT and who == "person" else what
+
+
+def check_command(table: Table, command: str) -> None:
+    """Whether the parlor's ``command`` (HINT, AUTO, QUIT, TOUR) is played in the table's
+    mode.
+
+    :raises IllegalAction: the refusal, in the player's words (``COMMAND_REFUSALS``).
+    """
+    refusal = COMMAND_REFUSALS.get((table.mode, command.upper()))
+    if refusal is not None:
+        raise IllegalAction(refusal)
 
 
 def legal_actions(table: Table, seat: int) -> Iterator[Any]:

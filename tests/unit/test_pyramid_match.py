@@ -153,6 +153,25 @@ def test_closing_a_table(who, word, expected):
         check_close(closed, 0, word)
 
 
+@pytest.mark.parametrize("command, in_standard, in_tournament", [
+    # the rules page: in tournament play HINT, TOUR, AUTO and QUIT are replaced
+    ("HINT", None, "HINT is not available in tournament play."),
+    ("AUTO", None, "AUTO is not available in tournament play."),
+    ("QUIT", None, "In tournament play QUIT is replaced by EXIT"),
+    ("TOUR", None, "You are in tournament play already"),
+    ("SCORE", None, None), ("TOP10", None, None), ("CONFIG", None, None),
+])
+def test_the_commands_of_each_mode(command, in_standard, in_tournament):
+    for table, refusal in ((standard(), in_standard), (table_of(1, (False,)), in_tournament),
+                           (table_of(), in_tournament)):
+        if refusal is None:
+            match.check_command(table, command)
+            match.check_command(table, command.lower())
+        else:
+            with pytest.raises(IllegalAction, match=re.escape(refusal)):
+                match.check_command(table, command)
+
+
 def test_outcomes_closing_and_what_counts():
     table = table_of()
     for _ in range(6):

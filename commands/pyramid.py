@@ -6,7 +6,9 @@ digits) and for ``PYR`` alone.
 The rest of the family (CHALLENGE, ACCEPT, DECLINE, WITHDRAW, RESIGN, DISPLAY, GAMES,
 STATUS, RANKINGS, HELP) comes from :func:`commands.games.game_family`. Handlers parse,
 call the Pyramid service (``server/services/pyramid.py``) or the game host, and write
-the answer; a wrong use raises UsageError (its usage line is shown).
+the answer; a wrong use raises UsageError (its usage line is shown). The rules of the
+table (SAVE, EXIT and NEW; which commands each mode has) and their refusals are the
+engine's (``games/pyramid/match.py``): a handler asks it and relays its RuleError.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ import attrs
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, UsageError
 from games.errors import BadNotation, RuleError
+from games.pyramid import match as engine
 from games.pyramid import notation, rules
 from games.pyramid.cards import card_text
+from games.pyramid.match import sentence
 from server.hosting import Seat
 from server.services import pyramid
 from server.services.games import GameError, LiveGame
-from server.services.pyramid import BELL, KEY, SOUNDS, SPEEDS, Prefs, sentence
+from server.services.pyramid import BELL, KEY, SOUNDS, SPEEDS, Prefs
 from server.text import bold, columns, counted, table, wrap
 
 GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D = deal."
@@ -159,15 +163,13 @@ async def new(ctx: Context, rest: str) -> None:
         await _end_standard(ctx, game)
         await _guard(svc.start_standard(_me(ctx)))
         return
-    if table_.humans > 1:
-        raise CommandError("Against a person NEW would restart your opponent's tournament "
-                           "too: finish it, or PYR EXIT to resign it.")
+    engine.check_close(table_, seat, engine.RENEW)  # refused against a person
     if not yes:
         _say(ctx, f"NEW abandons this tournament ({table_.summary(seat)}) and starts a new "
                   "match with the same settings. Type PYR NEW YES to do it (PYR SAVE puts "
                   "this one away instead).")
         return
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, pyramid.RENEW))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.RENEW))
     await _guard(svc.restart(game))
 
 
@@ -177,8 +179,7 @@ async def quit_(ctx: Context, rest: str) -> None:
     if parts:
         raise UsageError()
     game = _playing(ctx)
-    if _tournament(game):
-        raise CommandError("In tournament play QUIT is replaced by EXIT (PYR EXIT).")
+    engine.check_command(game.state, "QUIT")
     seat = game.seat_of(ctx.account.id)
     if game.version > 0 and not yes:
         _say(ctx, f"QUIT ends this game as it stands ({_standing(game.state.matches[seat])}). "
@@ -190,8 +191,7 @@ async def quit_(ctx: Context, rest: str) -> None:
 async def hint(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
     game = _playing(ctx)
-    if _tournament(game):
-        raise CommandError("HINT is not available in tournament play.")
+    engine.check_command(game.state, "HINT")
     svc = _svc(ctx)
     prefs = svc.prefs(ctx.account)
     seat = game.seat_of(ctx.account.id)
@@ -220,8 +220,7 @@ async def auto(ctx: Context, rest: str) -> None:
         ctx.send("AUTO stops: you play on.")
         return
     game = _playing(ctx)
-    if _tournament(game):
-        raise CommandError("AUTO is not available in tournament play.")
+    engine.check_command(game.state, "AUTO")
     if svc.auto_running(ctx.account.id):
         raise CommandError("AUTO is already playing your game; PYR AUTO STOP stops it.")
     speed = svc.prefs(ctx.account).speed
@@ -237,9 +236,7 @@ async def _leave_standard(ctx: Context, yes: bool, what: str) -> bool:
     game = _game(ctx)
     if game is None:
         return True
-    if _tournament(game):
-        raise CommandError("You are in tournament play already (PYR EXIT leaves it, PYR NEW "
-                           "starts a new match).")
+    engine.check_command(game.state, "TOUR")
     if game.version > 0 and not yes:
         seat = game.seat_of(ctx.account.id)
         _say(ctx, f"Your standard game is in progress ({_standing(game.state.matches[seat])}). "
@@ -264,7 +261,7 @@ async def tour(ctx: Context, rest: str) -> None:
             await _guard(svc.start_tournament(_me(ctx)))
         return
     if what in ("computer", "cpu"):
-        if len(parts) > 2 or (len(parts) == 2 and parts[1].lower() not in pyramid.LEVELS):
+        if len(parts) > 2 or (len(parts) == 2 and parts[1].lower() not in engine.LEVELS):
             raise UsageError()
         level = parts[1].lower() if len(parts) == 2 else "normal"
         if await _leave_standard(ctx, yes, f"PYR TOUR {' '.join(parts).upper()}"):
@@ -332,11 +329,9 @@ async def _restore(ctx: Context, parts: list[str], yes: bool) -> None:
 async def save(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
     game = _playing(ctx)
-    if not _tournament(game):
-        raise CommandError("SAVE is for tournament play (a standard game is kept for you "
-                           "anyway).")
+    engine.check_close(game.state, game.seat_of(ctx.account.id), engine.SAVE)
     _svc(ctx).stop_auto(ctx.account.id)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, pyramid.SAVE))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.SAVE))
 
 
 async def exit_(ctx: Context, rest: str) -> None:
@@ -345,19 +340,18 @@ async def exit_(ctx: Context, rest: str) -> None:
     if parts:
         raise UsageError()
     game = _playing(ctx)
-    if not _tournament(game):
-        raise CommandError("You are in standard play (EXIT leaves tournament play).")
     seat = game.seat_of(ctx.account.id)
     table_ = game.state
+    closing = engine.check_close(table_, seat, engine.EXIT)  # RESIGN against a person
     if not yes:
-        if table_.humans > 1:
+        if closing == engine.RESIGN:
             _say(ctx, f"EXIT resigns this tournament ({table_.summary(seat)}): your opponent "
                       "wins. Type PYR EXIT YES to do it.")
         else:
             _say(ctx, f"EXIT abandons this tournament ({table_.summary(seat)}). PYR SAVE puts "
                       "it away instead; PYR EXIT YES abandons it.")
         return
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, pyramid.EXIT))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.EXIT))
     ctx.send("You are back in standard play: PYR NEW deals a game.")
 
 

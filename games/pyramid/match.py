@@ -1,0 +1,438 @@
+"""A hosted Pyramid match: one engine match (``rules.State``) per seat, all played at
+once (rules page, "Play modes"). ``rules`` plays one player's standard game or
+tournament; this module is the table around those matches that the parlor hosts.
+
+State
+    :class:`Table`: ``matches[seat]`` is each seat's match, ``computer[seat]`` whether
+    the computer plays it, ``same_deck`` (Use Same Deck: every match has the same
+    seeds), and, once closed, the word that closed it and who did.
+
+    * Standard play and a tournament alone: one seat.
+    * A tournament against the computer: two seats, the second the computer's. With Use
+      Same Deck it plays a deal only once every person has finished it
+      (:func:`waiting_for_deal`), so its moves never tell of a deal still to be played.
+    * A tournament against a person: two seats, each told only of their own moves
+      (:func:`audience`), and of the other's when one of the other's games ends.
+
+Actions
+    The match engine's (``rules.Action``: a pair, a King, ``D``, ``END``), for the seat's
+    own match, and :class:`Close` (``SAVE``, ``EXIT``, ``NEW``, ``RESIGN``) for the whole
+    table. :func:`check_close` is the one check of a Close (and of its refusal's words);
+    ``apply`` raises :class:`games.errors.IllegalAction` and leaves the table unchanged.
+
+Events
+    :class:`Told` (an engine event of one seat's match) and :class:`Closed`.
+
+How a table ends (``outcome``)
+    Played out (every match over), or closed: SAVE, EXIT and NEW are not counted in the
+    records (:func:`counts`); RESIGN (EXIT against a person) is a loss for the closer.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator
+
+import attrs
+
+from games.errors import BadNotation, IllegalAction, RuleError
+from games.outcome import Outcome
+
+from . import ai, notation, rules
+from . import render as board
+
+LEVELS = ai.LEVELS
+
+# Closing a table (the words are its notation, stored in the move list).
+SAVE, EXIT, RENEW, RESIGN = "SAVE", "EXIT", "NEW", "RESIGN"
+CLOSE_WORDS = {SAVE: SAVE, EXIT: EXIT, RENEW: RENEW, RESIGN: RESIGN}
+# Outcome reasons of tables that were closed rather than played out: not counted.
+SAVED_REASON = "put away with PYR SAVE"
+ABANDONED_REASON = "tournament abandoned"
+RENEWED_REASON = "a new match begun"
+NOT_COUNTED = frozenset({SAVED_REASON, ABANDONED_REASON, RENEWED_REASON})
+
+#: Closes that are refused, by (who is at the table, the word): "standard" play, or a
+#: tournament against a "person". A Close missing here is allowed.
+CLOSE_REFUSALS = {
+    ("standard", SAVE): "SAVE is for tournament play (a standard game is kept for you "
+                        "anyway; PYR QUIT ends it).",
+    ("standard", EXIT): "EXIT is for tournament play; in standard play PYR QUIT ends the "
+                        "game.",
+    ("standard", RENEW): "A new match is for tournament play; in standard play PYR NEW "
+                         "deals another game.",
+    ("person", SAVE): "A tournament against a person cannot be saved; it waits for you "
+                      "over a disconnect or a restart without SAVE.",
+    ("person", RENEW): "Against a person NEW would restart your opponent's tournament too: "
+                       "finish it, or PYR EXIT to resign it.",
+}
+
+#: The rules page ("Play modes"): in tournament play HINT, TOUR, AUTO and QUIT are replaced
+#: by TOP10, SAVE, SCORE and EXIT. The parlor's commands that are no action of the table,
+#: refused by (mode, command); SAVE, EXIT and NEW are Closes (``CLOSE_REFUSALS``).
+COMMAND_REFUSALS = {
+    ("tournament", "HINT"): "HINT is not available in tournament play.",
+    ("tournament", "AUTO"): "AUTO is not available in tournament play.",
+    ("tournament", "QUIT"): "In tournament play QUIT is replaced by EXIT (PYR EXIT).",
+    ("tournament", "TOUR"): "You are in tournament play already (PYR EXIT leaves it, PYR NEW "
+                            "starts a new match).",
+}
+
+
+def sentence(text: str) -> str:
+    """An engine message as a sentence: "9 + 5 is 14, not 13" -> "9 + 5 is 14, not 13."."""
+    text = text.strip()
+    if text and text[0].isalpha() and not (len(text) > 1 and text[1] in ",0123456789"):
+        text = text[0].upper() + text[1:]
+    return text if not text or text[-1] in ".!?" else text + "."
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+# -- actions and events ------------------------------------------------------------------------
+@attrs.frozen
+class Close:
+    """A table-wide action: SAVE (put away), EXIT (abandon; against a person, resign),
+    NEW (a new match follows) or RESIGN."""
+
+    what: str = attrs.field(validator=attrs.validators.in_((SAVE, EXIT, RENEW, RESIGN)))
+
+
+@attrs.frozen
+class Told:
+    """An engine event of one seat's match, with what describing it needs."""
+
+    seat: int
+    mode: str
+    games: int
+    event: Any
+
+
+@attrs.frozen
+class Closed:
+    seat: int
+    what: str
+
+
+# -- the table ---------------------------------------------------------------------------------
+@attrs.frozen
+class Table:
+    """A hosted Pyramid game: ``matches[seat]`` is each seat's engine match."""
+
+    matches: tuple[rules.State, ...] = attrs.field(converter=tuple)
+    computer: tuple[bool, ...] = attrs.field(converter=tuple)
+    same_deck: bool = False
+    closed: str = ""          # "" in play, else the Close word that closed it
+    closer: int | None = None
+
+    @property
+    def mode(self) -> str:
+        return self.matches[0].mode
+
+    @property
+    def humans(self) -> int:
+        return sum(1 for c in self.computer if not c)
+
+    @property
+    def played_out(self) -> bool:
+        return all(m.over for m in self.matches)
+
+    def summary(self, seat: int) -> str:
+        m = self.matches[seat]
+        if m.mode == "standard":
+            return f"standard game, {_counted(m.game.cards_left, 'card')} left"
+        return f"game {m.game_no} of {m.n_games}, net {m.total:+d}"
+
+
+def new_table(options: dict[str, Any], computer: tuple[bool, ...], same_deck: bool,
+              rng: random.Random) -> Table:
+    """A table of ``len(computer)`` seats: ``options["mode"]`` "standard" or "tournament"."""
+    mode = options.get("mode", "standard")
+    if same_deck:
+        first = rules.new_game({"mode": mode}, rng)
+        matches = [rules.new_game({"mode": mode, "seeds": first.seeds}, rng)
+                   for _ in computer]
+    else:
+        matches = [rules.new_game({"mode": mode}, rng) for _ in computer]
+    return Table(matches=matches, computer=computer, same_deck=same_deck)
+
+
+def waiting_for_deal(table: Table, seat: int) -> bool:
+    """With Use Same Deck the computer plays a deal only once every person at the table
+    has finished it."""
+    if not (table.same_deck and table.computer[seat]):
+        return False
+    game_no = table.matches[seat].game_no
+    return any(not m.over and len(m.scores) < game_no
+               for i, m in enumerate(table.matches) if not table.computer[i])
+
+
+def to_move(table: Table) -> tuple[int, ...]:
+    if table.closed:
+        return ()
+    return tuple(i for i, m in enumerate(table.matches)
+                 if not m.over and not waiting_for_deal(table, i))
+
+
+def check_close(table: Table, seat: int, what: str) -> str:
+    """Whether ``seat`` may close the table with ``what``; the word that closes it (EXIT
+    against a person resigns: RESIGN).
+
+    :raises IllegalAction: the refusal, in the player's words (``CLOSE_REFUSALS``).
+    """
+    if table.closed:
+        raise IllegalAction("This game is closed.")
+    if not 0 <= seat < len(table.matches):
+        raise IllegalAction("There is no such seat at this table.")
+    who = "standard" if table.mode != "tournament" else (
+        "person" if table.humans > 1 else "alone")
+    refusal = CLOSE_REFUSALS.get((who, what))
+    if refusal is not None:
+        raise IllegalAction(refusal)
+    return RESIGN if what == EXIT and who == "person" else what
+
+
+def check_command(table: Table, command: str) -> None:
+    """Whether the parlor's ``command`` (HINT, AUTO, QUIT, TOUR) is played in the table's
+    mode.
+
+    :raises IllegalAction: the refusal, in the player's words (``COMMAND_REFUSALS``).
+    """
+    refusal = COMMAND_REFUSALS.get((table.mode, command.upper()))
+    if refusal is not None:
+        raise IllegalAction(refusal)
+
+
+def legal_actions(table: Table, seat: int) -> Iterator[Any]:
+    """The actions ``seat`` may take now: its match's moves, then the Closes allowed."""
+    if outcome(table) is not None or not 0 <= seat < len(table.matches):
+        return
+    if seat in to_move(table):
+        yield from rules.legal_actions(table.matches[seat], 0)
+    for what in (SAVE, EXIT, RENEW, RESIGN):
+        try:
+            check_close(table, seat, what)
+        except IllegalAction:
+            continue
+        yield Close(what)
+
+
+def _resign_ends_the_game(table: Table) -> bool:
+    """Resigning a standard game (alone) ends it as it stands."""
+    return table.mode == "standard" and len(table.matches) == 1
+
+
+def apply(table: Table, seat: int, action: Any, rng: random.Random | None = None):
+    """One seat's action on its own match, or a Close of the whole table."""
+    if table.closed:
+        raise IllegalAction("This game is closed.")
+    if not 0 <= seat < len(table.matches):
+        raise IllegalAction("There is no such seat at this table.")
+    if isinstance(action, Close):
+        what = check_close(table, seat, action.what)
+        if what == RESIGN and _resign_ends_the_game(table):
+            action = rules.END
+        else:
+            return attrs.evolve(table, closed=what, closer=seat), [Closed(seat, what)]
+    match = table.matches[seat]
+    if match.over:
+        raise IllegalAction("You have played all your games; the others are still playing.")
+    if waiting_for_deal(table, seat):
+        raise IllegalAction("With Use Same Deck the computer waits until the deal is played.")
+    try:
+        new, events = rules.apply(match, 0, action, rng)
+    except RuleError as err:
+        raise type(err)(sentence(str(err))) from None
+    matches = table.matches[:seat] + (new,) + table.matches[seat + 1:]
+    told = [Told(seat, match.mode, match.n_games, e) for e in events]
+    return attrs.evolve(table, matches=matches), told
+
+
+def outcome(table: Table) -> Outcome | None:
+    totals = tuple(m.total for m in table.matches)
+    if table.closed == SAVE:
+        return Outcome(None, SAVED_REASON, totals)
+    if table.closed == EXIT:
+        return Outcome(None, ABANDONED_REASON, totals)
+    if table.closed == RENEW:
+        return Outcome(None, RENEWED_REASON, totals)
+    if table.closed == RESIGN:
+        others = [i for i in range(len(table.matches)) if i != table.closer]
+        winner = max(others, key=lambda i: totals[i]) if others else None
+        return Outcome(winner, "resignation", totals)
+    if not table.played_out:
+        return None
+    if len(table.matches) == 1:
+        o = rules.outcome(table.matches[0])
+        return Outcome(o.winner, o.reason, totals)
+    best = max(totals)
+    winners = [i for i, t in enumerate(totals) if t == best]
+    return Outcome(winners[0] if len(winners) == 1 else None,
+                   "six games each, net Par " + " vs ".join(f"{t:+d}" for t in totals), totals)
+
+
+def counts(result: Outcome) -> bool:
+    """Whether a finished table counts in the players' records (not when closed with SAVE,
+    EXIT alone or against the computer, or NEW)."""
+    return result.reason not in NOT_COUNTED
+
+
+def audience(table: Table, seat: int, events: list) -> tuple[int, ...] | None:
+    """At a table of two, a player hears of the other's moves only when one of the
+    other's games ends (the running score changes) or the table closes."""
+    if len(table.matches) == 1 or table.closed:
+        return None
+    if any(isinstance(e, Told) and isinstance(e.event, rules.GameOver) for e in events):
+        return None
+    return (seat,)
+
+
+def choose_action(table: Table, seat: int, level: str | None, rng: random.Random,
+                  budget_s: float = 1.0) -> rules.Action:
+    """The computer's move in its own match: it sees what a person would (ai.py)."""
+    level = level if level in LEVELS else "normal"
+    return ai.choose_action(table.matches[seat], 0, level, rng, min(budget_s, 1.0))
+
+
+# -- notation and JSON -------------------------------------------------------------------------
+def parse_action(text: str) -> Any:
+    """A Close word (``SAVE``, ``EXIT``, ``NEW``, ``RESIGN``) or a move of the match.
+
+    :raises BadNotation: not an action, in a sentence.
+    """
+    words = text.upper().split()
+    if len(words) == 1 and words[0] in CLOSE_WORDS:
+        return Close(CLOSE_WORDS[words[0]])
+    try:
+        return notation.parse_action(text)
+    except RuleError as err:
+        raise type(err)(sentence(str(err))) from None
+
+
+def format_action(action: Any) -> str:
+    if isinstance(action, Close):
+        return action.what
+    return notation.format_action(action)
+
+
+def state_to_json(table: Table) -> dict[str, Any]:
+    return {"game": "pyramid-table",
+            "matches": [notation.state_to_json(m) for m in table.matches],
+            "computer": list(table.computer), "same_deck": table.same_deck,
+            "closed": table.closed, "closer": table.closer}
+
+
+def state_from_json(data: dict[str, Any]) -> Table:
+    return Table(matches=[notation.state_from_json(m) for m in data["matches"]],
+                 computer=[bool(c) for c in data["computer"]],
+                 same_deck=bool(data.get("same_deck")), closed=str(data.get("closed") or ""),
+                 closer=data.get("closer"))
+
+
+# -- what a player sees ------------------------------------------------------------------------
+def view_for(table: Table, seat: int | None) -> dict[str, Any]:
+    """The engine's view of the seat's own match (a watcher: seat 0's), with the other
+    seats' running scores. The Pack order and the deal seeds stay hidden."""
+    me = seat if seat is not None and 0 <= seat < len(table.matches) else 0
+    view = board.view_for(table.matches[me])
+    view.update(seat=seat, board_of=me, same_deck=table.same_deck, closed=table.closed,
+                waiting=any(waiting_for_deal(table, i) for i in range(len(table.matches))
+                            if i != me), others=[
+                    {"seat": i, "computer": table.computer[i], "game_no": m.game_no,
+                     "games": m.n_games, "scores": list(m.scores), "total": m.total,
+                     "cards_left": m.game.cards_left, "over": m.over}
+                    for i, m in enumerate(table.matches) if i != me])
+    return view
+
+
+def render(view: dict[str, Any], width: int = 80, color: bool = True,
+           names: tuple[str, ...] = ("Alice", "Bob")) -> str:
+    """The engine's board, with the owner's name and the other players' running scores."""
+    lines = board.render(view, width=width, color=color, names=names).split("\n")
+    others = view.get("others") or []
+    if others:
+        owner = view.get("board_of", 0)
+        if owner < len(names):
+            lines[0] = f"{names[owner]}: {lines[0]}"
+        extra = []
+        for o in others:
+            who = names[o["seat"]] if o["seat"] < len(names) else f"Seat {o['seat'] + 1}"
+            if o["over"]:
+                extra.append(f"{who}: all {o['games']} games played, net {o['total']:+d}")
+            else:
+                done = " ".join(f"{s:+d}" for s in o["scores"]) or "-"
+                line = (f"{who}: game {o['game_no']} of {o['games']} "
+                        f"({_counted(o['cards_left'], 'card')} left), scores {done}, "
+                        f"net {o['total']:+d}")
+                if len(line) > min(width, 80):  # the running score first; PYR SCORE has all
+                    line = (f"{who}: game {o['game_no']} of {o['games']}, "
+                            f"{_counted(o['cards_left'], 'card')} left, net {o['total']:+d}")
+                extra.append(line)
+        if view.get("waiting"):
+            extra.append("(Use Same Deck: the computer plays each deal after you.)")
+        lines[-1:-1] = extra
+    return "\n".join(line if len(line) <= width or "\x1b" in line else line[:width]
+                     for line in lines)
+
+
+_HOW = {"won": "all cards removed", "stuck": "no move left", "ended": "ended as it stood"}
+
+
+def describe_event(event: Any) -> str | None:
+    if isinstance(event, Closed):
+        return {SAVE: "The tournament is put away: PYR RESTORE takes it up again.",
+                EXIT: "The tournament is abandoned.",
+                RENEW: "This match is abandoned; a new one follows with the same settings.",
+                RESIGN: None}.get(event.what)
+    if not isinstance(event, Told):
+        return None
+    e = event.event
+    if isinstance(e, rules.Removed):
+        return f"{' + '.join(e.cards)} removed."
+    if isinstance(e, rules.Discarded):
+        nxt = f"{e.next_top} turned up" if e.next_top else "the Pack is empty"
+        return f"{e.card} to the Waste Pile; {nxt}."
+    if isinstance(e, rules.Redealt):
+        left = f"{e.redeals_left} redeal{'s' if e.redeals_left != 1 else ''} left"
+        return f"Redeal: the Waste Pile becomes the Pack (deal {e.deal} of 3, {left})."
+    if isinstance(e, rules.PyramidCleared):
+        return f"The pyramid is cleared in deal {e.deal}!"
+    if isinstance(e, rules.GameOver):
+        if event.mode == "standard":
+            return f"Game over ({_HOW[e.how]}): Par score {e.score:+d}."
+        return (f"Game {e.game_no} of {event.games} over ({_HOW[e.how]}): Par score "
+                f"{e.score:+d}, net {e.total:+d}.")
+    if isinstance(e, rules.NewDeal):
+        return f"Game {e.game_no} of {event.games} is dealt."
+    return None
+
+
+# -- options -----------------------------------------------------------------------------------
+def parse_options(words: list[str]) -> dict[str, Any]:
+    """``PYR CHALLENGE <person>|COMPUTER [SAME|OWN]``: a six-game tournament; SAME gives
+    both the same deals, OWN each their own (default: the challenger's Use Same Deck).
+
+    :raises BadNotation: a word that is not an option.
+    """
+    options: dict[str, Any] = {"mode": "tournament"}
+    for word in words:
+        w = word.lower()
+        if w in ("same", "samedeck"):
+            options["same_deck"] = True
+        elif w in ("own", "different"):
+            options["same_deck"] = False
+        else:
+            raise BadNotation(f"{word!r} is not an option: SAME (the same deals for both) or "
+                              "OWN (each their own deals).")
+    return options
+
+
+def describe_options(options: dict[str, Any]) -> str:
+    if options.get("mode") != "tournament":
+        return "standard play"
+    if options.get("restore"):
+        return "a saved tournament"
+    deals = {True: ", same deals", False: ", own deals"}.get(options.get("same_deck"), "")
+    return f"a six-game tournament{deals}"

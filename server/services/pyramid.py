@@ -61,7 +61,7 @@ import attrs
 import sqlalchemy as sa
 
 import games.pyramid.render as engine_render
-from commands.registry import UsageError
+from games.errors import BadOption as UsageError  # a refused option shows the usage line
 from games.errors import IllegalAction, RuleError
 from games.outcome import Outcome
 from games.pyramid import ai, notation, rules, solver
@@ -955,11 +955,9 @@ INFO = (
 
 def make_kind() -> GameKind:
     """A fresh ``pyr`` GameKind (its hooks bound to the parlor that hosts it)."""
-    from commands import pyramid as commands
-
     hooks = Pyramid()
     return GameKind(
-        key=KEY, title=TITLE, prefix=PREFIX, module=None, gmcp_package=GMCP, seats=1,
+        key=KEY, title=TITLE, prefix=PREFIX, gmcp_package=GMCP, seats=1,
         min_seats=1, parse_options=parse_options, describe_options=describe_options,
         is_ranked=lambda options: False,
         new_state=lambda options, rng: new_table(options, (False,), False, rng),
@@ -970,7 +968,6 @@ def make_kind() -> GameKind:
         on_start=hooks.on_start, on_action=hooks.on_action, on_finish=hooks.on_finish,
         check_offer=hooks.check_offer, bind=hooks.bind,
         simultaneous=True, pace=hooks.pace, audience=audience, counts=counts,
-        act=commands.play, help=HELP, commands=commands.COMMANDS,
     )
 
 

@@ -13,6 +13,7 @@ import attrs
 import pytest
 import sqlalchemy as sa
 
+from commands.app import assemble
 from games.errors import IllegalAction
 from games.pyramid import notation, rules
 from server.app import Parlor
@@ -30,7 +31,7 @@ KEY = "pyr"
 @pytest.fixture
 async def parlor(db_url):
     """A parlor on the test database, listening on an ephemeral port."""
-    p = Parlor(make_config(db_url))
+    p = assemble(make_config(db_url))
     await p.start()
     yield p
     await p.stop()
@@ -253,7 +254,7 @@ async def test_save_puts_a_tournament_away_and_restore_takes_it_up_exactly(parlo
 
 
 async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url):
-    parlor = Parlor(make_config(db_url))
+    parlor = assemble(make_config(db_url))
     await parlor.start()
     try:
         svc = pyramid.service(parlor)
@@ -265,7 +266,7 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
         state = game.state
     finally:
         await parlor.stop()
-    parlor = Parlor(make_config(db_url))
+    parlor = assemble(make_config(db_url))
     await parlor.start()
     try:
         game = parlor.host.game_of(alice.account_id, KEY)

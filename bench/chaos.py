@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
-from server.app import default_kinds, load_kind  # noqa: E402
+from commands.app import default_kinds, load_kind  # noqa: E402
 from server.models import Account, GameMove, GameRecord, LedgerEntry  # noqa: E402
 from server.services import ledger  # noqa: E402
 from server.services import tiles as tile_service  # noqa: E402
@@ -135,7 +135,7 @@ class Server:
     def start(self) -> float:
         t0 = time.monotonic()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--config", self.config],
+            [sys.executable, "-m", "commands.app", "serve", "--config", self.config],
             stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
         for line in self.proc.stderr:
             self.log.append(line)

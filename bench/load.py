@@ -12,7 +12,7 @@ modes run against two servers:
 * paced: each player sends one command a second (open loop: on schedule, whether or not
   the previous answer came back), at a random phase.
 
-The servers are the parlor (``python -m server.cli serve`` in its own process, on its own
+The servers are the parlor (``python -m commands.app serve`` in its own process, on its own
 database, SQLite in a temporary folder unless ``--database``) and a bare
 ``asyncio.start_server`` line echo (also its own process) that speaks just enough of the
 same dialogue (``Name:``, ``Password:``, ``> `` + IAC GA) for the same client code. The
@@ -597,7 +597,7 @@ def seed_accounts(folder: Path, config: Path, players: int) -> float:
     seed.write_text("".join(f'[[accounts]]\nname = "{player_name(i)}"\npassword = "{PASSWORD}"\n\n'
                             for i in range(players)))
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "server.cli", "seed", str(seed), "--config",
+    done = subprocess.run([sys.executable, "-m", "commands.app", "seed", str(seed), "--config",
                            str(config)], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"seeding failed:\n{done.stderr[-3000:]}")
@@ -677,7 +677,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
     out.flush()
     profile = ["-m", "cProfile", "-o", ns.profile_server] if ns.profile_server else []
     servers = {
-        "parlor": ServerProcess("parlor", [sys.executable, *profile, "-m", "server.cli", "serve",
+        "parlor": ServerProcess("parlor", [sys.executable, *profile, "-m", "commands.app", "serve",
                                            "--config", str(config)], folder / "parlor.log"),
         "bare": ServerProcess("bare", [sys.executable, str(Path(__file__).resolve()),
                                        "--_echo"], folder / "bare.log"),

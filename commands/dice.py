@@ -11,11 +11,34 @@ becomes an action) and the host applies it.
 from __future__ import annotations
 
 from commands import args
-from commands.registry import Command, CommandError, Context, UsageError
+from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.errors import BadNotation
 from server.services.games import GameError
 
 KEY = "dice"
+
+HELP = (
+    "Two players, six dice each on a 6x6 board: columns a-f, rows 1-6, the challenger's "
+    "dice (n) start on row 1 and the opponent's [n] on row 6; who moves first is drawn "
+    "at random.\n"
+    "A turn: pick one of your dice, turn it to a DIFFERENT value (1, 2 or 3) and move it "
+    "exactly that many cells in one of the 8 directions (N NE E SE S SW W NW as the "
+    "board is drawn, N toward row 6), never through or onto another die nor off the "
+    "board. Write it DICE MOVE <cell> <value> <direction>: DICE MOVE c1 3 NE turns the "
+    "die on c1 to 3 and moves it to f4.\n"
+    "Only when none of your dice can move at all: DICE MOVE c1 2 turns the die on c1 to "
+    "2 where it stands, or DICE MOVE c1 NE moves it its current value unchanged.\n"
+    "A Triad is three dice on consecutive cells of a row, column or diagonal, both "
+    "players' dice among them, all showing the same value or all different. When your "
+    "move forms one or more, you remove ONE of your own dice that is in them: if only "
+    "one of yours is, it goes at once; otherwise the board lists the cells you may "
+    "choose and you type DICE REMOVE <cell>. The first to remove three of their own "
+    "dice wins. The same position with the same player to move a third time, or 200 "
+    "turns without a removal, is a draw.\n"
+    "On the board >(n)< is the die just moved, + the cell it left, x a die just removed. "
+    "DICE CHALLENGE <person> RANKED plays for rating; DICE CHALLENGE COMPUTER "
+    "[EASY|NORMAL|HARD] plays the computer (HARD searches about a second a move)."
+)
 
 
 def _reason(err: BadNotation) -> str:
@@ -67,3 +90,5 @@ COMMANDS = (
             "the server removes it; otherwise the board lists the cells you may choose, "
             "and your turn ends when you remove one. Three removals win."),
 )
+
+GAME = GameCommands(KEY, help=HELP, commands=COMMANDS)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from commands import args, basics
-from commands.registry import Command, CommandError, Context
+from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
 from server.hosting import Seat
 from server.services.games import GameError, GameHost, LiveGame, Offer
@@ -192,19 +192,22 @@ def _how_to_start(kind: "GameKind") -> str:
     return f"{kind.prefix} CHALLENGE <person> to start a game"
 
 
-def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
-    """The ``<PREFIX>`` command of one game, with the shared subcommands and ``extra``.
+def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
+    """The ``<PREFIX>`` command of one game, with the shared subcommands and the game's
+    ``own`` (its help, extra subcommands and prefix handler, ``commands/<game>.py``).
 
     A first word no subcommand claims is passed to the game's notation as an action,
     so ``DICE MOVE c1 3 NE`` reaches ``games.dice.notation.parse_action``.
     """
     p = kind.prefix
     key = kind.key
+    own = own or GameCommands(key)
+    act, extra, help_text = own.act, own.commands, own.help
 
     async def show_or_act(ctx: Context, rest: str) -> None:
         host = ctx.parlor.host
-        if kind.act is not None:  # the game shows itself and words its own moves
-            await kind.act(ctx, rest)
+        if act is not None:  # the game shows itself and words its own moves
+            await act(ctx, rest)
             return
         if not rest:
             game = host.game_of(ctx.account.id, key)
@@ -285,7 +288,7 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
         Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER {levels}[<options>]",
                 f"Offer a game of {kind.title} to a connected player"
                 + (", or start one against the computer" if kind.choose_action else "")
-                + ". " + (kind.help or ""), aliases=("ch",)),
+                + ". " + help_text, aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
                    f"Play your last finished game of {kind.title} (with that person) again: "
                    "the same options, the sides swapped. A person gets the usual offer; "
@@ -308,7 +311,7 @@ def game_family(kind: "GameKind", extra: Iterable[Command] = ()) -> Command:
     ]
     return Command(p.lower(), show_or_act, f"{p} [<command>]",
                    f"{kind.title}. {p} alone shows your game; other words are moves in the "
-                   f"game's notation. {kind.help}",
+                   f"game's notation. {help_text}",
                    subcommands=tuple(subs), topic="games")
 
 

@@ -18,7 +18,7 @@ import time
 import attrs
 
 from commands import args, basics
-from commands.registry import Command, CommandError, Context, UsageError
+from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.errors import BadNotation, RuleError
 from games.pyramid import match as engine
 from games.pyramid import notation, rules
@@ -524,3 +524,5 @@ COMMANDS = (
             "How your last finished deal could have been played, seeing every card: the "
             "solver's best Par line, move by move (D xN is N D's in a row)."),
 )
+
+GAME = GameCommands(KEY, help=pyramid.HELP, commands=COMMANDS, act=play)

@@ -4,7 +4,12 @@ Each family module (``commands/talk.py`` …) exports ``COMMANDS``, an explicit 
 :class:`Command`. :func:`build` joins the lists once at start-up into a frozen
 :class:`Registry`. A handler parses its arguments, calls a service and writes the
 answer; it raises :class:`UsageError` for a wrong use (the usage line is printed) and
-:class:`CommandError` for a refusal (its one-line message is printed).
+:class:`CommandError` for a refusal (its one-line message is printed). A game's option
+words are read by the game (``GameKind.parse_options``), which raises
+``games.errors.BadOption`` for a word it does not know: that too prints the usage line.
+
+Each game's own commands are a :class:`GameCommands` (``commands/<game>.py``), keyed by
+its kind's key; ``commands/app.py`` joins them to the kinds the parlor hosts.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 import attrs
 
-from games.errors import RuleError
+from games.errors import BadOption, RuleError
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -80,6 +85,21 @@ class Command:
 
 
 @attrs.frozen
+class GameCommands:
+    """What a game adds to the commands every hosted game gets (``commands/games.py``):
+    its help, the extra subcommands of its prefix (``DICE MOVE``), its commands outside
+    the prefix (``ITD``, ``BUY``), and its own handler for the bare prefix and for a move
+    typed after it (``act``; default: show the game, or ``GameHost.act``). Keyed by the
+    kind's ``key``."""
+
+    key: str
+    help: str = ""
+    commands: tuple[Command, ...] = attrs.field(default=(), converter=tuple)
+    top_commands: tuple[Command, ...] = attrs.field(default=(), converter=tuple)
+    act: Handler | None = None
+
+
+@attrs.frozen
 class Registry:
     commands: MappingProxyType  # name or alias -> Command
     ordered: tuple[Command, ...]
@@ -121,9 +141,10 @@ class Registry:
         ctx = Context(session, session.parlor, target)
         try:
             await target.handler(ctx, rest)
-        except UsageError as err:
+        except (UsageError, BadOption) as err:
+            detail = err.detail if isinstance(err, UsageError) else str(err)
             usage = f"Usage: {target.usage}"
-            session.write(f"{err.detail}  {usage}" if err.detail else usage)
+            session.write(f"{detail}  {usage}" if detail else usage)
             return "usage"
         except (CommandError, RuleError) as err:
             session.write(str(err))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from commands import args
 from commands.games import _guard
-from commands.registry import Command, CommandError, Context, UsageError
+from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.errors import BadNotation, IllegalAction
 from games.triad import table as engine
 from server.services import triad as service
@@ -283,4 +283,7 @@ COMMANDS = (
             "hand they make."),
 )
 
-__all__ = ["COMMANDS", "HELP"]
+
+GAME = GameCommands(KEY, help=HELP, commands=COMMANDS)
+
+__all__ = ["COMMANDS", "GAME", "HELP"]

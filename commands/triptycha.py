@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from commands import admin, args
-from commands.registry import Command, CommandError, Context, UsageError
+from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.errors import BadNotation
 from games.triptycha import notation
 from games.triptycha import render as tt_render
@@ -22,6 +22,9 @@ from server.services.tiles import SORTS, DiscView, TileError, Tiles, TileView, a
 from server.text import bold, clean, fit, paint, table, wrap
 
 KEY = "tt"
+HELP = ("Triangular tile battles: lay your tiles in the 9 niches and flip your opponent's. "
+        "Rules: Truth, Random, Inversion, Undercut, Confusion, Plunder, Take <1-5>, Ranked, "
+        "Disc <collection>. ITD lists your tiles.")
 SORT_SETTING = "tt_sort"
 RARITY_PAINT = {"common": None, "uncommon": "green", "rare": "blue", "legendary": "yellow"}
 
@@ -567,4 +570,6 @@ TOP_COMMANDS = (
 )
 
 
-__all__ = ["TOP_COMMANDS", "TT_COMMANDS", "inspect_lines"]
+GAME = GameCommands(KEY, help=HELP, commands=TT_COMMANDS, top_commands=TOP_COMMANDS)
+
+__all__ = ["GAME", "HELP", "TOP_COMMANDS", "TT_COMMANDS", "inspect_lines"]

@@ -13,5 +13,6 @@ class IllegalAction(RuleError):
     """The action is well formed but not allowed in this state."""
 
 
-class AmbiguousAction(RuleError):
-    """The text matches more than one action."""
+class BadOption(BadNotation):
+    """A word after ``<PREFIX> CHALLENGE <person>`` is not one of the game's options. The
+    command that read the options shows its usage line with the message."""

@@ -1,20 +1,22 @@
 """The Parlor: the running service, wiring config, database, services, sessions and the
-telnet listener together. ``server/cli.py`` starts one; the tests start them too."""
+telnet listener together.
+
+The parlor does not choose its games or know what a typed line means: it is handed the
+game kinds it hosts and a :class:`Commands` (``commands.registry.Registry``, built by
+``commands/app.py``, the one place the application is assembled; ``server/`` never
+imports ``commands/``)."""
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-import importlib
 import logging
 import time
 from collections import Counter
-from typing import Iterable
+from typing import Iterable, Protocol
 
 import telnetlib3
 
-from commands import admin, basics, games, people, settings, talk, world
-from commands.registry import Registry, build
 from server.bus import Event, LocalBus
 from server.config import Config
 from server.db import Database
@@ -23,36 +25,30 @@ from server.login import login
 from server.services.accounts import Accounts
 from server.services.games import GameHost, LiveGame
 from server.services.ratings import Ratings
-from server.services import triptycha
-from server.services import dice
-from server.services import triad
-from server.services import pyramid
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
 from server.telnet import AcceptErrors, TelnetProtocol, connection_cap
 from server.text import bold, paint
 from server.throttle import LoginThrottle, Sliding
-from server.world import World
+from server.world import World, describe_room
 
 log = logging.getLogger(__name__)
 
 CROWD = 50  # rooms with more people than this hear no arrivals and departures
 
 
-def load_kind(spec: str) -> GameKind:
-    """A GameKind named ``module:attribute`` (extra games from config or tests)."""
-    module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr or "KIND")
+class Commands(Protocol):
+    """What the parlor needs of its command table: run one typed line for a session."""
 
-
-def default_kinds() -> list[GameKind]:
-    """The games Esterport hosts. Each game registers its kind here when it lands."""
-    return [triptycha.make_kind(), dice.make_kind(), triad.make_kind(), pyramid.make_kind()]
+    async def dispatch(self, session: Session, line: str) -> str: ...
 
 
 class Parlor:
-    def __init__(self, config: Config, kinds: Iterable[GameKind] | None = None) -> None:
+    """Assembled by ``commands.app.assemble(config)``: ``kinds`` are the games it hosts,
+    ``registry`` runs what connected players type."""
+
+    def __init__(self, config: Config, kinds: Iterable[GameKind], registry: Commands) -> None:
         self.config = config
         self.db = Database(config.database.url)
         self.bus = LocalBus()
@@ -66,16 +62,9 @@ class Parlor:
         self.host = GameHost(self.db, self.bus, self.accounts, is_online=self.is_online,
                              reconnect_grace=config.games.reconnect_grace,
                              computer_delay=config.games.computer_delay)
-        for kind in default_kinds() if kinds is None else kinds:
+        for kind in kinds:
             self.host.register(kind)
-        for spec in config.games.extra:
-            self.host.register(load_kind(spec))
-        self.registry: Registry = build([
-            basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
-            settings.COMMANDS, games.COMMANDS, admin.COMMANDS,
-            [games.game_family(k, k.commands) for k in self.host.kinds.values()],
-            [cmd for k in self.host.kinds.values() for cmd in k.top_commands],
-        ])
+        self.registry = registry
         for kind in self.host.kinds.values():
             if kind.bind is not None:
                 kind.bind(self)
@@ -416,7 +405,7 @@ class Parlor:
             self._announce(session.room, f"{account.name} has arrived.", session)
         session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
         self.send_room_info(session)
-        session.write(world.describe_room(self, session))
+        session.write(describe_room(self, session))
         for game in self.host.player_returned(account.id, account.name):
             session.write(f"You have a game in progress: {game.title}.")
             self.show_game(session, game)

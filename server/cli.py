@@ -4,6 +4,10 @@
     esterport migrate [--config FILE] [--database URL]
     esterport seed    [FILE ...]          (default: the shipped data files)
     esterport admin   grant|revoke|ban|unban NAME | cubits NAME AMOUNT | list | audit
+
+The console script is ``commands/app.py`` (``python -m commands.app``): it calls
+:func:`main` with the application factory (config -> Parlor), because the parlor's
+commands live in ``commands/``, which ``server/`` does not import.
 """
 
 from __future__ import annotations
@@ -17,8 +21,15 @@ import signal
 import sys
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from server.config import Config
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+
+# config -> a parlor not yet started (``commands.app.assemble``)
+App = Callable[[Config], "Parlor"]
 
 log = logging.getLogger("esterport")
 
@@ -137,8 +148,14 @@ def _logging(level: str) -> None:
         install_log_filters(handler)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, app: App | None = None) -> int:
+    """Run one command line. ``serve`` and ``seed`` need ``app``, the application factory
+    (``commands/app.py`` passes it); ``migrate`` and ``admin`` do not."""
     ns = _parser().parse_args(argv)
+    if app is None and ns.command in ("serve", "seed"):
+        print(f"esterport: run {ns.command} with `esterport` or `python -m commands.app`",
+              file=sys.stderr)
+        return 2
     try:
         config = _config(ns)
     except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
@@ -147,20 +164,18 @@ def main(argv: list[str] | None = None) -> int:
     _logging(ns.log_level or config.server.log_level)
     try:
         if ns.command == "serve":
-            return asyncio.run(serve(config))
+            return asyncio.run(serve(config, app))
         if ns.command == "migrate":
             return asyncio.run(migrate(config))
         if ns.command == "seed":
-            return asyncio.run(seed(config, ns.files))
+            return asyncio.run(seed(config, app, ns.files))
         return asyncio.run(admin(config, ns.action, ns.args))
     except KeyboardInterrupt:
         return 130
 
 
-async def serve(config: Config) -> int:
-    from server.app import Parlor
-
-    parlor = Parlor(config)
+async def serve(config: Config, app: App) -> int:
+    parlor = app(config)
     try:
         await parlor.start()
     except OSError as err:
@@ -192,10 +207,8 @@ async def migrate(config: Config) -> int:
     return 0
 
 
-async def seed(config: Config, files: list[str]) -> int:
-    from server.app import Parlor
-
-    parlor = Parlor(config)
+async def seed(config: Config, app: App, files: list[str]) -> int:
+    parlor = app(config)
     await parlor.db.migrate()
     try:
         paths = [Path(f) for f in files] or None

@@ -1,10 +1,12 @@
 """What a game must provide to be hosted: the ``GameKind`` adapter.
 
 A ``GameKind`` wraps one pure engine from ``games/`` (its rules, notation and
-renderer) for the game host in ``server/services/games.py``. Every hook has a default
-built from the engine contract (``games/__init__.py``), so a simple game is just::
-
-    GameKind(key="dice", title="Triad Dice", prefix="DICE", module=games.dice)
+renderer) for the game host in ``server/services/games.py``. Each game's
+``make_kind()`` (``server/services/<game>.py``) names every engine hook it uses, e.g.
+``new_state=rules.new_game, apply=rules.apply, render=render.render``; ``check()``
+says which required ones are missing. What a game's commands are (its subcommands,
+help, prefix handler) is ``commands/``'s business (``commands/<game>.py``), keyed by
+the kind's ``key``.
 
 Games that move tiles or cubits when they start or finish override ``on_start`` /
 ``on_finish``, which run inside the same transaction that stores the game.
@@ -13,7 +15,6 @@ Games that move tiles or cubits when they start or finish override ``on_start`` 
 from __future__ import annotations
 
 import random
-from types import ModuleType
 from typing import Any, Awaitable, Callable
 
 import attrs
@@ -89,13 +90,11 @@ def _parse_no_options(words: list[str]) -> dict[str, Any]:
 
 @attrs.define
 class GameKind:
-    """One hostable game. ``module`` is the engine package (``games.<game>``) whose
-    ``rules``, ``notation`` and ``render`` modules provide the default hooks."""
+    """One hostable game: its engine's hooks and the database hooks around them."""
 
     key: str                      # short id stored with every game ("dice")
     title: str                    # "Triad Dice"
     prefix: str                   # the command prefix ("DICE")
-    module: ModuleType | None = None
     gmcp_package: str = ""        # "Dice.Game"
     seats: int = 2
     min_seats: int | None = None
@@ -103,7 +102,7 @@ class GameKind:
     parse_options: Callable[[list[str]], dict[str, Any]] = _parse_no_options
     describe_options: Callable[[dict[str, Any]], str] = lambda options: ""
     is_ranked: Callable[[dict[str, Any]], bool] = lambda options: bool(options.get("ranked"))
-    # engine hooks (defaults from the module)
+    # engine hooks (``check()`` requires all but ``choose_action``)
     new_state: Callable[[dict[str, Any], random.Random], Any] | None = None
     apply: Callable[..., tuple[Any, list]] | None = None
     outcome: Callable[[Any], Outcome | None] | None = None
@@ -122,9 +121,6 @@ class GameKind:
     on_finish: Callable[[FinishContext], Awaitable[list[str]]] | None = None
     check_offer: Callable[..., Awaitable[str | None]] | None = None  # -> refusal or None
     resign_action: str = "RESIGN"
-    help: str = ""
-    commands: tuple = ()  # extra subcommands of the game's prefix (commands.registry.Command)
-    top_commands: tuple = ()  # commands of the game outside its prefix (ITD, BUY …)
     # ``timeout(state) -> (seconds, seat, action text[, note]) | None``: when the state has
     # not changed for that long, the host applies that action for that seat (a trade
     # timeout, a betting clock). Checked after every action and at restore. ``note`` is
@@ -163,38 +159,6 @@ class GameKind:
     # ``counts(outcome) -> bool``: whether a finished game counts in the players' records
     # (False for a game put away to be taken up again later).
     counts: Callable[[Outcome], bool] = lambda outcome: True
-    # ``act(ctx, text)``: the kind's own handler for the bare prefix (``text`` empty) and for
-    # a move typed after it (default: show the game, or ``GameHost.act`` with the kind's
-    # refusals as they are), e.g. to word a refusal per player or to stop a helper first.
-    act: Callable[[Any, str], Awaitable[None]] | None = None
-
-    def __attrs_post_init__(self) -> None:
-        if self.module is None:
-            return
-        rules = getattr(self.module, "rules", None)
-        notation = getattr(self.module, "notation", None)
-        render = getattr(self.module, "render", None)
-        ai = getattr(self.module, "ai", None)
-        for hook, source, name in (
-            ("new_state", rules, "new_game"),
-            ("apply", rules, "apply"),
-            ("outcome", rules, "outcome"),
-            ("to_move", rules, "to_move"),
-            ("parse_action", notation, "parse_action"),
-            ("format_action", notation, "format_action"),
-            ("state_to_json", notation, "state_to_json"),
-            ("state_from_json", notation, "state_from_json"),
-            ("view_for", render, "view_for"),
-            ("render", render, "render"),
-            ("choose_action", ai, "choose_action"),
-        ):
-            if getattr(self, hook) is None and source is not None:
-                setattr(self, hook, getattr(source, name, None))
-
-    # -- conveniences used by the host -------------------------------------------------
-    def forfeit(self, state: Any, seat: int, rng: random.Random) -> tuple[Any, list]:
-        """End the game with ``seat`` losing (resignation or a CLAIM against it)."""
-        return self.apply(state, seat, self.parse_action(self.resign_action), rng)
 
     def check(self) -> None:
         missing = [h for h in ("new_state", "apply", "outcome", "to_move", "parse_action",

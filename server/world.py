@@ -1,11 +1,20 @@
-"""The rooms of Esterport, loaded from data (``server/data/world.toml``)."""
+"""The rooms of Esterport, loaded from data (``server/data/world.toml``), and how a room
+looks to someone standing in it (LOOK, and on entering)."""
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
+
+from server.text import bold, paint, wrap
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+    from server.session import Session
 
 WORLD_FILE = Path(__file__).parent / "data" / "world.toml"
 
@@ -48,3 +57,35 @@ class World:
         """The room key reached from ``room`` by ``word`` (a direction or its abbreviation)."""
         word = DIRECTIONS.get(word.lower(), word.lower())
         return self.rooms[room].exits.get(word)
+
+
+MAX_NAMES = 20  # a crowded plaza names the first few, then counts the rest
+
+
+def describe_room(parlor: "Parlor", session: "Session") -> str:
+    width = session.width
+    lines = [_room_text(parlor.world.rooms[session.room], width)]
+    present = parlor.in_room(session.room)
+    count = len(present) - (session in present)
+    # a crowd: name a few (any few: sorting thousands for each LOOK is waste)
+    here = [s.name for s in itertools.islice((s for s in present if s is not session), MAX_NAMES)]
+    if count <= MAX_NAMES:
+        here.sort()
+    if here:
+        more = count - len(here)
+        lines.extend(wrap(f"Here: {', '.join(here)}" + (f" and {more} others." if more > 0 else "."),
+                          width))
+    return "\n".join(lines)
+
+
+_ROOM_TEXT: dict[tuple[str, int], str] = {}
+
+
+def _room_text(room: Room, width: int) -> str:
+    """A room's name, description and exits, laid out for a width (they never change)."""
+    text = _ROOM_TEXT.get((room.key, width))
+    if text is None:
+        text = "\n".join([bold(paint(room.name, "cyan")), *wrap(room.description, width),
+                          paint(f"Exits: {', '.join(room.exits) or 'none'}", "green")])
+        _ROOM_TEXT[(room.key, width)] = text
+    return text

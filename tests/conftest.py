@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from server.app import Parlor
+from commands.app import assemble
 from server.config import (AccountsSection, Config, DatabaseSection, GamesSection, LoginSection,
                            ServerSection)
 from tests.support.client import Client
@@ -66,7 +66,7 @@ def make_config(url: str, **server) -> Config:
 @pytest.fixture
 async def parlor(sqlite_url):
     """A running parlor on SQLite, on an ephemeral port, hosting the test game."""
-    p = Parlor(make_config(sqlite_url))
+    p = assemble(make_config(sqlite_url))
     await p.start()
     yield p
     await p.stop()
@@ -117,7 +117,7 @@ def write_config(tmp_path, **games) -> str:
 
 def start_server(config: str) -> tuple[subprocess.Popen, int]:
     """``esterport serve --config`` in a child process; returns it and its port."""
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--config", config],
+    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--config", config],
                             stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
     seen = []
     for line in proc.stderr:

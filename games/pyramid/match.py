@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 import attrs
 
-from games.errors import BadNotation, IllegalAction, RuleError
+from games.errors import BadNotation, BadOption, IllegalAction, RuleError
 from games.outcome import Outcome
 
 from . import ai, notation, rules
@@ -414,7 +414,7 @@ def parse_options(words: list[str]) -> dict[str, Any]:
     """``PYR CHALLENGE <person>|COMPUTER [SAME|OWN]``: a six-game tournament; SAME gives
     both the same deals, OWN each their own (default: the challenger's Use Same Deck).
 
-    :raises BadNotation: a word that is not an option.
+    :raises BadOption: a word that is not an option.
     """
     options: dict[str, Any] = {"mode": "tournament"}
     for word in words:
@@ -424,7 +424,7 @@ def parse_options(words: list[str]) -> dict[str, Any]:
         elif w in ("own", "different"):
             options["same_deck"] = False
         else:
-            raise BadNotation(f"{word!r} is not an option: SAME (the same deals for both) or "
+            raise BadOption(f"{word!r} is not an option: SAME (the same deals for both) or "
                               "OWN (each their own deals).")
     return options
 

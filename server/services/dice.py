@@ -12,7 +12,7 @@ Everything but the text comes from the engine (``games.dice.rules``, ``notation`
 - the computer player (EASY random, NORMAL greedy, HARD an iterative-deepening search
   within the host's ``computer_budget``, 1 s a move by default, in a worker process so
   that it takes neither the event loop nor the GIL);
-- ``DICE MOVE`` and ``DICE REMOVE`` (``commands/dice.py``) and the help text.
+- (``DICE MOVE``, ``DICE REMOVE`` and the help text are ``commands/dice.py``'s.)
 
 Triad Dice needs no tables of its own: the host stores the state, the moves and the
 result like any game's.
@@ -27,38 +27,12 @@ import random
 import time
 from typing import Any, Callable
 
-import games.dice
-from commands import dice as dice_commands
-from commands.registry import UsageError
 from games.dice import ai, notation, render, rules
 from games.dice.rules import DieMoved, DieRemoved, GameEnded, RemovalRequired, TriadsFormed
-from games.errors import RuleError
+from games.errors import BadOption, RuleError
 from server.hosting import GameKind, StartContext
 from server.text import bold, wrap
 from server.workers import WorkerPool
-
-HELP = (
-    "Two players, six dice each on a 6x6 board: columns a-f, rows 1-6, the challenger's "
-    "dice (n) start on row 1 and the opponent's [n] on row 6; who moves first is drawn "
-    "at random.\n"
-    "A turn: pick one of your dice, turn it to a DIFFERENT value (1, 2 or 3) and move it "
-    "exactly that many cells in one of the 8 directions (N NE E SE S SW W NW as the "
-    "board is drawn, N toward row 6), never through or onto another die nor off the "
-    "board. Write it DICE MOVE <cell> <value> <direction>: DICE MOVE c1 3 NE turns the "
-    "die on c1 to 3 and moves it to f4.\n"
-    "Only when none of your dice can move at all: DICE MOVE c1 2 turns the die on c1 to "
-    "2 where it stands, or DICE MOVE c1 NE moves it its current value unchanged.\n"
-    "A Triad is three dice on consecutive cells of a row, column or diagonal, both "
-    "players' dice among them, all showing the same value or all different. When your "
-    "move forms one or more, you remove ONE of your own dice that is in them: if only "
-    "one of yours is, it goes at once; otherwise the board lists the cells you may "
-    "choose and you type DICE REMOVE <cell>. The first to remove three of their own "
-    "dice wins. The same position with the same player to move a third time, or 200 "
-    "turns without a removal, is a draw.\n"
-    "On the board >(n)< is the die just moved, + the cell it left, x a die just removed. "
-    "DICE CHALLENGE <person> RANKED plays for rating; DICE CHALLENGE COMPUTER "
-    "[EASY|NORMAL|HARD] plays the computer (HARD searches about a second a move)."
-)
 
 LEVELS = ("easy", "normal", "hard")
 MARKS = ("({})", "[{}]")  # how the board draws a die of seat 0 / seat 1
@@ -76,10 +50,10 @@ def parse_options(words: list[str]) -> dict[str, Any]:
         elif w == "unranked":
             ranked = False
         elif w in LEVELS:
-            raise UsageError(f"{word.upper()} is a level for the computer: "
+            raise BadOption(f"{word.upper()} is a level for the computer: "
                              f"DICE CHALLENGE COMPUTER {word.upper()}.")
         else:
-            raise UsageError(f"{word!r} is not an option (RANKED, or nothing; the computer "
+            raise BadOption(f"{word!r} is not an option (RANKED, or nothing; the computer "
                              "takes EASY, NORMAL or HARD).")
     return {"ranked": ranked}
 
@@ -251,18 +225,15 @@ def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
 
 def make_kind() -> GameKind:
     return GameKind(
-        key="dice", title="Triad Dice", prefix="DICE", module=games.dice,
-        gmcp_package="Dice.Game",
+        key="dice", title="Triad Dice", prefix="DICE", gmcp_package="Dice.Game",
         parse_options=parse_options, describe_options=describe_options,
         new_state=rules.new_game, apply=_sentences(rules.apply), outcome=rules.outcome,
         to_move=rules.to_move, parse_action=_sentences(notation.parse_action),
         format_action=notation.format_action, state_to_json=notation.state_to_json,
         state_from_json=notation.state_from_json, view_for=render.view_for,
         render=render_board, choose_action=choose_action, describe_event=describe_event,
-        on_start=on_start, help=HELP, commands=dice_commands.COMMANDS,
+        on_start=on_start,
     )
 
 
-KIND = make_kind()
-
-__all__ = ["HELP", "KIND", "describe_event", "make_kind", "parse_options", "render_board"]
+__all__ = ["describe_event", "make_kind", "parse_options", "render_board"]

@@ -62,15 +62,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import sqlalchemy as sa
 
-from commands.registry import UsageError
-from games.errors import BadNotation, RuleError
+from games.errors import RuleError
 from games.pyramid import ai, notation, rules, solver
-from games.pyramid import match as engine
 from games.pyramid.cards import card_text
 from games.pyramid.match import (SAVE, Table, Told, apply, audience, choose_action, counts,
                                  describe_event, describe_options, format_action, new_table,
-                                 outcome, parse_action, render, state_from_json, state_to_json,
-                                 to_move, view_for)
+                                 outcome, parse_action, parse_options, render, state_from_json,
+                                 state_to_json, to_move, view_for)
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account, GameRecord, PyramidSave, PyramidTopScore
 from server.services.games import GameError, LiveGame
@@ -154,15 +152,6 @@ class Prefs:
                 ("Use same deck", yn[self.same_deck], "YES|NO: the same deals for both"),
                 ("Sound", self.sound, "FULL|PARTIAL|OFF: the bell at game end, errors"))
         return [f"{name:<15}{value:<8}({note})" for name, value, note in rows]
-
-
-# -- options (the engine's, with the usage line on a wrong word) ------------------------------
-def parse_options(words: list[str]) -> dict[str, Any]:
-    """``games.pyramid.match.parse_options``; a word that is no option is a UsageError."""
-    try:
-        return engine.parse_options(words)
-    except BadNotation as err:
-        raise UsageError(str(err)) from None
 
 
 # -- the service ------------------------------------------------------------------------------
@@ -724,11 +713,9 @@ INFO = (
 
 def make_kind() -> GameKind:
     """A fresh ``pyr`` GameKind (its hooks bound to the parlor that hosts it)."""
-    from commands import pyramid as commands
-
     hooks = Pyramid()
     return GameKind(
-        key=KEY, title=TITLE, prefix=PREFIX, module=None, gmcp_package=GMCP, seats=1,
+        key=KEY, title=TITLE, prefix=PREFIX, gmcp_package=GMCP, seats=1,
         min_seats=1, parse_options=parse_options, describe_options=describe_options,
         is_ranked=lambda options: False,
         new_state=lambda options, rng: new_table(options, (False,), False, rng),
@@ -739,7 +726,6 @@ def make_kind() -> GameKind:
         on_start=hooks.on_start, on_action=hooks.on_action, on_finish=hooks.on_finish,
         check_offer=hooks.check_offer, bind=hooks.bind,
         simultaneous=True, pace=hooks.pace, audience=audience, counts=counts,
-        act=commands.play, help=HELP, commands=commands.COMMANDS,
     )
 
 

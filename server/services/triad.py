@@ -63,7 +63,6 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-import games.triad as engine
 from games.errors import BadNotation, IllegalAction
 from games.triad import rules
 from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, LEVELS,
@@ -316,11 +315,9 @@ class TriadTables:
 
 def make_kind(tables: TriadTables | None = None) -> GameKind:
     """A ``triad`` GameKind with its own :class:`TriadTables` (bound to the parlor)."""
-    from commands import triad as commands
-
     tables = tables or TriadTables()
     return GameKind(
-        key=KEY, title="Triad", prefix="TRIAD", module=engine, gmcp_package="Triad.Game",
+        key=KEY, title="Triad", prefix="TRIAD", gmcp_package="Triad.Game",
         seats=rules.MAX_SEATS, min_seats=1,
         parse_options=parse_options, describe_options=describe_options,
         is_ranked=lambda options: False,
@@ -331,7 +328,7 @@ def make_kind(tables: TriadTables | None = None) -> GameKind:
         choose_action=choose_action, describe_event=describe_event,
         on_start=tables.on_start, on_action=tables.on_action, on_finish=tables.on_finish,
         timeout=tables.timeout, seats_of=seats_of, presence=presence, bind=tables.bind,
-        resign_action="LEAVE", help=commands.HELP, commands=commands.COMMANDS,
+        resign_action="LEAVE",
     )
 
 

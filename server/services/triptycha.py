@@ -353,11 +353,9 @@ async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
 
 def make_kind() -> GameKind:
     """A fresh ``tt`` GameKind (its hooks bound to the parlor that hosts it)."""
-    from commands import triptycha as commands
-
     hooks = Triptycha()
     return GameKind(
-        key=KEY, title="Triptycha", prefix="TT", module=engine, gmcp_package="Triptycha.Game",
+        key=KEY, title="Triptycha", prefix="TT", gmcp_package="Triptycha.Game",
         parse_options=parse_options, describe_options=describe_options,
         is_ranked=lambda options: bool(options.get("ranked")),
         new_state=rules.new_game, apply=rules.apply, outcome=rules.outcome,
@@ -369,10 +367,6 @@ def make_kind() -> GameKind:
         check_offer=hooks.check_offer, timeout=hooks.timeout,
         on_new_account=hooks.on_new_account, bind=hooks.bind,
         seeders={"collections": seed_collections, "tiles": seed_tiles},
-        commands=commands.TT_COMMANDS, top_commands=commands.TOP_COMMANDS,
-        help=("Triangular tile battles: lay your tiles in the 9 niches and flip your "
-              "opponent's. Rules: Truth, Random, Inversion, Undercut, Confusion, Plunder, "
-              "Take <1-5>, Ranked, Disc <collection>. ITD lists your tiles."),
     )
 
 

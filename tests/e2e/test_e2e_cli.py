@@ -12,7 +12,7 @@ from tests.support.client import Client
 
 
 def esterport(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "commands.app", *args], capture_output=True,
                           text=True, cwd=os.getcwd(), timeout=60)
 
 

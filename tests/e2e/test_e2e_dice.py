@@ -15,9 +15,9 @@ import time
 
 import sqlalchemy as sa
 
+from commands.app import assemble
 from games.dice import notation, render, rules
 from games.dice.rules import Move, Remove, RemovalRequired, TriadsFormed
-from server.app import Parlor
 from server.models import GameRecord
 from tests.conftest import make_config
 from tests.support.client import ANSI, Client
@@ -359,7 +359,7 @@ async def test_gmcp_dice_game(parlor):
 
 
 async def test_restart_mid_game_resumes_at_the_last_move(sqlite_url):
-    parlor = Parlor(make_config(sqlite_url))
+    parlor = assemble(make_config(sqlite_url))
     await parlor.start()
     try:
         alice = await (await Client.connect(parlor.port)).create("Alice")
@@ -381,7 +381,7 @@ async def test_restart_mid_game_resumes_at_the_last_move(sqlite_url):
         await parlor.stop()
     await alice.closed()
 
-    parlor = Parlor(make_config(sqlite_url))
+    parlor = assemble(make_config(sqlite_url))
     await parlor.start()
     try:
         game = parlor.host.live[number]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
-from server.app import Parlor
+from commands.app import assemble
 from tests.conftest import make_config, start_server, write_config
 from tests.support.client import Client
 
@@ -134,7 +134,7 @@ async def test_disconnect_and_reconnect_finds_the_game(parlor, clients):
 
 async def test_restart_mid_game_resumes_at_the_last_move(db_url):
     """On SQLite and on PostgreSQL: stop the server mid-game, start a new one."""
-    parlor = Parlor(make_config(db_url))
+    parlor = assemble(make_config(db_url))
     await parlor.start()
     alice = await (await Client.connect(parlor.port)).create("Alice")
     bob = await (await Client.connect(parlor.port)).create("Bob")
@@ -144,7 +144,7 @@ async def test_restart_mid_game_resumes_at_the_last_move(db_url):
     await parlor.stop()
     await alice.closed()
 
-    parlor = Parlor(make_config(db_url))
+    parlor = assemble(make_config(db_url))
     await parlor.start()
     try:
         alice = await (await Client.connect(parlor.port)).login("Alice")

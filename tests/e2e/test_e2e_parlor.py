@@ -208,10 +208,10 @@ async def test_admin_shutdown_tells_everyone_and_stops(parlor, clients):
 
 
 async def test_idle_connections_are_closed(sqlite_url):
-    from server.app import Parlor
+    from commands.app import assemble
     from tests.conftest import make_config
 
-    parlor = Parlor(make_config(sqlite_url, idle_timeout=1))
+    parlor = assemble(make_config(sqlite_url, idle_timeout=1))
     await parlor.start()
     try:
         idle = await Client.connect(parlor.port)
@@ -225,10 +225,10 @@ async def test_idle_connections_are_closed(sqlite_url):
 
 
 async def test_a_connection_that_never_logs_in_is_closed(sqlite_url):
-    from server.app import Parlor
+    from commands.app import assemble
     from tests.conftest import make_config
 
-    parlor = Parlor(make_config(sqlite_url, login_timeout=1))
+    parlor = assemble(make_config(sqlite_url, login_timeout=1))
     await parlor.start()
     try:
         lurker = await Client.connect(parlor.port)

@@ -14,6 +14,7 @@ import asyncio
 import re
 
 
+from commands.app import assemble
 from games.pyramid import notation, rules, solver
 from games.pyramid.cards import COVERED_BY, card_text, rank, spot_name
 from server.app import Parlor
@@ -276,7 +277,7 @@ async def test_two_players_play_a_tournament_with_the_same_deals(parlor, clients
 
 
 async def test_a_tournament_outlives_restarts_and_is_finished_after_restore(sqlite_url):
-    parlor = Parlor(make_config(sqlite_url))
+    parlor = assemble(make_config(sqlite_url))
     await parlor.start()
     alice = await (await Client.connect(parlor.port)).create("Alice")
     await alice.cmd("pyr tour none", r"Pyramid, Alice begins \(a six-game tournament")
@@ -291,7 +292,7 @@ async def test_a_tournament_outlives_restarts_and_is_finished_after_restore(sqli
     await alice.closed()
 
     # A restart without SAVE: the tournament waits, as it was.
-    parlor = Parlor(make_config(sqlite_url))
+    parlor = assemble(make_config(sqlite_url))
     await parlor.start()
     try:
         alice = await (await Client.connect(parlor.port)).login("Alice")
@@ -313,7 +314,7 @@ async def test_a_tournament_outlives_restarts_and_is_finished_after_restore(sqli
 
     # Another restart; RESTORE ends the standard game in progress (confirmed) and takes
     # the tournament up again exactly where it was; then it is played to the end.
-    parlor = Parlor(make_config(sqlite_url))
+    parlor = assemble(make_config(sqlite_url))
     await parlor.start()
     try:
         alice = await (await Client.connect(parlor.port)).login("Alice")

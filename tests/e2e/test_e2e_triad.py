@@ -10,6 +10,7 @@ import re
 import attrs
 import sqlalchemy as sa
 
+from commands.app import assemble
 from games.triad import rules
 from server.app import Parlor
 from server.models import Account, LedgerEntry
@@ -24,7 +25,7 @@ def config_for(url: str, **games):
 
 
 async def start(url: str, **games) -> Parlor:
-    parlor = Parlor(config_for(url, **games))
+    parlor = assemble(config_for(url, **games))
     parlor.host.presence_delay = 0.1
     await parlor.start()
     return parlor

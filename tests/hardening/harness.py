@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import sqlalchemy as sa
 
+from commands.app import assemble
 from server.app import Parlor
 from server.models import Base
 from server.session import Session
@@ -164,7 +165,7 @@ class Harness:
 
     @classmethod
     async def start(cls, config, kinds=None) -> "Harness":  # noqa: ANN001
-        parlor = Parlor(config, kinds)
+        parlor = assemble(config, kinds)
         await parlor.start()
         await parlor.load_default_data()
         harness = cls(parlor)

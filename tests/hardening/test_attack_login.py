@@ -9,6 +9,7 @@ import asyncio
 import attrs
 import telnetlib3
 
+from commands.app import assemble
 from server.app import Parlor
 from server.config import LoginSection
 from tests.conftest import make_config
@@ -19,7 +20,7 @@ async def _started(sqlite_url, login: dict | None = None, **server) -> Parlor:
     config = make_config(sqlite_url, **server)
     if login:
         config = attrs.evolve(config, login=attrs.evolve(config.login, **login))
-    parlor = Parlor(config)
+    parlor = assemble(config)
     await parlor.start()
     return parlor
 

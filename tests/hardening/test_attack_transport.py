@@ -11,6 +11,7 @@ import zlib
 
 import pytest
 
+from commands.app import assemble
 from server.app import Parlor
 from tests.conftest import make_config
 from tests.support.client import Client
@@ -20,7 +21,7 @@ MCCP2, MCCP3, CHARSET, TTYPE = 86, 87, 42, 24
 
 
 async def _started(sqlite_url, **server) -> Parlor:
-    parlor = Parlor(make_config(sqlite_url, **server))
+    parlor = assemble(make_config(sqlite_url, **server))
     await parlor.start()
     return parlor
 

@@ -45,6 +45,7 @@ import time
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from commands.app import assemble
 from server.app import Parlor
 from tests.conftest import make_config
 from tests.hardening import harness
@@ -462,7 +463,7 @@ class Table:
         folder = tempfile.mkdtemp(prefix="esterport-socket-")
         config = make_config(f"sqlite+aiosqlite:///{folder}/e.db",
                              max_connections_per_address=100)
-        parlor = Parlor(config)
+        parlor = assemble(config)
         await parlor.start()
         t = cls(parlor)
         for name in ("Alice", "Mallory"):

@@ -13,6 +13,7 @@ import time
 import pytest
 import telnetlib3
 
+from commands.app import assemble
 from server.app import Parlor
 from server.session import Session
 from tests.conftest import make_config
@@ -68,7 +69,7 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
     players = 40 if SOAK else 16          # logged in, in games (pairs)
     logging_in = 300 if SOAK else 150     # mid-login: name typed, no password yet
     silent = 100 if SOAK else 40          # connected and silent: only the timeout frees them
-    parlor = Parlor(make_config(sqlite_url, login_timeout=5, idle_timeout=6,
+    parlor = assemble(make_config(sqlite_url, login_timeout=5, idle_timeout=6,
                                 max_connections_per_address=2000))
     await parlor.start()
     try:
@@ -136,7 +137,7 @@ async def test_half_open_sockets_are_dropped_by_keepalive(sqlite_url):
     the user timeout must find them, within about twice the keepalive setting, while
     other players are still writing to them."""
     keepalive = 1
-    parlor = Parlor(make_config(sqlite_url, keepalive=keepalive, idle_timeout=0,
+    parlor = assemble(make_config(sqlite_url, keepalive=keepalive, idle_timeout=0,
                                 login_timeout=3600, max_connections_per_address=500))
     await parlor.start()
     try:

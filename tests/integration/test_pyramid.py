@@ -12,6 +12,7 @@ import attrs
 import pytest
 import sqlalchemy as sa
 
+from commands.app import assemble
 from games.pyramid import match, notation
 from server.app import Parlor
 from server.hosting import Seat
@@ -27,7 +28,7 @@ KEY = "pyr"
 @pytest.fixture
 async def parlor(db_url):
     """A parlor on the test database, listening on an ephemeral port."""
-    p = Parlor(make_config(db_url))
+    p = assemble(make_config(db_url))
     await p.start()
     yield p
     await p.stop()
@@ -136,7 +137,7 @@ async def test_save_puts_a_tournament_away_and_restore_takes_it_up_exactly(parlo
 
 
 async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url):
-    parlor = Parlor(make_config(db_url))
+    parlor = assemble(make_config(db_url))
     await parlor.start()
     try:
         svc = pyramid.service(parlor)
@@ -148,7 +149,7 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
         state = game.state
     finally:
         await parlor.stop()
-    parlor = Parlor(make_config(db_url))
+    parlor = assemble(make_config(db_url))
     await parlor.start()
     try:
         game = parlor.host.game_of(alice.account_id, KEY)

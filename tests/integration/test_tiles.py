@@ -15,6 +15,7 @@ import attrs
 import pytest
 import sqlalchemy as sa
 
+from commands.app import assemble
 from games.errors import RuleError
 from games.triptycha import notation, rules
 from server.app import Parlor
@@ -80,7 +81,7 @@ async def make_parlor(url: str, tmp_path, **games) -> Parlor:
     config = make_config(url)
     if games:
         config = attrs.evolve(config, games=attrs.evolve(config.games, **games))
-    parlor = Parlor(config)
+    parlor = assemble(config)
     await parlor.db.migrate()
     path = tmp_path / "proving.toml"
     path.write_text(PROVING)
@@ -124,7 +125,7 @@ async def audit_clean(parlor: Parlor) -> None:
 
 # -- seeding -------------------------------------------------------------------------------
 async def test_default_collections_load_and_load_again_changes_nothing(db_url):
-    parlor = Parlor(make_config(db_url))
+    parlor = assemble(make_config(db_url))
     await parlor.db.migrate()
     try:
         first = await parlor.seed()
@@ -155,7 +156,7 @@ def test_esterport_seed_on_the_command_line(tmp_path):
     env = dict(os.environ, ESTERPORT_DATABASE_URL="")
     config = tmp_path / "config.toml"
     config.write_text(f'[database]\nurl = "sqlite+aiosqlite:///{tmp_path}/e.db"\n')
-    seed = [sys.executable, "-m", "server.cli", "seed", "--config", str(config)]
+    seed = [sys.executable, "-m", "commands.app", "seed", "--config", str(config)]
     done = subprocess.run([*seed, str(tmp_path / "proving.toml")], capture_output=True,
                           text=True, env=env)
     assert done.returncode == 0, done.stderr
@@ -461,7 +462,7 @@ async def test_trading_times_out_and_survives_a_restart(db_url, tmp_path):
     await parlor.host.close()          # "crash": the clock dies with the process
     await parlor.db.close()
 
-    parlor = Parlor(attrs.evolve(make_config(db_url),
+    parlor = assemble(attrs.evolve(make_config(db_url),
                                  games=attrs.evolve(make_config(db_url).games, trade_timeout=1)))
     try:
         assert await parlor.host.restore() == 1

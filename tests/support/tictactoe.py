@@ -139,5 +139,4 @@ KIND = GameKind(
     parse_action=parse_action, format_action=format_action, state_to_json=state_to_json,
     state_from_json=state_from_json, view_for=view_for, render=render,
     choose_action=choose_action, describe_event=describe_event, timeout=timeout,
-    help="A test game: PLAY <1-9> marks a cell; three in a row wins.",
 )

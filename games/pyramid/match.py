@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 import attrs
 
-from games.errors import BadNotation, BadOption, IllegalAction, RuleError
+from games.errors import BadOption, IllegalAction, RuleError
 from games.outcome import Outcome
 
 from . import ai, notation, rules

@@ -72,6 +72,7 @@ from games.pyramid.match import (SAVE, Table, Told, apply, audience, choose_acti
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account, GameRecord, PyramidSave, PyramidTopScore
 from server.services.games import GameError, LiveGame
+from server.text import counted
 from server.workers import WorkerPool
 
 if TYPE_CHECKING:

@@ -164,3 +164,19 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
                 game.outcome.scores)
     finally:
         await parlor.stop()
+
+
+@pytest.mark.parametrize("seed, expected", [
+    (34, "Deal 34 could not have been won: the pyramid cannot be cleared; the best possible "
+         "Par score was -3 (the pyramid not cleared, 3 cards left), and your -10 fell 7 "
+         "short of it."),
+])
+def test_the_verdict_says_the_best_par_in_one_sentence(seed, expected):
+    """The verdict's wording on a deal whose pyramid cannot be cleared (the exact best
+    Par, how that line ends, and the player's score against it)."""
+    from games.pyramid import rules, solver
+
+    best = solver.solve_par(rules.Game.dealt(seed))
+    assert best.proven
+    line = pyramid.Line(best, "lose", "lose")
+    assert pyramid.verdict_text(f"deal {seed}", line, -10, seed) == expected

@@ -364,7 +364,7 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
             search.final = (pm, search.pos.full_st, ptr, ps)
             return True
         if search.expanded >= max_nodes or (
-                not search.expanded & 1023 and time.perf_counter() > deadline):
+                not search.expanded & 15 and time.perf_counter() > deadline):
             raise _Budget
         key = pm | (sm << 28)
         here = ps * 32 + ptr
@@ -425,7 +425,7 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                     continue
             on_chain.add((key, here))
             if search.expanded >= max_nodes or (
-                    not search.expanded & 255 and time.perf_counter() > deadline):
+                    not search.expanded & 15 and time.perf_counter() > deadline):
                 raise _Budget
             pm, sm = key & mask28, key >> 28
             for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
@@ -614,7 +614,8 @@ class _Par:
     ``proven`` is ``lower == upper``.
     """
 
-    def __init__(self, game: Game, max_nodes: int, deadline: float):
+    def __init__(self, game: Game, max_nodes: int, deadline: float,
+                 probe_nodes: int = 20_000):
         self.game = game
         self.pos = _Position(game)
         self.gen = _Search(self.pos, "par")
@@ -626,6 +627,11 @@ class _Par:
         self.best_moves: list = []
         self.path: list = []
         self.tt: dict[int, tuple[int, int]] = {}
+        # the patterns a redeal starts each later deal with: key -> (cap, path)
+        self.queue: list[dict[int, tuple[int, list]]] = [{} for _ in range(DEALS)]
+        self.layered = False
+        self.tt0: dict[int, tuple[int, int]] = {}
+        self.probe_nodes = probe_nodes
         self.stock_memo: dict = {}
         self.left_memo: dict = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
@@ -750,9 +756,30 @@ class _Par:
         pos, gen = self.pos, self.gen
         lead: list = []
         pm, sm, ptr = gen.settle(pos.pm, 0, pos.ptr, lead)
-        self.path = lead
-        root_ub = self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1])
-        upper = max(root_ub, self.best)
+        # 1. plain depth first, on a small budget
+        self.path = list(lead)
+        max_nodes = self.max_nodes
+        self.max_nodes = min(max_nodes, self.probe_nodes)
+        upper = max(self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1]), self.best)
+        self.max_nodes = max_nodes
+        if self.out and upper > self.best and gen.expanded < max_nodes and (
+                time.perf_counter() <= self.deadline):
+            # 2. one deal at a time (see the class docstring)
+            self.out = False
+            self.layered = True
+            self.tt0, self.tt = self.tt, {}
+            self.path = list(lead)
+            upper2 = self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1])
+            for ps in range(pos.ps + 1, DEALS):
+                for key, (cap, path) in self.queue[ps].items():
+                    if self.out:
+                        u = cap  # not searched: its bound (its parent's, at most)
+                    else:
+                        self.path = list(path)
+                        u = self.visit(key & FULL_PYR, key >> 28, 0, ps, cap)
+                    if u > upper2:
+                        upper2 = u
+            upper = min(upper, max(upper2, self.best))
         end, line = _finish_line(self.game, _to_actions(self.best_moves))
         if end.score != self.best:
             raise AssertionError(f"the Par line scores {end.score}, not {self.best}")
@@ -768,6 +795,12 @@ class _Par:
             return value
         key = pm | (sm << 28)
         here = ps * 32 + ptr
+        if self.layered:
+            seen = self.tt0.get(key)  # what the plain search found holds here too
+            if seen is not None and seen[0] <= here:
+                return seen[1]
+            key |= ps << 52
+            here = ptr
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
             return seen[1]
@@ -781,12 +814,21 @@ class _Par:
             return h
         gen = self.gen
         if gen.expanded >= self.max_nodes or (
-                not gen.expanded & 255 and time.perf_counter() > self.deadline):
+                time.perf_counter() > self.deadline):
             self.out = True
             return h
         ub = value
         path = self.path
+        queue = self.queue
         for moves, npm, nsm, nptr, nps in gen.children(pm, sm, ptr, ps):
+            if nps != ps and self.layered:  # a redeal: searched once this deal is done
+                nkey = npm | (nsm << 28)
+                pending = queue[nps].get(nkey)
+                if pending is None:
+                    queue[nps][nkey] = (h, path + moves)
+                elif h < pending[0]:
+                    queue[nps][nkey] = (h, pending[1])
+                continue
             path.extend(moves)
             u = self.visit(npm, nsm, nptr, nps, h)
             del path[len(path) - len(moves):]

@@ -152,6 +152,7 @@ class _Search:
         self.expanded = 0
         self.hopeless_memo: dict[int, bool] = {}
         self.relax_memo: dict[int, bool] = {}
+        self.last_ps = DEALS - 1  # the last pass (0-based)
 
     def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
@@ -239,6 +240,40 @@ class _Search:
             dead = not self._clearable(pm, counts)
             self.hopeless_memo[key] = dead
         return dead
+
+    def buried(self, pm: int, sm: int, ptr: int) -> int:
+        """The Waste cards that cannot be taken for the rest of this pass: the highest
+        live Waste card that is no King and has no partner left among the live pyramid
+        cards and the live Pack cards (Waste cards never pair with each other: only
+        one is on top), and every card under it.  That card stays in the Waste until
+        the redeal, and so does all it covers."""
+        pos = self.pos
+        rem = pos.full_st & ~sm
+        waste = rem & ((1 << ptr) - 1)
+        if not waste:
+            return 0
+        pack = rem & ~waste
+        ranks = 0
+        for r in range(1, 13):
+            if (pos.pyr_by_rank[r] & ~pm) or (pos.st_by_rank[r] & pack):
+                ranks |= 1 << (13 - r)
+        ranks |= 1 << 13
+        st = pos.st
+        w = waste
+        while w:
+            top = w.bit_length() - 1
+            if not (ranks >> st[top]) & 1:
+                return waste & ((2 << top) - 1)
+            w ^= 1 << top
+        return 0
+
+    def last_pass_dead(self, pm: int, sm: int, ptr: int, ps: int) -> bool:
+        """In the last pass, a buried Waste card (``buried``) is never taken: "all" is
+        lost, and "pyramid" unless the pyramid can be cleared without those cards."""
+        if ps < self.last_ps:
+            return False
+        b = self.buried(pm, sm, ptr)
+        return bool(b) and (self.want_all or self.hopeless(pm, sm | b))
 
     def _clearable(self, pm: int, counts: int) -> bool:
         if pm == FULL_PYR:
@@ -374,6 +409,8 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
         if search.hopeless(pm, sm):
             failed[key] = 0
             return False
+        if search.last_pass_dead(pm, sm, ptr, ps):
+            return False
         for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
             path.extend(moves)
             if visit(npm, nsm, nptr, nps):
@@ -421,7 +458,7 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 continue
             else:
                 pm, sm = key & mask28, key >> 28
-                if search.hopeless(pm, sm):
+                if search.hopeless(pm, sm) or search.last_pass_dead(pm, sm, ptr, ps):
                     continue
             on_chain.add((key, here))
             if search.expanded >= max_nodes or (
@@ -697,8 +734,16 @@ class _Par:
 
     def bound(self, pm: int, sm: int, ptr: int, ps: int) -> int:  # noqa: ARG002
         """An upper bound on every Par score reachable from (pm, sm, ptr, ps)."""
-        if self.gen.hopeless(pm, sm):
+        gen = self.gen
+        if gen.hopeless(pm, sm):
             return -max(1, self.left_min(pm, sm))
+        # Cleared in this deal?  Only with the pyramid, the Pack and the Waste cards
+        # not buried for the rest of this pass (the joker relaxation on those).
+        b = gen.buried(pm, sm, ptr)
+        if b and gen.hopeless(pm, sm | b):
+            if ps + 1 >= DEALS:
+                return -max(1, self.left_min(pm, sm))
+            return PAR_BASE[ps + 2]
         return PAR_BASE[ps + 1]  # >= 20, above any uncleared score (-1 at most)
 
     def left_min(self, pm: int, sm: int) -> int:

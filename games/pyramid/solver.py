@@ -242,28 +242,30 @@ class _Search:
         return dead
 
     def buried(self, pm: int, sm: int, ptr: int) -> int:
-        """The Waste cards that cannot be taken for the rest of this pass: the highest
-        live Waste card that is no King and has no partner left among the live pyramid
-        cards and the live Pack cards (Waste cards never pair with each other: only
-        one is on top), and every card under it.  That card stays in the Waste until
-        the redeal, and so does all it covers."""
+        """The Waste cards that cannot be taken for the rest of this pass.  Waste cards
+        never pair with each other (only one is on top), so to reach a Waste card every
+        live card above it must go first, each with its own partner among the live
+        pyramid and Pack cards (or as a King).  Going down from the top, the first card
+        left without a partner once those above have taken theirs stays in the Waste
+        until the redeal, and so does all it covers: those are returned."""
         pos = self.pos
         rem = pos.full_st & ~sm
         waste = rem & ((1 << ptr) - 1)
         if not waste:
             return 0
         pack = rem & ~waste
-        ranks = 0
-        for r in range(1, 13):
-            if (pos.pyr_by_rank[r] & ~pm) or (pos.st_by_rank[r] & pack):
-                ranks |= 1 << (13 - r)
-        ranks |= 1 << 13
+        pyr, stk = pos.pyr_by_rank, pos.st_by_rank
+        supply = [(pyr[r] & ~pm).bit_count() + (stk[r] & pack).bit_count()
+                  for r in range(13)]
         st = pos.st
         w = waste
         while w:
             top = w.bit_length() - 1
-            if not (ranks >> st[top]) & 1:
-                return waste & ((2 << top) - 1)
+            r = st[top]
+            if r != 13:
+                if not supply[13 - r]:
+                    return waste & ((2 << top) - 1)
+                supply[13 - r] -= 1
             w ^= 1 << top
         return 0
 

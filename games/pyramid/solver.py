@@ -152,6 +152,7 @@ class _Search:
         self.expanded = 0
         self.hopeless_memo: dict[int, bool] = {}
         self.relax_memo: dict[int, bool] = {}
+        self.last_ps = DEALS - 1  # the last pass (0-based)
 
     def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
@@ -239,6 +240,42 @@ class _Search:
             dead = not self._clearable(pm, counts)
             self.hopeless_memo[key] = dead
         return dead
+
+    def buried(self, pm: int, sm: int, ptr: int) -> int:
+        """The Waste cards that cannot be taken for the rest of this pass.  Waste cards
+        never pair with each other (only one is on top), so to reach a Waste card every
+        live card above it must go first, each with its own partner among the live
+        pyramid and Pack cards (or as a King).  Going down from the top, the first card
+        left without a partner once those above have taken theirs stays in the Waste
+        until the redeal, and so does all it covers: those are returned."""
+        pos = self.pos
+        rem = pos.full_st & ~sm
+        waste = rem & ((1 << ptr) - 1)
+        if not waste:
+            return 0
+        pack = rem & ~waste
+        pyr, stk = pos.pyr_by_rank, pos.st_by_rank
+        supply = [(pyr[r] & ~pm).bit_count() + (stk[r] & pack).bit_count()
+                  for r in range(13)]
+        st = pos.st
+        w = waste
+        while w:
+            top = w.bit_length() - 1
+            r = st[top]
+            if r != 13:
+                if not supply[13 - r]:
+                    return waste & ((2 << top) - 1)
+                supply[13 - r] -= 1
+            w ^= 1 << top
+        return 0
+
+    def last_pass_dead(self, pm: int, sm: int, ptr: int, ps: int) -> bool:
+        """In the last pass, a buried Waste card (``buried``) is never taken: "all" is
+        lost, and "pyramid" unless the pyramid can be cleared without those cards."""
+        if ps < self.last_ps:
+            return False
+        b = self.buried(pm, sm, ptr)
+        return bool(b) and (self.want_all or self.hopeless(pm, sm | b))
 
     def _clearable(self, pm: int, counts: int) -> bool:
         if pm == FULL_PYR:
@@ -364,7 +401,7 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
             search.final = (pm, search.pos.full_st, ptr, ps)
             return True
         if search.expanded >= max_nodes or (
-                not search.expanded & 1023 and time.perf_counter() > deadline):
+                not search.expanded & 15 and time.perf_counter() > deadline):
             raise _Budget
         key = pm | (sm << 28)
         here = ps * 32 + ptr
@@ -373,6 +410,8 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
             return False
         if search.hopeless(pm, sm):
             failed[key] = 0
+            return False
+        if search.last_pass_dead(pm, sm, ptr, ps):
             return False
         for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
             path.extend(moves)
@@ -421,11 +460,11 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 continue
             else:
                 pm, sm = key & mask28, key >> 28
-                if search.hopeless(pm, sm):
+                if search.hopeless(pm, sm) or search.last_pass_dead(pm, sm, ptr, ps):
                     continue
             on_chain.add((key, here))
             if search.expanded >= max_nodes or (
-                    not search.expanded & 255 and time.perf_counter() > deadline):
+                    not search.expanded & 15 and time.perf_counter() > deadline):
                 raise _Budget
             pm, sm = key & mask28, key >> 28
             for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
@@ -614,7 +653,8 @@ class _Par:
     ``proven`` is ``lower == upper``.
     """
 
-    def __init__(self, game: Game, max_nodes: int, deadline: float):
+    def __init__(self, game: Game, max_nodes: int, deadline: float,
+                 probe_nodes: int = 20_000):
         self.game = game
         self.pos = _Position(game)
         self.gen = _Search(self.pos, "par")
@@ -626,6 +666,11 @@ class _Par:
         self.best_moves: list = []
         self.path: list = []
         self.tt: dict[int, tuple[int, int]] = {}
+        # the patterns a redeal starts each later deal with: key -> (cap, path)
+        self.queue: list[dict[int, tuple[int, list]]] = [{} for _ in range(DEALS)]
+        self.layered = False
+        self.tt0: dict[int, tuple[int, int]] = {}
+        self.probe_nodes = probe_nodes
         self.stock_memo: dict = {}
         self.left_memo: dict = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
@@ -691,8 +736,16 @@ class _Par:
 
     def bound(self, pm: int, sm: int, ptr: int, ps: int) -> int:  # noqa: ARG002
         """An upper bound on every Par score reachable from (pm, sm, ptr, ps)."""
-        if self.gen.hopeless(pm, sm):
+        gen = self.gen
+        if gen.hopeless(pm, sm):
             return -max(1, self.left_min(pm, sm))
+        # Cleared in this deal?  Only with the pyramid, the Pack and the Waste cards
+        # not buried for the rest of this pass (the joker relaxation on those).
+        b = gen.buried(pm, sm, ptr)
+        if b and gen.hopeless(pm, sm | b):
+            if ps + 1 >= DEALS:
+                return -max(1, self.left_min(pm, sm))
+            return PAR_BASE[ps + 2]
         return PAR_BASE[ps + 1]  # >= 20, above any uncleared score (-1 at most)
 
     def left_min(self, pm: int, sm: int) -> int:
@@ -750,9 +803,30 @@ class _Par:
         pos, gen = self.pos, self.gen
         lead: list = []
         pm, sm, ptr = gen.settle(pos.pm, 0, pos.ptr, lead)
-        self.path = lead
-        root_ub = self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1])
-        upper = max(root_ub, self.best)
+        # 1. plain depth first, on a small budget
+        self.path = list(lead)
+        max_nodes = self.max_nodes
+        self.max_nodes = min(max_nodes, self.probe_nodes)
+        upper = max(self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1]), self.best)
+        self.max_nodes = max_nodes
+        if self.out and upper > self.best and gen.expanded < max_nodes and (
+                time.perf_counter() <= self.deadline):
+            # 2. one deal at a time (see the class docstring)
+            self.out = False
+            self.layered = True
+            self.tt0, self.tt = self.tt, {}
+            self.path = list(lead)
+            upper2 = self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1])
+            for ps in range(pos.ps + 1, DEALS):
+                for key, (cap, path) in self.queue[ps].items():
+                    if self.out:
+                        u = cap  # not searched: its bound (its parent's, at most)
+                    else:
+                        self.path = list(path)
+                        u = self.visit(key & FULL_PYR, key >> 28, 0, ps, cap)
+                    if u > upper2:
+                        upper2 = u
+            upper = min(upper, max(upper2, self.best))
         end, line = _finish_line(self.game, _to_actions(self.best_moves))
         if end.score != self.best:
             raise AssertionError(f"the Par line scores {end.score}, not {self.best}")
@@ -768,6 +842,12 @@ class _Par:
             return value
         key = pm | (sm << 28)
         here = ps * 32 + ptr
+        if self.layered:
+            seen = self.tt0.get(key)  # what the plain search found holds here too
+            if seen is not None and seen[0] <= here:
+                return seen[1]
+            key |= ps << 52
+            here = ptr
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
             return seen[1]
@@ -781,12 +861,21 @@ class _Par:
             return h
         gen = self.gen
         if gen.expanded >= self.max_nodes or (
-                not gen.expanded & 255 and time.perf_counter() > self.deadline):
+                time.perf_counter() > self.deadline):
             self.out = True
             return h
         ub = value
         path = self.path
+        queue = self.queue
         for moves, npm, nsm, nptr, nps in gen.children(pm, sm, ptr, ps):
+            if nps != ps and self.layered:  # a redeal: searched once this deal is done
+                nkey = npm | (nsm << 28)
+                pending = queue[nps].get(nkey)
+                if pending is None:
+                    queue[nps][nkey] = (h, path + moves)
+                elif h < pending[0]:
+                    queue[nps][nkey] = (h, pending[1])
+                continue
             path.extend(moves)
             u = self.visit(npm, nsm, nptr, nps, h)
             del path[len(path) - len(moves):]

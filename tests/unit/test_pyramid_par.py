@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.pyramid import rules, solver
-from games.pyramid.rules import END, Game
+from games.pyramid.rules import DEALS, END, PAR_BASE, Game
 
 SOAK = os.environ.get("ESTERPORT_SOAK") == "1"
 NO_CLOCK = 10_000.0  # a time limit that never binds: budgets are node counts
@@ -139,3 +139,49 @@ def test_par_from_a_mid_game_position():
     sol = solver.solve_par(game, max_nodes=10**7, time_limit=NO_CLOCK)
     assert sol.proven and sol.score <= -3
     assert replay(game, sol.moves).score == sol.score
+
+
+def _brute_can_clear_this_pass(game: Game) -> bool:
+    """Can the pyramid be cleared before the next redeal (brute force, engine moves)?"""
+    seen = {game}
+    todo = [game]
+    while todo:
+        g = todo.pop()
+        if g.pyramid_left == 0:
+            return True
+        for action in rules.game_actions(g):
+            if action is END:
+                continue
+            after, _ = rules.play(g, action)
+            if after.deal == game.deal and after not in seen:
+                seen.add(after)
+                todo.append(after)
+    return False
+
+
+@settings(max_examples=1000 if SOAK else 150, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_par_bound_never_below_the_exact_best(game, picks):
+    """The Par search's upper bound (the joker relaxation, and the buried-Waste
+    relaxation of a clear within the current pass) is admissible: never below the
+    brute-force best, from the start or from positions part way through; and a pyramid
+    the buried-Waste relaxation calls unclearable in this pass cannot be cleared in it."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    if game.over or game.pyramid_left == 0:
+        return
+    par = solver._Par(game, 10**7, NO_CLOCK)
+    pos, gen = par.pos, par.gen
+    assert par.bound(pos.pm, 0, pos.ptr, pos.ps) >= brute_best_par(game)
+    buried = gen.buried(pos.pm, 0, pos.ptr)
+    if gen.hopeless(pos.pm, buried):
+        assert not _brute_can_clear_this_pass(game)
+    if gen.last_pass_dead(pos.pm, 0, pos.ptr, pos.ps):  # goal "pyramid"
+        assert brute_best_par(game) < 0
+    gen.want_all = True
+    if gen.last_pass_dead(pos.pm, 0, pos.ptr, pos.ps):  # goal "all"
+        assert brute_best_par(game) < PAR_BASE[DEALS]  # a win in deal 3 scores 20

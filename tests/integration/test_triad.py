@@ -39,13 +39,20 @@ def make_host(db, accounts, *, action_timeout=3600.0, grace=3600.0, online=lambd
 
 
 async def money(db, host) -> int:
-    """Account balances + table stacks + pots, less what the house put in for computers."""
-    async with db.session() as tx:
-        assert await ledger.audit(tx) == []
-        balances = await tx.scalar(sa.select(sa.func.sum(Account.cubits)))
-        bankroll = await tx.scalar(sa.select(sa.func.coalesce(sa.func.sum(LedgerEntry.delta), 0))
-                                   .where(LedgerEntry.reason == triad.BANKROLL))
-    on_tables = sum(g.state.cubits() for g in host.live.values() if g.kind.key == triad.KEY)
+    """Account balances + table stacks + pots, less what the house put in for computers;
+    read with every live table's lock held, so that no computer move commits between the
+    balances and the tables being read."""
+    games = [g for g in host.live.values() if g.kind.key == triad.KEY]
+    async with contextlib.AsyncExitStack() as still:
+        for g in games:
+            await still.enter_async_context(g.lock)
+        async with db.session() as tx:
+            assert await ledger.audit(tx) == []
+            balances = await tx.scalar(sa.select(sa.func.sum(Account.cubits)))
+            bankroll = await tx.scalar(
+                sa.select(sa.func.coalesce(sa.func.sum(LedgerEntry.delta), 0))
+                .where(LedgerEntry.reason == triad.BANKROLL))
+        on_tables = sum(g.state.cubits() for g in host.live.values() if g.kind.key == triad.KEY)
     return balances - bankroll + on_tables
 
 

@@ -25,7 +25,13 @@ and the pass number.  Sound prunings only:
   rank than partners, makes the state dead;
 - the joker relaxation: if the pyramid cannot be cleared even when every live stock
   card could be taken at any moment (each once), the pattern is dead.  This proves
-  almost every unwinnable deal at the root.
+  almost every unwinnable deal at the root;
+- the buried-Waste relaxation (``_Search.buried``): Waste cards never pair with each
+  other, so going down the Waste each card needs its own partner among the live
+  pyramid and Pack cards before the next is reached; the first left without one stays
+  in the Waste, with all under it, until the redeal.  In the last pass that loses
+  "all" (and "pyramid" if the joker relaxation fails without those cards); for Par it
+  says whether the pyramid can still be cleared in the current deal.
 
 "pyramid"/"all" run a depth-first probe, then (if it ran out of nodes) a forward
 sweep in Pack-position order that expands each pattern from its earliest position;

@@ -25,7 +25,13 @@ and the pass number.  Sound prunings only:
   rank than partners, makes the state dead;
 - the joker relaxation: if the pyramid cannot be cleared even when every live stock
   card could be taken at any moment (each once), the pattern is dead.  This proves
-  almost every unwinnable deal at the root.
+  almost every unwinnable deal at the root;
+- the buried-Waste relaxation (``_Search.buried``): Waste cards never pair with each
+  other, so going down the Waste each card needs its own partner among the live
+  pyramid and Pack cards before the next is reached; the first left without one stays
+  in the Waste, with all under it, until the redeal.  In the last pass that loses
+  "all" (and "pyramid" if the joker relaxation fails without those cards); for Par it
+  says whether the pyramid can still be cleared in the current deal.
 
 "pyramid"/"all" run a depth-first probe, then (if it ran out of nodes) a forward
 sweep in Pack-position order that expands each pattern from its earliest position;
@@ -645,6 +651,16 @@ class _Par:
     score -1 at most.  Before that it is *not* used: on a deal whose pyramid cannot be
     cleared it would cut exactly the lines that leave the fewest cards.
 
+    **Phases.**  A plain depth-first search on a small budget (``probe_nodes``) first.
+    If it is not done: if no line scoring -1 or more is known yet (no clear in sight),
+    the same search goes on (its table holds); else the search starts again one deal at
+    a time: a redeal is not followed at once but queued (``queue``, with its parent's
+    bound as cap) until the deal it ends has been searched, so a clear in an earlier
+    deal is found, and bounds the later deals, before they are dived into.  The table
+    is then keyed by deal too (``tt``; what the plain search stored, ``tt0``, still
+    holds), since a pattern's entry no longer covers the deals after its own.  The
+    upper bound is the smaller of the phases' bounds.
+
     **Anytime.**  The search order does not depend on the budget, so a bigger budget
     does the same first steps and more: ``lower`` (= ``best``) never drops.  When the
     budget runs out the search unwinds, each position not expanded counting its bound,
@@ -810,8 +826,15 @@ class _Par:
         upper = max(self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1]), self.best)
         self.max_nodes = max_nodes
         if self.out and upper > self.best and gen.expanded < max_nodes and (
+                time.perf_counter() <= self.deadline) and self.best < -1:
+            # 2a. no clear in sight: the best lines leave the fewest cards, found deep
+            # in the later deals; go on depth first (what is in the table holds)
+            self.out = False
+            self.path = list(lead)
+            upper = min(upper, max(self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1]), self.best))
+        elif self.out and upper > self.best and gen.expanded < max_nodes and (
                 time.perf_counter() <= self.deadline):
-            # 2. one deal at a time (see the class docstring)
+            # 2b. one deal at a time (see the class docstring)
             self.out = False
             self.layered = True
             self.tt0, self.tt = self.tt, {}

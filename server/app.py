@@ -176,11 +176,16 @@ class Parlor:
         ``limit`` seconds (a trickle of bytes, NOPs or empty lines is not activity)."""
         while True:
             await asyncio.sleep(max(0.2, min(30.0, limit / 4)))
-            now = time.time()
-            for session in list(self.sessions.values()):
-                if now - session.last_command_at > limit:
-                    session.log.info("%s idle for %d s; closing", session.name, int(limit))
-                    session.close(f"Timeout: no command for {int(limit)} seconds. Goodbye.")
+            self._close_idle(limit)
+
+    def _close_idle(self, limit: float) -> None:
+        """One sweep (a function of its own: a loop variable left in the sweeping task's
+        frame would keep the last session it saw alive until the next sweep)."""
+        now = time.time()
+        for session in list(self.sessions.values()):
+            if now - session.last_command_at > limit:
+                session.log.info("%s idle for %d s; closing", session.name, int(limit))
+                session.close(f"Timeout: no command for {int(limit)} seconds. Goodbye.")
 
     # -- presence --------------------------------------------------------------------------
     def is_online(self, account_id: int) -> bool:

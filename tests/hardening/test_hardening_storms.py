@@ -11,11 +11,11 @@ import os
 import time
 
 import pytest
-import telnetlib3
 
 from commands.app import assemble
 from server.app import Parlor
 from server.session import Session
+from server.telnet import TelnetProtocol
 from tests.conftest import make_config
 from tests.support import sockets
 from tests.support.client import Client
@@ -23,10 +23,30 @@ from tests.support.client import Client
 SOAK = os.environ.get("ESTERPORT_SOAK") == "1"
 
 
-def _sessions_alive() -> int:
-    """Session objects and telnetlib3 protocols still in memory."""
+def _sessions_alive(parlor: Parlor) -> int:
+    """This parlor's Session objects and telnet protocols still in memory (not those of
+    other tests in the same worker process, which are freed on their own schedule)."""
     gc.collect()
-    return sum(1 for o in gc.get_objects() if isinstance(o, (Session, telnetlib3.TelnetServer)))
+    return sum(1 for o in gc.get_objects()
+               if isinstance(o, Session) and o.parlor is parlor
+               or isinstance(o, TelnetProtocol) and o.counter is parlor.counter)
+
+
+def _holders(parlor: Parlor) -> list[str]:
+    """What still refers to this parlor's surviving sessions (for a failure's message)."""
+    found = []
+    for o in gc.get_objects():
+        if isinstance(o, Session) and o.parlor is parlor:
+            where = []
+            for r in gc.get_referrers(o):
+                if asyncio.iscoroutine(r) and r.cr_frame is not None:
+                    stack, c = [], r
+                    while c is not None and getattr(c, "cr_frame", None) is not None:
+                        stack.append(f"{c.cr_code.co_name}:{c.cr_frame.f_lineno}")
+                        c = c.cr_await
+                    where.append(" > ".join(stack))
+            found.append(f"{o.name or o.address}: " + "; ".join(where))
+    return found[:4]
 
 
 def _subscriptions(parlor: Parlor) -> int:
@@ -73,7 +93,7 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
                                 max_connections_per_address=2000))
     await parlor.start()
     try:
-        baseline = (_sessions_alive(), _subscriptions(parlor), len(asyncio.all_tasks()))
+        baseline = (_sessions_alive(parlor), _subscriptions(parlor), len(asyncio.all_tasks()))
         clients = await _pairs_in_games(parlor, "Storm", players)  # each game mid-way
         games = dict(parlor.host.live)
         assert len(games) == players // 2
@@ -116,13 +136,10 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
         # the bookkeeping and the memory are back to where they were: no Session object or
         # telnetlib3 protocol survives (telnetlib3's own list would keep them until the
         # next connection: the parlor prunes it), no subscription, no task
-        for _ in range(50):  # a loaded machine may take a few more loop turns to let go
-            await asyncio.sleep(0.1)
-            if _sessions_alive() <= baseline[0]:
-                break
-        sessions, subs, tasks = (_sessions_alive(), _subscriptions(parlor),
+        await asyncio.sleep(0.2)
+        sessions, subs, tasks = (_sessions_alive(parlor), _subscriptions(parlor),
                                  len(asyncio.all_tasks()))
-        assert sessions == baseline[0], (sessions, baseline)
+        assert sessions == baseline[0], (sessions, baseline, _holders(parlor))
         assert subs <= baseline[1], (subs, baseline)
         assert tasks <= baseline[2] + 2, (tasks, baseline)
         print(f"storm: {peak} connections, all freed in {freed_after:.1f} s "

@@ -69,12 +69,12 @@ async def observe(ctx: Context, rest: str) -> None:
     except GameError as err:
         raise CommandError(f"{err} (REPLAY {number} shows a finished game.)") from None
     if game.seat_of(ctx.account.id) is not None:
-        ctx.parlor.show_game(ctx.session, game)
+        ctx.parlor.presentation.show(ctx.session, game)
         return
     ctx.session.subscribe(f"game:{game.id}")
     ctx.session.watching.add(game.id)
     ctx.send(f"You are now watching game #{game.id}. (UNOBSERVE {game.id} to stop.)")
-    ctx.parlor.show_game(ctx.session, game)
+    ctx.parlor.presentation.show(ctx.session, game)
 
 
 async def unobserve(ctx: Context, rest: str) -> None:
@@ -215,7 +215,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 ctx.send(f"You are not playing {kind.title}. {_how_to_start(kind)}; {p} HELP "
                          "for the rules and commands.")
                 return
-            ctx.parlor.show_game(ctx.session, game)
+            ctx.parlor.presentation.show(ctx.session, game)
             return
         if host.game_of(ctx.account.id, key) is None:
             raise CommandError(f"{p} {rest.split()[0].upper()}: there is no such {p} command, "

@@ -116,7 +116,7 @@ async def play(ctx: Context, rest: str) -> None:
                       "NONE|COMPUTER|HUMAN <person> starts a tournament, PYR HELP explains."
                       + extra)
             return
-        ctx.parlor.show_game(ctx.session, game)
+        ctx.parlor.presentation.show(ctx.session, game)
         return
     if rest.strip() == "?":
         await basics.help_(ctx, "PYR")
@@ -301,7 +301,7 @@ async def _restore(ctx: Context, parts: list[str], yes: bool) -> None:
         seat = game.seat_of(ctx.account.id)
         ctx.send(f"Your tournament is in play ({game.state.summary(seat)}); it needs no "
                  "RESTORE.")
-        ctx.parlor.show_game(ctx.session, game)
+        ctx.parlor.presentation.show(ctx.session, game)
         return
     saved = await svc.saves(ctx.account.id)
     if not saved:

@@ -22,14 +22,15 @@ from server.config import Config
 from server.db import Database
 from server.hosting import GameKind
 from server.login import login
+from server.presentation import Presentation
 from server.services.accounts import Accounts
-from server.services.games import GameHost, LiveGame
+from server.services.games import GameHost
 from server.services.ratings import Ratings
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
 from server.telnet import AcceptErrors, TelnetProtocol, connection_cap
-from server.text import bold, paint
+from server.text import paint
 from server.throttle import LoginThrottle, Sliding
 from server.world import World, describe_room
 
@@ -64,6 +65,7 @@ class Parlor:
                              computer_delay=config.games.computer_delay)
         for kind in kinds:
             self.host.register(kind)
+        self.presentation = Presentation(self.host)  # what each viewer sees of a game
         self.registry = registry
         for kind in self.host.kinds.values():
             if kind.bind is not None:
@@ -266,40 +268,6 @@ class Parlor:
         session.gmcp("Room.Info", {"num": room.key, "name": room.name, "area": "Esterport",
                                    "exits": room.exits, "game": room.game})
 
-    # -- games on screen -------------------------------------------------------------------
-    def show_game(self, session: Session, game: LiveGame, lines: list[str] | None = None) -> None:
-        seat = game.seat_of(session.account.id) if session.account else None
-        view = game.view(seat)
-        board = game.kind.render(view, width=session.width, color=session.color, names=game.names)
-        movers = [game.seats[s].name for s in game.kind.to_move(game.state)] \
-            if game.outcome is None else []
-        header = bold(game.title)
-        if game.outcome is None:
-            turn = "your move" if seat is not None and seat in game.kind.to_move(game.state) \
-                else f"to move: {', '.join(movers)}" if movers else ""
-            header += f"  [{turn}]" if turn else ""
-        text = "\n".join([header, board, *(lines or [])])
-        if lines is not None:  # an event: it interrupts whatever the player was typing
-            session.notify(text)
-        else:
-            session.write(text)
-        if game.kind.gmcp_package:
-            session.gmcp(game.kind.gmcp_package, {
-                "game": game.id, "version": game.version, "seat": seat,
-                "players": list(game.names), "finished": game.outcome is not None,
-                "view": view})
-
-    def show_game_event(self, session: Session, event: Event) -> None:
-        game_id, lines = event.data["game"], list(event.data.get("lines", ()))
-        game = self.host.lookup(game_id)
-        if game is not None:
-            self.show_game(session, game, lines)
-        elif lines:  # ended and forgotten: what happened is still worth a line
-            session.notify("\n".join(lines))
-        if event.kind == "game.end" and game_id in session.watching:
-            session.watching.discard(game_id)
-            session.unsubscribe(f"game:{game_id}")
-
     # -- connections -----------------------------------------------------------------------
     def _forget_clients(self, gone: Session | None = None) -> None:
         """telnetlib3 keeps every connection in two places the parlor never reads: a
@@ -413,7 +381,7 @@ class Parlor:
         session.write(describe_room(self, session))
         for game in self.host.player_returned(account.id, account.name):
             session.write(f"You have a game in progress: {game.title}.")
-            self.show_game(session, game)
+            self.presentation.show(session, game)
         session.prompt()
 
     def _detach(self, session: Session) -> None:

@@ -310,7 +310,7 @@ class Session:
         if data.get("exclude") == self.id:
             return
         if event.kind.startswith("game."):
-            self.parlor.show_game_event(self, event)
+            self.parlor.presentation.on_event(self, event)
             return
         if event.kind == "room.changed":
             return

@@ -1,0 +1,108 @@
+"""What each viewer is shown of a game: the one presentation path.
+
+Every game reaches a screen through here, whether a player asks to see it (the game's
+view command, a returning player) or an event arrives from the bus (``game.start``,
+``game.update``, ``game.end``: plain data naming the game, its version and the lines
+the engine's events were worded into). For each viewer this module decides what to send:
+
+- the telnet text: a board (the header, the engine's view rendered for that viewer's
+  width and colour) followed by the event's lines, or the event's lines alone;
+- the GMCP package: the same view as JSON, on every change, for MUD clients.
+
+Games supply views (``GameKind.view_for``/``render``) and sentences
+(``describe_event``); they do not decide when boards are sent. That decision is
+:func:`wants_board`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from server.bus import Event
+from server.services.games import GameHost, LiveGame
+from server.text import bold
+
+if TYPE_CHECKING:
+    from server.session import Session
+
+
+@attrs.frozen
+class Viewer:
+    """Who looks at a game: the seat they play (None for a watcher)."""
+
+    seat: int | None
+
+    @classmethod
+    def of(cls, session: "Session", game: LiveGame) -> "Viewer":
+        return cls(game.seat_of(session.account.id) if session.account else None)
+
+
+def wants_board(viewer: Viewer, game: LiveGame, event: Event) -> bool:
+    """Whether ``event`` redraws the board for ``viewer`` (else: its lines alone).
+
+    Today every event that changed the game redraws it, for everyone who sees it (the
+    behaviour players have had so far); the screen policy of SCREENS.md is decided here
+    and nowhere else.
+    """
+    return True
+
+
+class Presentation:
+    """Draws games for sessions: asked for (:meth:`show`) or told (:meth:`on_event`)."""
+
+    def __init__(self, host: GameHost) -> None:
+        self.host = host
+
+    def show(self, session: "Session", game: LiveGame) -> None:
+        """The board, as the player asked for it (or found it on their return)."""
+        viewer = Viewer.of(session, game)
+        view = game.view(viewer.seat)
+        session.write(self._board(session, game, viewer, view))
+        self._gmcp(session, game, viewer, view)
+
+    def on_event(self, session: "Session", event: Event) -> None:
+        """A game event from the bus, for one session (a player's or a watcher's)."""
+        game_id, lines = event.data["game"], list(event.data.get("lines", ()))
+        game = self.host.lookup(game_id)
+        if game is None:  # ended and forgotten: what happened is still worth its lines
+            if lines:
+                session.notify("\n".join(lines))
+        else:
+            viewer = Viewer.of(session, game)
+            view = game.view(viewer.seat)
+            if wants_board(viewer, game, event):
+                session.notify("\n".join([self._board(session, game, viewer, view), *lines]))
+            elif lines:
+                session.notify("\n".join(lines))
+            self._gmcp(session, game, viewer, view)
+        if event.kind == "game.end" and game_id in session.watching:
+            session.watching.discard(game_id)
+            session.unsubscribe(f"game:{game_id}")
+
+    # -- the two renderings of one view ----------------------------------------------------
+    @staticmethod
+    def _board(session: "Session", game: LiveGame, viewer: Viewer, view: dict) -> str:
+        """The header (title, whose move) and the board drawn from this viewer's view."""
+        board = game.kind.render(view, width=session.width, color=session.color,
+                                 names=game.names)
+        header = bold(game.title)
+        if game.outcome is None:
+            movers = game.kind.to_move(game.state)
+            if viewer.seat is not None and viewer.seat in movers:
+                header += "  [your move]"
+            elif movers:
+                header += f"  [to move: {', '.join(game.seats[s].name for s in movers)}]"
+        return f"{header}\n{board}"
+
+    @staticmethod
+    def _gmcp(session: "Session", game: LiveGame, viewer: Viewer, view: dict) -> None:
+        if game.kind.gmcp_package:
+            session.gmcp(game.kind.gmcp_package, {
+                "game": game.id, "version": game.version, "seat": viewer.seat,
+                "players": list(game.names), "finished": game.outcome is not None,
+                "view": view})
+
+
+__all__ = ["Presentation", "Viewer", "wants_board"]

@@ -57,11 +57,11 @@ async def _act(ctx: Context, verb: str, rest: str, least: int, most: int) -> Non
                            "DICE CHALLENGE COMPUTER [EASY|NORMAL|HARD] starts a game.")
     text = " ".join([verb, *parts])
     try:
-        host.kind(KEY).parse_action(text)
+        action = host.kind(KEY).parse_action(text)
     except BadNotation as err:
         raise UsageError(_reason(err)) from None
     try:
-        await host.act(ctx.account.id, KEY, text)
+        await host.act(ctx.account.id, KEY, action)
     except GameError as err:
         raise CommandError(str(err)) from None
 

@@ -220,7 +220,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         if host.game_of(ctx.account.id, key) is None:
             raise CommandError(f"{p} {rest.split()[0].upper()}: there is no such {p} command, "
                                f"and you are not playing {kind.title}. Type {p} HELP.")
-        await _guard(host.act(ctx.account.id, key, rest))
+        await _guard(host.act_text(ctx.account.id, key, rest))
 
     async def challenge(ctx: Context, rest: str) -> None:
         parts = args.words(rest, 1)

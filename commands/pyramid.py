@@ -86,7 +86,7 @@ def _standing(match: rules.State) -> str:
 async def _end_standard(ctx: Context, game: LiveGame) -> None:
     """End the player's standard game as it stands (it is scored, told and analysed)."""
     _svc(ctx).stop_auto(ctx.account.id)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, "END"))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, rules.END))
 
 
 def _refuse(ctx: Context, prefs: Prefs, message: str) -> None:
@@ -123,7 +123,7 @@ async def play(ctx: Context, rest: str) -> None:
         return
     first = rest.split()[0]
     try:
-        notation.parse_action(rest)
+        action = notation.parse_action(rest)
     except BadNotation as err:
         if first.isalpha() and len(first) > 1 and first.upper() not in ("DEAL", "DISCARD", "END"):
             raise CommandError(f"PYR {first.upper()}: there is no such PYR command. "
@@ -135,7 +135,7 @@ async def play(ctx: Context, rest: str) -> None:
     if svc.stop_auto(ctx.account.id):
         ctx.send("AUTO stops: you play on.")
     try:
-        await ctx.parlor.host.act(ctx.account.id, KEY, rest)
+        await ctx.parlor.host.act(ctx.account.id, KEY, action)
     except GameError as err:
         raise CommandError(str(err)) from None
     except RuleError as err:
@@ -169,7 +169,7 @@ async def new(ctx: Context, rest: str) -> None:
                   "match with the same settings. Type PYR NEW YES to do it (PYR SAVE puts "
                   "this one away instead).")
         return
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.RENEW))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.Close(engine.RENEW)))
     await _guard(svc.restart(game))
 
 
@@ -331,7 +331,7 @@ async def save(ctx: Context, rest: str) -> None:
     game = _playing(ctx)
     engine.check_close(game.state, game.seat_of(ctx.account.id), engine.SAVE)
     _svc(ctx).stop_auto(ctx.account.id)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.SAVE))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.Close(engine.SAVE)))
 
 
 async def exit_(ctx: Context, rest: str) -> None:
@@ -351,7 +351,7 @@ async def exit_(ctx: Context, rest: str) -> None:
             _say(ctx, f"EXIT abandons this tournament ({table_.summary(seat)}). PYR SAVE puts "
                       "it away instead; PYR EXIT YES abandons it.")
         return
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.EXIT))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.Close(engine.EXIT)))
     ctx.send("You are back in standard play: PYR NEW deals a game.")
 
 

@@ -77,10 +77,15 @@ def _seated(ctx: Context):  # noqa: ANN202
 
 
 async def _act(ctx: Context, text: str, seat_change: bool = False) -> None:
-    """Play ``text`` at the caller's table; a ``seat_change`` (LEAVE, BACK) is told to the
-    table in words only ("Bob leaves the table …"), not as ``Bob: LEAVE``."""
+    """Play ``text`` (the table's notation, read once here) at the caller's table; a
+    ``seat_change`` (LEAVE, BACK) is told to the table in words only ("Bob leaves the
+    table …"), not as ``Bob: LEAVE``. Text that is no action shows the usage line."""
+    try:
+        action = engine.parse_action(text)
+    except BadNotation as err:
+        raise UsageError(str(err)) from None
     _seated(ctx)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, text, seat_change=seat_change))
+    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, action, seat_change=seat_change))
 
 
 def _amount(word: str) -> int:
@@ -222,12 +227,7 @@ async def discard(ctx: Context, rest: str) -> None:
     parts = args.words(rest.replace(",", " "), 0, 4)
     if not parts:
         raise UsageError("Name 1 to 4 cards to throw; TRIAD STAND keeps all six.")
-    text = "DRAW " + " ".join(parts)
-    try:
-        engine.parse_action(text)
-    except BadNotation as err:
-        raise UsageError(str(err)) from None
-    await _act(ctx, text)
+    await _act(ctx, "DRAW " + " ".join(parts))
 
 
 async def stand(ctx: Context, rest: str) -> None:

@@ -98,14 +98,14 @@ def _action(verb: str, usage: str, help_text: str, aliases: tuple[str, ...] = ()
     async def handler(ctx: Context, rest: str) -> None:
         text = f"{verb} {rest}".strip()
         try:
-            notation.parse_action(text)
+            action = notation.parse_action(text)
         except BadNotation:
             raise UsageError() from None
         host = ctx.parlor.host
         if host.game_of(ctx.account.id, KEY) is None:
             raise CommandError("You are not playing Triptycha. (TT CHALLENGE <person> starts "
                                "a game.)")
-        await _guard(host.act(ctx.account.id, KEY, text))
+        await _guard(host.act(ctx.account.id, KEY, action))
 
     return Command(verb.lower(), handler, usage, help_text, aliases=aliases)
 

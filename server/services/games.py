@@ -449,31 +449,42 @@ class GameHost:
         self._schedule(game)
         return game
 
-    async def act(self, account_id: int, kind_key: str, text: str, *,
+    async def act(self, account_id: int, kind_key: str, action: Any, *,
                   seat_change: bool = False) -> LiveGame:
-        """Apply a player's action (``text`` in the game's notation) to their game.
+        """Apply a player's action (one of the kind's typed actions) to their game.
         ``seat_change``: the action changes the player's place at a table (a LEAVE, a
-        BACK), not the game: its events word it, as for ``_apply``."""
+        BACK), not the game: its events word it, as for ``_apply``.
+
+        :raises RuleError: the kind's ``apply`` refuses it (nothing changes).
+        :raises GameError: the player has no such game (or it has just ended)."""
         game = self.playing(account_id, kind_key)
         async with game.lock:
             if game.id not in self.live:
                 raise GameError("That game has just ended.")
-            seat = game.seat_of(account_id)
-            action = game.kind.parse_action(text)
-            await self._apply(game, seat, action, seat_change=seat_change)
+            await self._apply(game, game.seat_of(account_id), action, seat_change=seat_change)
         self._schedule(game)
         return game
 
-    async def act_for(self, game_id: int, seat: int, text: str, note: str | None = None) -> LiveGame:
-        """Apply ``text`` for ``seat`` of game ``game_id`` on the server's authority rather
-        than a connected player's: a service seating a newcomer at a table (``seat`` is
-        then the new seat's number, ``len(game.seats)``, or a returning player's old
-        seat). The kind's ``apply`` decides what it allows."""
+    async def act_text(self, account_id: int, kind_key: str, text: str, *,
+                       seat_change: bool = False) -> LiveGame:
+        """``act`` with ``text`` in the game's notation, read by the kind's notation (the
+        one place text becomes an action), for callers holding text: scripts and tests.
+
+        :raises BadNotation: ``text`` is no action of that game."""
+        action = self.kind(kind_key).parse_action(text)
+        return await self.act(account_id, kind_key, action, seat_change=seat_change)
+
+    async def act_for(self, game_id: int, seat: int, action: Any,
+                      note: str | None = None) -> LiveGame:
+        """Apply ``action`` for ``seat`` of game ``game_id`` on the server's authority
+        rather than a connected player's: a service seating a newcomer at a table
+        (``seat`` is then the new seat's number, ``len(game.seats)``, or a returning
+        player's old seat). The kind's ``apply`` decides what it allows."""
         game = self.get_live(game_id)
         async with game.lock:
             if game.id not in self.live:
                 raise GameError("That game has just ended.")
-            await self._apply(game, seat, game.kind.parse_action(text), note=note)
+            await self._apply(game, seat, action, note=note)
         self._schedule(game)
         return game
 

@@ -284,8 +284,7 @@ class TriadTables:
             seat = next((i for i, s in enumerate(table.seats)
                          if s.left and s.computer is None and s.account_id == account_id),
                         len(table.seats))
-            return await self._host.act_for(
-                game.id, seat, format_action(Sit(pos, stack, account_id, name)))
+            return await self._host.act_for(game.id, seat, Sit(pos, stack, account_id, name))
 
     async def add_bots(self, account_id: int, count: int, level: str) -> LiveGame:
         """Seat ``count`` computer players at the caller's table, each with the buy-in
@@ -301,8 +300,8 @@ class TriadTables:
                     raise GameError(f"Table #{game.id} has no free seat.")
                 taken = {s.name for s in table.seats if not s.left}
                 name = next(f"Computer {n}" for n in range(1, 99) if f"Computer {n}" not in taken)
-                await self._host.act_for(game.id, len(table.seats), format_action(
-                    Sit(pos, table.buyin, computer.id, name, level)))
+                await self._host.act_for(game.id, len(table.seats),
+                                         Sit(pos, table.buyin, computer.id, name, level))
                 if game.id not in self._host.live:
                     break
             return game

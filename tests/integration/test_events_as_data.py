@@ -55,7 +55,7 @@ async def _play_out(parlor, game, human: int, rng: random.Random) -> None:
         if human in kind.to_move(game.state):
             action = kind.choose_action(game.state, human, "easy", rng)
             try:
-                await host.act(account, kind.key, kind.format_action(action))
+                await host.act(account, kind.key, action)
             except Exception:  # noqa: BLE001 - the state moved on under the choice
                 await asyncio.sleep(0.01)
         else:
@@ -98,7 +98,7 @@ async def test_every_event_of_a_triad_table_round_trips_through_json(parlor):
     recorder = Recorder(parlor.bus)
     recorder.watch(f"account:{alice.id}")
     recorder.watch(f"game:{game.id}")
-    await host.act(alice.id, KEY, "DEAL")
+    await host.act_text(alice.id, KEY, "DEAL")
     for _ in range(3000):
         table = game.state
         if table.game.phase == "hand_over" and table.game.hand_no >= 1:
@@ -107,11 +107,11 @@ async def test_every_event_of_a_triad_table_round_trips_through_json(parlor):
         if seat in triad.to_move(table):
             action = game.kind.choose_action(table, seat, "easy", rng)
             try:
-                await host.act(alice.id, KEY, game.kind.format_action(action))
+                await host.act(alice.id, KEY, action)
             except Exception:  # noqa: BLE001 - the state moved on under the choice
                 pass
         await asyncio.sleep(0.01)
-    await host.act(alice.id, KEY, "LEAVE")
+    await host.act_text(alice.id, KEY, "LEAVE")
     for _ in range(300):
         if game.outcome is not None:
             break

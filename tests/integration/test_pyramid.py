@@ -85,7 +85,7 @@ async def test_top10_keeps_the_ten_best_scores_above_zero(parlor):
     # a real tournament played out below par does not enter
     game = await svc.start_tournament(alice)
     for _ in range(6):
-        await parlor.host.act(alice.account_id, KEY, "END")
+        await parlor.host.act_text(alice.account_id, KEY, "END")
     assert game.outcome.scores == (-312,)
     assert await svc.top10() == []
     # twelve tournaments above zero: the ten best stay, in order (ties: the earlier first)
@@ -107,11 +107,11 @@ async def test_save_puts_a_tournament_away_and_restore_takes_it_up_exactly(parlo
     svc = pyramid.service(parlor)
     alice = await player(parlor, "Alice")
     game = await svc.start_tournament(alice, "easy", same_deck=True)
-    await parlor.host.act(alice.account_id, KEY, "END")       # deal 1: the computer may play it
+    await parlor.host.act_text(alice.account_id, KEY, "END")       # deal 1: the computer may play it
     await wait_until(lambda: len(game.state.matches[1].scores) == 1)
-    await parlor.host.act(alice.account_id, KEY, "D")
+    await parlor.host.act_text(alice.account_id, KEY, "D")
     await wait_until(lambda: not game.thinking)
-    await parlor.host.act(alice.account_id, KEY, "SAVE")
+    await parlor.host.act_text(alice.account_id, KEY, "SAVE")
     assert game.outcome.reason == match.SAVED_REASON
     saved = await svc.saves(alice.account_id)
     assert len(saved) == 1 and saved[0].summary.startswith("against Computer(easy), game 2 of 6")
@@ -126,7 +126,7 @@ async def test_save_puts_a_tournament_away_and_restore_takes_it_up_exactly(parlo
     await wait_until(lambda: not restored.thinking)
     assert len(restored.state.matches[1].scores) == 1  # the computer still waits on deal 2
     # the same save cannot be taken up twice; nothing is left behind by the refusal
-    await parlor.host.act(alice.account_id, KEY, "EXIT")
+    await parlor.host.act_text(alice.account_id, KEY, "EXIT")
     async with parlor.db.session() as tx:
         before = await tx.scalar(sa.select(sa.func.count()).select_from(GameRecord))
     with pytest.raises(GameError, match="no longer there"):
@@ -143,7 +143,7 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
         svc = pyramid.service(parlor)
         alice = await player(parlor, "Alice")
         game = await svc.start_tournament(alice, "easy", same_deck=True)
-        await parlor.host.act(alice.account_id, KEY, "END")
+        await parlor.host.act_text(alice.account_id, KEY, "END")
         await wait_until(lambda: len(game.state.matches[1].scores) == 1)
         await wait_until(lambda: not game.thinking)
         state = game.state
@@ -155,7 +155,7 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
         game = parlor.host.game_of(alice.account_id, KEY)
         assert game is not None and game.state == state
         for _ in range(5):
-            await parlor.host.act(alice.account_id, KEY, "END")
+            await parlor.host.act_text(alice.account_id, KEY, "END")
         await wait_until(lambda: game.outcome is not None)  # the computer played on
         assert len(game.outcome.scores) == 2 and game.state.matches[1].over
         async with parlor.db.session() as tx:

@@ -100,10 +100,10 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
         await host.accept("ttt", Seat(b.id, "Bob"), "carol")
     game = await host.accept("ttt", Seat(b.id, "Bob"), "Alice")
     assert offer.id not in host.offers
-    await host.act(a.id, "ttt", "PLAY 1")
+    await host.act_text(a.id, "ttt", "PLAY 1")
     with pytest.raises(RuleError):
-        await host.act(b.id, "ttt", "PLAY 1")
-    await host.act(b.id, "ttt", "PLAY 4")
+        await host.act_text(b.id, "ttt", "PLAY 1")
+    await host.act_text(b.id, "ttt", "PLAY 4")
     assert game.version == 2
 
     # a second host on the same database restores the game where it stood
@@ -112,9 +112,9 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
     assert await host2.restore() == 1
     restored = host2.get_live(game.id)
     assert restored.state == game.state and restored.version == 2
-    await host2.act(a.id, "ttt", "PLAY 2")
-    await host2.act(b.id, "ttt", "PLAY 5")
-    finished = await host2.act(a.id, "ttt", "PLAY 3")
+    await host2.act_text(a.id, "ttt", "PLAY 2")
+    await host2.act_text(b.id, "ttt", "PLAY 5")
+    finished = await host2.act_text(a.id, "ttt", "PLAY 3")
     assert finished.outcome.winner == 0
     assert game.id not in host2.live
     replayed, moves = await host2.replay(game.id)
@@ -161,9 +161,9 @@ async def test_a_game_clock_applies_the_timeout_action(db, accounts):
     host = GameHost(db, LocalBus(), accounts, is_online=lambda _: True, reconnect_grace=0)
     host.register(KIND)
     game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {"clock": 1.0})
-    await host.act(a.id, "ttt", "PLAY 1")
+    await host.act_text(a.id, "ttt", "PLAY 1")
     await asyncio.sleep(0.3)
-    await host.act(b.id, "ttt", "PLAY 2")   # Bob moved in time: Alice's clock restarts
+    await host.act_text(b.id, "ttt", "PLAY 2")   # Bob moved in time: Alice's clock restarts
     for _ in range(100):                    # then Alice runs out of time
         if game.outcome is not None:
             break

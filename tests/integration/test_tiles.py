@@ -299,7 +299,7 @@ async def test_a_challenge_is_refused_when_a_deck_or_disc_is_too_small(parlor):
 
 async def play(parlor: Parlor, game, accounts, moves) -> None:
     for seat, text in moves:
-        await parlor.host.act(accounts[seat].id, "tt", text)
+        await parlor.host.act_text(accounts[seat].id, "tt", text)
 
 
 async def test_draw_locks_tiles_and_the_winner_takes_one(parlor):
@@ -332,7 +332,7 @@ async def test_draw_locks_tiles_and_the_winner_takes_one(parlor):
     await audit_clean(parlor)
 
     clay = game.state.hands[1][0].tile
-    await parlor.host.act(alice.id, "tt", "TAKE 1")
+    await parlor.host.act_text(alice.id, "tt", "TAKE 1")
     assert game.outcome is not None and game.outcome.winner == 0
     assert f"Take: tile #{clay.id} (a clay tile of the Proving) goes from Bob to Alice." in \
         events[-1].data["lines"]
@@ -361,7 +361,7 @@ async def test_plunder_after_resignation_and_a_refused_draw(parlor):
     await play(parlor, game, accounts, [(1, f"DRAW {i}") for i in range(1, 5)])
     version = game.version
     with pytest.raises(RuleError, match="no longer in your deck"):
-        await parlor.host.act(bob.id, "tt", "DRAW 6")
+        await parlor.host.act_text(bob.id, "tt", "DRAW 6")
     assert game.version == version and (await service.tile(gone.id)).place == "inventory"
     await service.move_own(bob.id, gone.id, "inventory", "deck")
     await play(parlor, game, accounts, [(1, "DRAW 5"), (1, "DRAW 6")])
@@ -371,8 +371,8 @@ async def test_plunder_after_resignation_and_a_refused_draw(parlor):
     # Plunder: Alice keeps Bob's clay (5) and iron (6); Bob keeps nothing of hers
     clay, iron = (h.tile.id for h in game.state.hands[1][:2])
     assert {(t, f, to) for t, f, to in rules.plundered(game.state)} == {(clay, 1, 0), (iron, 1, 0)}
-    await parlor.host.act(bob.id, "tt", "TAKE 3")           # Alice's brass, on the board
-    await parlor.host.act(bob.id, "tt", "DONE")
+    await parlor.host.act_text(bob.id, "tt", "TAKE 3")           # Alice's brass, on the board
+    await parlor.host.act_text(bob.id, "tt", "DONE")
     assert game.outcome.winner == 1
     assert (await service.tile(clay)).owner_id == alice.id
     assert (await service.tile(iron)).owner_id == alice.id
@@ -425,7 +425,7 @@ async def test_the_computer_plays_from_its_own_tiles(parlor):
         if game.kind.to_move(game.state) == (0,):
             lays = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Lay)]
             flips = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Flip)]
-            await parlor.host.act(alice.id, "tt",
+            await parlor.host.act_text(alice.id, "tt",
                                   notation.format_action(rng.choice(lays or flips)))
         else:
             await asyncio.sleep(0.02)

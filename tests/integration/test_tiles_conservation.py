@@ -177,7 +177,7 @@ async def test_no_tile_is_lost_or_duplicated_by_random_operations(db_url, tmp_pa
             game = self.game
             version, taken = game.version, game.state.taken
             try:
-                run(host.act(self.seats[seat].account_id, "tt", text))
+                run(host.act_text(self.seats[seat].account_id, "tt", text))
             except RuleError:
                 assert game.version == version            # refused: nothing happened
                 seen["refused"] += 1

@@ -159,23 +159,23 @@ async def test_random_play_conserves_cubits_and_pays_every_pot(db, accounts):
                                       rng.randint(1, max(1, min(balance, 80))))
                     seen.add("join")
                 elif who.id in seated and roll < 0.2:
-                    await host.act(who.id, triad.KEY, rng.choice(("LEAVE", "AWAY", "BACK")))
+                    await host.act_text(who.id, triad.KEY, rng.choice(("LEAVE", "AWAY", "BACK")))
                     seen.add("leave")
                 elif who.id in seated and roll < 0.3 and table.free_position() is not None:
                     await tables.add_bots(who.id, 1, "easy")
                     seen.add("bot")
                 elif seated and table.game.phase == "hand_over":
                     dealer = rng.choice(list(seated))
-                    await host.act(dealer, triad.KEY, "DEAL")
+                    await host.act_text(dealer, triad.KEY, "DEAL")
                     seen.add("deal")
                 elif movers:
                     acting = table.seats[movers[0]].account_id
-                    await host.act(acting, triad.KEY,
+                    await host.act_text(acting, triad.KEY,
                                    random_action(table, table.position(movers[0]), rng))
             elif movers:
                 acting = table.seats[movers[0]].account_id
                 text = random_action(table, table.position(movers[0]), rng)
-                await host.act(acting, triad.KEY, text)
+                await host.act_text(acting, triad.KEY, text)
                 seen.add(text.split()[0])
             else:
                 await settle(game, host, version)  # an away player's clock of 0 s
@@ -195,7 +195,7 @@ async def test_random_play_conserves_cubits_and_pays_every_pot(db, accounts):
     for p in people:
         playing = host.game_of(p.id, triad.KEY)
         if playing and playing.seat_of(p.id) not in playing.state.leaving:
-            await host.act(p.id, triad.KEY, "LEAVE")  # already leaving: goes at the hand's end
+            await host.act_text(p.id, triad.KEY, "LEAVE")  # already leaving: goes at the hand's end
     for _ in range(500):
         if not any(g.kind.key == triad.KEY for g in host.live.values()):
             break
@@ -228,14 +228,14 @@ async def test_a_restart_mid_hand_resumes_it(db, accounts):
     game = await tables.open(a.id, "Alice", triad.table_options(10, None, 3, 100))
     await tables.join(b.id, "Bob", game.id, 150)
     await tables.add_bots(a.id, 1, "easy")
-    await host.act(b.id, triad.KEY, "START")
+    await host.act_text(b.id, triad.KEY, "START")
     table = game.state
     assert table.game.phase == "bet1" and table.game.hand_no == 1
     while table.seats[triad.to_move(table)[0]].computer:
         await settle(game, host, game.version)
         table = game.state
     mover = table.seats[triad.to_move(table)[0]]
-    await host.act(mover.account_id, triad.KEY, "RAISE 10")
+    await host.act_text(mover.account_id, triad.KEY, "RAISE 10")
     await asyncio.sleep(0.05)
     stored, version = triad.state_to_json(game.state), game.version
     await host.close()
@@ -255,7 +255,7 @@ async def test_a_restart_mid_hand_resumes_it(db, accounts):
         if t.seats[seat].computer:
             await settle(again, host2, again.version)
             continue
-        await host2.act(t.seats[seat].account_id, triad.KEY,
+        await host2.act_text(t.seats[seat].account_id, triad.KEY,
                         "DRAW" if t.game.phase == "draw" else "EQUAL")
     assert again.state.game.phase == "hand_over" and again.state.game.hand_no == 1
     assert await money(db, host2) == 2 * START
@@ -273,7 +273,7 @@ async def test_clock_and_disconnects_follow_the_rules_page(db, accounts):
     game = await tables.open(a.id, "Alice", triad.table_options(10, 50, 4, 100))
     await tables.join(b.id, "Bob", game.id)
     await tables.join(c.id, "Carol", game.id)
-    await host.act(a.id, triad.KEY, "DEAL")
+    await host.act_text(a.id, triad.KEY, "DEAL")
     # nobody acts: the clock passes for each player in turn (nobody raised: pass)
     first = game.version
     await settle(game, host, first)
@@ -299,7 +299,7 @@ async def test_clock_and_disconnects_follow_the_rules_page(db, accounts):
     assert carol not in game.state.away and game.seat_of(c.id) == carol
     # Bob leaves during the hand: he stands up when it ends, with his stack
     if game.state.game.phase != "hand_over":
-        await host.act(b.id, triad.KEY, "LEAVE")
+        await host.act_text(b.id, triad.KEY, "LEAVE")
     for _ in range(600):
         if host.game_of(b.id, triad.KEY) is None:
             break
@@ -319,7 +319,7 @@ async def test_after_a_restart_a_player_not_back_in_time_counts_as_away(db, acco
     b = await accounts.create("Bob", "secret")
     game = await tables.open(a.id, "Alice", triad.table_options(5, None, 2, 50))
     await tables.join(b.id, "Bob", game.id)
-    await host.act(a.id, triad.KEY, "DEAL")
+    await host.act_text(a.id, triad.KEY, "DEAL")
     await host.close()
     online = {a.id}
     host2, _ = make_host(db, accounts, grace=0.2, online=online.__contains__)
@@ -331,7 +331,7 @@ async def test_after_a_restart_a_player_not_back_in_time_counts_as_away(db, acco
             break
         t = again.state
         if triad.to_move(t) == (0,):                 # Alice plays on
-            await host2.act(a.id, triad.KEY, "DRAW" if t.game.phase == "draw" else "EQUAL")
+            await host2.act_text(a.id, triad.KEY, "DRAW" if t.game.phase == "draw" else "EQUAL")
         await asyncio.sleep(0.01)
     # Bob counted as away: he passed or folded at once, and left when the hand ended;
     # with one player left the table closed and every stack went back

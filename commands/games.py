@@ -24,12 +24,20 @@ def _me(ctx: Context) -> Seat:
 
 
 def _kind_named(ctx: Context, word: str) -> "GameKind":
+    """The game ``word`` names: its key, prefix or title exactly, else the one game whose
+    title begins with it ("triad" is Triad, though "Triad Dice" begins with it too)."""
     word = word.lower()
-    for kind in ctx.parlor.host.kinds.values():
-        if word in (kind.key, kind.prefix.lower(), kind.title.lower()) or \
-                kind.title.lower().startswith(word):
+    kinds = list(ctx.parlor.host.kinds.values())
+    for kind in kinds:
+        if word in (kind.key, kind.prefix.lower(), kind.title.lower()):
             return kind
-    known = ", ".join(k.prefix for k in ctx.parlor.host.kinds.values())
+    begun = [k for k in kinds if k.title.lower().startswith(word)]
+    if len(begun) == 1:
+        return begun[0]
+    if begun:
+        raise CommandError(f"{word!r} names more than one game: "
+                           f"{', '.join(k.title for k in begun)}.")
+    known = ", ".join(k.prefix for k in kinds)
     raise CommandError(f"There is no game called {word!r}. Games: {known}.")
 
 

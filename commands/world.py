@@ -19,10 +19,11 @@ async def look(ctx: Context, rest: str) -> None:
 async def go(ctx: Context, rest: str) -> None:
     if not rest:
         raise UsageError()
-    target = ctx.parlor.world.exit(ctx.session.room, rest.split()[0])
-    if target is None:
+    found = ctx.parlor.world.exit(ctx.session.room, rest.split()[0])
+    if found is None:
         raise CommandError(f"You can't go {rest} from here.")
-    ctx.parlor.move(ctx.session, target, rest.split()[0].lower())
+    name, target = found
+    ctx.parlor.move(ctx.session, target, name)
     ctx.send(describe_room(ctx.parlor, ctx.session))
 
 

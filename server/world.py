@@ -53,10 +53,12 @@ class World:
             raise ValueError(f"world: start room {data['start']!r} does not exist")
         return cls(rooms=rooms, start=data["start"])
 
-    def exit(self, room: str, word: str) -> str | None:
-        """The room key reached from ``room`` by ``word`` (a direction or its abbreviation)."""
-        word = DIRECTIONS.get(word.lower(), word.lower())
-        return self.rooms[room].exits.get(word)
+    def exit(self, room: str, word: str) -> tuple[str, str] | None:
+        """The exit of ``room`` that ``word`` names (a direction or its abbreviation): its
+        name ("north" for "n") and the room key it leads to; None if there is none."""
+        name = DIRECTIONS.get(word.lower(), word.lower())
+        target = self.rooms[room].exits.get(name)
+        return (name, target) if target is not None else None
 
 
 MAX_NAMES = 20  # a crowded plaza names the first few, then counts the rest

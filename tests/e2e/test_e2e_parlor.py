@@ -237,3 +237,25 @@ async def test_a_connection_that_never_logs_in_is_closed(sqlite_url):
         assert "took too long" in out
     finally:
         await parlor.stop()
+
+
+async def test_leaving_by_an_abbreviated_exit_names_the_exit(parlor, clients):
+    """ "Carol leaves n." was the typed word; the room is told the exit's name."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await alice.cmd("n", "Exits:")
+    await bob.expect("Alice leaves north.")
+    assert "leaves n." not in bob.seen
+    await bob.cmd("go N", "Exits:")
+    await alice.expect("Bob arrives.")
+
+
+async def test_rankings_of_a_game_named_in_full_is_that_game(parlor, clients):
+    """RANKINGS TRIAD is Triad, not Triad Dice (whose title also begins with "triad")."""
+    alice = await clients("Alice")
+    out = await alice.cmd("rankings triad", r"yet\.")
+    assert "Triad Dice" not in out and "game of Triad" in out
+    out = await alice.cmd("rankings dice", r"yet\.")
+    assert "game of Triad Dice" in out
+    out = await alice.cmd("rankings tri", r"more than one game.*\.")
+    assert "Triptycha" in out and "Triad Dice" in out

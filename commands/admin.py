@@ -13,7 +13,7 @@ async def kick(ctx: Context, rest: str) -> None:
     name, _, reason = rest.partition(" ")
     if not name:
         raise UsageError()
-    target = args.online(ctx, name)
+    target = await args.online(ctx, name)
     reason = clean(reason).strip()
     ctx.parlor.log_admin(ctx.session, f"kick {target.name} {reason}")
     target.close(f"You have been disconnected by an admin{': ' + reason if reason else ''}.")

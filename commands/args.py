@@ -40,10 +40,12 @@ def whole_number(word: str, *, what: str = "number", least: int = 0,
     return value
 
 
-def online(ctx: "Context", name: str) -> "Session":
-    """The connected session of the player called ``name`` (any case)."""
+async def online(ctx: "Context", name: str) -> "Session":
+    """The connected session of the player called ``name`` (any case); a name no
+    account has is refused as FINGER refuses it, not as a player who is away."""
     session = ctx.parlor.session_named(name)
     if session is None:
+        await account(ctx, name)  # "There is no player named …"
         raise CommandError(f"{name} is not connected.")
     return session
 

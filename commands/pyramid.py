@@ -272,7 +272,7 @@ async def tour(ctx: Context, rest: str) -> None:
         parts = parts[1:]
     if len(parts) != 1:
         raise UsageError()
-    name = args.online(ctx, parts[0]).name  # before a standard game in progress is ended
+    name = (await args.online(ctx, parts[0])).name  # before a standard game in progress is ended
     if name.lower() == ctx.account.name.lower():
         raise CommandError("You cannot play a tournament against yourself; PYR TOUR NONE "
                            "plays one alone.")

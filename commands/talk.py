@@ -40,7 +40,7 @@ async def emote(ctx: Context, rest: str) -> None:
 
 async def _tell(ctx: Context, name: str, text: str) -> None:
     me = ctx.session
-    target = args.online(ctx, name)
+    target = await args.online(ctx, name)
     if target is me:
         raise CommandError("Talking to yourself?")
     if me.account.id in target.ignoring:

@@ -116,7 +116,7 @@ async def test_bad_input_gets_one_line_and_the_session_survives(parlor, clients)
     alice = await clients("Alice")
     await alice.cmd("xyzzy", r"Huh\?")
     await alice.cmd("tell", "Usage: TELL <person> <text>")
-    await alice.cmd("tell nobody hi", "nobody is not connected")
+    await alice.cmd("tell nobody hi", "There is no player named nobody")  # as FINGER says
     await alice.cmd("set width 5", "The width must be 40 to 250")
     await alice.cmd("replay #x", "is not a game number")
     await alice.cmd("replay 999", "There is no game #999")
@@ -259,3 +259,14 @@ async def test_rankings_of_a_game_named_in_full_is_that_game(parlor, clients):
     assert "game of Triad Dice" in out
     out = await alice.cmd("rankings tri", r"more than one game.*\.")
     assert "Triptycha" in out and "Triad Dice" in out
+
+
+async def test_tell_tells_an_unknown_name_from_an_absent_player(parlor, clients):
+    """TELL to a name no account has says so (as FINGER does); to a player who is away,
+    that they are not connected."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await bob.cmd("quit", "Goodbye")
+    await alice.cmd("tell zed hi", "There is no player named zed")
+    await alice.cmd("finger zed", "There is no player named zed")
+    await alice.cmd("tell bob hi", "bob is not connected")

@@ -224,7 +224,7 @@ async def raise_(ctx: Context, rest: str) -> None:
 
 
 async def discard(ctx: Context, rest: str) -> None:
-    parts = args.words(rest.replace(",", " "), 0, 4)
+    parts = args.words(rest.replace(",", " "), 0, 6)  # the engine says "at most 4"
     if not parts:
         raise UsageError("Name 1 to 4 cards to throw; TRIAD STAND keeps all six.")
     await _act(ctx, "DRAW " + " ".join(parts))

@@ -261,7 +261,7 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     await bob.cmd("triad raise 10", "Bob: RAISE 10")
     await alice.cmd("triad call", "Alice: EQUAL")
     await carol.expect("The draw: discard up to four cards")
-    await bob.cmd("triad discard 1 2 3 4 5", r"Usage: TRIAD DISCARD")
+    await bob.cmd("triad discard 1 2 3 4 5", r"at most 4 cards\.  Usage: TRIAD DISCARD")
     await bob.cmd("triad discard 6, 5", "Bob: DRAW 6 5")
     await alice.cmd("triad stand", "Alice: DRAW")
     await carol.expect("Alice keeps all six cards")

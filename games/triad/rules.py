@@ -40,7 +40,7 @@ Timeouts and disconnects
 
 The phase table ``TRANSITIONS`` maps (phase, action kind) to the phase that follows
 when that action closes the phase; a missing entry is an illegal action
-("You can't RAISE during the draw.").
+("You can't raise during the draw.").
 """
 
 from __future__ import annotations
@@ -68,6 +68,9 @@ PHASE_NAMES = {
     "bet2": "the second betting round",
 }
 BETTING_KINDS = ("PASS", "EQUAL", "RAISE", "FOLD")
+# What a player did, in a refusal's words (DRAW is what TRIAD DISCARD and STAND type).
+ACTION_WORDS = {"DEAL": "deal", "PASS": "pass", "EQUAL": "equal", "RAISE": "raise",
+                "FOLD": "fold", "DRAW": "discard or stand"}
 TRANSITIONS: dict[tuple[str, str], str] = {
     ("hand_over", "DEAL"): "bet1",
     **{("bet1", kind): "draw" for kind in BETTING_KINDS},
@@ -332,7 +335,8 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list]:
     kind = action.kind.upper()
     if (state.phase, kind) not in TRANSITIONS:
         if kind in ("DEAL",) + BETTING_KINDS + ("DRAW",):
-            raise IllegalAction(f"You can't {kind} during {PHASE_NAMES[state.phase]}.")
+            raise IllegalAction(f"You can't {ACTION_WORDS[kind]} during "
+                                f"{PHASE_NAMES[state.phase]}.")
         raise IllegalAction(f"Unknown action {kind}.")
     if not 0 <= seat < len(state.seats):
         raise IllegalAction(f"There is no seat {seat}.")

@@ -256,7 +256,8 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     await bob.cmd("triad raise ten", r"'ten' is not a number of cubits.  Usage: TRIAD RAISE")
     await bob.cmd("triad discard", r"TRIAD STAND keeps all six.  Usage: TRIAD DISCARD")
     await bob.cmd("triad discard 1 9", r"positions run 1 to 6.  Usage: TRIAD DISCARD")
-    await bob.cmd("triad discard 1 2", "You can't DRAW during the first betting round")
+    await bob.cmd("triad discard 1 2", "You can't discard or stand during the first betting "
+                  "round")
     await bob.cmd("triad pass pass", r"Usage: TRIAD PASS")
     await bob.cmd("triad raise 10", "Bob: RAISE 10")
     await alice.cmd("triad call", "Alice: EQUAL")

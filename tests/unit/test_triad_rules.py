@@ -160,9 +160,9 @@ def test_fold_puts_the_hand_on_the_discard_pile():
 def test_phase_table_missing_entry():
     state, _, rng = table()
     state, _ = play(state, rng, "1:PASS", "2:PASS", "0:PASS")
-    with pytest.raises(IllegalAction, match="^You can't RAISE during the draw.$"):
+    with pytest.raises(IllegalAction, match="^You can't raise during the draw.$"):
         rules.apply(state, 1, A("RAISE 5"), rng)
-    with pytest.raises(IllegalAction, match="You can't DRAW during the first betting round"):
+    with pytest.raises(IllegalAction, match="You can't discard or stand during the first betting round"):
         rules.apply(table()[0], 1, A("DRAW 1"), rng)
     assert rules.TRANSITIONS[("bet1", "RAISE")] == "draw"
 

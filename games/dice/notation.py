@@ -74,19 +74,38 @@ def parse_action(text: str | list[str] | tuple[str, ...]) -> Action:
         direction: str | None = None
         for word in args[1:]:
             v = _parse_value(word)
+            compass = _direction(word)
             if v is not None and value is None:
                 value = v
-            elif word.upper() in DIRECTIONS and direction is None:
-                direction = word.upper()
-            elif v is not None or word.upper() in DIRECTIONS:
+            elif compass is not None and direction is None:
+                direction = compass
+            elif v is not None or compass is not None:
                 raise BadNotation(f"{word} is given twice; usage: " + USAGE)
             elif word.isdecimal():
                 raise BadNotation(f"{word} is not a die value (a die shows 1, 2 or 3)")
             else:
                 raise BadNotation(f"{word!r} is not a value (1, 2, 3) or a direction"
-                                  " (N NE E SE S SW W NW)")
+                                  " (N NE E SE S SW W NW, or north, north-east ...)")
         return Move(cell, value, direction)
     raise BadNotation(f"{words[0]!r} is not a dice action; usage: " + USAGE)
+
+
+# Directions in words ("north", "north-east", "northeast") as well as letters ("NE").
+_WORDS = {"NORTH": "N", "SOUTH": "S", "EAST": "E", "WEST": "W"}
+
+
+def _direction(word: str) -> str | None:
+    """``NE``, ``ne``, ``north-east``, ``northeast`` or ``north east`` -> ``"NE"``; None
+    if ``word`` names no direction."""
+    w = word.upper().replace("-", "").replace("_", "")
+    if w in DIRECTIONS:
+        return w
+    for first in ("NORTH", "SOUTH"):
+        if w.startswith(first) and w != first:
+            rest = _WORDS.get(w[len(first):])
+            if rest in ("E", "W"):
+                return _WORDS[first] + rest
+    return _WORDS.get(w)
 
 
 def format_action(action: Action) -> str:

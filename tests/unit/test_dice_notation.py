@@ -80,3 +80,22 @@ def test_json_round_trip_mid_game():
         s, _ = rules.apply(s, s.turn, rng.choice(list(rules.legal_actions(s, s.turn))), rng)
         d = notation.state_to_json(s)
         assert notation.state_from_json(json.loads(json.dumps(d))) == s
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("MOVE c1 3 north", "MOVE c1 3 N"),
+    ("MOVE c1 3 North-East", "MOVE c1 3 NE"),
+    ("move c1 northwest 2", "MOVE c1 2 NW"),
+    ("MOVE c1 3 south-west", "MOVE c1 3 SW"),
+    ("MOVE c1 3 EAST", "MOVE c1 3 E"),
+    ("MOVE c1 west", "MOVE c1 W"),
+])
+def test_directions_in_words(text, expected):
+    """DICE accepts north, north-east, northeast as well as N and NE."""
+    assert notation.format_action(notation.parse_action(text)) == expected
+
+
+@pytest.mark.parametrize("text", ["MOVE c1 3 up", "MOVE c1 3 northsouth", "MOVE c1 3 eastnorth"])
+def test_words_that_are_no_direction(text):
+    with pytest.raises(BadNotation, match="is not a value"):
+        notation.parse_action(text)

@@ -47,6 +47,9 @@ def _scan(token: str) -> list[str]:
     out, i = [], 0
     while i < len(token):
         ch = token[i]
+        if ch in "089" and token[i + 1:i + 2] == ",":  # "9,9": a row, not the keypad
+            raise BadNotation(f"there is no row {ch}: rows are 1 to 7 (8, 9 and 0 alone "
+                              "are the keypad's Pack, Waste and Discard)")
         if ch in "P8":
             out.append(PACK)
             i += 1
@@ -88,7 +91,8 @@ def parse_action(text) -> Action:
     if not spots:
         raise BadNotation(USAGE)
     if len(spots) > 2:
-        raise BadNotation("pick one King or two cards at a time")
+        raise BadNotation(f"pick one King or two cards at a time (that is {len(spots)}: "
+                          f"{' '.join(spots)})")
     return Action("remove", tuple(spots))
 
 

@@ -46,3 +46,13 @@ def test_bad_notation(text, msg):
 
 def test_words_list():
     assert parse_action(["7,1", "6,3"]) == Action.remove("7,1", "6,3")
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("9,9 7,2", "there is no row 9: rows are 1 to 7"),   # was "pick one King or two cards"
+    ("8,1", "there is no row 8: rows are 1 to 7"),        # was "row 1 needs a column too"
+    ("7,1 7,2 7,3", r"two cards at a time \(that is 3: 7,1 7,2 7,3\)"),
+])
+def test_refusals_say_what_is_wrong(text, reason):
+    with pytest.raises(BadNotation, match=reason):
+        parse_action(text)

@@ -256,6 +256,12 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                      f"of game #{record.id}. ({p} WITHDRAW to take it back.)")
 
     async def display(ctx: Context, rest: str) -> None:
+        """``<PREFIX> DISPLAY <game>``: OBSERVE, for a game of this kind only."""
+        number = args.game_number(args.words(rest, 1, 1)[0])
+        game = ctx.parlor.host.live.get(number)
+        if game is not None and game.kind is not kind:
+            raise CommandError(f"Game #{number} is {game.kind.title}, not {kind.title}; "
+                               f"OBSERVE {number} watches it.")
         await observe(ctx, rest)
 
     async def games_kind(ctx: Context, rest: str) -> None:

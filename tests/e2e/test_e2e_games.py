@@ -199,3 +199,16 @@ async def test_a_crashing_command_apologises_and_the_session_goes_on(parlor, cli
         kind.parse_action = original
     assert any("ZeroDivisionError" in (r.exc_text or "") or r.exc_info for r in caplog.records)
     await alice.cmd("look", "Exits:")
+
+
+async def test_a_games_display_watches_only_its_own_games(parlor, clients):
+    """DICE DISPLAY <n> of a Noughts and Crosses game says whose game it is (it opened
+    any game before); TTT DISPLAY and OBSERVE watch it."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    carol = await clients("Carol")
+    number = await _start_ranked_game(alice, bob)
+    await carol.cmd(f"dice display {number}", f"Game #{number} is Noughts and Crosses, not "
+                                              f"Triad Dice; OBSERVE {number} watches it")
+    assert "You are now watching" not in carol.seen
+    await carol.cmd(f"ttt display {number}", "You are now watching")

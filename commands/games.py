@@ -11,6 +11,7 @@ from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
 from server.hosting import Seat
 from server.services.games import GameError, GameHost, LiveGame, Offer
+from server.services.ratings import rating_text
 from server.text import bold, table
 
 if TYPE_CHECKING:
@@ -182,8 +183,8 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
         ctx.send(f"Nobody has played a ranked game of {kind.title} yet.")
         return
     lines = [bold(f"{kind.title} rankings")]
-    lines.extend(table(["#", "Name", "Rating", "RD", "W-L-D"], [
-        [str(i), name, f"{r.rating:.0f}", f"{r.rd:.0f}",
+    lines.extend(table(["#", "Name", "Rating", "W-L-D"], [
+        [str(i), name, rating_text(r.rating, r.rd),
          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}"]
         for i, (name, r) in enumerate(rows, 1)]))
     ctx.send("\n".join(lines))
@@ -274,9 +275,9 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         r = await ctx.parlor.ratings.get(acc.id, key)
         lines = [bold(f"{acc.name} at {kind.title}")]
         if r is None:
-            lines.append("No games played yet; rating 1500 (provisional).")
+            lines.append(f"No games played yet; rating {rating_text()}.")
         else:
-            lines.append(f"Rating {r.rating:.0f} (RD {r.rd:.0f}).")
+            lines.append(f"Rating {rating_text(r.rating, r.rd)}.")
             lines.append(f"Ranked: {r.ranked_wins} won, {r.ranked_losses} lost, "
                          f"{r.ranked_draws} drawn. Unranked: {r.unranked_wins} won, "
                          f"{r.unranked_losses} lost, {r.unranked_draws} drawn.")

@@ -6,6 +6,7 @@ import time
 
 from commands import args
 from commands.registry import Command, CommandError, Context
+from server.services.ratings import rating_text
 from server.text import ago, bold, table
 
 
@@ -72,7 +73,7 @@ async def finger(ctx: Context, rest: str) -> None:
         rows = []
         for r in ratings:
             kind = parlor.host.kinds.get(r.kind)
-            rows.append([kind.title if kind else r.kind, f"{r.rating:.0f} (±{r.rd:.0f})",
+            rows.append([kind.title if kind else r.kind, rating_text(r.rating, r.rd),
                          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}",
                          f"{r.unranked_wins}-{r.unranked_losses}-{r.unranked_draws}"])
         lines.extend(table(["Game", "Rating", "Ranked W-L-D", "Unranked W-L-D"], rows))

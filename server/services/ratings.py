@@ -10,6 +10,16 @@ from server.glicko2 import Glicko, update
 from server.models import Account, Rating
 
 
+# A rating whose deviation is still this wide has not settled: it is marked provisional.
+PROVISIONAL_RD = 110.0
+
+
+def rating_text(rating: float = 1500.0, rd: float = 350.0) -> str:
+    """The one way a rating is shown: "1623 ±64", "1500 ±350 provisional"."""
+    text = f"{rating:.0f} ±{rd:.0f}"
+    return f"{text} provisional" if rd > PROVISIONAL_RD else text
+
+
 async def _row(tx: AsyncSession, account_id: int, kind: str) -> Rating:
     row = await tx.get(Rating, (account_id, kind))
     if row is None:

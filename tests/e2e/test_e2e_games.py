@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 
 from commands.app import assemble
@@ -45,10 +46,15 @@ async def test_challenge_play_watch_replay_and_ratings(parlor, clients):
     assert " X | 2 | 3" in out and " O | 5 | 6" in out
     out = await carol.cmd("rankings ttt", "Noughts and Crosses rankings(.|\n)*?> ")
     assert out.index("Alice") < out.index("Bob")
+    shown = {}  # a rating is shown one way everywhere: "1662 ±290 provisional"
+    shown["rankings"] = re.search(r"Alice +(\d+ ±\d+ provisional)", out).group(1)
     out = await bob.cmd("ttt status alice", "Unranked")
     assert "Ranked: 1 won, 0 lost" in out
+    shown["status"] = re.search(r"Rating (\d+ ±\d+ provisional)", out).group(1)
     out = await bob.cmd("finger alice", "Cubits(.|\n)*?> ")
     assert "1-0-0" in out
+    shown["finger"] = re.search(r"(\d+ ±\d+ provisional)", out).group(1)
+    assert len(set(shown.values())) == 1 and "RD" not in out, shown
 
 
 async def test_offers_decline_withdraw_and_offline_refusal(parlor, clients):

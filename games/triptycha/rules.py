@@ -208,8 +208,9 @@ class PlayEnds:
     reason: str
 
     def text(self, names=None) -> str:
-        return (f"{_p(self.winner, names)} wins ({self.scores[0]}-{self.scores[1]}, "
-                f"{self.reason}).")
+        """"Bob wins (5-4, more niches)": the winner's score first."""
+        won, lost = self.scores[self.winner], self.scores[1 - self.winner]
+        return f"{_p(self.winner, names)} wins ({won}-{lost}, {self.reason})."
 
 
 @attrs.frozen

@@ -340,3 +340,12 @@ def test_failed_apply_leaves_state_untouched():
     with pytest.raises(IllegalAction):
         apply(s, 0, Lay(1, 99), R)
     assert s == before
+
+
+@pytest.mark.parametrize("winner, scores, expected", [
+    (0, (5, 4), "Alice wins (5-4, more niches)."),
+    (1, (4, 5), "Bob wins (5-4, more niches)."),   # was "Bob wins (4-5, …)": seat order
+])
+def test_the_result_gives_the_winners_score_first(winner, scores, expected):
+    from games.triptycha.rules import PlayEnds
+    assert PlayEnds(winner, scores, "more niches").text(("Alice", "Bob")) == expected

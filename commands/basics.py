@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 from commands.registry import Command, CommandError, Context
-from server.text import bold, columns, wrap
+from server.text import bold, columns, counted, wrap
 
 TOPICS = {
     "world": "Moving about", "talk": "Talking", "people": "People",
@@ -52,14 +54,30 @@ async def help_(ctx: Context, rest: str) -> None:
     ctx.send(_help_text(cmd, width))
 
 
+QUIT_AGAIN = 60.0  # seconds a warned player has to confirm with QUIT again
+
+
 async def quit_(ctx: Context, rest: str) -> None:
-    ctx.session.close("Goodbye. Come back soon to Esterport!")
+    """Leave; with a game in progress, only once warned (QUIT again, or QUIT YES)."""
+    session = ctx.session
+    playing = ctx.parlor.host.games_of(ctx.account.id) if ctx.account else []
+    confirmed = rest.strip().lower() == "yes" or \
+        time.monotonic() - session.quit_warned_at < QUIT_AGAIN
+    if playing and not confirmed:
+        session.quit_warned_at = time.monotonic()
+        games = ", ".join(f"{g.kind.title} (game #{g.id})" for g in playing)
+        grace = ctx.parlor.config.games.reconnect_grace
+        ctx.send(f"You are playing {games}. If you leave, it waits for you (a person you "
+                 f"play may CLAIM it after {counted(grace, 'second')}). Type QUIT again to leave.")
+        return
+    session.close("Goodbye. Come back soon to Esterport!")
 
 
 COMMANDS = [
     Command("help", help_, "HELP [<command> [<subcommand>]]",
             "List the commands, or explain one.", aliases=("?",)),
-    Command("quit", quit_, "QUIT", "Leave Esterport. Games in progress wait for you to "
-            "come back (your opponent may CLAIM them after a grace period).",
+    Command("quit", quit_, "QUIT [YES]", "Leave Esterport. Games in progress wait for you "
+            "to come back (your opponent may CLAIM them after a grace period); with one in "
+            "progress, QUIT warns first, and QUIT again (or QUIT YES) leaves.",
             aliases=("logout",)),
 ]

@@ -111,6 +111,7 @@ class Session:
         self._width: int | None = None  # set by SET WIDTH; else NAWS
         self.ignoring: set[int] = set()
         self.watching: set[int] = set()
+        self.quit_warned_at = 0.0  # when QUIT last warned of games in progress
         self.client_name: str | None = None
         self.closed = False
         self.flooding = False

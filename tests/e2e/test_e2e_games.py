@@ -218,3 +218,15 @@ async def test_a_games_display_watches_only_its_own_games(parlor, clients):
                                               f"Triad Dice; OBSERVE {number} watches it")
     assert "You are now watching" not in carol.seen
     await carol.cmd(f"ttt display {number}", "You are now watching")
+
+
+async def test_quit_during_a_game_warns_first(parlor, clients):
+    """QUIT with a game in progress says so and what happens to it; QUIT again leaves."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    number = await _start_ranked_game(alice, bob)
+    await bob.cmd("quit", f"You are playing Noughts and Crosses \\(game #{number}\\)\\. If "
+                          "you leave, it waits for you")
+    assert "Goodbye" not in bob.seen
+    await bob.cmd("quit", "Goodbye")
+    await alice.expect("Bob has left")

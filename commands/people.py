@@ -54,7 +54,8 @@ def _who_listing(parlor, prefix: str, typed: str) -> str:  # noqa: ANN001
 
 async def finger(ctx: Context, rest: str) -> None:
     name = args.words(rest, 0, 1)
-    acc = ctx.account if not name else await args.account(ctx, name[0])
+    # one's own account read afresh too (the session's copy does not follow the ledger)
+    acc = await args.account(ctx, name[0] if name else ctx.account.name)
     parlor = ctx.parlor
     online = parlor.sessions.get(acc.id)
     lines = [bold(acc.name) + (" (admin)" if acc.is_admin else "")

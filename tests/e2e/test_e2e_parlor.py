@@ -270,3 +270,16 @@ async def test_tell_tells_an_unknown_name_from_an_absent_player(parlor, clients)
     await alice.cmd("tell zed hi", "There is no player named zed")
     await alice.cmd("finger zed", "There is no player named zed")
     await alice.cmd("tell bob hi", "bob is not connected")
+
+
+async def test_your_own_finger_shows_your_balance_now(parlor, clients):
+    """Bare FINGER showed the balance the session read at login; a buy-in since then
+    (TRIAD OPEN) is shown at once, as FINGER <your name> and other players see it."""
+    import re
+
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await alice.cmd("triad open", r"You open Triad table #")
+    mine = re.search(r"Cubits: (\d+)", await alice.cmd("finger", r"Cubits: \d+")).group(1)
+    theirs = re.search(r"Cubits: (\d+)", await bob.cmd("finger alice", r"Cubits: \d+")).group(1)
+    assert mine == theirs and int(mine) < 1000

@@ -458,6 +458,10 @@ async def solution(ctx: Context, rest: str) -> None:
     deal = await svc.last_deal(ctx.account.id)
     if deal is None:
         raise CommandError("You have not finished a game of Pyramid yet.")
+    waiting = svc.still_playing(deal, ctx.account.id)
+    if waiting:
+        raise CommandError(f"{' and '.join(waiting)} is still playing that deal (the same "
+                           "cards as yours); PYR SOLUTION shows it once they have finished.")
     if ctx.account.id in svc.solving:
         raise CommandError("The solver is still working on your last PYR SOLUTION.")
     if not svc.has_line(deal.seed):

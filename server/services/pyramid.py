@@ -458,6 +458,28 @@ class Pyramid:
                 deal = Deal(match.seeds[n - 1], n, match.n_games, ctx.game_id,
                             event.event.score)
                 self.host.spawn(self._after_game(game, game.version + 1, seat.account_id, deal))
+                # players who finished this same deal first were kept waiting: now them too
+                for other, theirs in enumerate(ctx.new_state.matches):
+                    person = ctx.seats[other]
+                    if other != ctx.seat and person.computer is None and \
+                            len(theirs.scores) >= n and theirs.seeds[n - 1] == deal.seed:
+                        self.host.spawn(self._after_game(
+                            game, game.version + 1, person.account_id,
+                            Deal(deal.seed, n, theirs.n_games, ctx.game_id,
+                                 theirs.scores[n - 1])))
+
+    def still_playing(self, deal: Deal, account_id: int) -> list[str]:
+        """The other people still playing ``deal`` (Use Same Deck): its verdict and PYR
+        SOLUTION show the face-down Pack, so both wait until they have finished it."""
+        game = self.host.live.get(deal.game_id)
+        if game is None:
+            return []
+        n = deal.game_no
+        return [game.seats[seat].name for seat, match in enumerate(game.state.matches)
+                if game.seats[seat].account_id != account_id
+                and game.seats[seat].computer is None
+                and len(match.seeds) >= n and match.seeds[n - 1] == deal.seed
+                and len(match.scores) < n]
 
     async def on_finish(self, ctx: FinishContext) -> list[str]:
         table: Table = ctx.state
@@ -527,6 +549,11 @@ class Pyramid:
         else:
             return
         self._last[account_id] = deal
+        waiting = self.still_playing(deal, account_id)
+        if waiting:
+            self.parlor.tell(account_id, f"The solver's verdict on {deal.label} waits until "
+                                         f"{' and '.join(waiting)} has finished that deal too.")
+            return
         self._wanted[account_id] = deal
         if account_id in self._judging:
             return  # the verdict in progress for this player goes on to the newest deal

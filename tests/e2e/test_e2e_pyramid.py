@@ -332,3 +332,25 @@ async def test_a_tournament_outlives_restarts_and_is_finished_after_restore(sqli
         await alice.cmd("pyr top10", "The TOP 10 is empty")  # below par: not entered
     finally:
         await parlor.stop()
+
+
+async def test_the_same_deal_is_not_solved_for_one_while_the_other_plays_it(parlor, clients):
+    """Use Same Deck: the verdict and PYR SOLUTION show the face-down Pack, so the player
+    who finishes a deal first waits for them until the other has finished it too."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await alice.cmd("pyr config samedeck yes", "Config saved:")
+    await alice.cmd("pyr tour human bob", r"You offer Bob Pyramid")
+    await bob.expect("Type PYR ACCEPT Alice")
+    await bob.cmd("pyr accept alice", "Pyramid, Alice vs Bob begins")
+    await alice.cmd("pyr d", r"Alice: D\r?\n")
+    await bob.cmd("pyr d", r"Bob: D\r?\n")
+    await alice.cmd("pyr end", "Game 1 of 6 over")
+    await alice.expect("verdict on game 1 of 6 of your tournament .* waits until Bob has "
+                       "finished that deal too", timeout=20)
+    await alice.cmd("pyr solution", "Bob is still playing that deal")
+    assert "The best line" not in alice.seen and "could" not in alice.seen
+    await bob.cmd("pyr end", "Game 1 of 6 over")
+    await alice.expect("could (not )?have been (won|cleared)", timeout=30)
+    await bob.expect("could (not )?have been (won|cleared)", timeout=30)
+    await alice.cmd("pyr solution", "The best line for game 1 of 6", timeout=30)

@@ -36,6 +36,10 @@ from server.world import World, describe_room
 
 log = logging.getLogger(__name__)
 
+# Lines past the rate limit that wait their turn rather than being dropped (a pasted
+# block, a MUD client's script); past these, a flood's lines are dropped.
+PASTE_QUEUE = 50
+
 CROWD = 50  # rooms with more people than this hear no arrivals and departures
 
 
@@ -323,7 +327,15 @@ class Parlor:
                 session.prompt()
                 continue
             session.last_command_at = time.time()
-            if not session.limiter.allow():
+            if session.limiter.allow():
+                session.queued = 0
+            elif session.queued < PASTE_QUEUE:  # a paste or a client's burst: wait its turn
+                session.queued += 1
+                await asyncio.sleep(session.limiter.wait())
+                if session.closed:
+                    break
+                session.limiter.allow()
+            else:
                 if not session.flooding:  # one warning per flood, not one per line
                     session.write("You are sending commands too fast; commands are being "
                                   "dropped until you slow down.")

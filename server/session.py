@@ -57,6 +57,10 @@ class RateLimiter:
             return True
         return False
 
+    def wait(self) -> float:
+        """Seconds until the next command is allowed (0: now)."""
+        return max(0.0, (1.0 - self.level()) / self.rate) if self.rate > 0 else 0.0
+
     def level(self) -> float:
         """The tokens in the bucket now (``burst``: the session has been quiet)."""
         now = time.monotonic()
@@ -115,6 +119,7 @@ class Session:
         self.client_name: str | None = None
         self.closed = False
         self.flooding = False
+        self.queued = 0  # lines of a paste waiting for the rate limit, in a row
         self.login_limiter = RateLimiter(parlor.config.login.lines_per_second, 6)
         self.limiter = RateLimiter(parlor.config.server.commands_per_second,
                                    parlor.config.server.command_burst)

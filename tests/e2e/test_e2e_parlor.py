@@ -283,3 +283,25 @@ async def test_your_own_finger_shows_your_balance_now(parlor, clients):
     mine = re.search(r"Cubits: (\d+)", await alice.cmd("finger", r"Cubits: \d+")).group(1)
     theirs = re.search(r"Cubits: (\d+)", await bob.cmd("finger alice", r"Cubits: \d+")).group(1)
     assert mine == theirs and int(mine) < 1000
+
+
+async def test_a_pasted_block_waits_its_turn_rather_than_being_dropped(sqlite_url):
+    """At the default limits (8 commands a second, bursts of 20), 45 pasted lines are all
+    answered, in order; a flood past the paste queue is still dropped with one warning."""
+    from commands.app import assemble
+    from tests.conftest import make_config
+
+    parlor = assemble(make_config(sqlite_url, commands_per_second=8.0, command_burst=20))
+    await parlor.start()
+    try:
+        alice = await (await Client.connect(parlor.port)).create("Alice")
+        alice.writer.write("".join(f"say line {n}\r\n" for n in range(45)))
+        await alice.expect('You say, "line 44"', timeout=15)
+        said = [n for n in range(45) if f'You say, "line {n}"' in alice.seen]
+        assert said == list(range(45)) and "too fast" not in alice.seen
+        await asyncio.sleep(3)  # the bucket refills
+        alice.writer.write("who\r\n" * 400)
+        await alice.expect("sending commands too fast", timeout=15)
+        await alice.close()
+    finally:
+        await parlor.stop()

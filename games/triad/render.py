@@ -56,6 +56,7 @@ def view_for(state: State, seat: int | None) -> dict:
         s = state.seats[seat]
         lo, hi = raise_bounds(state, seat)
         view["to_equal"] = min(state.current_bet - s.bet, s.stack)
+        view["all_in"] = view["to_equal"] == s.stack > 0  # equalling takes every cubit
         view["raise_range"] = [lo, hi] if lo <= hi else None
     return view
 
@@ -142,7 +143,8 @@ def render(view: dict, width: int = 80, color: bool = True, names=None) -> str:
         lines.append("")
         lines.append(_fit(f"Last hand: {won}.", width))
     if "to_equal" in view:
-        options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", f"EQUAL ({view['to_equal']})"]
+        equal = f"EQUAL ({view['to_equal']}{', all in' if view.get('all_in') else ''})"
+        options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", equal]
         if view["raise_range"]:
             lo, hi = view["raise_range"]
             options.append(f"RAISE {lo}..{hi}")

@@ -63,3 +63,21 @@ def test_render_fits_width_and_reads_without_color():
         assert code in plain
     colored = render.render(render.view_for(state, 3), color=True, names=names)
     assert "\x1b[" in colored
+
+
+def test_equal_says_when_it_puts_you_all_in():
+    """"EQUAL (10)" for a player with 10 cubits left reads "EQUAL (10, all in)"."""
+    rng = random.Random(4)
+    state = rules.new_game({"opening": 2, "limit": 30, "stacks": [12, 60]}, rng)
+    state, _ = rules.apply(state, 0, rules.Action("DEAL"), rng)
+    first = state.to_act
+    _, most = rules.raise_bounds(state, first)
+    state, _ = rules.apply(state, first, rules.Action("RAISE", amount=most), rng)
+    other = state.to_act
+    view = render.view_for(state, other)
+    stack = state.seats[other].stack
+    assert view["all_in"] and view["to_equal"] == stack
+    assert f"EQUAL ({stack}, all in)" in ANSI.sub("", render.render(view, 80, False))
+    view = render.view_for(dealt()[0], dealt()[0].to_act)
+    if view.get("to_equal"):
+        assert not view["all_in"]

@@ -32,7 +32,9 @@ def _spot(row: int, col: int) -> str:
     if not 1 <= row <= 7:
         raise BadNotation(f"there is no row {row}: rows are 1 to 7")
     if not 1 <= col <= row:
-        raise BadNotation(f"there is no card {row},{col}: row {row} has columns 1 to {row}")
+        raise BadNotation(f"there is no card {row},{col}: "
+                          + ("row 1 has only card 1,1" if row == 1 else
+                             f"row {row} has columns 1 to {row}"))
     return f"{row},{col}"
 
 

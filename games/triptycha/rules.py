@@ -116,8 +116,9 @@ PHASE_ACTIONS = {
     "trading": (Take, Done),
     "over": (),
 }
-_VERB = {Draw: "DRAW", Lay: "LAY", Rotate: "ROTATE", Flip: "FLIP", Take: "TAKE", Done: "DONE",
-         Resign: "RESIGN"}
+# What a player did, in a refusal's words ("You can't take a tile during play.").
+_VERB = {Draw: "draw", Lay: "lay a tile", Rotate: "rotate a tile", Flip: "flip a tile",
+         Take: "take a tile", Done: "end the trading", Resign: "resign"}
 _PHASE_NAME = {"draw": "the draw", "play": "play", "trading": "trading", "over": "a finished game"}
 
 

@@ -56,3 +56,8 @@ def test_words_list():
 def test_refusals_say_what_is_wrong(text, reason):
     with pytest.raises(BadNotation, match=reason):
         parse_action(text)
+
+
+def test_row_one_has_one_card():
+    with pytest.raises(BadNotation, match="row 1 has only card 1,1"):   # not "columns 1 to 1"
+        parse_action("1,2")

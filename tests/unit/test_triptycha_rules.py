@@ -204,8 +204,10 @@ def test_draw_phase():
         apply(s, 0, Draw(3), R)
     with pytest.raises(IllegalAction, match="no tile 9"):
         apply(s, 0, Draw(9), R)
-    with pytest.raises(IllegalAction, match="can't LAY during the draw"):
+    with pytest.raises(IllegalAction, match="can't lay a tile during the draw"):
         apply(s, 0, Lay(1, 1), R)
+    with pytest.raises(IllegalAction, match="^You can't end the trading during the draw"):
+        apply(s, 0, Done(), R)   # not "You can't DONE"
     for k in (1, 2, 4):
         s, _ = apply(s, 0, Draw(k), R)
     s, events = apply(s, 0, Draw(8), R)
@@ -349,3 +351,4 @@ def test_failed_apply_leaves_state_untouched():
 def test_the_result_gives_the_winners_score_first(winner, scores, expected):
     from games.triptycha.rules import PlayEnds
     assert PlayEnds(winner, scores, "more niches").text(("Alice", "Bob")) == expected
+

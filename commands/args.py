@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from commands.registry import CommandError, UsageError
+from server.text import a
 
 if TYPE_CHECKING:
     from commands.registry import Context
@@ -32,7 +33,7 @@ def whole_number(word: str, *, what: str = "number", least: int = 0,
                  most: int | None = None) -> int:
     digits = word[1:] if word.startswith("-") else word
     if not digits.isdecimal() or len(word) > 12:
-        raise CommandError(f"{word!r} is not a {what}.")
+        raise CommandError(f"{word!r} is not {a(what)}.")
     value = int(word)
     if value < least or (most is not None and value > most):
         bounds = f"{least} to {most}" if most is not None else f"at least {least}"

@@ -94,6 +94,11 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def a(noun: str) -> str:
+    """The noun with its indefinite article: "a number", "an amount", "an Ace"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def bold(text: str) -> str:
     return f"{BOLD}{text}{RESET}"
 

@@ -134,3 +134,14 @@ def test_telnetlib3_log_flood_is_throttled_and_counted():
     later = record("telnetlib3.server_base", 111.0)
     assert throttle.filter(later)
     assert later.getMessage() == "(997 earlier telnetlib3 records dropped) line"
+
+
+def test_an_amount_not_a_amount():
+    from commands.args import whole_number
+    from commands.registry import CommandError
+    from server.text import a
+
+    assert [a(w) for w in ("amount", "number", "Ace", "Undercroft", "tile")] == [
+        "an amount", "a number", "an Ace", "an Undercroft", "a tile"]
+    with pytest.raises(CommandError, match="'x' is not an amount"):
+        whole_number("x", what="amount")

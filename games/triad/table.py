@@ -284,11 +284,14 @@ def apply(table: Table, seat: int, action: Any, rng) -> tuple[Table, list]:  # n
 def _sit(table: Table, seat: int, action: Sit) -> tuple[Table, list]:
     game = table.game
     seats = list(table.seats)
+    if 0 <= seat < len(seats) and not seats[seat].left:
+        raise IllegalAction("You are already at this table.")
+    # a person has one place at a table, whichever seat number they come back by
+    if action.computer is None and any(
+            s.account_id == action.account_id and not s.left and s.computer is None
+            for s in seats):
+        raise IllegalAction(f"{action.name} is already at this table.")
     if seat == len(seats):
-        if action.computer is None and any(
-                s.account_id == action.account_id and not s.left and s.computer is None
-                for s in seats):
-            raise IllegalAction(f"{action.name} is already at this table.")
         seats.append(Player(action.account_id, action.name, action.computer))
     elif (0 <= seat < len(seats) and seats[seat].left and action.computer is None
           and seats[seat].computer is None and seats[seat].account_id == action.account_id):

@@ -589,3 +589,14 @@ def test_stored_tables_load_and_replay_as_before():
     assert loaded == table and triad.state_to_json(loaded) == stored
     assert loaded.seats[3] == Player(4, "Dan", None, True) and loaded.away == {0}
     assert service.seats_of(loaded)[2] == Seat(9, "Computer 1", "easy")
+
+
+def test_a_person_has_one_place_whichever_seat_they_come_back_by():
+    """Found by the property above: a player who left and sat again as a new seat could
+    also come back by their old seat number, holding two places at once."""
+    table = triad.new_table(triad.table_options(1, None, 4, 8), Player(1, "Alice"))
+    table, _ = triad.apply(table, 1, triad.Sit(1, 30, 500, "Late"), random.Random(1))
+    table, _ = triad.apply(table, 1, triad.Leave(), random.Random(2))
+    table, _ = triad.apply(table, 2, triad.Sit(1, 30, 500, "Late"), random.Random(3))
+    with pytest.raises(IllegalAction, match="Late is already at this table"):
+        triad.apply(table, 1, triad.Sit(2, 30, 500, "Late"), random.Random(4))

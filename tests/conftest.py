@@ -10,6 +10,7 @@ import textwrap
 import threading
 
 import pytest
+from hypothesis import settings
 
 from commands.app import assemble
 from server.config import (AccountsSection, Config, DatabaseSection, GamesSection, LoginSection,
@@ -18,6 +19,13 @@ from tests.support.client import Client
 from tests.support.postgres import REQUIRED, ThrowawayPostgres
 
 TEST_GAME = "tests.support.tictactoe:KIND"
+
+# Property tests draw the same examples on every run, so the suite (and CI) passes or
+# fails for the code, not for the dice; ESTERPORT_EXPLORE=1 draws new ones each run (bug
+# hunts and soaks: what it finds becomes a table-driven case).
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile("explore" if os.environ.get("ESTERPORT_EXPLORE") == "1" else "repeatable")
 
 
 @pytest.fixture(scope="session")

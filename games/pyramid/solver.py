@@ -15,6 +15,9 @@ and the pass number.  Sound prunings only:
 
 - Kings are removed at once (a pyramid King costs nothing; a Pack-top King removed
   dominates discarding it, since a Waste-top King can be removed alone later);
+- forced pairs (``_Search.forced``): two available cards that are the last live
+  cards of their two complementary ranks are taken at once, as the only move (they
+  can only ever go together, and taking them early loses nothing: proof there);
 - position dominance: for one (pyramid, stock) removal pattern an earlier Pack
   position (or an earlier deal) reaches every later one by D alone, so a pattern
   that failed from a position has failed from every later one;
@@ -33,10 +36,12 @@ and the pass number.  Sound prunings only:
   "all" (and "pyramid" if the joker relaxation fails without those cards); for Par it
   says whether the pyramid can still be cleared in the current deal.
 
-"pyramid"/"all" run a depth-first probe, then (if it ran out of nodes) a forward
-sweep in Pack-position order that expands each pattern from its earliest position;
-once the pyramid is gone, "all" solves the stock exactly (``_stock_min_left``).
-A node budget and a time limit turn into ``result == "unknown"``.
+"pyramid" runs a depth-first probe; "all" first runs short ones (``STAGE_NODES``
+each: all passes, then the redeals cut off -- the buried-Waste rule then applies from
+the first pass, which finds a first-pass win far sooner), then that probe; then (if
+it ran out of nodes) a forward sweep in Pack-position order that expands each pattern
+from its earliest position; once the pyramid is gone, "all" solves the stock exactly
+(``_stock_min_left``).  A node budget and a time limit turn into ``result == "unknown"``.
 
 "par" is a depth-first branch and bound with its own bounds (``_Par``): the dead-card
 cut above is sound for the win goals but not for Par on a deal whose pyramid cannot be
@@ -59,6 +64,9 @@ COVER_MASK = tuple(sum(1 << j for j in COVERED_BY[i]) for i in range(PYRAMID_SIZ
 _ABOVE = tuple(frozenset(j for j in range(PYRAMID_SIZE) if i in SHADOW[j])
                for i in range(PYRAMID_SIZE))
 BLOCK_MASK = tuple(sum(1 << j for j in SHADOW[i] | _ABOVE[i]) for i in range(PYRAMID_SIZE))
+
+
+STAGE_NODES = 2_000  # the budget of each fewer-passes probe of the win goals
 
 
 class _Budget(Exception):
@@ -117,6 +125,16 @@ def _to_action(move: tuple) -> Action:
     raise AssertionError(move)
 
 
+def _count_table(ranks: list[int], bits: int) -> list[int]:
+    """For each mask of ``bits`` bits, the packed count by rank (4 bits a rank) of the
+    cards it selects out of ``ranks`` (missing ranks count as rank 0)."""
+    table = [0]
+    for b in range(bits):
+        v = 1 << (4 * ranks[b]) if b < len(ranks) else 0
+        table += [x + v for x in table]
+    return table
+
+
 class _Position:
     """The solver's view of a Game: ranks and bitmasks."""
 
@@ -137,11 +155,33 @@ class _Position:
         for i, r in enumerate(self.pr):
             if r:
                 self.pyr_by_rank[r] |= 1 << i
+        # Live-card counts by rank, packed 4 bits a rank (field 4 * r), from a mask of
+        # live cards by table look-up: 7 bits of pyramid or 8 bits of stock at a time.
+        self.pyr_tab = [_count_table(self.pr[7 * c:7 * c + 7], 7) for c in range(4)]
+        self.st_tab = [_count_table(self.st[8 * c:8 * c + 8], 8)
+                       for c in range((self.n + 7) // 8 or 1)]
+        # the shift of the partner rank's field for each stock card (-1: a King)
+        self.need_shift = [4 * (13 - r) if r != 13 else -1 for r in self.st]
+        self.st_kings = self.st_by_rank[13]
         # partners[i]: pyramid cards that could ever pair with i
         self.partners = [
             (self.pyr_by_rank[13 - r] & ~BLOCK_MASK[i]) if r and r != 13 else 0
             for i, r in enumerate(self.pr)
         ]
+
+    def pyr_counts(self, live: int) -> int:
+        """Packed counts by rank of the pyramid cards in ``live``."""
+        t = self.pyr_tab
+        return (t[0][live & 127] + t[1][(live >> 7) & 127] + t[2][(live >> 14) & 127]
+                + t[3][live >> 21])
+
+    def st_counts(self, live: int) -> int:
+        """Packed counts by rank of the stock cards in ``live``."""
+        out = 0
+        for tab in self.st_tab:
+            out += tab[live & 255]
+            live >>= 8
+        return out
 
 
 class _Search:
@@ -155,6 +195,7 @@ class _Search:
         # leave fewer cards on a deal the pyramid cannot be cleared in.
         self.cut_dead = goal != "par"
         self.avail_cache: dict[int, tuple[tuple[int, ...], int]] = {}
+        self.king_cache: dict[int, tuple[int, list]] = {}
         self.expanded = 0
         self.hopeless_memo: dict[int, bool] = {}
         self.relax_memo: dict[int, bool] = {}
@@ -203,30 +244,43 @@ class _Search:
         """Remove available Kings at once (sound: see the module docstring); appends
         the King moves to ``moves``.  ``ptr`` is left as it is (never lowered), so a
         move never goes back to an earlier Pack position: the sweep relies on it."""
-        pr, st, full_st = self.pos.pr, self.pos.st, self.pos.full_st
-        while True:
-            for i in self.avail(pm)[0]:
-                if pr[i] == 13:
-                    pm |= 1 << i
-                    moves.append(("k", i))
-                    break
-            else:
-                rem = full_st & ~sm
-                hi = rem >> ptr
-                if hi:
-                    pt = ((hi & -hi).bit_length() - 1) + ptr
-                    if st[pt] == 13:
-                        sm |= 1 << pt
-                        moves.append(("kP",))
-                        continue
-                lo = rem & ((1 << ptr) - 1)
-                if lo:
-                    wt = lo.bit_length() - 1
-                    if st[wt] == 13:
-                        sm |= 1 << wt
-                        moves.append(("kW",))
-                        continue
-                return pm, sm, ptr
+        if (self.avail(pm)[1] >> 13) & 1:
+            hit = self.king_cache.get(pm)
+            if hit is None:
+                pr, kings, pm0 = self.pos.pr, [], pm
+                while True:
+                    for i in self.avail(pm)[0]:
+                        if pr[i] == 13:
+                            pm |= 1 << i
+                            kings.append(("k", i))
+                            break
+                    else:
+                        break
+                hit = self.king_cache[pm0] = (pm, kings)
+            pm = hit[0]
+            moves.extend(hit[1])
+        pos = self.pos
+        rem = pos.full_st & ~sm
+        if not rem & pos.st_kings:
+            return pm, sm, ptr
+        st = pos.st
+        hi = rem >> ptr
+        while hi:
+            pt = ((hi & -hi).bit_length() - 1) + ptr
+            if st[pt] != 13:
+                break
+            sm |= 1 << pt
+            hi ^= 1 << (pt - ptr)
+            moves.append(("kP",))
+        lo = rem & ((1 << ptr) - 1)
+        while lo:
+            wt = lo.bit_length() - 1
+            if st[wt] != 13:
+                break
+            sm |= 1 << wt
+            lo ^= 1 << wt
+            moves.append(("kW",))
+        return pm, sm, ptr
 
     def hopeless(self, pm: int, sm: int) -> bool:
         """The joker relaxation: could the pyramid be cleared if every live stock
@@ -237,12 +291,14 @@ class _Search:
         dead = self.hopeless_memo.get(key)
         if dead is None:
             pos = self.pos
+            sc = pos.st_counts(pos.full_st & ~sm)
+            pc = pos.pyr_counts(FULL_PYR & ~pm)
             counts = 0
             for r in range(1, 13):
-                c = (pos.st_by_rank[r] & ~sm).bit_count()
+                c = (sc >> (4 * r)) & 15
                 if c:
-                    c = min(c, (pos.pyr_by_rank[13 - r] & ~pm).bit_count())
-                    counts |= c << (3 * r)
+                    p = (pc >> (52 - 4 * r)) & 15
+                    counts |= (c if c < p else p) << (3 * r)
             dead = not self._clearable(pm, counts)
             self.hopeless_memo[key] = dead
         return dead
@@ -259,19 +315,16 @@ class _Search:
         waste = rem & ((1 << ptr) - 1)
         if not waste:
             return 0
-        pack = rem & ~waste
-        pyr, stk = pos.pyr_by_rank, pos.st_by_rank
-        supply = [(pyr[r] & ~pm).bit_count() + (stk[r] & pack).bit_count()
-                  for r in range(13)]
-        st = pos.st
+        supply = pos.pyr_counts(FULL_PYR & ~pm) + pos.st_counts(rem ^ waste)
+        need_shift = pos.need_shift
         w = waste
         while w:
             top = w.bit_length() - 1
-            r = st[top]
-            if r != 13:
-                if not supply[13 - r]:
+            f = need_shift[top]
+            if f >= 0:
+                if not (supply >> f) & 15:
                     return waste & ((2 << top) - 1)
-                supply[13 - r] -= 1
+                supply -= 1 << f
             w ^= 1 << top
         return 0
 
@@ -315,6 +368,47 @@ class _Search:
     def done(self, pm: int, sm: int) -> bool:
         return pm == FULL_PYR and (not self.want_all or sm == self.pos.full_st)
 
+    def forced(self, pm: int, sm: int, av, avr: int, rem: int, pt: int, wt: int):
+        """A pair that is safe to take at once: two available cards that are the last
+        live cards of their two (complementary) ranks, or None.  Returns
+        (move, pm, sm) after it.
+
+        Soundness (dominance): neither card can ever go except with the other, so any
+        line L from here either takes this pair at some point or never does.  Take it
+        now and follow L, skipping its pair move and its D moves of these cards: every
+        other move of L stays legal, since the stock order is L's with two cards cut
+        out (a Pack or Waste top of L that is not one of them is the top here too, and
+        one of them can be used by L only in the skipped pair), and the pyramid has
+        only lost cards, so every card available in L is available here.  A redeal of
+        L made only to reach one of them may be left out, which keeps a redeal in
+        hand.  So every position L reaches is matched by one here with the same live
+        cards less these two, in the same deal or an earlier one: it scores at least
+        as much (fewer cards left, a clear no later) and wins whenever L wins.  (The
+        Kings rule is the one-card case.)"""
+        pos = self.pos
+        pr, st = pos.pr, pos.st
+        cnt = pos.pyr_counts(FULL_PYR & ~pm) + pos.st_counts(rem)
+        for i in av:
+            r = pr[i]
+            if (cnt >> (4 * r)) & 15 != 1 or (cnt >> (52 - 4 * r)) & 15 != 1:
+                continue
+            need = 13 - r
+            if (avr >> need) & 1:
+                for j in av:
+                    if pr[j] == need:
+                        move = ("pp", i, j) if i < j else ("pp", j, i)
+                        return move, pm | (1 << i) | (1 << j), sm
+            if wt >= 0 and st[wt] == need:
+                return ("pW", i), pm | (1 << i), sm | (1 << wt)
+            if pt >= 0 and st[pt] == need:
+                return ("pP", i), pm | (1 << i), sm | (1 << pt)
+        if pt >= 0 and wt >= 0:
+            r = st[pt]
+            if r + st[wt] == 13 and (cnt >> (4 * r)) & 15 == 1 and (
+                    cnt >> (52 - 4 * r)) & 15 == 1:
+                return ("PW",), pm, sm | (1 << pt) | (1 << wt)
+        return None
+
     def children(self, pm: int, sm: int, ptr: int, ps: int):
         """Yield (moves, pm, sm, ptr, ps) for each move worth trying, best first."""
         self.expanded += 1
@@ -327,6 +421,13 @@ class _Search:
         pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
         lo = rem & ((1 << ptr) - 1)
         wt = lo.bit_length() - 1 if lo else -1
+        forced = self.forced(pm, sm, av, avr, rem, pt, wt)
+        if forced is not None:
+            move, npm, nsm = forced
+            if not dead(npm, nsm, range(1, 13)):
+                moves = [move]
+                yield (moves, *settle(npm, nsm, ptr, moves), ps)
+            return
         n_av = len(av)
         for x in range(n_av):
             i = av[x]
@@ -378,7 +479,7 @@ class _Search:
                 k = p
             moves = [("D", steps)]
             yield (moves, *settle(pm, sm, k + 1, moves), ps)
-        elif ps < DEALS - 1 and lo:
+        elif ps < self.last_ps and lo:
             moves = [("D", 1)]
             yield (moves, *settle(pm, sm, 0, moves), ps + 1)
 
@@ -525,12 +626,28 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     found = None
     try:
         if not search.dead(root[0], root[1], range(1, 13)) and not search.hopeless(root[0], root[1]):
-            try:
-                found = _dfs(search, root, min(probe_nodes, max_nodes), deadline)
-                proven = True
-            except _Budget:
-                proven = False
-            if found is None and not proven:
+            # Short probes first: all three passes, then fewer passes (a win within the
+            # first pass or two is often far quicker to find with the redeal out of
+            # reach, as the buried-Waste rule then applies in that pass); then the
+            # depth-first probe on its full budget, then the sweep.
+            proven = False
+            stages = []
+            if goal == "all":  # "pyramid" finds its wins as soon without them
+                stages.append((DEALS - 1, STAGE_NODES))
+                stages += [(last_ps, STAGE_NODES) for last_ps in range(pos.ps, DEALS - 1)]
+            stages.append((DEALS - 1, probe_nodes))
+            for last_ps, budget in stages:
+                search.last_ps = last_ps
+                try:
+                    found = _dfs(search, root, min(search.expanded + budget, max_nodes),
+                                 deadline)
+                except _Budget:
+                    continue
+                if found is not None or last_ps == DEALS - 1:
+                    proven = True  # a win, or proved impossible
+                    break
+            search.last_ps = DEALS - 1
+            if not proven:
                 found = _sweep(search, root, max_nodes, deadline)
     except _Budget:
         return Solution(goal, "unknown", (), None, False, search.expanded,
@@ -750,19 +867,34 @@ class _Par:
     def left_now(self, pm: int, sm: int) -> int:
         return PYRAMID_SIZE - pm.bit_count() + (self.pos.full_st & ~sm).bit_count()
 
-    def bound(self, pm: int, sm: int, ptr: int, ps: int) -> int:  # noqa: ARG002
-        """An upper bound on every Par score reachable from (pm, sm, ptr, ps)."""
+    def bound(self, pm: int, sm: int, ptr: int, ps: int, cap: int = 1 << 30) -> int:
+        """An upper bound on every Par score reachable from (pm, sm, ptr, ps), at most
+        ``cap``.  A bound at or below ``best`` cuts the position whatever its value (and
+        what it returns then only ever counts as at most ``best``: ``run`` takes the
+        larger of the root's value and ``best``), so work that cannot change the
+        verdict is skipped: no relaxation when ``cap`` or this deal's base is already
+        at most ``best``, and no buried-Waste scan when ``cap`` is already at most
+        what it could give (the next deal's base)."""
+        best = self.best
+        top = PAR_BASE[ps + 1]  # >= 20, above any uncleared score (-1 at most)
+        if cap < top:
+            top = cap
+        if top <= best:
+            return top
         gen = self.gen
         if gen.hopeless(pm, sm):
-            return -max(1, self.left_min(pm, sm))
+            h = -max(1, self.left_min(pm, sm))
+            return h if h < cap else cap
+        last = ps + 1 >= DEALS
+        if not last and cap <= PAR_BASE[ps + 2]:
+            return cap
         # Cleared in this deal?  Only with the pyramid, the Pack and the Waste cards
         # not buried for the rest of this pass (the joker relaxation on those).
         b = gen.buried(pm, sm, ptr)
         if b and gen.hopeless(pm, sm | b):
-            if ps + 1 >= DEALS:
-                return -max(1, self.left_min(pm, sm))
-            return PAR_BASE[ps + 2]
-        return PAR_BASE[ps + 1]  # >= 20, above any uncleared score (-1 at most)
+            h = -max(1, self.left_min(pm, sm)) if last else PAR_BASE[ps + 2]
+            return h if h < cap else cap
+        return top
 
     def left_min(self, pm: int, sm: int) -> int:
         """The fewest cards any line from (pm, sm) could leave, by the full joker
@@ -874,12 +1006,10 @@ class _Par:
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
             return seen[1]
-        value = -self.left_now(pm, sm)
+        value = pm.bit_count() - PYRAMID_SIZE - (self.pos.full_st & ~sm).bit_count()
         if value > self.best:  # as good as ending here, or better: play on to the end
             self.record(*self.play_on(pm, sm, ptr, ps))
-        h = self.bound(pm, sm, ptr, ps)
-        if cap < h:
-            h = cap
+        h = self.bound(pm, sm, ptr, ps, cap)
         if h <= self.best or self.out:
             return h
         gen = self.gen

@@ -185,3 +185,80 @@ def test_par_bound_never_below_the_exact_best(game, picks):
     gen.want_all = True
     if gen.last_pass_dead(pos.pm, 0, pos.ptr, pos.ps):  # goal "all"
         assert brute_best_par(game) < PAR_BASE[DEALS]  # a win in deal 3 scores 20
+
+
+def _brute_can_reach(game: Game, done) -> bool:
+    """Does some line through the engine reach a position where ``done`` holds?"""
+    seen = {game}
+    todo = [game]
+    while todo:
+        g = todo.pop()
+        if done(g):
+            return True
+        for action in rules.game_actions(g):
+            if action is END:
+                continue
+            after, _ = rules.play(g, action)
+            if after not in seen:
+                seen.add(after)
+                todo.append(after)
+    return False
+
+
+def _forced_move(game: Game):
+    """The solver's forced pair (``_Search.forced``) at ``game``, as an engine action."""
+    pos = solver._Position(game)
+    gen = solver._Search(pos, "par")
+    pm, sm, ptr = pos.pm, 0, pos.ptr
+    av, avr = gen.avail(pm)
+    rem = pos.full_st
+    hi = rem >> ptr
+    pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
+    lo = rem & ((1 << ptr) - 1)
+    wt = lo.bit_length() - 1 if lo else -1
+    forced = gen.forced(pm, sm, av, avr, rem, pt, wt)
+    return None if forced is None else solver._to_action(forced[0])
+
+
+@settings(max_examples=1000 if SOAK else 400, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_forced_pair_loses_nothing(game, picks):
+    """The forced-pair rule (the last live cards of two complementary ranks, both
+    available, are taken at once): wherever it fires, the position after the pair has
+    the same brute-force best Par, and clears the pyramid / wins exactly when the
+    position before could."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    if game.over:
+        return
+    action = _forced_move(game)
+    if action is None:
+        return
+    after, _ = rules.play(game, action)
+    assert brute_best_par(after) == brute_best_par(game)
+    for done in (lambda g: g.pyramid_left == 0, lambda g: g.cards_left == 0):
+        assert _brute_can_reach(after, done) == _brute_can_reach(game, done)
+
+
+@settings(max_examples=1000 if SOAK else 100, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_win_goals_match_brute_force(game, picks):
+    """The "pyramid" and "all" verdicts (with every pruning rule on) agree with a brute
+    force over every line, from the start and from positions part way through."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    for goal, done in (("pyramid", lambda g: g.pyramid_left == 0),
+                       ("all", lambda g: g.cards_left == 0)):
+        sol = solver.solve(game, goal, max_nodes=10**7, time_limit=NO_CLOCK)
+        assert sol.result == ("win" if _brute_can_reach(game, done) else "lose")
+        if sol.result == "win":
+            end = replay(game, sol.moves)
+            assert done(end)

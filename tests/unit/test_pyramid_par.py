@@ -28,16 +28,13 @@ def replay(game: Game, moves) -> Game:
     return game
 
 
-def brute_best_par(game: Game) -> int:
-    """The best Par over every line: every position reachable through the engine, each
-    scored as if the player ended there (END is always legal) or as it ended."""
-    best = None
+def _reachable(game: Game):
+    """Every position reachable from ``game`` through the engine (END aside), once each."""
     seen = {game}
     todo = [game]
     while todo:
         g = todo.pop()
-        value = g.score if g.over else rules.par_score(g)
-        best = value if best is None else max(best, value)
+        yield g
         for action in rules.game_actions(g):
             if action is END:
                 continue
@@ -45,7 +42,12 @@ def brute_best_par(game: Game) -> int:
             if after not in seen:
                 seen.add(after)
                 todo.append(after)
-    return best
+
+
+def brute_best_par(game: Game) -> int:
+    """The best Par over every line: every position reachable through the engine, each
+    scored as if the player ended there (END is always legal) or as it ended."""
+    return max(g.score if g.over else rules.par_score(g) for g in _reachable(game))
 
 
 @st.composite
@@ -189,20 +191,7 @@ def test_par_bound_never_below_the_exact_best(game, picks):
 
 def _brute_can_reach(game: Game, done) -> bool:
     """Does some line through the engine reach a position where ``done`` holds?"""
-    seen = {game}
-    todo = [game]
-    while todo:
-        g = todo.pop()
-        if done(g):
-            return True
-        for action in rules.game_actions(g):
-            if action is END:
-                continue
-            after, _ = rules.play(g, action)
-            if after not in seen:
-                seen.add(after)
-                todo.append(after)
-    return False
+    return any(done(g) for g in _reachable(game))
 
 
 def _forced_move(game: Game):

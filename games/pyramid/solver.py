@@ -428,6 +428,14 @@ class _Search:
                 moves = [move]
                 yield (moves, *settle(npm, nsm, ptr, moves), ps)
             return
+        if wt >= 0:  # the Waste top first: the Waste is only ever reached from the top
+            rw = st[wt]
+            for i in av:
+                if pr[i] + rw == 13:
+                    npm, nsm = pm | (1 << i), sm | (1 << wt)
+                    if not dead(npm, nsm, (pr[i], rw)):
+                        moves = [("pW", i)]
+                        yield (moves, *settle(npm, nsm, ptr, moves), ps)
         n_av = len(av)
         for x in range(n_av):
             i = av[x]
@@ -440,14 +448,6 @@ class _Search:
                     if not dead(npm, sm, (ri, need)):
                         moves = [("pp", i, j)]
                         yield (moves, *settle(npm, sm, ptr, moves), ps)
-        if wt >= 0:
-            rw = st[wt]
-            for i in av:
-                if pr[i] + rw == 13:
-                    npm, nsm = pm | (1 << i), sm | (1 << wt)
-                    if not dead(npm, nsm, (pr[i], rw)):
-                        moves = [("pW", i)]
-                        yield (moves, *settle(npm, nsm, ptr, moves), ps)
         if pt >= 0:
             rp = st[pt]
             for i in av:

@@ -1,43 +1,62 @@
-"""Per-player settings, kept on the account: SET COLOR, SET WIDTH."""
+"""Per-player settings, kept on the account: SET COLOR, WIDTH, HEIGHT, SCREENREADER."""
 
 from __future__ import annotations
 
 from commands import args
 from commands.registry import Command, Context, UsageError
 
+SIZES = {"width": (40, 250, "columns"), "height": (10, 200, "rows")}
+
+
+def _show(me) -> str:  # noqa: ANN001
+    width = f"{me.width} (from your client)" if not me._width else str(me.width)
+    height = f"{me.height} (from your client)" if not me._height else str(me.height)
+    return (f"COLOR {'ON' if me.color else 'OFF'}, WIDTH {width}, HEIGHT {height}, "
+            f"SCREENREADER {'ON' if me.screenreader else 'OFF'}.")
+
 
 async def set_(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 0, 2)
     me = ctx.session
     if not parts:
-        width = f"{me.width} (from your client)" if not me._width else str(me.width)
-        ctx.send(f"COLOR {'ON' if me.color else 'OFF'}, WIDTH {width}.")
+        ctx.send(_show(me))
         return
     if len(parts) != 2:
         raise UsageError()
     key, value = parts[0].lower(), parts[1].lower()
-    if key in ("color", "colour"):
+    save = ctx.parlor.accounts.set_setting
+    if key in ("color", "colour", "screenreader"):
         if value not in ("on", "off"):
-            raise UsageError("COLOR is ON or OFF.")
-        me.color = value == "on"
-        await ctx.parlor.accounts.set_setting(me.account.id, "color", me.color)
-        ctx.send(f"Color is now {value.upper()}.")
-    elif key == "width":
-        if value == "auto":
-            me.width = None
-            await ctx.parlor.accounts.set_setting(me.account.id, "width", None)
-            ctx.send(f"Width follows your client ({me.width} columns).")
+            raise UsageError(f"{key.upper()} is ON or OFF.")
+        on = value == "on"
+        if key == "screenreader":
+            me.screenreader = on
+            await save(me.account.id, "screenreader", on)
+            ctx.send("Screen reader mode is now ON: boards are read out as short lines, "
+                     "with no drawings." if on else "Screen reader mode is now OFF.")
             return
-        width = args.whole_number(value, what="width", least=40, most=250)
-        me.width = width
-        await ctx.parlor.accounts.set_setting(me.account.id, "width", width)
-        ctx.send(f"Width is now {width} columns.")
+        me.color = on
+        await save(me.account.id, "color", on)
+        ctx.send(f"Color is now {value.upper()}.")
+    elif key in SIZES:
+        least, most, unit = SIZES[key]
+        if value == "auto":
+            setattr(me, key, None)
+            await save(me.account.id, key, None)
+            ctx.send(f"{key.capitalize()} follows your client ({getattr(me, key)} {unit}).")
+            return
+        size = args.whole_number(value, what=key, least=least, most=most)
+        setattr(me, key, size)
+        await save(me.account.id, key, size)
+        ctx.send(f"{key.capitalize()} is now {size} {unit}.")
     else:
         raise UsageError(f"There is no setting {parts[0]!r}.")
 
 
 COMMANDS = [
-    Command("set", set_, "SET [COLOR ON|OFF | WIDTH <40..250>|AUTO]",
-            "Show or change your settings: ANSI color, and the width text is laid out to "
-            "(your client's window width by default).", topic="settings"),
+    Command("set", set_, "SET [COLOR ON|OFF | WIDTH <40..250>|AUTO | HEIGHT <10..200>|AUTO "
+            "| SCREENREADER ON|OFF]",
+            "Show or change your settings: ANSI color; the width text is laid out to and "
+            "the height of your screen (your client's window by default); screen reader "
+            "mode (boards read out as short lines, no drawings).", topic="settings"),
 ]

@@ -123,6 +123,7 @@ class Parlor:
             host=cfg.host, port=cfg.port, shell=self._shell, protocol_factory=protocol,
             encoding="utf8", encoding_errors="replace", force_binary=True, line_mode=True,
             connect_maxwait=0.5, timeout=False, compression=False,
+            cols=80, rows=24,  # a client that sends no NAWS: SCREENS.md's 80x24
         )
         if cfg.fairness:
             self._background.add(asyncio.create_task(self.governor.run()))
@@ -373,6 +374,8 @@ class Parlor:
         settings = account.settings or {}
         session.color = settings.get("color", True)
         session.width = settings.get("width")
+        session.height = settings.get("height")
+        session.screenreader = settings.get("screenreader", False)
         session.ignoring = ignoring
         self.sessions[account.id] = session
         self._by_name[account.name_key] = session

@@ -113,6 +113,8 @@ class Session:
         self.room: str = parlor.world.start
         self.color = True
         self._width: int | None = None  # set by SET WIDTH; else NAWS
+        self._height: int | None = None  # set by SET HEIGHT; else NAWS
+        self.screenreader = False  # SET SCREENREADER: boards read out, no ASCII art
         self.ignoring: set[int] = set()
         self.watching: set[int] = set()
         self.quit_warned_at = 0.0  # when QUIT last warned of games in progress
@@ -148,6 +150,19 @@ class Session:
     @width.setter
     def width(self, value: int | None) -> None:
         self._width = value
+
+    @property
+    def height(self) -> int:
+        """The rows the player's screen shows: SET HEIGHT, else the client's (NAWS), else
+        24 (SCREENS.md: the acting view fits this)."""
+        if self._height:
+            return self._height
+        rows = self.writer.get_extra_info("rows") or 24
+        return max(10, min(int(rows), 200))
+
+    @height.setter
+    def height(self, value: int | None) -> None:
+        self._height = value
 
     @property
     def terminal(self) -> str:

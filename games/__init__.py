@@ -16,6 +16,17 @@ parlor's game host (``server/hosting.py``) can run any of them:
 
     Randomness comes only from the ``rng`` (a ``random.Random``) passed in.
 
+    Events are frozen attrs values. Two facts about an event, for the parlor's
+    presentation (which decides from them when a board is redrawn; games never do),
+    are class attributes, false when absent:
+
+    - ``private = True`` -- the event changes only the acting seat's hidden things (a
+      Triptycha draw, a tile turned in hand), nothing on the shared board;
+    - ``new_phase = True`` -- something begins that every player must look at (play
+      after the draw, a Triad hand dealt, a new pass through the Pyramid Pack).
+
+    An event that wraps another (``Told``) answers for the one it wraps.
+
 ``notation.py``
     The only code that turns text into an Action and back (``parse_action``,
     ``format_action``), and the JSON codec of the State (``state_to_json``,

@@ -39,14 +39,29 @@ class Viewer:
         return cls(game.seat_of(session.account.id) if session.account else None)
 
 
-def wants_board(viewer: Viewer, game: LiveGame, event: Event) -> bool:
+def wants_board(viewer: Viewer, event: Event) -> bool:
     """Whether ``event`` redraws the board for ``viewer`` (else: its lines alone).
 
-    Today every event that changed the game redraws it, for everyone who sees it (the
-    behaviour players have had so far); the screen policy of SCREENS.md is decided here
-    and nowhere else.
+    SCREENS.md, principle 2, decided here and nowhere else. A board is drawn when the
+    game starts or ends, when something begins that every player must look at (play
+    after the draw, a Triad hand dealt, a new pass through the Pyramid Pack), and for a
+    player when it becomes their move, or when they moved and move again on a board
+    their move changed (Pyramid). A watcher gets one board per action that changed the
+    shared board. Everything else (an opponent's move while it is not your turn, a tile
+    drawn or turned in hand, AUTO's moves) is its lines alone.
     """
-    return True
+    data = event.data
+    if event.kind != "game.update" or "to_move" not in data:
+        return True  # the start, the end, or an event without an action's facts
+    if data["new_phase"]:
+        return True
+    if viewer.seat is None:
+        return data["board"] and not data["auto"]
+    if viewer.seat not in data["to_move"]:
+        return False
+    if viewer.seat not in data["was_to_move"]:
+        return True  # your move now
+    return data["seat"] == viewer.seat and data["board"] and not data["auto"]
 
 
 class Presentation:
@@ -72,7 +87,7 @@ class Presentation:
         else:
             viewer = Viewer.of(session, game)
             view = game.view(viewer.seat)
-            if wants_board(viewer, game, event):
+            if wants_board(viewer, event):
                 session.notify("\n".join([self._board(session, game, viewer, view), *lines]))
             elif lines:
                 session.notify("\n".join(lines))

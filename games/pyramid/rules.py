@@ -141,6 +141,8 @@ class Redealt:
     deal: int
     redeals_left: int
 
+    new_phase = True  # a new pass through the Pack (games/__init__.py: event facts)
+
     def __str__(self) -> str:
         return f"redeal: deal {self.deal} begins, {self.redeals_left} redeal(s) left"
 
@@ -170,6 +172,8 @@ class GameOver:
 @attrs.frozen
 class NewDeal:
     game_no: int
+
+    new_phase = True
 
     def __str__(self) -> str:
         return f"game {self.game_no} dealt"

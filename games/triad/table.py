@@ -107,9 +107,11 @@ class Back:
 # -- what happened, for the players and the ledger ---------------------------------------------
 @attrs.frozen
 class Said:
-    """A line for the players and watchers."""
+    """A line for the players and watchers; ``new_phase`` when it starts something every
+    player must look at (a hand dealt)."""
 
     text: str
+    new_phase: bool = False
 
 
 @attrs.frozen
@@ -374,7 +376,9 @@ def _play(table: Table, seat: int, action: rules.Action, rng) -> tuple[Table, li
     moves = [PotMove(e.seat, table.seats[table.places[e.seat]].account_id, e.delta, e.reason)
              for e in events if isinstance(e, rules.Chips) and e.delta]
     table = attrs.evolve(table, game=game)
-    return table, [Said(text) for text in _describe(table, events)] + moves
+    dealt = any(isinstance(e, rules.HandStarted) for e in events)
+    return table, [Said(text, new_phase=dealt and i == 0)
+                   for i, text in enumerate(_describe(table, events))] + moves
 
 
 def _stand(table: Table, pos: int) -> tuple[Table, list]:

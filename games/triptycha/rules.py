@@ -134,6 +134,8 @@ class Drew:
     seat: int
     slot: int  # hand number
 
+    private = True  # only the drawer's hand changes (games/__init__.py: event facts)
+
     def text(self, names=None) -> str:
         return f"{_p(self.seat, names)} draws a tile <{self.slot}>."
 
@@ -142,6 +144,8 @@ class Drew:
 class PlayBegins:
     hands: tuple[int, int]
 
+    new_phase = True
+
     def text(self, names=None) -> str:
         return f"The hands are full; {_p(0, names)} lays first."
 
@@ -149,6 +153,8 @@ class PlayBegins:
 @attrs.frozen
 class Turned:
     """A hand tile was rotated (``how="rotate"``) or flipped (``how="flip"``)."""
+
+    private = True
 
     seat: int
     slot: int
@@ -218,6 +224,8 @@ class PlayEnds:
 class TradingBegins:
     winner: int
     count: int
+
+    new_phase = True
 
     def text(self, names=None) -> str:
         return (f"Trading: {_p(self.winner, names)} may take {self.count} tile(s) "

@@ -37,6 +37,12 @@ log = logging.getLogger(__name__)
 ENDED_KEPT = 256  # ended games kept for the sessions that look up an event's game
 
 
+def _fact(event: Any, name: str) -> bool:
+    """An event's fact (``private``, ``new_phase``: games/__init__.py), or the fact of
+    the engine event it wraps."""
+    return bool(getattr(event, name, False) or getattr(getattr(event, "event", None), name, False))
+
+
 class GameError(Exception):
     """A request the host refuses; the message is for the player."""
 
@@ -475,16 +481,18 @@ class GameHost:
         return await self.act(account_id, kind_key, action, seat_change=seat_change)
 
     async def act_for(self, game_id: int, seat: int, action: Any,
-                      note: str | None = None) -> LiveGame:
+                      note: str | None = None, auto: bool = False) -> LiveGame:
         """Apply ``action`` for ``seat`` of game ``game_id`` on the server's authority
         rather than a connected player's: a service seating a newcomer at a table
         (``seat`` is then the new seat's number, ``len(game.seats)``, or a returning
-        player's old seat). The kind's ``apply`` decides what it allows."""
+        player's old seat), or playing for the player (``auto``: Pyramid's AUTO, whose
+        moves are told as lines, not boards). The kind's ``apply`` decides what it
+        allows."""
         game = self.get_live(game_id)
         async with game.lock:
             if game.id not in self.live:
                 raise GameError("That game has just ended.")
-            await self._apply(game, seat, action, note=note)
+            await self._apply(game, seat, action, note=note, auto=auto)
         self._schedule(game)
         return game
 
@@ -531,7 +539,7 @@ class GameHost:
         return game
 
     async def _apply(self, game: LiveGame, seat: int | None, action: Any, note: str | None = None,
-                     seat_change: bool = False) -> None:
+                     seat_change: bool = False, auto: bool = False) -> None:
         """Apply, commit, then tell: ``note``, then ``<name>: <notation>`` (the move as
         typed, which players and scripts read back), then the events' words.
 
@@ -571,6 +579,10 @@ class GameHost:
             if outcome is not None:
                 finish_lines = await self._finish(tx, game, new_state, outcome, seats)
             await tx.commit()
+        facts = {"seat": seat, "was_to_move": list(game.kind.to_move(game.state)),
+                 "to_move": [] if outcome else list(game.kind.to_move(new_state)),
+                 "board": not events or not all(_fact(e, "private") for e in events),
+                 "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
         told = self._told(game)  # a player who leaves with this action hears of it too
         only = None
         if outcome is None and game.kind.audience is not None:
@@ -593,7 +605,7 @@ class GameHost:
             lines.extend(finish_lines)
             self._drop_live(game)
         self._publish(game, lines, kind="game.end" if outcome else "game.update", also=told,
-                      only=only)
+                      only=only, facts=facts)
 
     async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome,
                       seats: tuple[Seat, ...]) -> list[str]:
@@ -825,12 +837,16 @@ class GameHost:
         return {s.account_id for s in game.seats if s.computer is None and not s.left}
 
     def _publish(self, game: LiveGame, lines: list[str], kind: str,
-                 also: set[int] = frozenset(), only: set[int] | None = None) -> None:
+                 also: set[int] = frozenset(), only: set[int] | None = None,
+                 facts: dict[str, Any] | None = None) -> None:
         """Tell the players (on their account topics; ``also`` these accounts; ``only``
         these accounts instead, for a kind's ``audience``) and the watchers (on the game
-        topic). The event is data: the game's number and version and the lines; a
-        session looks the game up (``lookup``) to draw it."""
-        event = Event(kind, {"game": game.id, "version": game.version, "lines": lines})
+        topic). The event is data: the game's number and version, the lines, and the
+        ``facts`` of an action the presentation decides from (who acted, who was and is
+        to move, whether the shared board changed, whether a new phase began, whether it
+        was played for the player); a session looks the game up (``lookup``) to draw it."""
+        event = Event(kind, {"game": game.id, "version": game.version, "lines": lines,
+                             **(facts or {})})
         for account_id in sorted(only if only is not None else self._told(game) | also):
             self.bus.publish(f"account:{account_id}", event)
         self.bus.publish(f"game:{game.id}", event)

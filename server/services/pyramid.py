@@ -663,7 +663,7 @@ class Pyramid:
                 if auto.stop.is_set():
                     return
                 # never cut in half by a cancellation: the move is committed, then told
-                await asyncio.shield(self.host.act_for(auto.game_id, 0, action))
+                await asyncio.shield(self.host.act_for(auto.game_id, 0, action, auto=True))
         except (GameError, RuleError) as err:
             if not auto.stop.is_set():
                 self.parlor.tell(account_id, f"AUTO stopped: {err}")

@@ -267,7 +267,8 @@ async def test_two_players_play_a_tournament_with_the_same_deals(parlor, clients
     for number in range(2, 7):
         await alice.cmd("pyr end", f"Game {number} of 6 over")
     out = await alice.cmd("pyr", r"\[to move: Bob\](.|\n)*?Bob: game 1 of 6")
-    await bob.expect("Alice: all 6 games played")
+    await bob.expect("Game 6 of 6 over")  # told in a line: not Bob's move to redraw
+    await bob.cmd("pyr", "Alice: all 6 games played")
     out = await bob.cmd(f"replay {game.id}", r"\(REPLAY \d+ <move> shows")
     assert "Bob: D" in out and "Alice: END" in out
     await bob.cmd("pyr exit", "EXIT resigns this tournament")

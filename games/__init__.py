@@ -23,7 +23,11 @@ parlor's game host (``server/hosting.py``) can run any of them:
     - ``private = True`` -- the event changes only the acting seat's hidden things (a
       Triptycha draw, a tile turned in hand), nothing on the shared board;
     - ``new_phase = True`` -- something begins that every player must look at (play
-      after the draw, a Triad hand dealt, a new pass through the Pyramid Pack).
+      after the draw, a Triad hand dealt, a new pass through the Pyramid Pack);
+    - ``tells_action = True`` -- its sentence announces the action itself, attributed
+      ("Bob lays tile <3> in niche 6."), so the move as typed is not echoed as well;
+    - ``continues = True`` -- its sentence goes on the line of the one before it (a
+      Triptycha battle, on the line of the lay that started it): one action, one line.
 
     An event that wraps another (``Told``) answers for the one it wraps.
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from telnetlib3.telopt import ECHO, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
 
 from server.bus import Event
-from server.text import clean, strip_sgr
+from server.text import clean, strip_sgr, wrap_wide_lines
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -190,6 +190,7 @@ class Session:
             return
         if not self.color:
             text = strip_sgr(text)
+        text = wrap_wide_lines(text.replace("\r\n", "\n"), self.width)
         self._queue(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
 
     def prompt(self, text: str = PROMPT) -> None:

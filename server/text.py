@@ -143,6 +143,23 @@ def _wrap_wide(para: str, width: int, indent: str) -> list[str]:
     return lines
 
 
+def wrap_wide_lines(text: str, width: int) -> str:
+    """``text`` with every line wider than ``width`` columns wrapped on word boundaries
+    (SCREENS.md, principle 6: whatever the server sends, broadcasts included). Lines
+    that fit, boards among them, are left as they are; colour codes count no columns."""
+    if width <= 0 or all(visible_len(line) <= width for line in text.split("\n")):
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        if visible_len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * min(len(line) - len(line.lstrip(" ")), width // 4)
+        out.extend(_wrap_wide(line.strip(" "), width, "") if not indent else
+                   [indent + part for part in _wrap_wide(line.strip(" "), width - len(indent), "")])
+    return "\n".join(out)
+
+
 def columns(items: list[str], width: int, gap: int = 2) -> list[str]:
     """Lay short items out in as many columns as fit in ``width``."""
     if not items:

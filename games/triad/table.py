@@ -112,6 +112,7 @@ class Said:
 
     text: str
     new_phase: bool = False
+    tells_action: bool = False  # the sentence of a player's draw ("Bob discards 2 ...")
 
 
 @attrs.frozen
@@ -376,9 +377,7 @@ def _play(table: Table, seat: int, action: rules.Action, rng) -> tuple[Table, li
     moves = [PotMove(e.seat, table.seats[table.places[e.seat]].account_id, e.delta, e.reason)
              for e in events if isinstance(e, rules.Chips) and e.delta]
     table = attrs.evolve(table, game=game)
-    dealt = any(isinstance(e, rules.HandStarted) for e in events)
-    return table, [Said(text, new_phase=dealt and i == 0)
-                   for i, text in enumerate(_describe(table, events))] + moves
+    return table, _describe(table, events) + moves
 
 
 def _stand(table: Table, pos: int) -> tuple[Table, list]:
@@ -513,44 +512,55 @@ def _names(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _describe(table: Table, events: list) -> list[str]:
-    game = table.game
-    out = []
+def _describe(table: Table, events: list) -> list[Said]:
+    """The engine's events in words; a hand dealt is a new phase, a draw's sentence
+    announces the draw."""
+    said = []
     for e in events:
-        if isinstance(e, rules.HandStarted):
-            out.append(f"Hand {e.hand_no}: {table.name_at(e.dealer)} deals to "
-                       f"{_names([table.name_at(p) for p in e.seats])}; each antes "
-                       f"{game.opening}.")
-        elif isinstance(e, rules.Acted):
-            if e.all_in:
-                out.append(f"{table.name_at(e.seat)} is all in.")
-        elif isinstance(e, rules.Drew):
-            who = table.name_at(e.seat)
-            out.append(f"{who} keeps all six cards." if not e.count else
-                       f"{who} discards {e.count} and draws {e.count}.")
-        elif isinstance(e, rules.Reshuffled):
-            out.append(f"The stock has run out: the {e.count} cards of the discard pile are "
-                       "shuffled into a new stock.")
-        elif isinstance(e, rules.PhaseChanged):
-            if e.phase == "draw":
-                out.append("The draw: discard up to four cards (TRIAD DISCARD <positions>), "
-                           "or TRIAD STAND to keep all six.")
-            elif e.phase == "bet2":
-                out.append("The second betting round.")
-        elif isinstance(e, rules.Shown):
-            out.append(f"{table.name_at(e.seat)} shows {' '.join(e.cards)}: {e.name}.")
-        elif isinstance(e, rules.PotAwarded):
-            pot = "The pot" if e.index == 0 else f"Side pot {e.index}"
-            if e.index == 0 and any(a.index for a in events if isinstance(a, rules.PotAwarded)):
-                pot = "The main pot"
-            shares = [(table.name_at(s), n) for s, n in e.shares]
-            if len(shares) == 1:
-                why = {"best hand": "the best hand", "uncontested": "uncontested",
-                       "all others folded": "everyone else folded"}.get(e.reason, e.reason)
-                out.append(f"{pot} ({e.amount}) goes to {shares[0][0]}: {why}.")
-            else:
-                split = _names([f"{name} {n}" for name, n in shares])
-                out.append(f"{pot} ({e.amount}) is split between equal hands: {split}.")
+        said.extend(Said(text, new_phase=isinstance(e, rules.HandStarted),
+                         tells_action=isinstance(e, rules.Drew))
+                    for text in _word(table, e, events))
+    return said
+
+
+def _word(table: Table, e, events: list) -> list[str]:  # noqa: ANN001
+    """The words of one engine event (``events``: all of this action's)."""
+    game = table.game
+    out: list[str] = []
+    if isinstance(e, rules.HandStarted):
+        out.append(f"Hand {e.hand_no}: {table.name_at(e.dealer)} deals to "
+                   f"{_names([table.name_at(p) for p in e.seats])}; each antes "
+                   f"{game.opening}.")
+    elif isinstance(e, rules.Acted):
+        if e.all_in:
+            out.append(f"{table.name_at(e.seat)} is all in.")
+    elif isinstance(e, rules.Drew):
+        who = table.name_at(e.seat)
+        out.append(f"{who} keeps all six cards." if not e.count else
+                   f"{who} discards {e.count} and draws {e.count}.")
+    elif isinstance(e, rules.Reshuffled):
+        out.append(f"The stock has run out: the {e.count} cards of the discard pile are "
+                   "shuffled into a new stock.")
+    elif isinstance(e, rules.PhaseChanged):
+        if e.phase == "draw":
+            out.append("The draw: discard up to four cards (TRIAD DISCARD <positions>), "
+                       "or TRIAD STAND to keep all six.")
+        elif e.phase == "bet2":
+            out.append("The second betting round.")
+    elif isinstance(e, rules.Shown):
+        out.append(f"{table.name_at(e.seat)} shows {' '.join(e.cards)}: {e.name}.")
+    elif isinstance(e, rules.PotAwarded):
+        pot = "The pot" if e.index == 0 else f"Side pot {e.index}"
+        if e.index == 0 and any(a.index for a in events if isinstance(a, rules.PotAwarded)):
+            pot = "The main pot"
+        shares = [(table.name_at(s), n) for s, n in e.shares]
+        if len(shares) == 1:
+            why = {"best hand": "the best hand", "uncontested": "uncontested",
+                   "all others folded": "everyone else folded"}.get(e.reason, e.reason)
+            out.append(f"{pot} ({e.amount}) goes to {shares[0][0]}: {why}.")
+        else:
+            split = _names([f"{name} {n}" for name, n in shares])
+            out.append(f"{pot} ({e.amount}) is split between equal hands: {split}.")
     return out
 
 

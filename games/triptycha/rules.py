@@ -135,6 +135,7 @@ class Drew:
     slot: int  # hand number
 
     private = True  # only the drawer's hand changes (games/__init__.py: event facts)
+    tells_action = True
 
     def text(self, names=None) -> str:
         return f"{_p(self.seat, names)} draws a tile <{self.slot}>."
@@ -155,6 +156,7 @@ class Turned:
     """A hand tile was rotated (``how="rotate"``) or flipped (``how="flip"``)."""
 
     private = True
+    tells_action = True
 
     seat: int
     slot: int
@@ -174,6 +176,8 @@ class Laid:
     corners: tuple[int, int, int]
     primary: int
 
+    tells_action = True
+
     def text(self, names=None) -> str:
         return f"{_p(self.seat, names)} lays tile <{self.slot}> in niche {self.niche}."
 
@@ -190,6 +194,8 @@ class Battle:
     defence: int
     won: bool
     seat: int  # the attacking side
+
+    continues = True  # told on the line of the lay it follows (games/__init__.py)
 
     def text(self, names=None) -> str:
         if self.won:
@@ -237,6 +243,8 @@ class Took:
     seat: int
     slot: int
     tile_id: int
+
+    tells_action = True
 
     def text(self, names=None) -> str:
         return f"{_p(self.seat, names)} takes tile <{self.slot}>."

@@ -38,7 +38,8 @@ ENDED_KEPT = 256  # ended games kept for the sessions that look up an event's ga
 
 
 def _fact(event: Any, name: str) -> bool:
-    """An event's fact (``private``, ``new_phase``: games/__init__.py), or the fact of
+    """An event's fact (``private``, ``new_phase``, ``tells_action``, ``continues``:
+    games/__init__.py), or the fact of
     the engine event it wraps."""
     return bool(getattr(event, name, False) or getattr(getattr(event, "event", None), name, False))
 
@@ -595,8 +596,17 @@ class GameHost:
         game.state = new_state
         game.version = step
         lines = [note] if note else []
-        worded = [text for text in map(game.kind.describe_event, events) if text]
-        if not (seat_change and worded):
+        worded: list[str] = []
+        for e in events:
+            text = game.kind.describe_event(e)
+            if text and worded and _fact(e, "continues"):
+                worded[-1] += " " + text
+            elif text:
+                worded.append(text)
+        # one announcement per action (SCREENS.md, 3): the move as typed, unless an
+        # event's sentence tells it, attributed ("Bob lays tile <3> in niche 6.")
+        said = any(_fact(e, "tells_action") for e in events)
+        if not (seat_change and worded) and not said:
             lines.append(f"{game.seats[seat].name}: {notation}")
         lines.extend(worded)
         if outcome is not None:

@@ -44,6 +44,16 @@ async def drain(client: Client) -> None:
     client.buffer = ""
 
 
+def announced(name: str, line: str) -> str:
+    """The one line that tells ``name``'s move ``line`` (Triad notation) to the table: a
+    draw in words, a bet as typed (SCREENS.md, 3)."""
+    words = line.split()
+    if words[0] == "DRAW":
+        n = len(words) - 1
+        return f"{name} keeps all six cards." if not n else f"{name} discards {n} and draws {n}."
+    return f"{name}: {line}"
+
+
 async def moved(parlor: Parlor, number: int, version: int, timeout: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -73,7 +83,7 @@ async def play_hand(parlor: Parlor, number: int, players: dict[str, Client], pol
         for other in players.values():
             await drain(other)
         version = game.version
-        await client.cmd(command, re.escape(f"{who.name}: {line}"))
+        await client.cmd(command, re.escape(announced(who.name, line)))
         await moved(parlor, number, version)
 
 
@@ -168,7 +178,7 @@ async def test_three_players_and_a_bot_play_to_showdown_and_a_restart_resumes(tm
         table = game.state
         mover = table.seats[triad.to_move(table)[0]].name
         command, line = steady_policy(table, table.position(triad.to_move(table)[0]), mover)
-        await players[mover].cmd(command, re.escape(f"{mover}: {line}"))  # committed
+        await players[mover].cmd(command, re.escape(announced(mover, line)))  # committed
         saved = triad.state_to_json(game.state)
         assert game.state.game.phase != "hand_over"
     finally:
@@ -263,8 +273,8 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     await alice.cmd("triad call", "Alice: EQUAL")
     await carol.expect("The draw: discard up to four cards")
     await bob.cmd("triad discard 1 2 3 4 5", r"at most 4 cards\.  Usage: TRIAD DISCARD")
-    await bob.cmd("triad discard 6, 5", "Bob: DRAW 6 5")
-    await alice.cmd("triad stand", "Alice: DRAW")
+    await bob.cmd("triad discard 6, 5", "Bob discards 2 and draws 2")
+    await alice.cmd("triad stand", "Alice keeps all six cards")
     await carol.expect("Alice keeps all six cards")
     await bob.cmd("triad pass", "Bob: PASS")
     await alice.cmd("triad pass", "Alice: PASS")
@@ -316,8 +326,8 @@ async def test_the_clock_and_a_disconnect_at_the_players_turn(tmp_path):
         await bob.cmd("triad equal", "Bob: EQUAL")
         await alice.expect("Carol: FOLD")
         await alice.expect(r"Carol leaves the table with 90 cubits")
-        await bob.cmd("triad stand", "Bob: DRAW")
-        await alice.cmd("triad stand", "Alice: DRAW")
+        await bob.cmd("triad stand", "Bob keeps all six cards")
+        await alice.cmd("triad stand", "Alice keeps all six cards")
         await bob.cmd("triad pass", "Bob: PASS")
         await alice.cmd("triad pass", "Alice: PASS")
         await alice.expect("goes to|is split")

@@ -53,6 +53,16 @@ async def raw_cmd(client: Client, line: str, until: str, timeout: float = 5.0) -
     return raw
 
 
+def announced(name: str, text: str) -> str:
+    """The one line that tells ``name``'s move ``text`` (notation: ``LAY 1 IN 5``,
+    ``FLIP 2``, ``ROTATE 3``, ``DRAW 4``, ``TAKE 1``) to everyone (SCREENS.md, 3)."""
+    words = text.upper().replace("TT ", "").split()
+    verb, n = words[0], words[1]
+    if verb == "LAY":
+        return f"{name} lays tile <{n}> in niche {words[-1]}"
+    return f"{name} {dict(FLIP='flips', ROTATE='rotates', TAKE='takes')[verb]} tile <{n}>"
+
+
 def lay_lines(moves) -> list[tuple[int, str]]:
     return [(seat, f"tt {text.lower()}") for seat, text in moves]
 
@@ -91,8 +101,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
         # the whole game; carol watches every move
         for seat, line in lay_lines(CHAIN_MOVES):
             me = alice if seat == 0 else bob
-            verb = line.split()[1].upper()
-            await me.cmd(line, f"{me.name}: {verb} ")
+            await me.cmd(line, announced(me.name, line))
         await carol.expect("Niche 6 is flipped by niche 7 \\(24 against 15\\) to Alice\\.")
         await carol.expect("Niche 5 is flipped by niche 6 \\(13 against 6\\) to Alice\\.")
         await alice.expect("Alice wins \\(9-0, more niches\\)")
@@ -114,11 +123,14 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
 
         # carol saw the whole game, move by move
         seen = carol.seen
-        for text in ["Alice: DRAW 1", "Bob: DRAW 6", "Alice: LAY 1 IN 1", "Bob: FLIP 2",
-                     "Bob: LAY 2 IN 6", "Alice: LAY 5 IN 4", "Alice: TAKE 1",
-                     f"Game #{number}: Alice wins"]:
+        for text in ["Alice draws a tile <1>", "Bob draws a tile <6>",
+                     announced("Alice", "LAY 1 IN 1"), announced("Bob", "FLIP 2"),
+                     announced("Bob", "LAY 2 IN 6"), announced("Alice", "LAY 5 IN 4"),
+                     announced("Alice", "TAKE 1"), f"Game #{number}: Alice wins"]:
             assert text in seen, text
-        assert seen.index("Alice: LAY 3 IN 7") < seen.index("Niche 5 is flipped by niche 6")
+        assert "Alice: LAY" not in seen and "Bob: FLIP" not in seen  # told once, not twice
+        assert seen.index(announced("Alice", "LAY 3 IN 7")) < seen.index(
+            "Niche 5 is flipped by niche 6")
         assert "Your hand:" not in seen                         # a watcher sees no hand
 
         out = await alice.cmd("itd", "ITD\\s+HELP\\)")
@@ -155,10 +167,10 @@ async def test_a_player_drops_mid_game_and_comes_back_to_finish(parlor, clients,
     moves = lay_lines(CHAIN_MOVES)
     for seat, line in moves[:5]:
         me = alice if seat == 0 else bob
-        await me.cmd(line, f"{me.name}: {line.split()[1].upper()} ")
+        await me.cmd(line, announced(me.name, line))
     await bob.close()
     await alice.expect(f"Bob has disconnected from game #{number}")
-    await alice.cmd("tt lay 3 in 7", "Alice: LAY 3 IN 7")      # the game goes on meanwhile
+    await alice.cmd("tt lay 3 in 7", announced("Alice", "LAY 3 IN 7"))      # the game goes on meanwhile
     bob = await clients()
     await bob.login("Bob")
     out = await bob.expect("You have a game in progress(.|\n)*?Your hand:(.|\n)*?\r?\n> ")
@@ -166,7 +178,7 @@ async def test_a_player_drops_mid_game_and_comes_back_to_finish(parlor, clients,
     await alice.expect("Bob is back in game")
     for seat, line in moves[6:]:
         me = alice if seat == 0 else bob
-        await me.cmd(line, f"{me.name}: {line.split()[1].upper()} ")
+        await me.cmd(line, announced(me.name, line))
     await bob.expect(f"Game #{number}: Alice wins \\(more niches\\)")
     await alice.expect("Plunder: tile #\\d+ \\(a clay tile of the Proving\\) goes from Bob to "
                        "Alice")
@@ -270,7 +282,7 @@ async def test_computer_game_inspect_and_color_off_board(parlor, clients, tmp_pa
             pick = [a for a in acts if isinstance(a, rules.Lay)] or \
                 [a for a in acts if isinstance(a, rules.Flip)]
             text = notation.format_action(rng.choice(pick))
-            await alice.cmd(f"tt {text}", f"Alice: {text}")
+            await alice.cmd(f"tt {text}", announced("Alice", text))
         elif game.kind.to_move(game.state) == (0,) and game.state.phase == "trading":
             await alice.cmd("tt done", "Alice: DONE")
         else:
@@ -345,7 +357,7 @@ async def test_claim_in_trading_closes_it_for_the_absent_winner(parlor, clients,
         await bob.cmd(f"tt draw {i}", f"Bob draws a tile <{i}>")
     for seat, line in lay_lines(CHAIN_MOVES):
         me = alice if seat == 0 else bob
-        await me.cmd(line, f"{me.name}: {line.split()[1].upper()} ")
+        await me.cmd(line, announced(me.name, line))
     await bob.expect("Trading: Alice may take 1 tile")
 
     # the loser away: the winner has nothing to claim, the game waits for the winner

@@ -344,7 +344,7 @@ async def test_sigkill_during_trading_then_restart_loses_no_tile(tmp_path):
         number = int(out.rsplit("Game #", 1)[1].split(":")[0])
         _, state = await state_of(number)
         lay = next(a for a in rules.legal_actions(state, 0) if isinstance(a, rules.Lay))
-        await alice.cmd(f"tt {notation.format_action(lay)}", "Alice: LAY")
+        await alice.cmd(f"tt {notation.format_action(lay)}", "Alice lays tile")
         await bob.cmd("tt resign", "Trading: Alice may take 2")
         _, state = await state_of(number)
         first = rules.takeable(state)[0]

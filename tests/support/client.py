@@ -20,7 +20,7 @@ class Client:
         self.seen = ""   # everything received, colour codes removed
 
     @classmethod
-    async def connect(cls, port: int, *, cols: int = 100, term: str = "xterm") -> "Client":
+    async def connect(cls, port: int, *, cols: int = 250, term: str = "xterm") -> "Client":
         reader, writer = await telnetlib3.open_connection(
             "127.0.0.1", port, cols=cols, rows=40, term=term, connect_minwait=0.05,
             connect_maxwait=0.5, encoding="utf8", force_binary=True)

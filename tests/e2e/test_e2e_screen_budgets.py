@@ -1,0 +1,152 @@
+"""Screen budgets (issue 12, SCREENS.md): a scripted game of each kind over real sockets,
+counting what each participant receives: lines, and boards (a board begins with the
+game's header line, ``Game #N: <kind>, A vs B`` with its ``[your move]`` mark).
+
+Run with ``-s`` to see the figures; each is checked against its budget:
+
+- Triptycha against the computer: from the challenge to the player's first lay at most
+  2 boards; an opponent's action at most 3 lines, besides the one board on your turn;
+  a watcher of the whole game at most one board per lay (and the start and the end);
+- a 4-player Triad hand: at most 100 lines for a seated player;
+- Pyramid AUTO: at most one board per pass through the Pack (and the end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+
+from games.pyramid import rules as pyramid_rules
+from games.triptycha import notation, rules
+from tests.e2e.test_e2e_triad import drain, play_hand, steady_policy
+from tests.e2e.test_e2e_triptycha import seed
+from tests.integration.test_tiles import PROVING
+from tests.support.client import Client
+
+HEADER = re.compile(r"^(?:> )*Game #\d+: (Triptycha|Triad|Pyramid|Triad Dice), (?!.*\bbegins\b).*$",
+                    re.M)
+
+
+def boards(text: str) -> int:
+    return len(HEADER.findall(text))
+
+
+def lines(text: str) -> int:
+    return len([line for line in text.replace("\r", "").split("\n") if line.strip("> ")])
+
+
+def told(text: str, who: str) -> list[int]:
+    """The lines of each action of ``who``: from the line that begins with the name to the prompt
+    that follows it (a board before it is not counted)."""
+    counts: list[int] = []
+    for line in text.replace("\r", "").split("\n"):
+        bare = line[2:] if line.startswith("> ") else line
+        if re.match(re.escape(who) + r"(: | (lays|flips|rotates|draws|takes|resigns) )", bare):
+            counts.append(1)
+        elif counts and counts[-1] > 0:
+            if line.startswith(">") or HEADER.match(line):
+                counts[-1] = -counts[-1]  # closed
+            else:
+                counts[-1] += 1
+    return [abs(n) for n in counts]
+
+
+async def changed(game, version: int) -> None:
+    """Wait (at most 10 s) for the game to move past ``version`` or end."""
+    for _ in range(1000):
+        if game.version != version or game.outcome is not None:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"game #{game.id} did not move past {version}")
+
+
+async def settle(*clients: Client) -> None:
+    """Wait until nothing more arrives for a moment, keeping what came in ``seen``."""
+    for _ in range(3):
+        await asyncio.sleep(0.05)
+        for client in clients:
+            await drain(client)
+
+
+async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp_path):
+    await seed(parlor, tmp_path, PROVING)
+    alice = await clients("Alice")
+    carol = await clients("Carol")
+    for client in (alice, carol):
+        await client.cmd("set width 80", ">")
+    parlor.host.computer_delay = 0.0
+    start = len(alice.seen)
+    await alice.cmd("tt challenge computer easy Random Take 1", "begins")
+    game = next(iter(parlor.host.live.values()))
+    await carol.cmd(f"tt display {game.id}", "You are now watching")
+    carol_start = len(carol.seen)
+    rng = random.Random(5)
+    first_lay: int | None = None
+    for _ in range(400):
+        if game.outcome is not None:
+            break
+        movers = game.kind.to_move(game.state)
+        if 0 in movers and game.state.phase == "draw":
+            free = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Draw)]
+            await alice.cmd(f"tt {notation.format_action(free[0])}", "Alice draws a tile")
+        elif movers == (0,) and game.state.phase == "play":
+            await settle(alice)
+            acts = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Lay)]
+            acts = acts or [a for a in rules.legal_actions(game.state, 0)
+                            if isinstance(a, rules.Flip)]
+            if first_lay is None:
+                first_lay = boards(alice.seen[start:])
+            await alice.cmd(f"tt {notation.format_action(rng.choice(acts))}", "Alice (lays|flips) tile")
+        elif movers == (0,) and game.state.phase == "trading":
+            await alice.cmd("tt done", "Alice: DONE")
+        else:
+            await changed(game, game.version)
+    await alice.expect(r"Game #\d+: (Alice|Computer\(easy\)) wins", timeout=10)
+    await settle(alice, carol)
+    watched, seen = carol.seen[carol_start:], alice.seen[start:]
+    opponent = told(seen, "Computer(easy)")
+    open("/tmp/tt_alice.txt", "w").write(seen); open("/tmp/tt_carol.txt", "w").write(watched)
+    print(f"\nTriptycha vs computer: boards before the first lay {first_lay}; the "
+          f"computer's {len(opponent)} actions took at most {max(opponent)} lines each "
+          f"(boards aside); Alice: {boards(seen)} boards, {lines(seen)} lines in all; "
+          f"watcher: {boards(watched)} boards, {lines(watched)} lines for "
+          f"{game.state.laid} lays")
+    assert first_lay is not None and first_lay <= 2
+    assert opponent and max(opponent) <= 3
+    assert boards(watched) <= game.state.laid + 2  # one per lay, the start and the end
+
+
+async def test_a_four_player_triad_hand(parlor, clients):
+    alice = await clients("Alice")
+    await alice.cmd("set width 80", ">")
+    out = await alice.cmd("triad open 10 seats 4", r"You open Triad table #(\d+)")
+    number = int(re.search(r"table #(\d+)", out).group(1))
+    for n in (1, 2, 3):
+        await alice.cmd("triad bot easy", f"Computer {n} sits down")
+    await settle(alice)
+    mark = len(alice.seen)
+    await alice.cmd("triad start", "Hand 1: ")
+    await play_hand(parlor, number, {"Alice": alice}, steady_policy)
+    await settle(alice)
+    got = alice.seen[mark:]
+    print(f"\nTriad, 4 players, one hand: Alice received {lines(got)} lines, "
+          f"{boards(got)} boards")
+    assert lines(got) <= 100
+
+
+async def test_pyramid_auto(parlor, clients):
+    alice = await clients("Alice")
+    await alice.cmd("set width 80", ">")
+    await alice.cmd("pyr config speed fast", "Config saved")
+    await alice.cmd("pyr new", r"Game #\d+: Pyramid, Alice begins")
+    await settle(alice)
+    mark = len(alice.seen)
+    await alice.cmd("pyr auto", "AUTO finishes your game")
+    await alice.expect(r"Game #\d+(: Alice wins| is over) \(", timeout=60)
+    await settle(alice)
+    got = alice.seen[mark:]
+    passes = 1 + got.count("Redeal: the Waste Pile becomes the Pack")
+    print(f"\nPyramid AUTO: {boards(got)} boards for {passes} passes, {lines(got)} lines")
+    assert boards(got) <= passes + 1  # one a pass, and the end
+    assert pyramid_rules  # the engine the counts come from

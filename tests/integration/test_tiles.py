@@ -326,8 +326,9 @@ async def test_draw_locks_tiles_and_the_winner_takes_one(parlor):
     parlor.bus.subscribe(f"game:{game.id}", lambda topic, event: events.append(event))
     await play(parlor, game, accounts, CHAIN_MOVES)
     lines = [line for e in events for line in e.data["lines"]]
-    assert "Niche 6 is flipped by niche 7 (24 against 15) to Alice." in lines
-    assert "Niche 5 is flipped by niche 6 (13 against 6) to Alice." in lines  # depth 2
+    # the lay and the battles it started are one line (one announcement per action)
+    assert ("Alice lays tile <3> in niche 7. Niche 6 is flipped by niche 7 (24 against 15) "
+            "to Alice. Niche 5 is flipped by niche 6 (13 against 6) to Alice.") in lines  # depth 2
     assert game.state.phase == "trading" and game.outcome is None
     await audit_clean(parlor)
 

@@ -21,7 +21,7 @@ def _name(names, i: int) -> str:
 
 
 def _cards(cards) -> str:
-    return ", ".join(f"{code} {long_name(code)}" for code in cards)
+    return ", ".join(f"{long_name(code)} ({code})" for code in cards)
 
 
 def _turn(view: dict, names) -> str:
@@ -50,7 +50,7 @@ def speak(view: dict, names=None) -> list[str]:
         if me is not None else None
     if mine and mine["cards"]:
         lines.append("Your cards: " + ", ".join(
-            f"{k} {code} {long_name(code)}" for k, code in enumerate(mine["cards"], 1)) + ".")
+            f"{k} {long_name(code)} ({code})" for k, code in enumerate(mine["cards"], 1)) + ".")
         if mine["hand_name"]:
             lines.append(f"Your hand: {mine['hand_name']}.")
     if mine:

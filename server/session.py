@@ -277,7 +277,7 @@ class Session:
 
     def begin_reply(self) -> None:
         """A command starts: what it writes is paged; what an earlier one held is dropped."""
-        self._held.clear()
+        self._held = []
         self._dropped = 0
         self._rows = 0
         self._replying = True
@@ -368,7 +368,7 @@ class Session:
             if not line or line.lower() == "more":
                 self.more()
                 return ""
-            self._held.clear()
+            self._held = []
             self._dropped = 0
         return line
 

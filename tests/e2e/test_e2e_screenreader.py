@@ -159,18 +159,12 @@ async def test_triad_dice_against_the_computer_read_out(parlor, clients):
     assert "Your move: DICE MOVE" in received or "formed a Triad" in received
 
 
-async def test_triad_at_a_table_with_a_computer_player_read_out(parlor, clients):
-    alice, mark = await reader(clients, "Alice")
-    await reply(alice, "triad open")
-    await reply(alice, "triad bot easy")
-    game = next(iter(parlor.host.live.values()))
-    alice.send("triad start")
-    await until(lambda: game.state.game.hand_no == 1, alice)
-    me = game.state.position(game.seat_of((await parlor.accounts.get("Alice")).id))
+async def play_triad_hand(game, alice: Client, me: int) -> None:  # noqa: ANN001
+    """Alice passes, equals and changes one card until the hand is over."""
     for _ in range(200):
         table = game.state
         if table.game.phase == "hand_over" or game.outcome is not None:
-            break
+            return
         movers = triad.to_move(table)
         if not movers or table.position(movers[0]) != me:
             await drain(alice)
@@ -184,15 +178,33 @@ async def test_triad_at_a_table_with_a_computer_player_read_out(parlor, clients)
         else:
             line = "triad equal"
         await act(alice, line, game)
-    assert game.state.game.phase == "hand_over"
-    await asyncio.sleep(0.2)
-    await drain(alice)
-    assert "Your cards: 1 " in await reply(alice, "triad")
-    await reply(alice, "triad leave")
+    raise AssertionError("the hand did not end")
+
+
+async def test_triad_at_a_table_with_a_computer_player_read_out(parlor, clients):
+    alice, mark = await reader(clients, "Alice")
+    await reply(alice, "triad open")
+    await reply(alice, "triad bot easy")
+    game = next(iter(parlor.host.live.values()))
+    me = game.state.position(game.seat_of((await parlor.accounts.get("Alice")).id))
+    for hand in range(1, 7):  # until Alice has bet and drawn in a hand (the computer may fold)
+        if game.outcome is not None:  # the table closed (a player could not pay)
+            break
+        alice.send("triad start" if hand == 1 else "triad deal")
+        await until(lambda: game.state.game.hand_no == hand or game.outcome is not None, alice)
+        await play_triad_hand(game, alice, me)
+        await asyncio.sleep(0.1)
+        await drain(alice)
+        if "Your turn to draw" in alice.seen[mark:] and "Your turn to bet" in alice.seen[mark:]:
+            break
+    if game.outcome is None:
+        assert "Your cards: 1 " in await reply(alice, "triad")
+        await reply(alice, "triad leave")
     await asyncio.sleep(0.2)
     await drain(alice)
     received = check(alice, mark)
-    assert "Your turn to " in received and re.search(r"Seat 2, Computer 1: \d+ cubits", received)
+    assert "Your turn to draw" in received and "Your turn to bet" in received
+    assert re.search(r"Seat 2, Computer 1: \d+ cubits", received)
     assert "Last hand: " in received and triad_rules.PHASE_NAMES["draw"] in received
 
 

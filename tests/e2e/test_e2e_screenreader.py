@@ -183,7 +183,7 @@ async def play_triad_hand(game, alice: Client, me: int) -> None:  # noqa: ANN001
 
 async def test_triad_at_a_table_with_a_computer_player_read_out(parlor, clients):
     alice, mark = await reader(clients, "Alice")
-    await reply(alice, "triad open")
+    await reply(alice, "triad open 10 limit 10")  # small raises: nobody goes broke soon
     await reply(alice, "triad bot easy")
     game = next(iter(parlor.host.live.values()))
     me = game.state.position(game.seat_of((await parlor.accounts.get("Alice")).id))

@@ -41,15 +41,17 @@ def _status(view: dict, names) -> str:
         return f"{names[view['turn']]} to lay."
     res = view["result"] or {}
     winner = res.get("winner")
-    who = "Nobody" if winner is None else ("You" if winner == seat else names[winner])
+    reason = res.get("reason", "finished")
+    if winner is None:
+        return f"Game over: a draw ({reason})."
+    who = "You" if winner == seat else names[winner]
     if phase == "trading":
         line = f"{who} won; trading, {len(view['taken'])} of {view['take']} taken."
         if seat is not None and seat in view["to_move"]:
             takeable = ", ".join(str(n) for n in view["takeable"]) or "none"
             line += f" TT TAKE <number> or TT DONE. Takeable: {takeable}."
         return line
-    won = "won" if who != "Nobody" else "won nothing"
-    return f"Game over: {who} {won} ({res.get('reason', 'finished')})."
+    return f"Game over: {who} won ({reason})."
 
 
 def _hand_lines(view: dict, who: int, title: str, all_tiles: bool) -> list[str]:

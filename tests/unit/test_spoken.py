@@ -84,6 +84,8 @@ def test_triptycha_first_line_says_whose_turn_and_what_to_type():
     other = tt_spoken.speak(tt_view(play, 1 - play.turn), ("A", "B"))
     assert other[0] == f"{'AB'[play.turn]} to lay."
     assert tt_spoken.speak(tt_view(states[-1], None), ("A", "B"))[0].startswith("Game over:")
+    drawn = dict(tt_view(states[-1], 0), phase="over", result={"winner": None, "reason": "5-5"})
+    assert tt_spoken.speak(drawn, ("A", "B"))[0] == "Game over: a draw (5-5)."
 
 
 def test_triptycha_deck_lines_in_the_draw_and_tiles_read_as_lines():

@@ -85,7 +85,10 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
         lines.append(f"Tiles left in hand: you {view['unplayed'][seat]}, "
                      f"{names[other]} {view['unplayed'][other]}.")
     lines.append(f"Rules: {view['rules_text']}.")
-    for i, cell in enumerate(view["board"], 1):
+    empty = all(cell is None for cell in view["board"])
+    if empty:
+        lines.append("All 9 niches are empty.")
+    for i, cell in enumerate(() if empty else view["board"], 1):
         if cell is None:
             lines.append(f"Niche {i}: empty.")
             continue
@@ -95,8 +98,8 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
             owned = f", {_owner(seat, cell['owner'], names).replace('yours', 'your')} tile"
         lines.append(f"Niche {i}, {_shape(cell['up'])}: {held}{owned}, "
                      f"{_numbers(cell['corners'], cell['primary'])}.")
-    lines.append("Corners are read top, bottom left, bottom right on an up tile; top left, "
-                 "top right, bottom on a down one.")
+    lines.append("Corners: top, bottom left, bottom right (up); top left, top right, bottom "
+                 "(down).")
     hands = view["hands"]
     over = view["phase"] in ("trading", "over")
     if seat is not None and hands[seat] is not None:

@@ -61,8 +61,9 @@ def _hand_lines(view: dict, who: int, title: str, all_tiles: bool) -> list[str]:
         if t["niche"] is not None and not all_tiles:
             continue
         where = f", laid in niche {t['niche']}" if t["niche"] is not None else ""
-        out.append(f"Tile {t['n']}, {_shape(t['up'])}: {_numbers(t['corners'], t['tile']['primary'])}, "
-                   f"sum {t['sum']}, {t['tile']['name']}{where}.")
+        numbers = _numbers(t["corners"], t["tile"]["primary"])
+        out.append(f"Tile {t['n']}, {_shape(t['up'])}: {numbers}, sum {t['sum']}, "
+                   f"{t['tile']['name']}{where}.")
     laid = [t for t in hand if t["niche"] is not None]
     if laid and not all_tiles:
         out.append("Laid: " + ", ".join(f"tile {t['n']} in niche {t['niche']}" for t in laid)

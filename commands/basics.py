@@ -1,11 +1,25 @@
-"""HELP (a topic for every command) and QUIT."""
+"""HELP (a topic for every command, a one-screen summary for each game), MORE and QUIT.
+
+``HELP <game>`` (its prefix, key or title: TT, TRIPTYCHA, TRIAD DICE …) lists, on one
+screen, only the commands of that game that apply to it, grouped; ``HELP <game>
+<command>`` gives one command's detail and ``HELP <game> RULES`` the game's whole text
+(paged when it is taller than the screen). Which of the commands every game gets
+(``commands.games.game_family``) apply is read from the game's kind: offers only for a
+game started by CHALLENGE (not Triad's tables), RESIGN and CLAIM only for a game of two
+fixed players (not a table, not a solitaire), RANKINGS only for a game that can be ranked.
+"""
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from commands.registry import Command, CommandError, Context
-from server.text import bold, columns, counted, wrap
+from games.errors import RuleError
+from server.text import bold, counted, wrap
+
+if TYPE_CHECKING:
+    from server.hosting import GameKind
 
 TOPICS = {
     "world": "Moving about", "talk": "Talking", "people": "People",
@@ -26,21 +40,177 @@ def _help_text(cmd: Command, width: int, prefix: str = "") -> str:
     return "\n".join(lines)
 
 
+# -- one game's help ------------------------------------------------------------------------
+# The groups of a game's summary, in order; a subcommand in none of them is listed under
+# "More". The shared subcommands first, then each game's own (``commands/<game>.py``).
+SHARED_GROUPS = {"challenge": "Start", "rematch": "Start", "accept": "Start",
+                 "decline": "Start", "withdraw": "Start", "resign": "End", "claim": "End",
+                 "display": "Watch", "games": "Watch", "status": "Records",
+                 "rankings": "Records"}
+GAME_GROUPS = {
+    "tt": {"draw": "Play", "lay": "Play", "rotate": "Play", "flip": "Play", "view": "Play",
+           "inspect": "Play", "take": "Trading", "done": "Trading"},
+    "dice": {"move": "Play", "remove": "Play"},
+    "triad": {"tables": "Tables", "open": "Tables", "join": "Tables", "bot": "Tables",
+              "start": "Tables", "leave": "Tables", "back": "Tables", "pass": "Betting",
+              "equal": "Betting", "raise": "Betting", "fold": "Betting", "discard": "Draw",
+              "stand": "Draw", "hand": "Draw"},
+    "pyr": {"new": "Standard", "hint": "Standard", "auto": "Standard", "quit": "Standard",
+            "tour": "Tournament", "challenge": "Tournament", "accept": "Tournament",
+            "decline": "Tournament", "withdraw": "Tournament", "restore": "Tournament",
+            "save": "Tournament", "score": "Tournament", "top10": "Tournament",
+            "exit": "Tournament", "config": "Anytime", "info": "Anytime",
+            "solution": "Anytime"},
+}
+# Moves typed after the prefix, not a subcommand (the game's notation)
+MOVES = {"pyr": "Moves: PYR 7,1 6,3 (two cards to 13), PYR 7,4 (a King), PYR P 7,2 "
+                "(P = Pack, W = Waste), PYR D (deal). PYR END ends the game."}
+GROUP_ORDER = ("Start", "Tables", "Play", "Betting", "Draw", "Trading", "Standard",
+               "Tournament", "Anytime", "End", "Watch", "Records", "More")
+
+
+def _kind_for(ctx: Context, words: list[str]) -> "tuple[GameKind, int] | None":
+    """The game the first words name exactly (prefix, key or title, "triad dice" before
+    "triad"), and how many words that took."""
+    kinds = list(ctx.parlor.host.kinds.values())
+    for n in (2, 1):
+        if len(words) < n:
+            continue
+        name = " ".join(words[:n])
+        for kind in kinds:
+            if name in (kind.key, kind.prefix.lower(), kind.title.lower()):
+                return kind, n
+    return None
+
+
+def _takes_offers(kind: "GameKind") -> str | None:
+    """None if a game of ``kind`` starts by CHALLENGE; else how one starts instead."""
+    try:
+        kind.parse_options([])
+    except RuleError as refusal:
+        return str(refusal)
+    return None
+
+
+def not_applying(kind: "GameKind") -> dict[str, str]:
+    """The shared subcommands that do not apply to ``kind``, each with the reason."""
+    out: dict[str, str] = {}
+    title, p = kind.title, kind.prefix
+    how = _takes_offers(kind)
+    if how is not None:
+        for name in ("challenge", "accept", "decline", "withdraw"):
+            out[name] = how
+    two_players = kind.seats == 2 and kind.min_seats in (None, 2) and kind.seats_of is None
+    if not two_players:
+        leave = (f"{p} {kind.resign_action} leaves your seat" if kind.resign_action != "RESIGN"
+                 else "its own commands end a game")
+        out["resign"] = f"{title} is not a game between two fixed players: {leave}."
+    if not two_players or kind.presence is not None:
+        out["claim"] = (f"{title} has no game to claim from an absent opponent"
+                        + (": an absent player's turns are played for them."
+                           if kind.presence is not None else "."))
+    if not kind.is_ranked({"ranked": True}):
+        out["rankings"] = f"{title} games are never ranked."
+    return out
+
+
+def _first_sentence(text: str) -> str:
+    first = text.split("\n", 1)[0]
+    end = first.find(". ")
+    return first if end < 0 else first[:end + 1]
+
+
+def game_summary(ctx: Context, kind: "GameKind", family: Command) -> list[str]:
+    """``HELP <game>``: what the game is, and its commands that apply, grouped."""
+    width = ctx.session.width
+    p = kind.prefix
+    skip = not_applying(kind)
+    groups = {**SHARED_GROUPS, **GAME_GROUPS.get(kind.key, {})}
+    listed: dict[str, list[str]] = {}
+    for sub in family.subcommands:
+        if sub.name in skip or sub.name == "help" or (sub.admin and not ctx.session.is_admin):
+            continue
+        listed.setdefault(groups.get(sub.name, "More"), []).append(sub.name.upper())
+    own = _own(kind)
+    lines = [bold(f"{kind.title} ({p})")]
+    if own is not None and own.help:
+        lines.extend(wrap(_first_sentence(own.help), width))
+    lines.append(f"Usage: {p} [<command>] ({p} alone shows your game)")
+    if kind.key in MOVES:
+        lines.extend(wrap(MOVES[kind.key], width))
+    label_w = max(len(g) for g in listed) + 2
+    for group in GROUP_ORDER:
+        if group in listed:
+            lines.extend(wrap(f"{group + ':':<{label_w}}" + ", ".join(listed[group]), width,
+                              indent=" " * label_w))
+    top = [c for c in (own.top_commands if own is not None else ()) if not c.admin]
+    if top:
+        lines.extend(wrap(f"{'Also:':<{label_w}}" + ", ".join(c.name.upper() for c in top)
+                          + " (HELP <command>)", width, indent=" " * label_w))
+    first = next(listed[g][0] for g in GROUP_ORDER if g in listed)
+    lines.extend(wrap(f"HELP {p} <command> explains one (HELP {p} {first}); "
+                      f"HELP {p} RULES gives the rules.", width))
+    return lines
+
+
+def _own(kind: "GameKind"):  # noqa: ANN202
+    """The game's own commands (``commands/<game>.py``), if it has any."""
+    from commands.app import GAME_COMMANDS  # the assembly imports this module
+    return GAME_COMMANDS.get(kind.key)
+
+
+async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
+    family = ctx.parlor.registry.find(kind.prefix.lower())
+    if family is None:
+        raise CommandError(f"There is no help on {kind.title}.")
+    p = kind.prefix
+    if not words:
+        ctx.send("\n".join(game_summary(ctx, kind, family)))
+        return
+    if len(words) > 1:
+        raise CommandError(f"HELP {p} <command> explains one command; HELP {p} lists them.")
+    word = words[0]
+    if word == "rules":
+        own = _own(kind)
+        text = own.help if own is not None and own.help else family.help
+        skip = not_applying(kind)
+        ctx.send("\n".join([
+            bold(f"{kind.title}: the rules"), *wrap(text, ctx.session.width), "",
+            f"{p} commands (HELP {p} <command> for more):",
+            *(f"  {sub.usage}" for sub in family.subcommands
+              if sub.name not in skip and (not sub.admin or ctx.session.is_admin))]))
+        return
+    sub = family.sub(word)
+    if sub is None or (sub.admin and not ctx.session.is_admin):
+        raise CommandError(f"{p} has no command {word!r}. HELP {p} lists them.")
+    text = _help_text(sub, ctx.session.width)
+    reason = not_applying(kind).get(sub.name)
+    if reason is not None:  # the usage, and why it is not for this game
+        text = "\n".join([bold(f"Usage: {sub.usage}"), *wrap(
+            f"{p} {sub.name.upper()} does not apply to {kind.title}. {reason}",
+            ctx.session.width)])
+    ctx.send(text)
+
+
 async def help_(ctx: Context, rest: str) -> None:
     registry = ctx.parlor.registry
     admin = ctx.session.is_admin
     width = ctx.session.width
     parts = rest.lower().split()
     if not parts:
-        out = ["Commands (HELP <command> for details):"]
+        out = [bold("Commands") + " (HELP <command> for one; HELP <game> for a game's):"]
         by_topic: dict[str, list[str]] = {}
         for cmd in registry.visible(admin):
             by_topic.setdefault(cmd.topic, []).append(cmd.name.upper())
         for topic in list(TOPICS) + sorted(set(by_topic) - set(TOPICS)):
             if topic in by_topic:
-                out.append(bold(TOPICS.get(topic, topic.title()) + ":"))
-                out.extend("  " + row for row in columns(by_topic[topic], width - 2))
+                label = TOPICS.get(topic, topic.title()) + ": "
+                out.extend(wrap(label + ", ".join(by_topic[topic]), width, indent="  "))
         ctx.send("\n".join(out))
+        return
+    game = _kind_for(ctx, parts)
+    if game is not None:
+        await _game_help(ctx, game[0], parts[game[1]:])
         return
     cmd = registry.find(parts[0])
     if cmd is None or (cmd.admin and not admin):
@@ -73,9 +243,19 @@ async def quit_(ctx: Context, rest: str) -> None:
     session.close("Goodbye. Come back soon to Esterport!")
 
 
+async def more(ctx: Context, rest: str) -> None:
+    """MORE with nothing held (a held page is turned by the session before dispatch)."""
+    ctx.send("There is nothing more to show.")
+
+
 COMMANDS = [
-    Command("help", help_, "HELP [<command> [<subcommand>]]",
-            "List the commands, or explain one.", aliases=("?",)),
+    Command("help", help_, "HELP [<command> [<subcommand>]] | HELP <game> [<command>|RULES]",
+            "List the commands, or explain one. HELP <game> (TT, TRIAD, PYR, DICE or the "
+            "game's name) lists that game's commands on one screen; HELP <game> <command> "
+            "explains one, HELP <game> RULES gives the rules.", aliases=("?",)),
+    Command("more", more, "MORE", "When a reply is taller than your screen it stops after a "
+            "page: Enter or MORE shows the next page, any other command drops the rest. SET "
+            "HEIGHT sets your screen's height."),
     Command("quit", quit_, "QUIT [YES]", "Leave Esterport. Games in progress wait for you "
             "to come back (your opponent may CLAIM them after a grace period); with one in "
             "progress, QUIT warns first, and QUIT again (or QUIT YES) leaves.",

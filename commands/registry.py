@@ -116,9 +116,19 @@ class Registry:
         Returns what happened, for the caller's records (the tests): ``"ok"``, ``"huh"``
         (no such command), ``"usage"``, ``"refused"`` (a CommandError or RuleError) or
         ``"failed"`` (a bug: logged, and the player got an apology).
+
+        What the command writes is its reply, which the session pages when it is taller
+        than the player's screen (``Session.begin_reply``).
         """
         if not line:
             return "ok"
+        session.begin_reply()
+        try:
+            return await self._run(session, line)
+        finally:
+            session.end_reply()
+
+    async def _run(self, session: "Session", line: str) -> str:
         if line[0] in "'\"" and len(line) > 1:      # MUD shorthands
             line = "say " + line[1:]
         elif line[0] == ":" and len(line) > 1:

@@ -14,6 +14,7 @@ from commands.registry import Command, CommandError, Context, GameCommands, Usag
 from games.errors import BadNotation
 from games.triptycha import notation
 from games.triptycha import render as tt_render
+from games.triptycha import spoken
 from games.triptycha.board import UP
 from games.triptycha.rules import may_view_opponent
 from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores
@@ -52,6 +53,24 @@ def _rarity(text: str, rarity: str) -> str:
 
 def _short(text: str, n: int) -> str:
     return fit(text, n)
+
+
+def _reader(ctx: Context) -> bool:
+    """Screen-reader mode (SET SCREENREADER ON): lines, no pictures and no tables."""
+    return ctx.session.screenreader
+
+
+def _tile_lines(tiles: list[TileView], width: int) -> list[str]:
+    """A listing of tiles read out, a tile a line (screen-reader mode)."""
+    return [line for t in tiles for line in wrap(
+        f"#{t.id}: {'-'.join(str(c) for c in t.corners)}, primary {t.primary}, sum {t.sum}, "
+        f"{t.rarity}, {t.name}, {t.collection} collection.", width)]
+
+
+def _listing(ctx: Context, tiles: list[TileView]) -> list[str]:
+    if _reader(ctx):
+        return _tile_lines(tiles, ctx.session.width)
+    return _tile_rows(tiles, ctx.session.width)
 
 
 def _tile_rows(tiles: list[TileView], width: int = 80) -> list[str]:
@@ -164,10 +183,44 @@ def inspect_lines(game: LiveGame, seat: int | None) -> list[str]:
     return lines
 
 
+def inspect_spoken(game: LiveGame, seat: int | None) -> list[str]:
+    """TT INSPECT read out (screen-reader mode): a niche a line, no table."""
+    view = game.view(seat)
+    names = game.names
+    inversion = view["rules"]["inversion"]
+    lines = [f"Game #{game.id}: {names[0]} against {names[1]}.",
+             f"Rules: {view['rules_text']}. Phase: {view['phase']}.",
+             f"Niches held: {names[0]} {view['counts'][0]}, {names[1]} {view['counts'][1]}."]
+    for cell in range(9):
+        shape = "up" if UP[cell] else "down"
+        tile = view["board"][cell]
+        if tile is None:
+            lines.append(f"Niche {cell + 1}, {shape}: empty.")
+            continue
+        up = tile["up"]
+        scores = edge_scores(tuple(tile["corners"]), tile["primary"], inversion)
+        owner = "" if tile["owner"] == tile["controller"] else \
+            f", {names[tile['owner']]}'s tile"
+        corners = ", ".join(f"{spoken.CORNER_WORDS[c]} {n}"
+                            for c, n in zip(CORNER_NAMES[up], tile["corners"]))
+        edges = ", ".join(f"{e} {n}" for e, n in zip(EDGE_NAMES[up], scores))
+        lines.append(f"Niche {cell + 1}, {shape}: held by {names[tile['controller']]}{owner}, "
+                     f"{tile['tile']['name']}; corners {corners}; primary {tile['primary']}; "
+                     f"edges {edges}.")
+    lines.append(f"An edge scores its two corners {'minus' if inversion else 'plus'} the "
+                 "primary.")
+    return lines
+
+
 async def tt_inspect(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 0, 1)
     game = _game_for(ctx, parts[0] if parts else None)
-    ctx.send("\n".join(inspect_lines(game, game.seat_of(ctx.account.id))))
+    seat = game.seat_of(ctx.account.id)
+    if _reader(ctx):
+        ctx.send("\n".join(line for fact in inspect_spoken(game, seat)
+                           for line in wrap(fact, ctx.session.width)))
+        return
+    ctx.send("\n".join(inspect_lines(game, seat)))
 
 
 async def tt_view(ctx: Context, rest: str) -> None:
@@ -180,6 +233,10 @@ async def tt_view(ctx: Context, rest: str) -> None:
     if not may_view_opponent(game.state, seat):
         raise CommandError("You may view your opponent's hand only in a Truth game, or as the "
                            "winner in the trading phase.")
+    if _reader(ctx):
+        ctx.send("\n".join(line for fact in spoken.speak_opponent(game.view(seat), game.names)
+                           for line in wrap(fact, ctx.session.width)))
+        return
     ctx.send(tt_render.render_opponent(game.view(seat), width=ctx.session.width,
                                        color=ctx.session.color, names=game.names))
 
@@ -217,7 +274,7 @@ async def itd(ctx: Context, rest: str) -> None:
     lines = [bold(f"Your deck: {len(deck)} tile{'s' if len(deck) != 1 else ''}, "
                   f"sorted by {sort}.")]
     if deck:
-        lines.extend(_tile_rows(deck, ctx.session.width))
+        lines.extend(_listing(ctx, deck))
     else:
         lines.append("It is empty. BREAK DISC opens a disc into it; INTD <tile> brings a tile "
                      "from your inventory; the tile shop sells discs.")
@@ -249,9 +306,11 @@ async def itd_show(ctx: Context, rest: str) -> None:
     where = {"deck": "in your deck", "inventory": "in your inventory",
              "game": f"in play in game #{tile.game_id}"}[tile.place]
     t, bl, br = tile.corners
+    picture = "\n".join(spoken.speak_tiles([tile.tile()])[:1]) if _reader(ctx) else \
+        tt_render.render_tiles([tile.tile()], width=ctx.session.width, color=ctx.session.color)
     ctx.send("\n".join([
         bold(f"#{tile.id} {tile.name}"),
-        tt_render.render_tiles([tile.tile()], width=ctx.session.width, color=ctx.session.color),
+        *wrap(picture, ctx.session.width),
         *wrap(f"{tile.collection} collection, {tile.rarity}; {where}. Corners (pointing up) "
               f"T {t}, BL {bl}, BR {br}; primary {tile.primary}; sum {tile.sum}.",
               ctx.session.width),
@@ -265,7 +324,7 @@ async def itd_inventory(ctx: Context, rest: str) -> None:
     lines = [bold(f"Your inventory: {len(tiles)} tile{'s' if len(tiles) != 1 else ''}, "
                   f"{len(discs)} sealed disc{'s' if len(discs) != 1 else ''}.")]
     if tiles:
-        lines.extend(_tile_rows(tiles, ctx.session.width))
+        lines.extend(_listing(ctx, tiles))
     for disc in discs:
         lines.append(f"  {disc.label}, {disc.size} tiles (BREAK DISC #{disc.id})")
     if not tiles and not discs:
@@ -377,6 +436,10 @@ async def break_(ctx: Context, rest: str) -> None:
     disc = _disc_choice(discs, tail, "break")
     opened, tiles = await _guard(service.break_disc(ctx.account.id, disc.id))
     lines = [f"You break open {disc.label}: {len(tiles)} tiles go into your deck."]
+    if _reader(ctx):
+        lines.extend(_tile_lines(tiles, ctx.session.width))
+        ctx.send("\n".join(lines))
+        return
     lines.append(tt_render.render_tiles([t.tile() for t in tiles], width=ctx.session.width,
                                         color=ctx.session.color))
     lines.extend(_tile_rows(tiles, ctx.session.width))
@@ -401,7 +464,11 @@ async def list_(ctx: Context, rest: str) -> None:
     rows = [[str(i), f"{a_or_an(c.name)} {c.name} disc", f"{c.disc_min}-{c.disc_max}", str(n),
              f"{c.price} cubits"] for i, (c, n) in enumerate(offers, 1)]
     lines = [bold("Beginner discs for sale (BUY <number> or BUY <collection>):")]
-    lines.extend(table(["#", "Disc", "Tiles", "Designs", "Price"], rows))
+    if _reader(ctx):
+        lines.extend(f"{i}: {disc}, {size} tiles, {designs} designs, {price}."
+                     for i, disc, size, designs, price in rows)
+    else:
+        lines.extend(table(["#", "Disc", "Tiles", "Designs", "Price"], rows))
     for c, _ in offers:
         if c.description:
             lines.append(f"  {c.name}: {_short(c.description, max(20, ctx.session.width - 6 - len(c.name)))}")
@@ -572,4 +639,4 @@ TOP_COMMANDS = (
 
 GAME = GameCommands(KEY, help=HELP, commands=TT_COMMANDS, top_commands=TOP_COMMANDS)
 
-__all__ = ["GAME", "HELP", "TOP_COMMANDS", "TT_COMMANDS", "inspect_lines"]
+__all__ = ["GAME", "HELP", "TOP_COMMANDS", "TT_COMMANDS", "inspect_lines", "inspect_spoken"]

@@ -113,6 +113,9 @@ class GameKind:
     state_from_json: Callable[[dict], Any] | None = None
     view_for: Callable[[Any, int | None], dict] | None = None
     render: Callable[..., str] | None = None
+    # ``speak(view, names) -> lines``: the view read out for a screen reader (SET
+    # SCREENREADER ON), one fact a line and no drawing (``games/<game>/spoken.py``)
+    speak: Callable[..., list[str]] | None = None
     choose_action: Callable[..., Any] | None = None   # the computer player, if any
     describe_event: Callable[[Any], str | None] = lambda event: None
     # hooks that touch the database, inside the game's transaction

@@ -22,7 +22,7 @@ import attrs
 
 from server.bus import Event
 from server.services.games import GameHost, LiveGame
-from server.text import bold
+from server.text import bold, wrap
 
 if TYPE_CHECKING:
     from server.session import Session
@@ -99,9 +99,14 @@ class Presentation:
     # -- the two renderings of one view ----------------------------------------------------
     @staticmethod
     def _board(session: "Session", game: LiveGame, viewer: Viewer, view: dict) -> str:
-        """The header (title, whose move) and the board drawn from this viewer's view."""
-        board = game.kind.render(view, width=session.width, color=session.color,
-                                 names=game.names)
+        """The header (title, whose move) and the board drawn from this viewer's view (read
+        out as short lines, no drawing, for a screen reader: ``GameKind.speak``)."""
+        if session.screenreader and game.kind.speak is not None:
+            board = "\n".join(line for fact in game.kind.speak(view, names=game.names)
+                              for line in wrap(fact, session.width))
+        else:
+            board = game.kind.render(view, width=session.width, color=session.color,
+                                     names=game.names)
         header = bold(game.title)
         if game.outcome is None:
             movers = game.kind.to_move(game.state)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from telnetlib3.telopt import ECHO, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
 
 from server.bus import Event
-from server.text import clean, strip_sgr, wrap_wide_lines
+from server.text import clean, strip_sgr, visible_len, wrap_wide_lines
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -26,6 +26,8 @@ _ids = itertools.count(1)
 
 PROMPT = "> "
 MAX_PENDING_OUTPUT = 1 << 20  # bytes queued for a client that does not read: then we give up
+MAX_HELD_LINES = 2000  # lines of one reply the pager keeps for MORE; the rest is dropped
+MORE_LINE = "-- More: {left} lines left. Enter or MORE: next page; anything else: stop --"
 
 
 class _SessionLog(logging.LoggerAdapter):
@@ -132,6 +134,12 @@ class Session:
         self._ga = False
         self._flush_scheduled = False
         self._closing = False
+        # the pager: a command's reply taller than the screen waits here for MORE
+        self._replying = False
+        self._rows = 0  # rows of the reply shown on this page
+        self._held: list[str] = []
+        self._dropped = 0  # lines of the reply past MAX_HELD_LINES
+        self._after_cr = False  # the last read ended with CR (its LF may come next)
         self.log = _SessionLog(log, {"session": self.id})
         self.connected_at = time.time()
         self.last_command_at = time.time()
@@ -185,7 +193,14 @@ class Session:
     # go-ahead leave in one transport write (each write is a system call).
 
     def write(self, text: str) -> None:
-        """Write ``text`` (lines separated by \\n) followed by a line break."""
+        """Write ``text`` (lines separated by \\n) followed by a line break. Inside a
+        command's reply (:meth:`begin_reply`) it goes through the pager."""
+        if self._replying:
+            self._page(text)
+        else:
+            self._emit(text)
+
+    def _emit(self, text: str) -> None:
         if self.closed:
             return
         if not self.color:
@@ -235,8 +250,9 @@ class Session:
             transport.abort()
 
     def notify(self, text: str) -> None:
-        """An unprompted message (a tell, a move): on its own line, then the prompt again."""
-        self.write(text)
+        """An unprompted message (a tell, a move): on its own line, then the prompt again.
+        Never held by the pager, even when it arrives during the player's own command."""
+        self._emit(text)
         if self.account is not None:
             self.prompt()
 
@@ -253,6 +269,68 @@ class Session:
         """Turn the client's local echo back on (``on``) or off for a password."""
         self.flush()
         self.writer.iac(WONT if on else WILL, ECHO)
+
+    # -- the pager -----------------------------------------------------------------------
+    # A command's own reply (what it writes between begin_reply and end_reply: the
+    # registry's dispatch) that is taller than the screen stops after a page with
+    # MORE_LINE; Enter or MORE shows the next page (read_line), any other command drops
+    # the rest. Notices (notify) are never held.
+
+    def begin_reply(self) -> None:
+        """A command starts: what it writes is paged; what an earlier one held is dropped."""
+        self._held = []
+        self._dropped = 0
+        self._rows = 0
+        self._replying = True
+
+    def end_reply(self) -> None:
+        """The command is done: the rest of its reply if it fits, else the pager line."""
+        self._replying = False
+        if not self._held:
+            return
+        if not self._dropped and \
+                self._rows + sum(self._rows_of(line) for line in self._held) <= self.height - 1:
+            held, self._held = self._held, []  # it fits after all (the prompt's row left)
+            self._emit("\n".join(held))
+            return
+        self._emit(MORE_LINE.format(left=len(self._held) + self._dropped))
+
+    @property
+    def paging(self) -> bool:
+        """Whether lines wait for MORE."""
+        return bool(self._held)
+
+    def more(self) -> bool:
+        """Show the next page of what the pager holds; False when it holds nothing."""
+        if not self._held:
+            return False
+        held, dropped = self._held, self._dropped
+        self.begin_reply()
+        self._page("\n".join(held))
+        self._dropped = dropped
+        self.end_reply()
+        if not self._held and self._dropped:
+            self._emit(f"({self._dropped} more lines were too many to keep.)")
+            self._dropped = 0
+        return True
+
+    def _rows_of(self, line: str) -> int:
+        return max(1, -(-visible_len(line) // self.width))
+
+    def _page(self, text: str) -> None:
+        room = self.height - 2  # a row for the pager line and one for the prompt
+        lines = wrap_wide_lines(text.replace("\r\n", "\n"), self.width).split("\n")
+        shown = []
+        for line in lines:
+            if not self._held and self._rows + self._rows_of(line) <= room:
+                shown.append(line)
+                self._rows += self._rows_of(line)
+            elif len(self._held) < MAX_HELD_LINES:
+                self._held.append(line)
+            else:
+                self._dropped += 1
+        if shown:
+            self._emit("\n".join(shown))
 
     # -- input ---------------------------------------------------------------------------
     def logged_in(self) -> None:
@@ -286,9 +364,19 @@ class Session:
             if not chunk or self.closed:
                 raise Disconnect("end of input")
             self._feed(chunk, limit)
-        return self._lines.pop(0)
+        line = self._lines.pop(0)
+        if self._held:  # the pager waits: Enter or MORE turns the page, anything else stops
+            if not line or line.lower() == "more":
+                self.more()
+                return ""
+            self._held = []
+            self._dropped = 0
+        return line
 
     def _feed(self, chunk: str, limit: int) -> None:
+        if self._after_cr and chunk.startswith("\n"):
+            chunk = chunk[1:]  # a CR LF split over two reads is one line end, not two
+        self._after_cr = chunk.endswith("\r")
         data = self._buffer + chunk.replace("\r\n", "\n").replace("\r\x00", "\n").replace("\r", "\n")
         *complete, self._buffer = data.split("\n")
         for line in complete:
@@ -350,7 +438,7 @@ class Session:
         if self.closed:
             return
         if message:
-            self.write(message)
+            self._emit(message)
         self._closing = True
         self.closed = True
         self.flush()

@@ -27,7 +27,7 @@ import random
 import time
 from typing import Any, Callable
 
-from games.dice import ai, notation, render, rules
+from games.dice import ai, notation, render, rules, spoken
 from games.dice.rules import DieMoved, DieRemoved, GameEnded, RemovalRequired, TriadsFormed
 from games.errors import BadOption, RuleError
 from server.hosting import GameKind, StartContext
@@ -232,6 +232,7 @@ def make_kind() -> GameKind:
         format_action=notation.format_action, state_to_json=notation.state_to_json,
         state_from_json=notation.state_from_json, view_for=render.view_for,
         render=render_board, choose_action=choose_action, describe_event=describe_event,
+        speak=spoken.speak,
         on_start=on_start,
     )
 

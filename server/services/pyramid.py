@@ -63,7 +63,7 @@ import attrs
 import sqlalchemy as sa
 
 from games.errors import RuleError
-from games.pyramid import ai, notation, rules, solver
+from games.pyramid import ai, notation, rules, solver, spoken
 from games.pyramid.cards import card_text
 from games.pyramid.match import (SAVE, Table, Told, apply, audience, choose_action, counts,
                                  describe_event, describe_options, format_action, new_table,
@@ -750,6 +750,7 @@ def make_kind() -> GameKind:
         apply=apply, outcome=outcome, to_move=to_move, parse_action=parse_action,
         format_action=format_action, state_to_json=state_to_json,
         state_from_json=state_from_json, view_for=view_for, render=render,
+        speak=spoken.speak,
         choose_action=choose_action, describe_event=describe_event,
         on_start=hooks.on_start, on_action=hooks.on_action, on_finish=hooks.on_finish,
         check_offer=hooks.check_offer, bind=hooks.bind,

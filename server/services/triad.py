@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from games.errors import BadNotation, IllegalAction
-from games.triad import rules
+from games.triad import rules, spoken
 from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, LEVELS,
                                NEXT_HAND_S, Away, Back, Cubits, Leave, Player, PotMove, Said,
                                Sit, Table, apply, choose_action, close, describe_event,
@@ -324,6 +324,7 @@ def make_kind(tables: TriadTables | None = None) -> GameKind:
         apply=apply, outcome=outcome, to_move=to_move, parse_action=parse_action,
         format_action=format_action, state_to_json=state_to_json,
         state_from_json=state_from_json, view_for=view_for, render=render_table,
+        speak=spoken.speak,
         choose_action=choose_action, describe_event=describe_event,
         on_start=tables.on_start, on_action=tables.on_action, on_finish=tables.on_finish,
         timeout=tables.timeout, seats_of=seats_of, presence=presence, bind=tables.bind,

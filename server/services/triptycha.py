@@ -50,7 +50,7 @@ import sqlalchemy as sa
 
 import games.triptycha as engine
 from games.errors import RuleError
-from games.triptycha import ai, notation, render, rules
+from games.triptycha import ai, notation, render, rules, spoken
 from games.triptycha.rules import HAND_SIZE, Options, Rules
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account, TileDesign, TileInstance
@@ -363,6 +363,7 @@ def make_kind() -> GameKind:
         format_action=notation.format_action, state_to_json=notation.state_to_json,
         state_from_json=notation.state_from_json, view_for=render.view_for,
         render=render.render, describe_event=describe_event, choose_action=ai.choose_action,
+        speak=spoken.speak,
         on_start=hooks.on_start, on_action=hooks.on_action, on_finish=hooks.on_finish,
         check_offer=hooks.check_offer, timeout=hooks.timeout,
         on_new_account=hooks.on_new_account, bind=hooks.bind,

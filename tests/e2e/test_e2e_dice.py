@@ -209,7 +209,7 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
 async def test_help_options_offers_and_wrong_uses(parlor, clients):
     alice = await clients("Alice")
     bob = await clients("Bob")
-    out = await alice.cmd("dice help", "DICE HELP(.|\n)*?> ")
+    out = await alice.cmd("dice help rules", "DICE HELP(.|\n)*?> ")
     flat = " ".join(out.split())
     for text in ("DICE MOVE c1 3 NE turns the die on c1 to 3 and moves it to f4",
                  "DICE MOVE c1 2 turns the die on c1 to 2 where it stands",

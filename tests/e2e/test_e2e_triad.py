@@ -281,7 +281,8 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     out = await carol.expect(r"goes to|is split")
     assert len(re.findall(r"(Alice|Bob) shows (\S+ ){5}\S+: \w", out)) == 2  # shown, named
     await drain(alice)
-    out = await alice.cmd("triad help", r"  TRIAD HAND\r?\n")
+    out = await alice.cmd("triad help rules", r"-- More: ")  # taller than 40 rows: paged
+    out += await alice.cmd("", r"  TRIAD HAND\r?\n")  # Enter: the next page
     text = " ".join(out.split())
     for words in ("Triad is a six-card draw game", "side pots", "Hands, best first: Full "
                   "Colors", "If you disconnect", "TRIAD DISCARD <positions", "TRIAD BOT [<n>]"):

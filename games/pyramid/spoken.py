@@ -1,0 +1,78 @@
+"""Pyramid read out: the view as short lines for a screen reader (SCREENS.md, 8).
+
+``speak(view, names)`` takes the view the kind's ``render`` takes (``match.view_for``:
+the board of ``render.view_for`` and the other seats' running scores) and returns lines
+in a fixed order, the most important first: the result if the game is over, the cards
+that may be played now (the exposed pyramid cards, the Pack and Waste tops), the Pack
+and the Waste, the deal, then the pyramid row by row (a card still covered says so), the
+scores, and the other players. No drawing: "7,1 K spades", not ``[ KS]``.
+"""
+
+from __future__ import annotations
+
+from .cards import ROWS, SUIT_NAMES, SUITS, index_of
+
+_HOW = {"won": "all cards removed", "stuck": "no move left", "ended": "ended"}
+
+
+def card_words(entry: dict) -> str:
+    """'10H' -> '10 hearts', 'KS' -> 'K spades'."""
+    text = entry["text"]
+    return f"{text[:-1]} {SUIT_NAMES[SUITS.index(text[-1])]}"
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
+    """The view as lines, one fact each (see the module's docstring)."""
+    lines = []
+    owner = view.get("board_of", 0)
+    title = "Pyramid"
+    if view.get("others") and owner < len(names):
+        title = f"{names[owner]}'s Pyramid"
+    if view["mode"] == "tournament":
+        title += f", tournament game {view['game_no']} of {view['games']}"
+    lines.append(title + ".")
+    if view["over"]:
+        how = _HOW.get(view["how"], view["how"])
+        lines.append(f"Game over ({how}): Par score {view['score']:+d}.")
+    elif view["cleared_in"]:
+        lines.append(f"Pyramid cleared in deal {view['cleared_in']}: play the Pack out.")
+    pyramid = view["pyramid"]
+    free = [f"{r},{c} {card_words(pyramid[index_of(r, c)])}"
+            for r in range(ROWS, 0, -1) for c in range(1, r + 1)
+            if pyramid[index_of(r, c)] is not None and pyramid[index_of(r, c)].get("available")]
+    if not view["over"]:
+        lines.append("Available: " + (", ".join(free) if free else "no pyramid card") + ".")
+    pack, waste = view["pack_top"], view["waste_top"]
+    lines.append(f"Pack P: {card_words(pack)} on top, {view['pack_count']} left."
+                 if pack else "Pack P: empty.")
+    lines.append(f"Waste W: {card_words(waste)} on top, {_plural(view['waste_count'], 'card')}."
+                 if waste else "Waste W: empty.")
+    lines.append(f"Deal {view['deal']} of 3, {_plural(view['redeals_left'], 'redeal')} left.")
+    for r in range(1, ROWS + 1):
+        cards = []
+        for c in range(1, r + 1):
+            entry = pyramid[index_of(r, c)]
+            if entry is not None:
+                covered = "" if entry.get("available") else " covered"
+                cards.append(f"{r},{c} {card_words(entry)}{covered}")
+        lines.append(f"Row {r}: {', '.join(cards)}." if cards else f"Row {r}: cleared.")
+    if view["mode"] == "tournament" or view["scores"]:
+        scores = ", ".join(f"{s:+d}" for s in view["scores"]) or "none yet"
+        lines.append(f"Scores: {scores}; running total {view['total']:+d}.")
+    for o in view.get("others") or ():
+        who = names[o["seat"]] if o["seat"] < len(names) else f"Seat {o['seat'] + 1}"
+        if o["over"]:
+            lines.append(f"{who}: all {o['games']} games played, net {o['total']:+d}.")
+        else:
+            lines.append(f"{who}: game {o['game_no']} of {o['games']}, "
+                         f"{_plural(o['cards_left'], 'card')} left, net {o['total']:+d}.")
+    if view.get("waiting"):
+        lines.append("Use Same Deck: the computer plays each deal after you.")
+    return lines
+
+
+__all__ = ["card_words", "speak"]

@@ -1,0 +1,148 @@
+"""Triptycha read out: the view as short lines for a screen reader (SCREENS.md, 8).
+
+``speak(view, names)`` takes the view ``render`` takes (``view_for``) and returns lines,
+one fact a line, in a fixed order, the most important first: whose turn and what to type,
+the niches held, each niche ("Niche 5, down: yours, 4-7-7, primary 3."), then the
+viewer's hand, the deck in the draw, and the opponent's hand when it may be seen. No
+drawing, no colour: owners are words. ``speak_tiles`` reads tiles (ITD SHOW, BREAK DISC).
+"""
+
+from __future__ import annotations
+
+from .tiles import CORNER_NAMES
+
+CORNER_WORDS = {"T": "top", "BL": "bottom left", "BR": "bottom right",
+                "TL": "top left", "TR": "top right", "B": "bottom"}
+
+
+def _shape(up: bool) -> str:
+    return "up" if up else "down"
+
+
+def _numbers(corners, primary: int) -> str:
+    return f"{'-'.join(str(c) for c in corners)}, primary {primary}"
+
+
+def _owner(seat: int | None, who: int, names) -> str:
+    return "yours" if seat == who else f"{names[who]}'s"
+
+
+def _status(view: dict, names) -> str:
+    seat, phase = view["seat"], view["phase"]
+    if phase == "draw":
+        sizes, full = view["hand_sizes"], view["hand_full"]
+        if seat is not None and seat in view["to_move"]:
+            return (f"Your draw: {sizes[seat]} of {full[seat]} tiles in hand. "
+                    "TT DRAW <deck number>.")
+        return "Drawing: " + ", ".join(f"{names[s]} {sizes[s]} of {full[s]}" for s in (0, 1)) + "."
+    if phase == "play":
+        if seat is not None and view["turn"] == seat:
+            return "Your turn: TT LAY <tile> IN <niche>."
+        return f"{names[view['turn']]} to lay."
+    res = view["result"] or {}
+    winner = res.get("winner")
+    reason = res.get("reason", "finished")
+    if winner is None:
+        return f"Game over: a draw ({reason})."
+    who = "You" if winner == seat else names[winner]
+    if phase == "trading":
+        line = f"{who} won; trading, {len(view['taken'])} of {view['take']} taken."
+        if seat is not None and seat in view["to_move"]:
+            takeable = ", ".join(str(n) for n in view["takeable"]) or "none"
+            line += f" TT TAKE <number> or TT DONE. Takeable: {takeable}."
+        return line
+    return f"Game over: {who} won ({reason})."
+
+
+def _hand_lines(view: dict, who: int, title: str, all_tiles: bool) -> list[str]:
+    hand = view["hands"][who]
+    out = [f"{title}: {len(hand)} tiles." if hand else f"{title}: no tiles yet."]
+    for t in hand:
+        if t["niche"] is not None and not all_tiles:
+            continue
+        where = f", laid in niche {t['niche']}" if t["niche"] is not None else ""
+        numbers = _numbers(t["corners"], t["tile"]["primary"])
+        out.append(f"Tile {t['n']}, {_shape(t['up'])}: {numbers}, sum {t['sum']}, "
+                   f"{t['tile']['name']}{where}.")
+    laid = [t for t in hand if t["niche"] is not None]
+    if laid and not all_tiles:
+        out.append("Laid: " + ", ".join(f"tile {t['n']} in niche {t['niche']}" for t in laid)
+                   + ".")
+    return out
+
+
+def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
+    """The view as lines, one fact each, in a fixed order (see the module's docstring)."""
+    seat = view["seat"]
+    other = None if seat is None else 1 - seat
+    counts = view["counts"]
+    lines = [_status(view, names)]
+    if seat is None:
+        lines.append(f"Niches held: {names[0]} {counts[0]}, {names[1]} {counts[1]}.")
+        lines.append(f"Tiles left in hand: {names[0]} {view['unplayed'][0]}, "
+                     f"{names[1]} {view['unplayed'][1]}.")
+    else:
+        lines.append(f"Niches held: you {counts[seat]}, {names[other]} {counts[other]}.")
+        lines.append(f"Tiles left in hand: you {view['unplayed'][seat]}, "
+                     f"{names[other]} {view['unplayed'][other]}.")
+    lines.append(f"Rules: {view['rules_text']}.")
+    empty = all(cell is None for cell in view["board"])
+    if empty:
+        lines.append("All 9 niches are empty.")
+    for i, cell in enumerate(() if empty else view["board"], 1):
+        if cell is None:
+            lines.append(f"Niche {i}: empty.")
+            continue
+        held = _owner(seat, cell["controller"], names)
+        owned = ""
+        if cell["owner"] != cell["controller"]:
+            owned = f", {_owner(seat, cell['owner'], names).replace('yours', 'your')} tile"
+        lines.append(f"Niche {i}, {_shape(cell['up'])}: {held}{owned}, "
+                     f"{_numbers(cell['corners'], cell['primary'])}.")
+    lines.append("Corners: top, bottom left, bottom right (up); top left, top right, bottom "
+                 "(down).")
+    hands = view["hands"]
+    over = view["phase"] in ("trading", "over")
+    if seat is not None and hands[seat] is not None:
+        lines.extend(_hand_lines(view, seat, "Your hand", False))
+    show_other = view["phase"] == "trading" and seat in view["to_move"]
+    if seat is not None and show_other and hands[other] is not None:
+        lines.extend(_hand_lines(view, other, f"{names[other]}'s hand", over))
+    if seat is None:
+        for s in (0, 1):
+            if hands[s] is not None:
+                lines.extend(_hand_lines(view, s, f"{names[s]}'s hand", False))
+    if view.get("deck") is not None:
+        lines.append(f"Your deck: {len(view['deck'])} tiles; TT DRAW <number> takes one.")
+        for d in view["deck"]:
+            t = d["tile"]
+            mark = " In your hand." if d["drawn"] else ""
+            lines.append(f"Deck {d['pos']}: {_numbers(t['corners'], t['primary'])}, "
+                         f"sum {sum(t['corners']) + t['primary']}, {t['name']}.{mark}")
+    if view.get("may_view_opponent") and not show_other:
+        lines.append("TT VIEW OPPONENT reads their hand.")
+    return lines
+
+
+def speak_opponent(view: dict, names=("Alice", "Bob")) -> list[str]:
+    """``TT VIEW OPPONENT`` read out."""
+    seat = view["seat"]
+    if seat is None or view["hands"][1 - seat] is None:
+        return ["You can't see your opponent's hand."]
+    return _hand_lines(view, 1 - seat, f"{names[1 - seat]}'s hand",
+                       view["phase"] in ("trading", "over"))
+
+
+def speak_tiles(tiles) -> list[str]:
+    """Tiles (``Tile`` values, pointing up) as lines: ITD SHOW, BREAK DISC."""
+    corner = ", ".join(CORNER_WORDS[c] for c in CORNER_NAMES[True])
+    out = []
+    for t in tiles:
+        out.append(f"Tile #{t.id}: {_numbers(t.corners, t.primary)}, sum {t.sum}, {t.name}, "
+                   f"{t.rarity}, {t.collection} collection.")
+    if out:
+        out.append(f"Corners are read {corner}.")
+    return out
+
+
+__all__ = ["speak", "speak_opponent", "speak_tiles"]

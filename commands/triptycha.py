@@ -452,7 +452,8 @@ async def at_collection(ctx: Context, rest: str) -> None:
         return
     if verb == "price":
         if len(words) < 3:
-            raise UsageError()
+            raise UsageError("Name the collection after the price." if len(words) == 2
+                             else "")
         price = None if words[1].lower() == "off" else args.whole_number(
             words[1], what="price", least=0, most=10**9)
         coll = await _guard(service.set_price(" ".join(words[2:]), price))
@@ -460,7 +461,13 @@ async def at_collection(ctx: Context, rest: str) -> None:
         _say(ctx, f"The shop {'no longer sells' if price is None else 'sells'} {coll.name} discs"
                  + ("." if price is None else f" for {price} cubits."))
         return
-    coll, designs = await _guard(service.designs(rest))
+    try:
+        coll, designs = await service.designs(rest)
+    except TileError as err:
+        if verb == "off":   # not a collection's name: the shop's OFF is PRICE OFF
+            raise UsageError("To take a collection's discs out of the shop, @COLLECTION "
+                             "PRICE OFF <name>.") from None
+        raise CommandError(str(err)) from None
     lines = [bold(f"{coll.name}: {len(designs)} designs; shop price "
                   f"{'none' if coll.price is None else coll.price}; discs of "
                   f"{coll.disc_min}-{coll.disc_max}.")]
@@ -556,8 +563,9 @@ TOP_COMMANDS = (
     Command("buy", buy, "BUY <number>|<collection>", "In the tile shop: buy a beginner disc "
             "for cubits.", topic="tiles"),
     Command("@collection", at_collection, "@COLLECTION [<name>|CREATE <name>|PRICE "
-            "<cubits>|OFF <name>]", "List the tile collections, show one's designs, create "
-            "one, or set the shop's price of its discs.", admin=True, topic="admin"),
+            "<cubits> <name>|PRICE OFF <name>]", "List the tile collections, show one's "
+            "designs, create one, or set the shop's price of its discs (a collection needs "
+            "designs before the shop can sell it).", admin=True, topic="admin"),
     Command("@tile", at_tile, "@TILE <rarity> <T> <BL> <BR> <primary> <collection>/<name>",
             "Create (or change) a tile design. Corners are read pointing up; every number "
             "is 0 to 10.", admin=True, topic="admin"),

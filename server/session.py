@@ -130,6 +130,7 @@ class Session:
         self._tasks: list[asyncio.Task] = []
         self._out: list[str] = []
         self._ga = False
+        self._prompted = False  # the last output is the "> " prompt (queued or sent)
         self._flush_scheduled = False
         self._closing = False
         self.log = _SessionLog(log, {"session": self.id})
@@ -190,12 +191,26 @@ class Session:
             return
         if not self.color:
             text = strip_sgr(text)
+        if self._prompted and self._out and self._out[-1] == PROMPT:
+            self._out.pop()  # a prompt not yet sent: this text goes first, one prompt after
+            self._ga = any(item == PROMPT for item in self._out)
+        self._prompted = False
         self._queue(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
 
     def prompt(self, text: str = PROMPT) -> None:
-        """Show a prompt, followed by IAC GA so MUD clients know it is one."""
+        """Show a prompt, followed by IAC GA so MUD clients know it is one.
+
+        One prompt after a burst (SCREENS.md, "never > >"): the plain prompt is not sent
+        again while it is the last thing the player was sent and they have typed nothing
+        since; text written after a prompt still waiting in the queue takes its place."""
         if self.closed:
             return
+        if text == PROMPT:
+            if self._prompted:
+                return
+            self._prompted = True
+        else:
+            self._prompted = False
         self._queue(text)
         self._ga = True
 
@@ -285,6 +300,7 @@ class Session:
             if not chunk or self.closed:
                 raise Disconnect("end of input")
             self._feed(chunk, limit)
+        self._prompted = False  # the player's Enter moved them past the last prompt
         return self._lines.pop(0)
 
     def _feed(self, chunk: str, limit: int) -> None:

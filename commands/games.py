@@ -12,7 +12,7 @@ from games.errors import RuleError
 from server.hosting import Seat
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import rating_text
-from server.text import bold, table
+from server.text import bold, counted, table
 
 if TYPE_CHECKING:
     from server.hosting import GameKind
@@ -112,7 +112,7 @@ async def replay(ctx: Context, rest: str) -> None:
         if game.outcome is not None:
             lines.append(ctx.parlor.host.describe_outcome(game, game.outcome))
         else:
-            lines.append(f"Still in play after {len(moves)} moves.")
+            lines.append(f"Still in play after {counted(len(moves), 'move')}.")
         lines.append(f"(REPLAY {number} <move> shows the board after that move.)")
     else:
         last = moves[upto - 1] if upto else None

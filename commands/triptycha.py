@@ -19,7 +19,7 @@ from games.triptycha.rules import may_view_opponent
 from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores
 from server.services.games import GameError, LiveGame
 from server.services.tiles import SORTS, DiscView, TileError, Tiles, TileView, a_or_an
-from server.text import bold, clean, fit, paint, table, wrap
+from server.text import bold, clean, counted, fit, paint, table, wrap
 
 KEY = "tt"
 HELP = ("Triangular tile battles: lay your tiles in the 9 niches and flip your opponent's. "
@@ -468,7 +468,7 @@ async def at_collection(ctx: Context, rest: str) -> None:
             raise UsageError("To take a collection's discs out of the shop, @COLLECTION "
                              "PRICE OFF <name>.") from None
         raise CommandError(str(err)) from None
-    lines = [bold(f"{coll.name}: {len(designs)} designs; shop price "
+    lines = [bold(f"{coll.name}: {counted(len(designs), 'design')}; shop price "
                   f"{'none' if coll.price is None else coll.price}; discs of "
                   f"{coll.disc_min}-{coll.disc_max}.")]
     lines.extend(table(["Design", "T  BL BR", " P", "Rarity", "Name"], [

@@ -525,8 +525,9 @@ def _describe(table: Table, events: list) -> list[str]:
             out.append(f"{who} keeps all six cards." if not e.count else
                        f"{who} discards {e.count} and draws {e.count}.")
         elif isinstance(e, rules.Reshuffled):
-            out.append(f"The stock has run out: the {e.count} cards of the discard pile are "
-                       "shuffled into a new stock.")
+            out.append("The stock has run out: " + (
+                "the one card of the discard pile is" if e.count == 1 else
+                f"the {e.count} cards of the discard pile are") + " shuffled into a new stock.")
         elif isinstance(e, rules.PhaseChanged):
             if e.phase == "draw":
                 out.append("The draw: discard up to four cards (TRIAD DISCARD <positions>), "

@@ -33,7 +33,7 @@ from server.db import Database
 from server.models import (Account, Disc, GameRecord, StarterTile, TileCollection, TileDesign,
                            TileInstance, TileMove)
 from server.services import ledger
-from server.text import clean
+from server.text import a, clean
 
 PLACES = ("deck", "inventory", "disc", "game")
 #: How often each rarity comes out of a disc (relative weights).
@@ -95,8 +95,8 @@ class DiscView:
 
 
 def a_or_an(word: str) -> str:
-    """The article for ``word`` ("an Undercroft disc", "a Harbour disc")."""
-    return "an" if word[:1].lower() in "aeiou" else "a"
+    """The article for ``word`` ("an Undercroft disc", "a Harbour disc"): text.a's."""
+    return a(word).partition(" ")[0]
 
 
 def _key(name: str) -> str:

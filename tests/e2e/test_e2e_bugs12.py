@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 
 from games.dice import notation, rules
 from server import cli
@@ -77,6 +78,7 @@ async def test_collection_usage_and_an_empty_collection_is_not_priced(parlor, cl
                        "Undercroft has no tile designs yet, so the shop cannot sell its discs")
         await root.cmd("@collection", r"Undercroft +0 +- ")
         await root.cmd("@tile common 3 3 3 3 Undercroft/a damp tile", "created")
+        await root.cmd("@collection undercroft", "Undercroft: 1 design; shop price none")
         await root.cmd("@collection price 40 Undercroft", "The shop sells Undercroft discs for 40")
         await bob.cmd("north", "Tile Shop")
         await bob.cmd("list", "an Undercroft disc")
@@ -97,3 +99,16 @@ async def test_admin_granted_on_the_command_line_reaches_a_connected_player(parl
     await opal.cmd("@audit", "Every balance equals its ledger")   # no new login
     assert await cli.admin(parlor.config, "revoke", ["Opal"]) == 0
     await opal.cmd("@audit", "Huh\\?")
+
+
+# -- 5. grammar a player meets: "idle 1 second" ---------------------------------------------------
+async def test_one_second_idle_is_one_second(parlor, clients):
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    account = await parlor.accounts.get("Bob")
+    session = parlor.sessions[account.id]
+    session.last_command_at = time.time() - 1.2
+    await alice.cmd("look bob", "Bob is here, idle 1 second\\.")
+    session.last_command_at = time.time() - 1.2
+    await alice.cmd("finger bob", "Online now, idle 1 second, in ")
+    assert bob is not None

@@ -7,8 +7,12 @@ import random
 import re
 import time
 
+import attrs
+
+from commands.app import assemble
 from games.dice import notation, rules
 from server import cli
+from tests.conftest import make_config
 from tests.support.client import ANSI, Client
 
 
@@ -50,12 +54,16 @@ async def test_one_prompt_after_a_move_against_the_computer(parlor, clients):
         version = game.version
         action = rng.choice(list(rules.legal_actions(game.state, 0)))
         alice.send(f"dice {notation.format_action(action)}")
-        await wait_for(lambda: game.version >= version + 2 or game.outcome is not None)
+        # until Alice is to act again (the computer moved, or she has a removal to choose)
+        await wait_for(lambda: game.outcome is not None or (
+            game.version > version and game.state.turn == 0 and not game.thinking))
         raw = ANSI.sub("", await quiet_read(alice))
-        assert "(you)" in raw and raw.endswith("\r\n> ")
+        if game.outcome is not None:
+            break
+        assert f"Alice: {notation.format_action(action)}" in raw and raw.endswith("\r\n> ")
         assert not re.search(r"(^|\n)> +> ", raw), raw[-400:]
-        # one prompt per burst: the player's answer and the computer's move
-        assert raw.count("\n> ") <= 2, raw
+        # one prompt per burst: one for each move (the player's, the computer's)
+        assert raw.count("\n> ") <= game.version - version, raw
     # an empty line still gets its prompt back
     alice.send("")
     assert ANSI.sub("", await quiet_read(alice)) == "> "
@@ -112,3 +120,63 @@ async def test_one_second_idle_is_one_second(parlor, clients):
     session.last_command_at = time.time() - 1.2
     await alice.cmd("finger bob", "Online now, idle 1 second, in ")
     assert bob is not None
+
+
+# -- 3 and 4. a Triad table closes for a reason HELP gives; REPLAY in player words --------------
+async def test_a_triad_table_closes_in_words_and_replays_in_words(parlor, clients):
+    alice = await clients("Alice")
+    help_text = await alice.cmd("help triad", r"TRIAD BACK takes it\s+back")
+    assert "no person is seated any more" in " ".join(help_text.split())
+    out = await alice.cmd("triad open 10 seats 3 buyin 100", r"You open Triad table #(\d+)")
+    number = int(re.search(r"table #(\d+)", out).group(1))
+    await alice.cmd("triad bot 1 easy", "Computer 1 sits down in seat 2 with 100 cubits")
+    await alice.cmd("triad start", "Hand 1: Alice deals")
+    # Alice gets up in the middle of the hand: she folds at her turns, stands up when it
+    # ends, and the computer alone does not keep the table open
+    out = await alice.cmd("triad leave", f"Triad table #{number} closes: every person has left "
+                          "it \\(computer players alone do not keep a table open\\)\\.",
+                          timeout=15)
+    assert "draw" not in out.split(f"Triad table #{number} closes")[1]
+    out = await alice.cmd(f"replay {number}", r"shows the board after that move")
+    assert "SIT" not in out and " - " not in out
+    assert "Computer 1 (easy) sits down in seat 2 with 100 cubits." in out
+    assert re.search(r"\n +\d+\. A new hand is dealt\.", out)        # the table's, not Alice's
+    assert not re.search(r"\d+\. \w+: ", out)                            # no raw notation
+    assert "Alice leaves the table." in out
+    # what the table did for her once she was leaving says so
+    assert re.search(r"Alice (passes|folds|keeps all six cards) \(automatically: leaving the "
+                     r"table\)\.", out)
+    assert not re.search(r"Alice (passes|folds|keeps all six cards)\.", out.split(
+        "Alice leaves the table.")[1])
+    assert f"Triad table #{number} closes: every person has left it" in out
+    out = await alice.cmd(f"replay {number} 2", r"After move 2 of \d+ \(A new hand is dealt\.\):")
+
+
+# -- 6. Triad's clock warns the player to act before "Time is up" ---------------------------------
+async def test_the_triad_clock_warns_before_time_is_up(tmp_path):
+    config = make_config(f"sqlite+aiosqlite:///{tmp_path}/triad.db")
+    parlor = assemble(attrs.evolve(config, games=attrs.evolve(config.games,
+                                                              triad_action_timeout=2.0)))
+    await parlor.start()
+    try:
+        alice = await (await Client.connect(parlor.port)).create("Alice")
+        bob = await (await Client.connect(parlor.port)).create("Bob")
+        out = await alice.cmd("triad open 10 seats 2 buyin 100", r"table #(\d+)")
+        number = int(re.search(r"table #(\d+)", out).group(1))
+        await bob.cmd(f"triad join {number}", "Bob sits down")
+        await alice.cmd("triad start", "Hand 1: Alice deals to Bob and Alice")
+        # Bob, first to act, lets his time run out: warned once, a second before
+        out = await bob.expect(r"Time is up for Bob\.", timeout=5)
+        warning = (f"Hurry: 1 second left to act at Triad table #{number}, then you pass.")
+        assert out.count(warning) == 1
+        assert out.index(warning) < out.index("Time is up for Bob.")
+        await alice.expect(r"Time is up for Bob\.")
+        assert "Hurry" not in alice.seen                      # only the player to act
+        # Alice acts in time: her warning comes, her action stops the clock
+        await alice.expect(f"Hurry: 1 second left to act at Triad table #{number}, then "
+                           "you pass", timeout=3)
+        await alice.cmd("triad pass", "Alice: PASS")
+        await asyncio.sleep(1.5)
+        assert "Time is up for Alice" not in alice.seen + alice.buffer
+    finally:
+        await parlor.stop()

@@ -286,7 +286,8 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     await carol.cmd("triad leave", "Carol leaves the table with 50 cubits")
     # Bob gets up: with one player left the table closes and Alice's stack goes back
     await bob.cmd("triad leave", "Bob leaves the table with")
-    await alice.expect(r"Alice wins \(nobody else can pay the opening bet\)(.|\n)*?"
+    await alice.expect(r"Triad table #\d+ closes: Alice is the only player left who can pay "
+                       r"the opening bet of 10 cubits, and wins the table\.(.|\n)*?"
                        r"The table closes: Alice's \d+ cubits go back to their account")
     assert number not in parlor.host.live
     await alice.cmd("triad leave", "You are not at a Triad table")

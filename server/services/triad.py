@@ -69,10 +69,11 @@ from games.triad import rules
 from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, LEVELS,
                                NEXT_HAND_S, Away, Back, Cubits, Leave, Player, PotMove, Said,
                                Sit, Table, apply, choose_action, close, closing_text,
-                               describe_event, describe_move, describe_options, format_action, hand_text, is_warm,
-                               new_table, next_dealer, outcome, parse_action, parse_options,
-                               presence, render_table, state_from_json, state_to_json,
-                               table_options, table_timeout, to_move, view_for, warm)
+                               describe_event, describe_move, describe_options,
+                               format_action, hand_text, is_warm, new_table, next_dealer,
+                               outcome, parse_action, parse_options, presence, render_table,
+                               state_from_json, state_to_json, table_options, table_timeout,
+                               to_move, view_for, warm)
 from server.bus import Event
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import GameRecord, LedgerEntry, TableLedgerEntry

@@ -76,7 +76,8 @@ async def test_collection_usage_and_an_empty_collection_is_not_priced(parlor, cl
     root = await (await Client.connect(parlor.port)).login("Warden")
     bob = await clients("Bob")
     try:
-        usage = r"Usage: @COLLECTION \[<name>\|CREATE <name>\|PRICE <cubits> <name>\|PRICE OFF <name>\]"
+        usage = (r"Usage: @COLLECTION \[<name>\|CREATE <name>\|PRICE <cubits> <name>\|PRICE OFF "
+                 r"<name>\]")
         await root.cmd("@collection create Undercroft", "Collection Undercroft created")
         # the forms the old usage line offered but the parser never took
         await root.cmd("@collection price 40", "Name the collection after the price\\.  " + usage)
@@ -180,3 +181,12 @@ async def test_the_triad_clock_warns_before_time_is_up(tmp_path):
         assert "Time is up for Alice" not in alice.seen + alice.buffer
     finally:
         await parlor.stop()
+
+
+async def test_a_crowd_of_one_more_is_one_other(parlor, clients, monkeypatch):
+    import server.world
+    monkeypatch.setattr(server.world, "MAX_NAMES", 1)
+    alice = await clients("Alice")
+    await clients("Bob")
+    await clients("Carol")
+    await alice.cmd("look", r"Here: (Bob|Carol) and 1 other\.")

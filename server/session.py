@@ -191,18 +191,22 @@ class Session:
             return
         if not self.color:
             text = strip_sgr(text)
-        if self._prompted and self._out and self._out[-1] == PROMPT:
-            self._out.pop()  # a prompt not yet sent: this text goes first, one prompt after
-            self._ga = any(item == PROMPT for item in self._out)
-        self._prompted = False
-        self._queue(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
+        lead = ""
+        if self._prompted:  # unprompted text after the prompt, before the player typed
+            if self._out and self._out[-1] == PROMPT:
+                self._out.pop()  # the prompt is not sent yet: this text first, one prompt after
+            else:
+                lead = "\r\n"  # the prompt is on the screen: start on a fresh line below it
+            self._prompted = False
+        self._queue(lead + text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
 
     def prompt(self, text: str = PROMPT) -> None:
         """Show a prompt, followed by IAC GA so MUD clients know it is one.
 
         One prompt after a burst (SCREENS.md, "never > >"): the plain prompt is not sent
         again while it is the last thing the player was sent and they have typed nothing
-        since; text written after a prompt still waiting in the queue takes its place."""
+        since. Text written after it (a tell, an opponent's move) takes its place when it
+        is still queued, or else starts on a fresh line below it (as Diku MUDs do)."""
         if self.closed:
             return
         if text == PROMPT:

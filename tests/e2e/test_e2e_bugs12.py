@@ -190,3 +190,19 @@ async def test_a_crowd_of_one_more_is_one_other(parlor, clients, monkeypatch):
     await clients("Bob")
     await clients("Carol")
     await alice.cmd("look", r"Here: (Bob|Carol) and 1 other\.")
+
+
+async def test_a_message_after_the_prompt_starts_on_a_fresh_line(parlor, clients):
+    """SCREENS.md 7: output that interrupts (a tell while the player sits at "> ") starts
+    on its own line, not after the prompt; a reply to what the player typed follows the
+    prompt as before (their Enter already moved the cursor)."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await quiet_read(alice)
+    await bob.cmd("tell alice psst", "You tell Alice")
+    raw = ANSI.sub("", await quiet_read(alice))
+    assert raw.startswith("\r\nBob tells you"), raw
+    assert raw.endswith("\r\n> ") and raw.count("> ") == 1
+    alice.send("look")
+    raw = ANSI.sub("", await quiet_read(alice))
+    assert not raw.startswith("\r\n") and raw.endswith("\r\n> ")

@@ -328,7 +328,8 @@ async def run(args: argparse.Namespace) -> int:
             if name == "twins":  # while they are all still connected
                 prober.conn.send("who twin")
                 out = await prober.conn.expect(r"(connected\.|match '[^']*'\.)", 10)
-                twins = len(re.findall(r"^Twin\b", out, re.M))
+                listing = out[out.rfind("Name "):]  # WHO's table, not "Twin has arrived."
+                twins = len(re.findall(r"^Twin\b", listing, re.M))
             stop.set()
             try:
                 result = await asyncio.wait_for(task, 60)

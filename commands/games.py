@@ -12,7 +12,7 @@ from games.errors import RuleError
 from server.hosting import Seat
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import rating_text
-from server.text import bold, table
+from server.text import bold, counted, table
 
 if TYPE_CHECKING:
     from server.hosting import GameKind
@@ -100,24 +100,45 @@ async def unobserve(ctx: Context, rest: str) -> None:
         ctx.send(f"You stop watching game #{number}.")
 
 
+async def _move_words(ctx: Context, game, moves) -> list[str]:  # noqa: ANN001
+    """Each stored move as REPLAY shows it: the kind's words ("Bob raises 20.", "A new
+    hand is dealt."), told the state before the move, when it has them; else "<name>:
+    <notation>"."""
+    def name(move) -> str:  # noqa: ANN001
+        return game.seats[move.seat].name if move.seat < len(game.seats) else "?"
+    kind = game.kind
+    if kind.describe_move is None:
+        return [f"{name(move)}: {move.notation}" for move in moves]
+    record, _ = await _guard(ctx.parlor.host.record(game.id))
+    state = kind.state_from_json(record.initial_state)
+    out = []
+    for move in moves:
+        words = kind.describe_move(state, move.seat, move.notation, name(move))
+        out.append(words or f"{name(move)}: {move.notation}")
+        state, _ = kind.apply(state, move.seat, kind.parse_action(move.notation),
+                              game.rng(move.seq))
+    return out
+
+
 async def replay(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 1, 2)
     number = args.game_number(parts[0])
     upto = args.whole_number(parts[1], what="move number") if len(parts) > 1 else None
     game, moves = await _guard(ctx.parlor.host.replay(number, upto))
     lines = [bold(game.title)]
+    words = await _move_words(ctx, game, moves if upto is None else moves[:upto])
     if upto is None:
-        for move in moves:
-            lines.append(f"{move.seq:>3}. {game.seats[move.seat].name}: {move.notation}")
+        for move, said in zip(moves, words):
+            lines.append(f"{move.seq:>3}. {said}")
         if game.outcome is not None:
             lines.append(ctx.parlor.host.describe_outcome(game, game.outcome))
         else:
-            lines.append(f"Still in play after {len(moves)} moves.")
+            lines.append(f"Still in play after {counted(len(moves), 'move')}.")
         lines.append(f"(REPLAY {number} <move> shows the board after that move.)")
     else:
         last = moves[upto - 1] if upto else None
         lines.append(f"After move {upto} of {len(moves)}"
-                     + (f" ({game.seats[last.seat].name}: {last.notation})" if last else "") + ":")
+                     + (f" ({words[-1]})" if last else "") + ":")
     lines.append(game.render(None, width=ctx.session.width, color=ctx.session.color))
     ctx.send("\n".join(lines))
 

@@ -7,7 +7,7 @@ import time
 from commands import args
 from commands.registry import Command, CommandError, Context
 from server.services.ratings import rating_text
-from server.text import ago, bold, table
+from server.text import ago, bold, counted, table
 
 
 MAX_WHO = 50  # rows WHO prints; WHO <prefix> narrows a long list
@@ -61,7 +61,7 @@ async def finger(ctx: Context, rest: str) -> None:
     lines = [bold(acc.name) + (" (admin)" if acc.is_admin else "")
              + (" (computer)" if acc.is_computer else "")]
     if online:
-        lines.append(f"Online now, idle {int(online.idle())} seconds, in "
+        lines.append(f"Online now, idle {counted(int(online.idle()), 'second')}, in "
                      f"{parlor.world.rooms[online.room].name}.")
     elif acc.last_seen_at:
         lines.append(f"Last seen {ago(time.time() - acc.last_seen_at)}.")

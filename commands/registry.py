@@ -136,6 +136,8 @@ class Registry:
         word, _, rest = line.partition(" ")
         rest = rest.strip()
         cmd = self.find(word)
+        if cmd is not None and cmd.admin:
+            await _refresh_admin(session)
         if cmd is None or (cmd.admin and not session.is_admin):
             cmd = self._movement(session, word)
             if cmd is None:
@@ -146,6 +148,8 @@ class Registry:
         if cmd.subcommands and rest:
             first, _, tail = rest.partition(" ")
             sub = cmd.sub(first)
+            if sub is not None and sub.admin:
+                await _refresh_admin(session)
             if sub is not None and (not sub.admin or session.is_admin):
                 target, rest = sub, tail.strip()
         ctx = Context(session, session.parlor, target)
@@ -170,6 +174,14 @@ class Registry:
         if session.parlor.world.exit(session.room, word):
             return self.find("go")
         return None
+
+
+async def _refresh_admin(session: "Session") -> None:
+    """Read the player's admin role afresh before an admin verb: ``esterport admin
+    grant|revoke`` changes the database, and a connected player's role follows it at their
+    next admin command, without logging in again (only admin verbs pay the one read)."""
+    if session.account is not None:
+        session.account.is_admin = await session.parlor.accounts.is_admin(session.account.id)
 
 
 def build(families: Iterable[Iterable[Command]]) -> Registry:

@@ -20,7 +20,7 @@ from games.triptycha.rules import may_view_opponent
 from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores
 from server.services.games import GameError, LiveGame
 from server.services.tiles import SORTS, DiscView, TileError, Tiles, TileView, a_or_an
-from server.text import bold, clean, fit, paint, table, wrap
+from server.text import bold, clean, counted, fit, paint, table, wrap
 
 KEY = "tt"
 HELP = ("Triangular tile battles: lay your tiles in the 9 niches and flip your opponent's. "
@@ -519,7 +519,8 @@ async def at_collection(ctx: Context, rest: str) -> None:
         return
     if verb == "price":
         if len(words) < 3:
-            raise UsageError()
+            raise UsageError("Name the collection after the price." if len(words) == 2
+                             else "")
         price = None if words[1].lower() == "off" else args.whole_number(
             words[1], what="price", least=0, most=10**9)
         coll = await _guard(service.set_price(" ".join(words[2:]), price))
@@ -527,8 +528,14 @@ async def at_collection(ctx: Context, rest: str) -> None:
         _say(ctx, f"The shop {'no longer sells' if price is None else 'sells'} {coll.name} discs"
                  + ("." if price is None else f" for {price} cubits."))
         return
-    coll, designs = await _guard(service.designs(rest))
-    lines = [bold(f"{coll.name}: {len(designs)} designs; shop price "
+    try:
+        coll, designs = await service.designs(rest)
+    except TileError as err:
+        if verb == "off":   # not a collection's name: the shop's OFF is PRICE OFF
+            raise UsageError("To take a collection's discs out of the shop, @COLLECTION "
+                             "PRICE OFF <name>.") from None
+        raise CommandError(str(err)) from None
+    lines = [bold(f"{coll.name}: {counted(len(designs), 'design')}; shop price "
                   f"{'none' if coll.price is None else coll.price}; discs of "
                   f"{coll.disc_min}-{coll.disc_max}.")]
     lines.extend(table(["Design", "T  BL BR", " P", "Rarity", "Name"], [
@@ -623,8 +630,9 @@ TOP_COMMANDS = (
     Command("buy", buy, "BUY <number>|<collection>", "In the tile shop: buy a beginner disc "
             "for cubits.", topic="tiles"),
     Command("@collection", at_collection, "@COLLECTION [<name>|CREATE <name>|PRICE "
-            "<cubits>|OFF <name>]", "List the tile collections, show one's designs, create "
-            "one, or set the shop's price of its discs.", admin=True, topic="admin"),
+            "<cubits> <name>|PRICE OFF <name>]", "List the tile collections, show one's "
+            "designs, create one, or set the shop's price of its discs (a collection needs "
+            "designs before the shop can sell it).", admin=True, topic="admin"),
     Command("@tile", at_tile, "@TILE <rarity> <T> <BL> <BR> <primary> <collection>/<name>",
             "Create (or change) a tile design. Corners are read pointing up; every number "
             "is 0 to 10.", admin=True, topic="admin"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from commands.registry import Command, CommandError, Context, UsageError
+from server.text import counted
 from server.world import describe_room
 
 
@@ -11,7 +12,7 @@ async def look(ctx: Context, rest: str) -> None:
         target = ctx.parlor.session_named(rest)
         if target is None or target.room != ctx.session.room:
             raise CommandError(f"You see no {rest} here.")
-        ctx.send(f"{target.name} is here, idle {int(target.idle())} seconds.")
+        ctx.send(f"{target.name} is here, idle {counted(int(target.idle()), 'second')}.")
         return
     ctx.send(describe_room(ctx.parlor, ctx.session))
 

@@ -118,6 +118,13 @@ class GameKind:
     speak: Callable[..., list[str]] | None = None
     choose_action: Callable[..., Any] | None = None   # the computer player, if any
     describe_event: Callable[[Any], str | None] = lambda event: None
+    # ``describe_move(state, seat, notation, name) -> str | None``: a stored move in a
+    # player's words, for REPLAY ("Bob raises 20.", "A new hand is dealt."), ``state`` the
+    # state before it; None: "<name>: <notation>"
+    describe_move: Callable[[Any, int, str, str], str | None] | None = None
+    # ``describe_outcome(state, number, outcome) -> str``: how the game ended, when the
+    # host's "X wins (...)" / "ends in a draw (...)" does not fit (a card table closing)
+    describe_outcome: Callable[[Any, int, Outcome], str] | None = None
     # hooks that touch the database, inside the game's transaction
     on_start: Callable[[StartContext], Awaitable[Any]] | None = None  # -> initial state
     on_action: Callable[[ActionContext], Awaitable[None]] | None = None

@@ -132,6 +132,7 @@ class Session:
         self._tasks: list[asyncio.Task] = []
         self._out: list[str] = []
         self._ga = False
+        self._prompted = False  # the last output is the "> " prompt (queued or sent)
         self._flush_scheduled = False
         self._closing = False
         # the pager: a command's reply taller than the screen waits here for MORE
@@ -206,12 +207,30 @@ class Session:
         if not self.color:
             text = strip_sgr(text)
         text = wrap_wide_lines(text.replace("\r\n", "\n"), self.width)
-        self._queue(text.replace("\r\n", "\n").replace("\n", "\r\n") + "\r\n")
+        lead = ""
+        if self._prompted:  # unprompted text after the prompt, before the player typed
+            if self._out and self._out[-1] == PROMPT:
+                self._out.pop()  # the prompt is not sent yet: this text first, one prompt after
+            else:
+                lead = "\r\n"  # the prompt is on the screen: start on a fresh line below it
+            self._prompted = False
+        self._queue(lead + text.replace("\n", "\r\n") + "\r\n")
 
     def prompt(self, text: str = PROMPT) -> None:
-        """Show a prompt, followed by IAC GA so MUD clients know it is one."""
+        """Show a prompt, followed by IAC GA so MUD clients know it is one.
+
+        One prompt after a burst (SCREENS.md, "never > >"): the plain prompt is not sent
+        again while it is the last thing the player was sent and they have typed nothing
+        since. Text written after it (a tell, an opponent's move) takes its place when it
+        is still queued, or else starts on a fresh line below it (as Diku MUDs do)."""
         if self.closed:
             return
+        if text == PROMPT:
+            if self._prompted:
+                return
+            self._prompted = True
+        else:
+            self._prompted = False
         self._queue(text)
         self._ga = True
 
@@ -364,6 +383,7 @@ class Session:
             if not chunk or self.closed:
                 raise Disconnect("end of input")
             self._feed(chunk, limit)
+        self._prompted = False  # the player's Enter moved them past the last prompt
         line = self._lines.pop(0)
         if self._held:  # the pager waits: Enter or MORE turns the page, anything else stops
             if not line or line.lower() == "more":

@@ -94,9 +94,15 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+_AN_NUMBER = re.compile(r"8|(?:11|18)(?:\d{3})*(?!\d)")  # eight…, eleven, eighteen (thousand)
+
+
 def a(noun: str) -> str:
-    """The noun with its indefinite article: "a number", "an amount", "an Ace"."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    """The noun with its indefinite article, as said aloud: "a number", "an amount", "an
+    Ace", "an 8", "an 11", "a 10", "an Undercroft disc"."""
+    first = noun[:1].lower()
+    vowel = bool(_AN_NUMBER.match(noun)) if first.isdigit() else first in "aeiou"
+    return f"{'an' if vowel else 'a'} {noun}"
 
 
 def bold(text: str) -> str:

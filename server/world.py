@@ -75,7 +75,8 @@ def describe_room(parlor: "Parlor", session: "Session") -> str:
         here.sort()
     if here:
         more = count - len(here)
-        lines.extend(wrap(f"Here: {', '.join(here)}" + (f" and {more} others." if more > 0 else "."),
+        others = f" and {more} other{'' if more == 1 else 's'}." if more > 0 else "."
+        lines.extend(wrap(f"Here: {', '.join(here)}" + others,
                           width))
     return "\n".join(lines)
 

@@ -450,7 +450,8 @@ def _path_error(cells: Sequence[int], cell: int, steps: int, direction: str) -> 
             if 0 <= end_c < 26 and end_r >= 0:
                 where = "abcdefghijklmnopqrstuvwxyz"[end_c] + str(end_r + 1)
                 return f"{where} is off the board"
-            return f"{steps} cells {direction} from {cell_name(cell)} is off the board"
+            return (f"{steps} cell{'' if steps == 1 else 's'} {direction} from "
+                    f"{cell_name(cell)} is off the board")
         if cells[target]:
             dest = cell_index(col + steps * dcol, row + steps * drow)
             if k == steps:

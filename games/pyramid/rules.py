@@ -317,6 +317,11 @@ def _check_available(game: Game, spot: str, other: str | None) -> int:
     return card
 
 
+def _a(rank_name: str) -> str:
+    """A rank with its article, as said aloud: "an A", "an 8", "a 5", "a J"."""
+    return f"{'an' if rank_name in ('A', '8') else 'a'} {rank_name}"
+
+
 def _remove(game: Game, spots: tuple[str, ...], game_no: int) -> tuple[Game, list]:
     if len(spots) == 2 and spots[0] == spots[1]:
         raise IllegalAction(f"pick two different cards, not {spots[0]} twice")
@@ -325,7 +330,7 @@ def _remove(game: Game, spots: tuple[str, ...], game_no: int) -> tuple[Game, lis
         if rank(cards[0]) != KING:
             raise IllegalAction(
                 f"only a King is removed alone; {spots[0]} is {card_text(cards[0])} "
-                f"(pair it with a {rank_text(13 - rank(cards[0]))})")
+                f"(pair it with {_a(rank_text(13 - rank(cards[0])))})")
     else:
         for s, c in zip(spots, cards):
             if rank(c) == KING:

@@ -24,9 +24,12 @@ Events
     pot). Stacks plus pot plus what the ``Cubits`` events took away always equal what
     they brought in.
 
-When a table closes (``outcome``)
-    Between hands: when no human player is seated; once started, when fewer than two
-    seats, or no human, can pay the opening bet. Every stack then goes back.
+When a table closes (``outcome``; ``closing_text`` says it in the player's words)
+    Between hands, for one of four reasons: no person is seated any more (computer players
+    alone do not keep a table); or, once the first hand was dealt, only one player can
+    still pay the opening bet (that player wins the table), only computer players can,
+    or nobody can. Every stack then goes back. Nobody is told the table "ends in a
+    draw": a table has no draw.
 
 A player who leaves or is away while still in a hand passes or folds at their turns
 (``table_timeout`` gives them no time) and stands up when out of the hand or when it
@@ -450,6 +453,29 @@ def outcome(table: Table) -> Outcome | None:
     return Outcome(None, "nobody can pay the opening bet", scores)
 
 
+# The reasons ``outcome`` gives (stored with a finished table) and what players are told.
+CLOSING_WORDS = {
+    "everyone has left the table":
+        "every person has left it (computer players alone do not keep a table open)",
+    "nobody else can pay the opening bet":
+        "{winner} is the only player left who can pay the opening bet of {opening} cubits, "
+        "and wins the table",
+    "only computer players can pay the opening bet":
+        "only computer players can still pay the opening bet of {opening} cubits",
+    "nobody can pay the opening bet":
+        "nobody can pay the opening bet of {opening} cubits any more",
+}
+
+
+def closing_text(table: Table, number: int, result: Outcome) -> str:
+    """How table ``number`` closed, in the player's words: "Triad table #3 closes: nobody
+    can pay the opening bet of 10 cubits any more." (HELP TRIAD gives the same reasons.)"""
+    winner = table.seats[result.winner].name if result.winner is not None else ""
+    words = CLOSING_WORDS.get(result.reason, result.reason)
+    return (f"Triad table #{number} closes: "
+            + words.format(winner=winner, opening=table.game.opening) + ".")
+
+
 def to_move(table: Table) -> tuple[int, ...]:
     """The seat to act in a hand (between hands anyone seated may DEAL: nobody must)."""
     if table.game.phase == "hand_over" or table.game.to_act is None:
@@ -539,8 +565,9 @@ def _word(table: Table, e, events: list) -> list[str]:  # noqa: ANN001
         out.append(f"{who} keeps all six cards." if not e.count else
                    f"{who} discards {e.count} and draws {e.count}.")
     elif isinstance(e, rules.Reshuffled):
-        out.append(f"The stock has run out: the {e.count} cards of the discard pile are "
-                   "shuffled into a new stock.")
+        out.append("The stock has run out: " + (
+            "the one card of the discard pile is" if e.count == 1 else
+            f"the {e.count} cards of the discard pile are") + " shuffled into a new stock.")
     elif isinstance(e, rules.PhaseChanged):
         if e.phase == "draw":
             out.append("The draw: discard up to four cards (TRIAD DISCARD <positions>), "
@@ -562,6 +589,43 @@ def _word(table: Table, e, events: list) -> list[str]:  # noqa: ANN001
             split = _names([f"{name} {n}" for name, n in shares])
             out.append(f"{pot} ({e.amount}) is split between equal hands: {split}.")
     return out
+
+
+def describe_move(table: Table | None, seat: int, text: str, name: str) -> str | None:
+    """A stored action in the player's words, for REPLAY (``table`` is the table before
+    it, when known): ``SIT 1 100 2 - Walker`` is "Walker sits down in seat 1 with 100
+    cubits."; a DEAL is the table's ("A new hand is dealt."), whoever typed it or whether
+    the server dealt it; what the table did for a player who was away or leaving says so;
+    a discard says how many cards, never which. None for text that is not an action."""
+    try:
+        action = parse_action(text)
+    except BadNotation:
+        return None
+    if isinstance(action, rules.Action) and action.kind != "DEAL" and table is not None:
+        why = ("away" if seat in table.away else "leaving the table" if seat in table.leaving
+               else None)
+        if why is not None:
+            words = describe_move(None, seat, text, name)
+            return words and f"{words[:-1]} (automatically: {why})."
+    if isinstance(action, Sit):
+        who = f"{action.name} ({action.computer})" if action.computer else action.name
+        return f"{who} sits down in seat {action.position + 1} with {action.stack} cubits."
+    if isinstance(action, Leave):
+        return f"{name} leaves the table."
+    if isinstance(action, Away):
+        return f"{name} is disconnected."
+    if isinstance(action, Back):
+        return f"{name} is back."
+    if action.kind == "DEAL":
+        return "A new hand is dealt."
+    if action.kind == "RAISE":
+        return f"{name} raises {action.amount}."
+    if action.kind == "DRAW":
+        n = len(action.discard)
+        return (f"{name} discards {n} and draws {n}." if n else
+                f"{name} keeps all six cards.")
+    return {"PASS": f"{name} passes.", "EQUAL": f"{name} equals the bet.",
+            "FOLD": f"{name} folds."}.get(action.kind)
 
 
 def describe_event(event: Any) -> str | None:

@@ -110,6 +110,13 @@ class Accounts:
         async with self.db.session() as tx:
             return await tx.get(Account, account_id)
 
+    async def is_admin(self, account_id: int) -> bool:
+        """The account's admin role as the database has it now (one primary-key read): a
+        role granted or revoked from the command line while the player is connected."""
+        async with self.db.session() as tx:
+            return bool(await tx.scalar(sa.select(Account.is_admin).where(
+                Account.id == account_id)))
+
     async def names(self, ids: list[int]) -> dict[int, str]:
         async with self.db.session() as tx:
             rows = await tx.execute(sa.select(Account.id, Account.name).where(Account.id.in_(ids)))

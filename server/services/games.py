@@ -645,6 +645,8 @@ class GameHost:
 
     @staticmethod
     def describe_outcome(game: LiveGame, outcome: Outcome) -> str:
+        if game.kind.describe_outcome is not None:  # the kind's own words (a table closing)
+            return game.kind.describe_outcome(game.state, game.id, outcome)
         if outcome.winner is None and (len(game.seats) == 1 or not game.kind.counts(outcome)):
             return f"Game #{game.id} is over ({outcome.reason})."  # a solitaire not won, or
             # a game put away rather than played out: not a draw

@@ -33,7 +33,7 @@ from server.db import Database
 from server.models import (Account, Disc, GameRecord, StarterTile, TileCollection, TileDesign,
                            TileInstance, TileMove)
 from server.services import ledger
-from server.text import clean
+from server.text import a, clean
 
 PLACES = ("deck", "inventory", "disc", "game")
 #: How often each rarity comes out of a disc (relative weights).
@@ -95,8 +95,8 @@ class DiscView:
 
 
 def a_or_an(word: str) -> str:
-    """The article for ``word`` ("an Undercroft disc", "a Harbour disc")."""
-    return "an" if word[:1].lower() in "aeiou" else "a"
+    """The article for ``word`` ("an Undercroft disc", "a Harbour disc"): text.a's."""
+    return a(word).partition(" ")[0]
 
 
 def _key(name: str) -> str:
@@ -546,7 +546,8 @@ class Tiles:
                 balance = await ledger.move(tx, owner_id, -coll.price, "tile shop",
                                             f"{coll.name} disc")
             except ledger.InsufficientCubits as err:
-                raise TileError(f"A {coll.name} disc costs {coll.price} cubits; you have "
+                raise TileError(f"{a_or_an(coll.name).capitalize()} {coll.name} disc costs "
+                                f"{coll.price} cubits; you have "
                                 f"{err.balance}.") from None
             disc = await roll_disc(tx, coll, owner_id, self.rng, reason="tile shop")
             await tx.commit()
@@ -579,10 +580,18 @@ class Tiles:
             return coll, changed
 
     async def set_price(self, collection: str, price: int | None) -> TileCollection:
+        """Put the collection's discs in the shop at ``price`` (None: take them out). A
+        collection with no tile designs yet is refused a price: its discs would hold
+        nothing, and the shop lists only discs it can fill."""
         async with self.db.session() as tx:
             coll = await collection_named(tx, collection)
             if coll is None:
                 raise TileError(f"There is no collection {collection!r}.")
+            if price is not None and not await tx.scalar(
+                    sa.select(sa.func.count(TileDesign.id)).where(
+                        TileDesign.collection_id == coll.id)):
+                raise TileError(f"{coll.name} has no tile designs yet, so the shop cannot "
+                                "sell its discs: @TILE adds designs first.")
             coll.price = price
             await tx.commit()
             return coll

@@ -57,6 +57,7 @@ stack goes back (``table.close``, moved to the accounts by ``on_finish``).
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -67,15 +68,18 @@ from games.errors import BadNotation, IllegalAction
 from games.triad import rules, spoken
 from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, LEVELS,
                                NEXT_HAND_S, Away, Back, Cubits, Leave, Player, PotMove, Said,
-                               Sit, Table, apply, choose_action, close, describe_event,
-                               describe_options, format_action, hand_text, is_warm,
-                               new_table, next_dealer, outcome, parse_action, parse_options,
-                               presence, render_table, state_from_json, state_to_json,
-                               table_options, table_timeout, to_move, view_for, warm)
+                               Sit, Table, apply, choose_action, close, closing_text,
+                               describe_event, describe_move, describe_options,
+                               format_action, hand_text, is_warm, new_table, next_dealer,
+                               outcome, parse_action, parse_options, presence, render_table,
+                               state_from_json, state_to_json, table_options, table_timeout,
+                               to_move, view_for, warm)
+from server.bus import Event
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import GameRecord, LedgerEntry, TableLedgerEntry
 from server.services import ledger
 from server.services.games import GameError, LiveGame
+from server.text import counted
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -84,6 +88,7 @@ if TYPE_CHECKING:
 
 KEY = "triad"
 BANKROLL = "triad house bankroll"
+WARN_BEFORE_S = 15.0  # the player to act is warned this long before their time is up
 
 
 # -- players and seats: the engine's Player is the host's Seat ------------------------------------
@@ -168,6 +173,7 @@ class TriadTables:
         self.accounts: "Accounts | None" = None
         self.action_timeout = float(rules.DEFAULT_ACTION_TIMEOUT_S)
         self._seating = asyncio.Lock()  # one seat change at a time: one table per player
+        self._warned: dict[int, int] = {}  # table -> the version whose clock warns already
         self._warming: asyncio.Future | None = None
 
     def bind(self, parlor: "Parlor") -> None:
@@ -216,7 +222,38 @@ class TriadTables:
                                     reason=TABLE_REASONS[event.reason], created_at=time.time()))
 
     def timeout(self, table: Table) -> tuple | None:
-        return table_timeout(table, self.action_timeout)
+        """The table's clock (``table_timeout``); the player whose turn it is is also
+        warned once before time is up (``_warn_later``)."""
+        clock = table_timeout(table, self.action_timeout)
+        if clock is not None and clock[3] is None and clock[0] > 0:
+            self._warn_later(table, *clock[:3])
+        return clock
+
+    def _warn_later(self, table: Table, seconds: float, seat: int, text: str) -> None:
+        """Arm the warning of the clock the host is arming now: ``WARN_BEFORE_S`` before
+        time is up (half the clock when it is shorter), once per table version."""
+        host = self.host
+        game = next((g for g in host.live.values() if g.state is table), None) if host else None
+        if game is None or self._warned.get(game.id) == game.version:
+            return
+        self._warned[game.id] = game.version
+        lead = min(WARN_BEFORE_S, seconds / 2)
+        host.spawn(self._warn(game, game.version, seat, text, seconds - lead, lead))
+
+    async def _warn(self, game: LiveGame, version: int, seat: int, text: str, wait: float,
+                    left: float) -> None:
+        await asyncio.sleep(wait)
+        if game.id not in self._host.live:
+            self._warned.pop(game.id, None)
+            return
+        player = game.seats[seat] if seat < len(game.seats) else None
+        if game.version != version or player is None or player.computer is not None:
+            return  # the player acted (that change armed its own clock), or no person
+        then = {"PASS": "you pass", "FOLD": "you fold",
+                "DRAW": "you keep your cards"}.get(text.split()[0], f"you {text.lower()}")
+        self._host.bus.publish(f"account:{player.account_id}", Event("notice", {
+            "text": f"Hurry: {counted(math.ceil(left), 'second')} left to act at Triad "
+                    f"table #{game.id}, then {then}."}))
 
     # -- what the commands ask ---------------------------------------------------------------
     def tables(self) -> list[LiveGame]:
@@ -326,6 +363,7 @@ def make_kind(tables: TriadTables | None = None) -> GameKind:
         state_from_json=state_from_json, view_for=view_for, render=render_table,
         speak=spoken.speak,
         choose_action=choose_action, describe_event=describe_event,
+        describe_move=describe_move, describe_outcome=closing_text,
         on_start=tables.on_start, on_action=tables.on_action, on_finish=tables.on_finish,
         timeout=tables.timeout, seats_of=seats_of, presence=presence, bind=tables.bind,
         resign_action="LEAVE",

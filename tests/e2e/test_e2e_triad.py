@@ -281,6 +281,7 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     out = await carol.expect(r"goes to|is split")
     assert len(re.findall(r"(Alice|Bob) shows (\S+ ){5}\S+: \w", out)) == 2  # shown, named
     await drain(alice)
+    await alice.cmd("set width 100", "Width is now 100")
     out = await alice.cmd("triad help rules", r"-- More: ")  # taller than 40 rows: paged
     out += await alice.cmd("", r"  TRIAD HAND\r?\n")  # Enter: the next page
     text = " ".join(out.split())
@@ -288,6 +289,7 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
                   "Colors", "If you disconnect", "TRIAD DISCARD <positions", "TRIAD BOT [<n>]"):
         assert words in text, words
     await alice.cmd("help triad raise", r"Usage: TRIAD RAISE <n>(.|\n)*?limit")
+    await alice.cmd("set width auto", "Width follows your client")
     # the watcher sits down (and is told things once, as a player)
     await drain(carol)
     await carol.cmd(f"triad join {number} 50", r"Carol sits down in seat 3 with 50 cubits")
@@ -297,7 +299,8 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     await carol.cmd("triad leave", "Carol leaves the table with 50 cubits")
     # Bob gets up: with one player left the table closes and Alice's stack goes back
     await bob.cmd("triad leave", "Bob leaves the table with")
-    await alice.expect(r"Alice wins \(nobody else can pay the opening bet\)(.|\n)*?"
+    await alice.expect(r"Triad table #\d+ closes: Alice is the only player left who can pay "
+                       r"the opening bet of 10 cubits, and wins the table\.(.|\n)*?"
                        r"The table closes: Alice's \d+ cubits go back to their account")
     assert number not in parlor.host.live
     await alice.cmd("triad leave", "You are not at a Triad table")

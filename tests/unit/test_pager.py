@@ -80,7 +80,9 @@ async def test_long_lines_count_the_rows_they_wrap_to():
     s.write("\n".join(["x" * 200] * 10))  # 3 rows each at 80 columns
     s.end_reply()
     shown = out(s)
-    assert len(shown) == 8 and MORE.fullmatch(shown[-1])  # 7 lines (21 rows) and the pager
+    # wrapped to the width first (Session.write), then paged: 22 rows and the pager
+    assert len(shown) == 23 and MORE.fullmatch(shown[-1])
+    assert all(len(line) <= 80 for line in shown[:-1])
 
 
 async def test_notices_are_not_held_and_what_is_held_is_bounded():

@@ -1,0 +1,111 @@
+"""The web door: the parlor over HTTP and WebSocket, in the parlor's own process and
+event loop.
+
+Starlette routes requests (``server/web/app.py``), Jinja2 draws the pages (autoescaped:
+every name and sentence a player chose is text, never markup), uvicorn serves them.
+Starlette + uvicorn because both are small, well kept and asyncio-native: uvicorn's
+``Server`` runs inside the loop the telnet listener already uses (``startup`` /
+``main_loop`` / ``shutdown``, not ``serve``, which would take over the process's
+signals), so a page reads the same in-memory games, sessions and bus as a telnet
+command, with no second process or copy of the state.
+
+``esterport serve`` starts the door after the parlor (``[web] enabled``, ``host``,
+``port``, ``--web-port``); the parlor stops it first when it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+import uvicorn
+
+from server.web.live import Watchers
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+    from server.web.live import GameStream
+    from server.web.play import WebSocketTransport
+
+log = logging.getLogger(__name__)
+
+
+class WebDoorError(OSError):
+    """The door could not listen (the port is taken, the address is not ours)."""
+
+
+class WebDoor:
+    def __init__(self, parlor: "Parlor", *, host: str | None = None,
+                 port: int | None = None) -> None:
+        from server.web.app import build_app  # templates load once, with the door
+
+        cfg = parlor.config.web
+        self.parlor = parlor
+        self.host = cfg.host if host is None else host
+        self.requested_port = cfg.port if port is None else port
+        self.closing = asyncio.Event()
+        self.watchers = Watchers(cfg.watchers_per_game)
+        self.streams: set["GameStream"] = set()
+        self.plays: set["WebSocketTransport"] = set()
+        self.app = build_app(self)
+        self._server: uvicorn.Server | None = None
+        self._loop_task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        cfg = self.parlor.config.web
+        config = uvicorn.Config(
+            self.app, host=self.host, port=self.requested_port, lifespan="off",
+            log_level="warning", access_log=False, ws="websockets-sansio",
+            ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
+            limit_concurrency=cfg.max_requests, timeout_keep_alive=5,
+            timeout_graceful_shutdown=3,
+            h11_max_incomplete_event_size=16 * 1024,  # request line and headers
+            proxy_headers=bool(cfg.trusted_proxies),
+            forwarded_allow_ips=list(cfg.trusted_proxies) or None,
+            server_header=False,
+        )
+        config.load()
+        server = uvicorn.Server(config)
+        server.lifespan = config.lifespan_class(config)
+        try:
+            await server.startup()
+        except SystemExit:  # uvicorn's way of saying it could not bind
+            raise WebDoorError(f"cannot listen on {self.host}:{self.requested_port}") from None
+        self._server = server
+        self._loop_task = asyncio.create_task(server.main_loop())
+        self.parlor.before_stop.append(self.stop)
+        log.info("web door on http://%s:%d/", self.host, self.port)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.servers[0].sockets[0].getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        host = self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+        return f"http://{host}:{self.port}/"
+
+    async def stop(self) -> None:
+        """Refuse new requests, end live streams and browser sessions, then stop."""
+        if self._server is None:
+            return
+        self.closing.set()
+        for stream in list(self.streams):
+            stream.changed.set()
+        for session in list(self.parlor.connections):  # browsers' sessions, told as telnet's
+            if getattr(session.writer, "_transport", None) in self.plays:
+                session.close("Esterport is shutting down. Your games are saved.")
+        for transport in list(self.plays):  # and any still at the telnet negotiation
+            transport.close()
+        server, self._server = self._server, None
+        server.should_exit = True
+        if self._loop_task is not None:
+            await self._loop_task
+        await server.shutdown()
+        if self.stop in self.parlor.before_stop:
+            self.parlor.before_stop.remove(self.stop)
+
+
+__all__ = ["WebDoor", "WebDoorError"]

@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Awaitable
 
 import jinja2
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -22,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.services.games import GameError
+from server.text import clean
 from server.web import data
 from server.web.live import GameStream
 from server.web.play import SUBPROTOCOL, play
@@ -65,10 +67,18 @@ class SecurityHeaders:
         await self.app(scope, receive, sending)
 
 
+def _printable(value: Any) -> Any:
+    """Every value a template prints: a string loses control characters and escape
+    sequences (as on a telnet screen); markup the door drew itself stays as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return clean(value)
+    return value
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("server.web", "templates"),
                              autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                             undefined=jinja2.StrictUndefined)
+                             undefined=jinja2.StrictUndefined, finalize=_printable)
     env.filters["cells"] = lambda view: {d["cell"]: d for d in view.get("dice", ())}
     return env
 

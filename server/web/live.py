@@ -18,7 +18,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, AsyncIterator, Callable
 
 from server.bus import Event
-from server.text import strip_sgr
+from server.text import clean
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -69,7 +69,7 @@ class GameStream:
         if not event.kind.startswith("game."):
             return
         for line in event.data.get("lines", ()):
-            self.lines.append(strip_sgr(str(line)))
+            self.lines.append(clean(str(line)))
         del self.lines[:-MAX_LINES]
         if event.kind == "game.end":
             self.ended = True

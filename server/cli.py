@@ -193,12 +193,12 @@ async def serve(config: Config, app: App) -> int:
         door = WebDoor(parlor)
         try:
             await door.start()
-        except WebDoorError as err:
-            print(f"esterport: the web door {err}; use --web-port or [web] in the config",
-                  file=sys.stderr)
-            await parlor.stop()
-            return 1
-        print(f"The web door is open: point a browser at {door.url}", file=sys.stderr, flush=True)
+        except WebDoorError as err:  # telnet still serves: the parlor is up, its web door not
+            print(f"esterport: the web door {err}; serving telnet only (choose a free port "
+                  f"with --web-port or [web] port)", file=sys.stderr, flush=True)
+        else:
+            print(f"The web door is open: point a browser at {door.url}", file=sys.stderr,
+                  flush=True)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:

@@ -4,8 +4,8 @@
     .venv/bin/python bench/web.py --readers 50 --players 20 --seconds 5
 
 One parlor (``python -m commands.app serve``, its own SQLite in a temporary folder, web
-door on a free port). M telnet players (telnetlib3 clients accepting GMCP, as Mudlet
-would) each play Triad Dice against the easy computer: once a second (open loop, at a
+door on a free port). M telnet players (raw asyncio telnet clients accepting GMCP,
+as Mudlet would) each play Triad Dice against the easy computer: once a second (open loop, at a
 random phase) a player sends its next move, picked from the legal moves its GMCP view
 lists, or, when it is not its turn, ``DICE`` (the board); the latency of a command is
 the time until its answer arrives (``<name>: <move>``, or the board). When a game ends
@@ -103,7 +103,14 @@ def start(folder: Path, players: int) -> tuple[subprocess.Popen, int, str]:
 
 
 # -- telnet players ----------------------------------------------------------------------------
+IAC, DONT, DO, WONT, WILL, SB, SE, GMCP = 255, 254, 253, 252, 251, 250, 240, 201
+
+
 class Player:
+    """A telnet player on a raw asyncio stream (telnetlib3's client costs the load
+    generator more CPU than the server it measures): it says DO GMCP, reads the
+    ``Dice.Game`` view from GMCP, and refuses every other option."""
+
     def __init__(self, index: int, port: int) -> None:
         self.name = f"Webbench{index:04d}"
         self.port = port
@@ -112,49 +119,96 @@ class Player:
         self.latencies: list[tuple[float, float]] = []   # (when sent, seconds)
         self.failures = 0
         self.games = 0
+        self._raw = bytearray()
+        self.missed: list[tuple[str, str]] = []   # commands unanswered, what came instead
 
     async def connect(self) -> None:
-        import telnetlib3
-        from telnetlib3.telopt import GMCP
-
-        player = self
-
-        class Protocol(telnetlib3.TelnetClient):
-            def connection_made(self, transport) -> None:  # noqa: ANN001
-                super().connection_made(transport)
-                self.writer.always_do.update({GMCP})
-                self.writer.set_ext_callback(GMCP, player.on_gmcp)
-
-        self.reader, self.writer = await telnetlib3.open_connection(
-            "127.0.0.1", self.port, client_factory=Protocol, cols=120, rows=40, term="bench",
-            connect_minwait=0.05, connect_maxwait=0.5, encoding="utf8", force_binary=True)
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.arrived, self.gone = asyncio.Event(), False
+        self.task = asyncio.create_task(self._read())
         for line, until in (("", "Name: "), ("new", "Choose a name: "),
                             (self.name, "Choose a password: "), ("benchpass", "Type it again: "),
                             ("benchpass", "> ")):
             if line:
-                self.writer.write(line + "\r\n")
-            await self.until(until, 30)
+                self.send(line)
+            await self.until(until, 60)
 
-    def on_gmcp(self, package: str, data) -> None:  # noqa: ANN001
-        if package == "Dice.Game" and isinstance(data, dict):
-            self.view = data
+    def send(self, line: str) -> None:
+        self.writer.write(line.encode() + b"\r\n")
+
+    def _parse(self, data: bytes) -> str:
+        """Telnet bytes to text; answers negotiations, keeps GMCP views."""
+        buf = self._raw + data
+        out = bytearray()
+        i = 0
+        while i < len(buf):
+            b = buf[i]
+            if b != IAC:
+                j = buf.find(IAC, i)
+                j = len(buf) if j < 0 else j
+                out += buf[i:j]
+                i = j
+                continue
+            if i + 1 >= len(buf):
+                break
+            cmd = buf[i + 1]
+            if cmd == IAC:
+                out.append(IAC)
+                i += 2
+            elif cmd in (WILL, WONT, DO, DONT):
+                if i + 2 >= len(buf):
+                    break
+                opt = buf[i + 2]
+                if cmd == WILL:
+                    self.writer.write(bytes([IAC, DO if opt == GMCP else DONT, opt]))
+                elif cmd == DO:
+                    self.writer.write(bytes([IAC, WONT, opt]))
+                i += 3
+            elif cmd == SB:
+                end = buf.find(bytes([IAC, SE]), i)
+                if end < 0:
+                    break
+                body = bytes(buf[i + 2:end])
+                if body[:1] == bytes([GMCP]):
+                    package, _, payload = body[1:].decode(errors="replace").partition(" ")
+                    if package == "Dice.Game":
+                        self.view = json.loads(payload)
+                i = end + 2
+            else:
+                i += 2
+        self._raw = buf[i:]
+        return out.decode(errors="replace")
+
+    async def _read(self) -> None:
+        """Read all the time (a GMCP view that follows an answer is taken at once)."""
+        while True:
+            chunk = await self.reader.read(65536)
+            if not chunk:
+                self.gone = True
+                self.arrived.set()
+                return
+            self.text += self._parse(chunk)
+            self.arrived.set()
 
     async def until(self, pattern: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while pattern not in self.text:
+            if self.gone:
+                raise ConnectionError("closed")
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(pattern)
-            chunk = await asyncio.wait_for(self.reader.read(65536), left)
-            if not chunk:
-                raise ConnectionError("closed")
-            self.text += chunk
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), left)
+            except asyncio.TimeoutError:
+                pass
         self.text = self.text[self.text.index(pattern) + len(pattern):]
 
     async def new_game(self) -> None:
         self.view = None
-        self.writer.write("dice challenge computer easy\r\n")
-        await self.until("begins", 30)
+        self.send("dice challenge computer easy")
+        await self.until("begins", 60)
         self.games += 1
 
     def next_command(self) -> tuple[str, str]:
@@ -176,50 +230,87 @@ class Player:
             command, answer = self.next_command()
             sent = time.monotonic()
             self.text = ""
-            self.writer.write(command + "\r\n")
+            self.send(command)
             try:
                 await self.until(answer, 10)
                 if sent >= start_at:
                     self.latencies.append((sent, time.monotonic() - sent))
             except (TimeoutError, asyncio.TimeoutError):
                 self.failures += 1
+                self.missed.append((command, self.text[-300:]))
             tick += 1.0
             await asyncio.sleep(max(0.0, tick - time.monotonic()))
 
 
 # -- page readers (a process of their own) -----------------------------------------------------
 def readers_main(url: str, n: int, seconds: float, out: multiprocessing.Queue) -> None:
+    """``n`` keep-alive connections, each fetching pages in a closed loop (HTTP/1.1 framed
+    by h11, the sans-I/O library uvicorn itself uses: a light client, so the figures are
+    the server's)."""
+    import urllib.parse
+
+    import h11
+
+    parts = urllib.parse.urlsplit(url)
+    host, port = parts.hostname, parts.port
+
+    async def fetch(conn: h11.Connection, reader, writer, path: str) -> tuple[int, bytes]:  # noqa: ANN001
+        writer.write(conn.send(h11.Request(method="GET", target=path,
+                                           headers=[("Host", f"{host}:{port}")])))
+        writer.write(conn.send(h11.EndOfMessage()))
+        status, body = 0, bytearray()
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                data = await reader.read(65536)
+                if not data:
+                    raise ConnectionError("closed")
+                conn.receive_data(data)
+            elif isinstance(event, h11.Response):
+                status = event.status_code
+            elif isinstance(event, h11.Data):
+                body += event.data
+            elif isinstance(event, h11.EndOfMessage):
+                conn.start_next_cycle()
+                return status, bytes(body)
+
     async def run() -> dict:
-        import httpx
+        reader, writer = await asyncio.open_connection(host, port)
+        conn = h11.Connection(h11.CLIENT)
+        _, body = await fetch(conn, reader, writer, "/api/games")
+        writer.close()
+        numbers = [g["id"] for g in json.loads(body)["games"]] or [1]
+        latencies: list[float] = []
+        failures = 0
+        until = time.monotonic() + seconds
 
-        limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
-        async with httpx.AsyncClient(base_url=url.rstrip("/"), limits=limits, timeout=30) as http:
-            numbers = [g["id"] for g in (await http.get("/api/games")).json()["games"]] or [1]
-            latencies: list[float] = []
-            failures = 0
-            until = time.monotonic() + seconds
+        async def one(i: int) -> None:
+            nonlocal failures
+            k = i
+            reader = writer = conn = None
+            while time.monotonic() < until:
+                if conn is None:
+                    reader, writer = await asyncio.open_connection(host, port)
+                    conn = h11.Connection(h11.CLIENT)
+                path = f"/games/{numbers[k % len(numbers)]}"
+                k += 1
+                sent = time.monotonic()
+                try:
+                    status, body = await asyncio.wait_for(fetch(conn, reader, writer, path), 30)
+                    ok = status == 200 and b'id="board"' in body
+                except (OSError, ConnectionError, asyncio.TimeoutError, h11.ProtocolError):
+                    ok, conn = False, None
+                if ok:
+                    latencies.append(time.monotonic() - sent)
+                else:
+                    failures += 1
+            if writer is not None:
+                writer.close()
 
-            async def reader(i: int) -> None:
-                nonlocal failures
-                k = i
-                while time.monotonic() < until:
-                    path = f"/games/{numbers[k % len(numbers)]}"
-                    k += 1
-                    sent = time.monotonic()
-                    try:
-                        r = await http.get(path)
-                        ok = r.status_code == 200 and 'id="board"' in r.text
-                    except httpx.HTTPError:
-                        ok = False
-                    if ok:
-                        latencies.append(time.monotonic() - sent)
-                    else:
-                        failures += 1
-
-            started = time.monotonic()
-            await asyncio.gather(*(reader(i) for i in range(n)))
-            return {"latencies": latencies, "failures": failures,
-                    "elapsed": time.monotonic() - started, "games": len(numbers)}
+        started = time.monotonic()
+        await asyncio.gather(*(one(i) for i in range(n)))
+        return {"latencies": latencies, "failures": failures,
+                "elapsed": time.monotonic() - started, "games": len(numbers)}
 
     out.put(json.dumps(asyncio.run(run())))
 
@@ -258,6 +349,11 @@ async def main_async(ns: argparse.Namespace) -> int:
     during = [s for t, s in lat if t >= before_end]
     page = pages["latencies"]
     failures = sum(p.failures for p in players) + pages["failures"]
+    unanswered = sum(p.failures for p in players)
+    if ns.verbose:
+        for p in players:
+            for command, text in p.missed:
+                print(f"unanswered: {p.name} {command!r}; got {text!r}")
     ms = lambda v: f"{v * 1000:8.1f}"  # noqa: E731
     print(f"web door bench: {ns.readers} readers of /games/<n> ({pages['games']} games), "
           f"{ns.players} telnet players playing Triad Dice, {ns.seconds:g} s a phase")
@@ -271,7 +367,8 @@ async def main_async(ns: argparse.Namespace) -> int:
     if cpu0 is not None and cpu1 is not None:
         print(f"server CPU while readers ran: {100 * (cpu1 - cpu0) / pages['elapsed']:.0f}% "
               f"(100% = one core); games started: {sum(p.games for p in players)}")
-    print(f"failures (unanswered commands, failed pages): {failures}")
+    print(f"failures (unanswered commands, failed pages): {failures} "
+          f"({unanswered} commands, {pages['failures']} pages)")
     return 1 if failures else 0
 
 
@@ -280,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readers", type=int, default=200, help="concurrent page readers")
     parser.add_argument("--players", type=int, default=100, help="telnet players")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
+    parser.add_argument("--verbose", action="store_true", help="show unanswered commands")
     ns = parser.parse_args(argv)
     if ns.readers < 1 or ns.players < 1 or ns.seconds <= 0:
         parser.error("readers and players are at least 1, seconds above 0")

@@ -30,6 +30,38 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MAX_HEAD = 16 * 1024  # bytes of a request line and headers
+
+
+def _http_protocol() -> "type | str":
+    """uvicorn's httptools protocol (its C parser) with the bound h11 has on a request's
+    head (httptools itself takes headers of any size); h11 when httptools is missing."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:
+        return "h11"
+
+    class BoundedHttpTools(HttpToolsProtocol):
+        _head: int | None = 0   # bytes of the current request's head so far (None: body)
+
+        def on_headers_complete(self) -> None:
+            self._head = None
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._head = 0
+
+        def data_received(self, data: bytes) -> None:
+            if self._head is not None:
+                self._head += len(data)
+                if self._head > MAX_HEAD:
+                    self.send_400_response("Request line and headers too large.")
+                    return
+            super().data_received(data)
+
+    return BoundedHttpTools
+
 
 class WebDoorError(OSError):
     """The door could not listen (the port is taken, the address is not ours)."""
@@ -60,7 +92,7 @@ class WebDoor:
             ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
             limit_concurrency=cfg.max_requests, timeout_keep_alive=5,
             timeout_graceful_shutdown=3,
-            h11_max_incomplete_event_size=16 * 1024,  # request line and headers
+            http=_http_protocol(), h11_max_incomplete_event_size=MAX_HEAD,
             proxy_headers=bool(cfg.trusted_proxies),
             forwarded_allow_ips=list(cfg.trusted_proxies) or None,
             server_header=False,

@@ -43,7 +43,7 @@ HEADERS = {
 }
 MAX_NAME = 40        # longest name looked up (accounts are at most 20 characters)
 MAX_GAME = 2**31 - 1  # game numbers past this are not looked up
-BOARD_CACHE = 512    # boards drawn, kept by (game, version)
+BOARD_CACHE = 512    # boards (and game pages) drawn, kept by (game, version)
 
 
 class SecurityHeaders:
@@ -91,13 +91,16 @@ class Pages:
         self.parlor = door.parlor
         self.env = _environment()
         self.boards: dict[tuple[int, int, bool], str] = {}
+        self.game_pages: dict[tuple, str] = {}  # /games/<n> as drawn, by what it shows
 
     # -- helpers ---------------------------------------------------------------------------
-    def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
-        html = self.env.get_template(template).render(
+    def render(self, template: str, **context: Any) -> str:
+        return self.env.get_template(template).render(
             server_name=self.parlor.config.server.name, kinds=data.kinds(self.parlor),
             **context)
-        return HTMLResponse(html, status_code=status)
+
+    def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(self.render(template, **context), status_code=status)
 
     async def bounded(self, work: Awaitable[Any]) -> Any:
         """``work`` within ``[web] request_timeout`` seconds, else 503."""
@@ -173,8 +176,16 @@ class Pages:
             except GameError as err:
                 raise HTTPException(404, str(err)) from None
             return self.page("replay.html", game=replay)
-        return self.page("game.html", game=data.game_summary(self.parlor, game),
-                         board=self.board_html(game))
+        # Many readers of one game get one drawing per change of the game.
+        key = (game.id, game.version, game.outcome is not None, self.parlor.host.watchers(game.id))
+        html = self.game_pages.get(key)
+        if html is None:
+            if len(self.game_pages) >= BOARD_CACHE:
+                self.game_pages.clear()
+            html = self.render("game.html", game=data.game_summary(self.parlor, game),
+                               board=self.board_html(game))
+            self.game_pages[key] = html
+        return HTMLResponse(html)
 
     async def game_events(self, request: Request) -> Response:
         game = self._game(request)

@@ -13,7 +13,7 @@ def test_the_web_bench_runs_and_reports():
                           cwd=os.getcwd())
     assert done.returncode == 0, done.stdout + done.stderr
     for row in ("telnet commands, before", "telnet commands, during", "pages /games/<n>",
-                "failures (unanswered commands, failed pages): 0"):
+                "failures (unanswered commands, failed pages): 0 "):
         assert row in done.stdout, done.stdout
     bad = subprocess.run([sys.executable, "bench/web.py", "--readers", "0"], capture_output=True,
                          text=True, timeout=60, cwd=os.getcwd())

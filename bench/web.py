@@ -104,6 +104,8 @@ def start(folder: Path, players: int) -> tuple[subprocess.Popen, int, str]:
 
 # -- telnet players ----------------------------------------------------------------------------
 IAC, DONT, DO, WONT, WILL, SB, SE, GMCP = 255, 254, 253, 252, 251, 250, 240, 201
+# answers that say the game moved on meanwhile (the computer moved, the game ended)
+NOT_NOW = "It is not your turn|You are not playing Triad Dice"
 
 
 class Player:
@@ -121,6 +123,7 @@ class Player:
         self.games = 0
         self._raw = bytearray()
         self.missed: list[tuple[str, str]] = []   # commands unanswered, what came instead
+        self.moved_at = -1   # the game version at this player's last move
 
     async def connect(self) -> None:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
@@ -128,7 +131,7 @@ class Player:
         self.task = asyncio.create_task(self._read())
         for line, until in (("", "Name: "), ("new", "Choose a name: "),
                             (self.name, "Choose a password: "), ("benchpass", "Type it again: "),
-                            ("benchpass", "> ")):
+                            ("benchpass", "> ")):  # (no regex specials in these)
             if line:
                 self.send(line)
             await self.until(until, 60)
@@ -191,8 +194,10 @@ class Player:
             self.arrived.set()
 
     async def until(self, pattern: str, timeout: float) -> None:
+        """Wait for ``pattern`` (a regex) in what arrives; drop what came up to it."""
+        rx = re.compile(pattern)
         deadline = time.monotonic() + timeout
-        while pattern not in self.text:
+        while (found := rx.search(self.text)) is None:
             if self.gone:
                 raise ConnectionError("closed")
             left = deadline - time.monotonic()
@@ -203,23 +208,28 @@ class Player:
                 await asyncio.wait_for(self.arrived.wait(), left)
             except asyncio.TimeoutError:
                 pass
-        self.text = self.text[self.text.index(pattern) + len(pattern):]
+        self.text = self.text[found.end():]
 
     async def new_game(self) -> None:
         self.view = None
         self.send("dice challenge computer easy")
         await self.until("begins", 60)
         self.games += 1
+        self.moved_at = -1
 
     def next_command(self) -> tuple[str, str]:
-        """The command to send and the text that answers it."""
+        """The command to send and the answer it waits for (a regex): a move from the
+        newest view's legal moves when that view is newer than this player's last move and
+        says it is their turn, else the board (DICE)."""
         v = self.view
-        if v and not v.get("finished") and v.get("seat") in v.get("view", {}).get("to_move", ()):
+        if v and not v.get("finished") and v.get("version", -1) > self.moved_at \
+                and v.get("seat") in v.get("view", {}).get("to_move", ()):
             legal = v["view"].get("legal") or []
             if legal:
                 move = random.choice(legal)
-                return f"dice {move}", f"{self.name}: {move}"
-        return "dice", "Triad Dice - turn"
+                self.moved_at = v.get("version", 0)
+                return f"dice {move}", f"{re.escape(self.name)}: {re.escape(move)}|{NOT_NOW}"
+        return "dice", f"Triad Dice - turn|{NOT_NOW}"
 
     async def play(self, until: float, start_at: float) -> None:
         await asyncio.sleep(random.random())
@@ -350,11 +360,16 @@ async def main_async(ns: argparse.Namespace) -> int:
     page = pages["latencies"]
     failures = sum(p.failures for p in players) + pages["failures"]
     unanswered = sum(p.failures for p in players)
+    ms = lambda v: f"{v * 1000:8.1f}"  # noqa: E731
     if ns.verbose:
+        t_first = min((t for t, _ in lat), default=0.0)
+        for second in range(int(2 * ns.seconds)):
+            bucket = [x for t, x in lat if second <= t - t_first < second + 1]
+            print(f"second {second:2d}: {len(bucket):4d} commands, p50 "
+                  f"{ms(percentile(bucket, .5))} ms, p99 {ms(percentile(bucket, .99))} ms")
         for p in players:
             for command, text in p.missed:
-                print(f"unanswered: {p.name} {command!r}; got {text!r}")
-    ms = lambda v: f"{v * 1000:8.1f}"  # noqa: E731
+                print(f"unanswered: {p.name} {command!r}; got ...{text[-160:]!r}")
     print(f"web door bench: {ns.readers} readers of /games/<n> ({pages['games']} games), "
           f"{ns.players} telnet players playing Triad Dice, {ns.seconds:g} s a phase")
     print(f"{'':28}{'count':>8}{'per s':>9}{'p50 ms':>9}{'p99 ms':>9}")

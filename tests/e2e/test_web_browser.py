@@ -142,6 +142,7 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
     status = await watcher.locator("#status").text_content()
     assert re.search(r"wins|draw|over", status), status
     assert await watcher.locator("#log li").count() >= seen_by_watcher
+    await watcher.screenshot(path=str(artifacts / "dice-watched.png"), full_page=True)
 
     rankings = await browser.new_page(viewport={"width": 900, "height": 700})
     await rankings.goto(f"{base}/rankings/dice")
@@ -159,6 +160,7 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
         await replay.wait_for_load_state()
         assert f"After move {step} of {total}" in await replay.locator("#position").text_content()
         assert await replay.locator("table.board.dice").count() == 1
+    await replay.screenshot(path=str(artifacts / "dice-replay.png"), full_page=True)
     await replay.locator("#prev").click()
     await replay.wait_for_load_state()
     assert "After move 2 of" in await replay.locator("#position").text_content()

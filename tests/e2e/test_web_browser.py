@@ -156,15 +156,14 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
     await replay.goto(f"{base}/games/{game.id}/replay?move=0")
     assert f"After move 0 of {total}" in await replay.locator("#position").text_content()
     for step in (1, 2, 3):
-        await replay.locator("#next").click()
-        await replay.wait_for_load_state()
+        async with replay.expect_navigation():
+            await replay.locator("#next").click()
         assert f"After move {step} of {total}" in await replay.locator("#position").text_content()
         assert await replay.locator("table.board.dice").count() == 1
     await replay.screenshot(path=str(artifacts / "dice-replay.png"), full_page=True)
-    await replay.locator("#prev").click()
-    await replay.wait_for_load_state()
+    async with replay.expect_navigation():
+        await replay.locator("#prev").click()
     assert "After move 2 of" in await replay.locator("#position").text_content()
-
 
 async def test_a_live_triptycha_board_in_the_browser(parlor, web, browser, artifacts, clients):
     await parlor.load_default_data()

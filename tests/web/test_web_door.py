@@ -317,3 +317,26 @@ async def test_stopping_the_parlor_closes_browser_sessions(sqlite_url):
     said = await player.closed_by_server()
     assert "Esterport is shutting down. Your games are saved." in said
     assert parlor.before_stop == []
+
+
+async def test_the_address_is_the_sockets_unless_a_trusted_proxy_says(sqlite_url):
+    import attrs
+
+    from commands.app import assemble
+    from tests.conftest import make_config
+
+    forged = {"X-Forwarded-For": "203.0.113.9"}
+    for trusted, expected in (((), "127.0.0.1"), (("127.0.0.1",), "203.0.113.9")):
+        config = make_config(sqlite_url)
+        config = attrs.evolve(config, web=attrs.evolve(config.web, trusted_proxies=trusted))
+        parlor = assemble(config)
+        await parlor.start()
+        door = WebDoor(parlor, host="127.0.0.1", port=0)
+        await door.start()
+        try:
+            player = await WsPlayer.connect(ws_url(door), headers=forged)
+            await player.expect("Name: ")
+            assert [s.address for s in parlor.connections] == [expected]
+            await player.close()
+        finally:
+            await parlor.stop()

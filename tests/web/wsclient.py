@@ -32,9 +32,10 @@ class WsPlayer:
 
     @classmethod
     async def connect(cls, url: str, *, cols: int = 100, origin: str | None = None,
-                      subprotocols: tuple[str, ...] = (SUBPROTOCOL,)) -> "WsPlayer":
+                      subprotocols: tuple[str, ...] = (SUBPROTOCOL,),
+                      headers: dict[str, str] | None = None) -> "WsPlayer":
         ws = await connect(url, subprotocols=list(subprotocols), origin=origin,
-                           max_size=1 << 22, open_timeout=10)
+                           max_size=1 << 22, open_timeout=10, additional_headers=headers)
         return cls(ws, cols)
 
     async def close(self) -> None:

@@ -113,6 +113,9 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
     await screen_has(player, "Wanda vs Computer(easy) begins")
     game = next(g for g in parlor.host.live.values() if g.kind.key == "dice")
     assert game.seats[0].name == "Wanda"
+    link = player.locator("#gamelink a")   # from the game's GMCP view
+    await link.wait_for(state="visible")
+    assert await link.get_attribute("href") == f"/games/{game.id}"
 
     watcher = await browser.new_page(viewport={"width": 900, "height": 900})
     await watcher.goto(f"{base}/games/{game.id}")

@@ -287,6 +287,24 @@
     };
   }
 
+  // A game's GMCP view names the game: link its page (a board to share, or to watch in
+  // another tab) while it is in play.
+  const gamelink = document.getElementById("gamelink");
+  document.addEventListener("gmcp", (ev) => {
+    const d = ev.detail.data;
+    if (!/\.Game$/.test(ev.detail.pkg) || !d || typeof d.game !== "number") return;
+    const stick = atBottom();
+    gamelink.textContent = "";
+    if (d.finished) { gamelink.hidden = true; return; }
+    const a = document.createElement("a");
+    a.href = "/games/" + d.game;
+    a.target = "_blank";
+    a.textContent = "Game #" + d.game + ": its board on a page of its own";
+    gamelink.appendChild(a);
+    gamelink.hidden = false;
+    if (stick) screen.scrollTop = screen.scrollHeight;
+  });
+
   let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);

@@ -87,7 +87,7 @@ class WebDoor:
     async def start(self) -> None:
         cfg = self.parlor.config.web
         config = uvicorn.Config(
-            self.app, host=self.host, port=self.requested_port, lifespan="off",
+            self.app, host=self.host, port=self.requested_port, lifespan="off", log_config=None,
             log_level="warning", access_log=False, ws="websockets-sansio",
             ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
             limit_concurrency=cfg.max_requests, timeout_keep_alive=5,

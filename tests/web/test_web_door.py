@@ -340,3 +340,19 @@ async def test_the_address_is_the_sockets_unless_a_trusted_proxy_says(sqlite_url
             await player.close()
         finally:
             await parlor.stop()
+
+
+async def test_stopping_the_door_ends_live_streams(parlor, clients, caplog):
+    door = WebDoor(parlor, host="127.0.0.1", port=0)
+    await door.start()
+    _, number = await dice_vs_computer(clients)
+    async with httpx.AsyncClient(base_url=door.url.rstrip("/"), timeout=10) as web:
+        async with web.stream("GET", f"/games/{number}/events") as stream:
+            lines = stream.aiter_lines()
+            await read_events(lines, "update")
+            await door.stop()
+            [line async for line in lines]   # the stream has ended
+            assert not door.streams
+    # it ended by itself: uvicorn did not have to cancel it after its grace period
+    assert "graceful shutdown exceeded" not in caplog.text
+    assert door.stop not in parlor.before_stop

@@ -11,9 +11,9 @@ lists, or, when it is not its turn, ``DICE`` (the board); the latency of a comma
 the time until its answer arrives (``<name>: <move>``, or the board). When a game ends
 the player starts another.
 
-Two phases of ``--seconds`` each: the players alone ("before"), then the players while
-N readers (in a second process, so they do not share the players' event loop) fetch
-``/games/<n>`` in a closed loop, n being the games in play (round robin). Prints p50 and
+After ``--warmup`` seconds of play, two phases of ``--seconds`` each: the players alone
+("before"), then the players while N readers (in a second process, so they do not share
+the players' event loop) fetch ``/games/<n>`` in a closed loop, n being the games in play (round robin). Prints p50 and
 p99 of the page latency and pages/s, and the players' p50/p99 before and during, with
 the CPU the server used (100% = one core). Exits 1 if a command or a page went
 unanswered or failed.
@@ -334,7 +334,7 @@ async def main_async(ns: argparse.Namespace) -> int:
             for i in range(0, len(players), 20):
                 await asyncio.gather(*(p.connect() for p in players[i:i + 20]))
             await asyncio.gather(*(p.new_game() for p in players))
-            t0 = time.monotonic()
+            t0 = time.monotonic() + ns.warmup      # players play, unmeasured, until t0
             before_end = t0 + ns.seconds
             during_end = before_end + ns.seconds
             play = asyncio.gather(*(p.play(during_end, t0) for p in players))
@@ -392,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readers", type=int, default=200, help="concurrent page readers")
     parser.add_argument("--players", type=int, default=100, help="telnet players")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
+    parser.add_argument("--warmup", type=float, default=3.0,
+                        help="seconds the players play before anything is measured")
     parser.add_argument("--verbose", action="store_true", help="show unanswered commands")
     ns = parser.parse_args(argv)
     if ns.readers < 1 or ns.players < 1 or ns.seconds <= 0:

@@ -77,7 +77,7 @@ class WebSection:
     message_burst: int = 60            # ... and the burst above it
     watchers_per_game: int = 500       # live board streams open on one game at once
     max_requests: int = 2000           # HTTP connections and requests at once (then 503)
-    request_timeout: float = 10.0      # seconds a page or API answer may take (then 503)
+    request_timeout: float = 10.0      # a request head arriving (400), an answer made (503)
 
 
 _SECTIONS = {

@@ -33,9 +33,12 @@ log = logging.getLogger(__name__)
 MAX_HEAD = 16 * 1024  # bytes of a request line and headers
 
 
-def _http_protocol() -> "type | str":
-    """uvicorn's httptools protocol (its C parser) with the bound h11 has on a request's
-    head (httptools itself takes headers of any size); h11 when httptools is missing."""
+def _http_protocol(head_timeout: float) -> "type | str":
+    """uvicorn's httptools protocol (its C parser) with two bounds on a request's head
+    (its line and headers): at most :data:`MAX_HEAD` bytes (h11's bound; httptools takes
+    headers of any size), and complete within ``head_timeout`` seconds of its first byte
+    (a client trickling a head byte by byte would hold its connection for ever). h11 (the
+    size bound only) when httptools is missing."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:
@@ -43,9 +46,11 @@ def _http_protocol() -> "type | str":
 
     class BoundedHttpTools(HttpToolsProtocol):
         _head: int | None = 0   # bytes of the current request's head so far (None: body)
+        _timer: asyncio.TimerHandle | None = None
 
         def on_headers_complete(self) -> None:
             self._head = None
+            self._stop_timer()
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
@@ -54,11 +59,29 @@ def _http_protocol() -> "type | str":
 
         def data_received(self, data: bytes) -> None:
             if self._head is not None:
+                if self._head == 0 and self._timer is None:
+                    self._timer = asyncio.get_running_loop().call_later(
+                        head_timeout, self._too_slow)
                 self._head += len(data)
                 if self._head > MAX_HEAD:
+                    self._stop_timer()
                     self.send_400_response("Request line and headers too large.")
                     return
             super().data_received(data)
+
+        def _too_slow(self) -> None:
+            self._timer = None
+            if self._head is not None and not self.transport.is_closing():
+                self.send_400_response("Request line and headers too slow.")
+
+        def _stop_timer(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_timer()
+            super().connection_lost(exc)
 
     return BoundedHttpTools
 
@@ -92,7 +115,7 @@ class WebDoor:
             ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
             limit_concurrency=cfg.max_requests, timeout_keep_alive=5,
             timeout_graceful_shutdown=3,
-            http=_http_protocol(), h11_max_incomplete_event_size=MAX_HEAD,
+            http=_http_protocol(cfg.request_timeout), h11_max_incomplete_event_size=MAX_HEAD,
             proxy_headers=bool(cfg.trusted_proxies),
             forwarded_allow_ips=list(cfg.trusted_proxies) or None,
             server_header=False,

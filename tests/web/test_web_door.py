@@ -356,3 +356,27 @@ async def test_stopping_the_door_ends_live_streams(parlor, clients, caplog):
     # it ended by itself: uvicorn did not have to cancel it after its grace period
     assert "graceful shutdown exceeded" not in caplog.text
     assert door.stop not in parlor.before_stop
+
+
+async def test_a_trickled_request_head_is_cut_off(sqlite_url):
+    import attrs
+
+    from commands.app import assemble
+    from tests.conftest import make_config
+
+    config = make_config(sqlite_url)
+    config = attrs.evolve(config, web=attrs.evolve(config.web, request_timeout=0.3))
+    parlor = assemble(config)
+    await parlor.start()
+    door = WebDoor(parlor, host="127.0.0.1", port=0)
+    await door.start()
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", door.port)
+        writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")   # and never the end of the head
+        answer = await asyncio.wait_for(reader.read(), 10)
+        assert answer.startswith(b"HTTP/1.1 400") and b"too slow" in answer
+        writer.close()
+        async with httpx.AsyncClient(base_url=door.url.rstrip("/"), timeout=10) as web:
+            assert (await web.get("/")).status_code == 200    # a whole head is answered
+    finally:
+        await parlor.stop()

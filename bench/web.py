@@ -13,10 +13,10 @@ the player starts another.
 
 After ``--warmup`` seconds of play, two phases of ``--seconds`` each: the players alone
 ("before"), then the players while N readers (in a second process, so they do not share
-the players' event loop) fetch ``/games/<n>`` in a closed loop, n being the games in play (round robin). Prints p50 and
-p99 of the page latency and pages/s, and the players' p50/p99 before and during, with
-the CPU the server used (100% = one core). Exits 1 if a command or a page went
-unanswered or failed.
+the players' event loop) fetch ``/games/<n>`` in a closed loop, n being the games in play
+(round robin). Prints p50 and p99 of the page latency and pages/s, and the players'
+p50/p99 before and during, with the CPU the server used (100% = one core). Exits 1 if a
+command or a page went unanswered or failed.
 """
 
 from __future__ import annotations
@@ -264,7 +264,8 @@ def readers_main(url: str, n: int, seconds: float, out: multiprocessing.Queue) -
     parts = urllib.parse.urlsplit(url)
     host, port = parts.hostname, parts.port
 
-    async def fetch(conn: h11.Connection, reader, writer, path: str) -> tuple[int, bytes]:  # noqa: ANN001
+    async def fetch(conn: h11.Connection, reader, writer,  # noqa: ANN001
+                    path: str) -> tuple[int, bytes]:
         writer.write(conn.send(h11.Request(method="GET", target=path,
                                            headers=[("Host", f"{host}:{port}")])))
         writer.write(conn.send(h11.EndOfMessage()))

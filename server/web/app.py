@@ -221,7 +221,8 @@ class Pages:
 
     async def rankings(self, request: Request) -> Response:
         kind = self._kind(request)
-        return self.page("rankings.html", table=await self.bounded(data.rankings(self.parlor, kind)))
+        table = await self.bounded(data.rankings(self.parlor, kind))
+        return self.page("rankings.html", table=table)
 
     async def player(self, request: Request) -> Response:
         name = request.path_params["name"][:MAX_NAME]

@@ -25,7 +25,6 @@ import pytest
 from games.dice import notation, rules
 from server.web import WebDoor
 from tests.conftest import require_program
-from tests.support.client import Client
 
 pytestmark = pytest.mark.e2e
 
@@ -78,7 +77,8 @@ async def screen_has(page, text: str, timeout: float = 15000) -> None:  # noqa: 
 
 
 async def type_line(page, line: str) -> None:  # noqa: ANN001
-    box = page.locator("#secret") if await page.locator("#secret").is_visible() else page.locator("#line")
+    secret = page.locator("#secret")
+    box = secret if await secret.is_visible() else page.locator("#line")
     await box.fill(line)
     await box.press("Enter")
 

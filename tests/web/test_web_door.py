@@ -22,7 +22,8 @@ def ws_url(door: WebDoor) -> str:
 
 async def dice_vs_computer(clients) -> tuple[object, int]:  # noqa: ANN001
     alice = await clients("Alice")
-    out = await alice.cmd("dice challenge computer easy", r"Game #(\d+): Triad Dice, Alice vs Computer")
+    out = await alice.cmd("dice challenge computer easy",
+                          r"Game #(\d+): Triad Dice, Alice vs Computer")
     return alice, int(re.search(r"Game #(\d+)", out).group(1))
 
 
@@ -33,7 +34,8 @@ def test_web_section_defaults_and_overrides(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('[web]\nport = 9000\nenabled = false\norigins = ["https://x.org"]\n')
     config = Config.load(path)
-    assert (config.web.port, config.web.enabled, config.web.origins) == (9000, False, ("https://x.org",))
+    assert (config.web.port, config.web.enabled) == (9000, False)
+    assert config.web.origins == ("https://x.org",)
     assert config.with_overrides(web_port=0).web.port == 0
     path.write_text("[web]\nport = 'eighty'\n")
     with pytest.raises(ValueError, match="port should be int"):

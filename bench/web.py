@@ -253,7 +253,8 @@ class Player:
 
 
 # -- page readers (a process of their own) -----------------------------------------------------
-def readers_main(url: str, n: int, seconds: float, out: multiprocessing.Queue) -> None:
+def readers_main(url: str, n: int, seconds: float, out: multiprocessing.Queue,
+                 go: multiprocessing.Event) -> None:
     """``n`` keep-alive connections, each fetching pages in a closed loop (HTTP/1.1 framed
     by h11, the sans-I/O library uvicorn itself uses: a light client, so the figures are
     the server's)."""
@@ -291,6 +292,7 @@ def readers_main(url: str, n: int, seconds: float, out: multiprocessing.Queue) -
         _, body = await fetch(conn, reader, writer, "/api/games")
         writer.close()
         numbers = [g["id"] for g in json.loads(body)["games"]] or [1]
+        await asyncio.to_thread(go.wait)   # started early; reads when the phase begins
         latencies: list[float] = []
         failures = 0
         until = time.monotonic() + seconds
@@ -339,12 +341,16 @@ async def main_async(ns: argparse.Namespace) -> int:
             before_end = t0 + ns.seconds
             during_end = before_end + ns.seconds
             play = asyncio.gather(*(p.play(during_end, t0) for p in players))
+            # the readers' process starts now (spawned: it shares nothing with this one)
+            # and waits, connected, for the second phase
+            context = multiprocessing.get_context("spawn")
+            queue, go = context.Queue(), context.Event()
+            readers = context.Process(target=readers_main,
+                                      args=(url, ns.readers, ns.seconds, queue, go))
+            readers.start()
             await asyncio.sleep(max(0.0, before_end - time.monotonic()))
             cpu0 = cpu_seconds(proc.pid)
-            queue: multiprocessing.Queue = multiprocessing.Queue()
-            readers = multiprocessing.Process(target=readers_main,
-                                              args=(url, ns.readers, ns.seconds, queue))
-            readers.start()
+            go.set()
             pages = json.loads(await asyncio.to_thread(queue.get))
             cpu1 = cpu_seconds(proc.pid)
             await play

@@ -13,7 +13,7 @@ import bisect
 import logging
 import time
 from collections import Counter
-from typing import Iterable, Protocol
+from typing import Awaitable, Callable, Iterable, Protocol
 
 import telnetlib3
 
@@ -98,6 +98,9 @@ class Parlor:
         self._background: set[asyncio.Task] = set()
         self.counter = {"open": 0, "refused": 0}  # telnet connections (server/telnet.py)
         self.governor = LoadGovernor()
+        self.telnet_protocol: type[TelnetProtocol] | None = None  # set by start()
+        self.telnet_options: dict = {}
+        self.before_stop: list[Callable[[], Awaitable[None]]] = []  # e.g. the web door
 
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:
@@ -119,18 +122,26 @@ class Parlor:
         asyncio.get_running_loop().set_exception_handler(AcceptErrors())
         # No compression (MCCP3 would inflate what clients send), no telnetlib3 idle
         # timer (it counts any byte as activity; the parlor's own sweep counts commands).
+        self.telnet_protocol = protocol
+        self.telnet_options = dict(
+            shell=self._shell, encoding="utf8", encoding_errors="replace", force_binary=True,
+            line_mode=True, connect_maxwait=0.5, timeout=False, compression=False,
+            cols=80, rows=24)  # a client that sends no NAWS: SCREENS.md's 80x24
         self.server = await telnetlib3.create_server(
-            host=cfg.host, port=cfg.port, shell=self._shell, protocol_factory=protocol,
-            encoding="utf8", encoding_errors="replace", force_binary=True, line_mode=True,
-            connect_maxwait=0.5, timeout=False, compression=False,
-            cols=80, rows=24,  # a client that sends no NAWS: SCREENS.md's 80x24
-        )
+            host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
         if cfg.fairness:
             self._background.add(asyncio.create_task(self.governor.run()))
         if cfg.idle_timeout:
             self._background.add(asyncio.create_task(self._sweep_idle(cfg.idle_timeout)))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
+
+    def telnet_connection(self) -> TelnetProtocol:
+        """A telnet protocol configured as the listener's, for a connection that arrives
+        another way (the web door's WebSocket carries the telnet stream): the caller
+        gives it a transport, and the same shell (login, commands, games) runs."""
+        assert self.telnet_protocol is not None, "start() the parlor first"
+        return self.telnet_protocol(**self.telnet_options)
 
     @property
     def port(self) -> int:
@@ -141,6 +152,12 @@ class Parlor:
         """Tell everyone, close every connection, stop the computer players, close the
         database. Every action was committed when it was acknowledged, so nothing else
         needs saving."""
+        for hook in list(self.before_stop):  # the web door stops taking requests first
+            try:
+                await hook()
+            except Exception:
+                log.exception("stopping %r failed", hook)
+        self.before_stop.clear()
         for session in list(self.connections):
             session.close(message)
         if self.server is not None:

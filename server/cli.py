@@ -1,6 +1,7 @@
 """``esterport``: the one entry point for operators.
 
-    esterport serve   [--config FILE] [--host H] [--port P] [--database URL] [--log-level L]
+    esterport serve   [--config FILE] [--host H] [--port P] [--web-port P] [--database URL]
+                      [--log-level L]
     esterport migrate [--config FILE] [--database URL]
     esterport seed    [FILE ...]          (default: the shipped data files)
     esterport admin   grant|revoke|ban|unban NAME | cubits NAME AMOUNT | list | audit
@@ -47,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", parents=[common], help="run the telnet server")
     serve.add_argument("--host", help="address to listen on (overrides config)")
     serve.add_argument("--port", type=int, help="port to listen on (overrides config)")
+    serve.add_argument("--web-port", type=int, metavar="P",
+                       help="port of the web door (overrides [web] port; 0: any free port)")
     sub.add_parser("migrate", parents=[common], help="upgrade the database schema")
     seed = sub.add_parser("seed", parents=[common], help="load data files (TOML) into the database")
     seed.add_argument("files", nargs="*", metavar="FILE",
@@ -64,7 +67,7 @@ def _config(ns: argparse.Namespace) -> Config:
         path = "config.toml"
     config = Config.load(path)
     return config.with_overrides(host=getattr(ns, "host", None), port=getattr(ns, "port", None),
-                                 database=ns.database)
+                                 database=ns.database, web_port=getattr(ns, "web_port", None))
 
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
@@ -184,6 +187,18 @@ async def serve(config: Config, app: App) -> int:
         await parlor.db.close()
         return 1
     await parlor.load_default_data()
+    if config.web.enabled:
+        from server.web import WebDoor, WebDoorError  # the web door (pages, /play)
+
+        door = WebDoor(parlor)
+        try:
+            await door.start()
+        except WebDoorError as err:  # telnet still serves: the parlor is up, its web door not
+            print(f"esterport: the web door {err}; serving telnet only (choose a free port "
+                  f"with --web-port or [web] port)", file=sys.stderr, flush=True)
+        else:
+            print(f"The web door is open: point a browser at {door.url}", file=sys.stderr,
+                  flush=True)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:

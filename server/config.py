@@ -63,12 +63,30 @@ class AccountsSection:
     hashing_at_once: int = 2
 
 
+@attrs.frozen
+class WebSection:
+    """The web door (``server/web/``): pages, JSON and the browser client on one port."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8080
+    origins: tuple[str, ...] = attrs.field(default=(), converter=tuple)  # more allowed Origins
+    trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    max_message: int = 16384          # bytes in one WebSocket message
+    messages_per_second: float = 20.0  # WebSocket messages a second, sustained ...
+    message_burst: int = 60            # ... and the burst above it
+    watchers_per_game: int = 500       # live board streams open on one game at once
+    max_requests: int = 2000           # HTTP connections and requests at once (then 503)
+    request_timeout: float = 10.0      # a request head arriving (400), an answer made (503)
+
+
 _SECTIONS = {
     "server": ServerSection,
     "database": DatabaseSection,
     "login": LoginSection,
     "games": GamesSection,
     "accounts": AccountsSection,
+    "web": WebSection,
 }
 
 
@@ -79,6 +97,7 @@ class Config:
     login: LoginSection = LoginSection()
     games: GamesSection = GamesSection()
     accounts: AccountsSection = AccountsSection()
+    web: WebSection = WebSection()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Config":
@@ -105,7 +124,8 @@ class Config:
             return cls.from_dict(tomllib.load(fh))
 
     def with_overrides(
-        self, *, host: str | None = None, port: int | None = None, database: str | None = None
+        self, *, host: str | None = None, port: int | None = None, database: str | None = None,
+        web_port: int | None = None,
     ) -> "Config":
         server = self.server
         if host is not None:
@@ -113,7 +133,8 @@ class Config:
         if port is not None:
             server = attrs.evolve(server, port=port)
         db = self.database if database is None else attrs.evolve(self.database, url=database)
-        return attrs.evolve(self, server=server, database=db)
+        web = self.web if web_port is None else attrs.evolve(self.web, port=web_port)
+        return attrs.evolve(self, server=server, database=db, web=web)
 
 
 def _coerce(field: attrs.Attribute, value: Any) -> Any:

@@ -106,6 +106,8 @@ def write_config(tmp_path, **games) -> str:
         port = 0
         commands_per_second = 50
         command_burst = 100
+        [web]
+        port = 0
         [database]
         url = "sqlite+aiosqlite:///{tmp_path}/e.db"
         [login]

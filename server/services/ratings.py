@@ -77,3 +77,18 @@ class Ratings:
                 .limit(limit)
             )
             return [(name, rating) for name, rating in rows.all()]
+
+    async def records(self, kind: str, limit: int = 50) -> list[tuple[str, Rating]]:
+        """Everyone with a finished game of ``kind``, ranked or unranked (the records
+        beside the rankings), most games first."""
+        async with self.db.session() as tx:
+            games = (Rating.ranked_wins + Rating.ranked_losses + Rating.ranked_draws
+                     + Rating.unranked_wins + Rating.unranked_losses + Rating.unranked_draws)
+            rows = await tx.execute(
+                sa.select(Account.name, Rating)
+                .join(Account, Account.id == Rating.account_id)
+                .where(Rating.kind == kind, games > 0)
+                .order_by(games.desc(), Account.name)
+                .limit(limit)
+            )
+            return [(name, rating) for name, rating in rows.all()]

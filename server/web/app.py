@@ -1,0 +1,318 @@
+"""The web door's routes: an explicit list, one small handler each.
+
+Pages (HTML, server-rendered, readable without JavaScript) and their JSON twins under
+``/api/`` are drawn from the same dicts (``server/web/data.py``). Every response gets
+a strict Content-Security-Policy (scripts and styles only from ``/static/``), so even a
+template mistake could not run a player's text as script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, Awaitable
+
+import jinja2
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.services.games import GameError
+from server.text import clean
+from server.web import data
+from server.web.live import GameStream
+from server.web.play import SUBPROTOCOL, play
+
+if TYPE_CHECKING:
+    from server.services.games import LiveGame
+    from server.web import WebDoor
+
+log = logging.getLogger(__name__)
+
+HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; connect-src 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+MAX_NAME = 40        # longest name looked up (accounts are at most 20 characters)
+MAX_GAME = 2**31 - 1  # game numbers past this are not looked up
+BOARD_CACHE = 512    # boards (and game pages) drawn, kept by (game, version)
+
+
+class SecurityHeaders:
+    """Adds :data:`HEADERS` to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+def _printable(value: Any) -> Any:
+    """Every value a template prints: a string loses control characters and escape
+    sequences (as on a telnet screen); markup the door drew itself stays as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return clean(value)
+    return value
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("server.web", "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined, finalize=_printable)
+    env.filters["cells"] = lambda view: {d["cell"]: d for d in view.get("dice", ())}
+    return env
+
+
+class Pages:
+    """The handlers, bound to one door."""
+
+    def __init__(self, door: "WebDoor") -> None:
+        self.door = door
+        self.parlor = door.parlor
+        self.env = _environment()
+        self.boards: dict[tuple[int, int, bool], str] = {}
+        self.game_pages: dict[tuple, str] = {}  # /games/<n> as drawn, by what it shows
+
+    # -- helpers ---------------------------------------------------------------------------
+    def render(self, template: str, **context: Any) -> str:
+        return self.env.get_template(template).render(
+            server_name=self.parlor.config.server.name, kinds=data.kinds(self.parlor),
+            **context)
+
+    def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(self.render(template, **context), status_code=status)
+
+    async def bounded(self, work: Awaitable[Any]) -> Any:
+        """``work`` within ``[web] request_timeout`` seconds, else 503."""
+        try:
+            return await asyncio.wait_for(work, self.parlor.config.web.request_timeout)
+        except asyncio.TimeoutError:
+            raise HTTPException(503, "The parlor is busy; try again in a moment.") from None
+
+    def board_html(self, game: "LiveGame") -> str:
+        """The board of ``game`` as a watcher sees it, drawn once per version."""
+        key = (game.id, game.version, game.outcome is not None)
+        html = self.boards.get(key)
+        if html is None:
+            if len(self.boards) >= BOARD_CACHE:
+                self.boards.clear()
+            html = self.env.get_template("_board.html").render(
+                game=data.game_board(self.parlor, game))
+            self.boards[key] = html
+        return html
+
+    def draw(self, game: "LiveGame") -> dict:
+        summary = data.game_summary(self.parlor, game)
+        return {"summary": summary, "board": self.board_html(game)}
+
+    def _kind(self, request: Request):  # noqa: ANN202
+        kind = data.kind_named(self.parlor, request.path_params["game"][:MAX_NAME])
+        if kind is None:
+            known = ", ".join(k.prefix for k in self.parlor.host.kinds.values())
+            raise HTTPException(404, f"There is no game called that. Games: {known}.")
+        return kind
+
+    @staticmethod
+    def _number(request: Request) -> int:
+        number = request.path_params["number"]
+        if number > MAX_GAME:
+            raise HTTPException(404, f"There is no game #{number}.")
+        return number
+
+    def _game(self, request: Request) -> "LiveGame":
+        number = self._number(request)
+        game = self.parlor.host.lookup(number)
+        if game is None:
+            raise HTTPException(404, f"Game #{number} is not in play (its replay may be: "
+                                     f"/games/{number}/replay).")
+        return game
+
+    @staticmethod
+    def _move(request: Request) -> int | None:
+        text = request.query_params.get("move")
+        if text is None or text == "":
+            return None
+        if not text.isdigit() or len(text) > 6:
+            raise HTTPException(400, "move should be a whole number (0 is the start).")
+        return int(text)
+
+    # -- pages -----------------------------------------------------------------------------
+    async def index(self, request: Request) -> Response:
+        return self.page("index.html", who=data.who(self.parlor),
+                         games=data.games_in_play(self.parlor))
+
+    async def play_page(self, request: Request) -> Response:
+        return self.page("play.html", subprotocol=SUBPROTOCOL)
+
+    async def games(self, request: Request) -> Response:
+        return self.page("games.html", games=data.games_in_play(self.parlor))
+
+    async def game(self, request: Request) -> Response:
+        number = self._number(request)
+        game = self.parlor.host.lookup(number)
+        if game is None:
+            try:
+                replay = await self.bounded(data.replay(self.parlor, number, None))
+            except GameError as err:
+                raise HTTPException(404, str(err)) from None
+            return self.page("replay.html", game=replay)
+        # Many readers of one game get one drawing per change of the game.
+        key = (game.id, game.version, game.outcome is not None, self.parlor.host.watchers(game.id))
+        html = self.game_pages.get(key)
+        if html is None:
+            if len(self.game_pages) >= BOARD_CACHE:
+                self.game_pages.clear()
+            html = self.render("game.html", game=data.game_summary(self.parlor, game),
+                               board=self.board_html(game))
+            self.game_pages[key] = html
+        return HTMLResponse(html)
+
+    async def game_events(self, request: Request) -> Response:
+        game = self._game(request)
+        if game.outcome is None and not self.door.watchers.admit(game.id):
+            raise HTTPException(503, f"Game #{game.id} has as many live watchers as it may; "
+                                     "reload the page to see the board now.")
+        elif game.outcome is not None:
+            self.door.watchers.open[game.id] += 1
+        stream = GameStream(self.parlor, game.id, self.draw, self.door.closing)
+        self.door.streams.add(stream)
+
+        async def body():  # noqa: ANN202
+            try:
+                async for chunk in stream.events():
+                    yield chunk
+            finally:
+                self.door.streams.discard(stream)
+                self.door.watchers.leave(game.id)
+
+        return StreamingResponse(body(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
+    async def replay(self, request: Request) -> Response:
+        number, move = self._number(request), self._move(request)
+        try:
+            replay = await self.bounded(data.replay(self.parlor, number, move))
+        except GameError as err:
+            raise HTTPException(404, str(err)) from None
+        return self.page("replay.html", game=replay)
+
+    async def rankings_index(self, request: Request) -> Response:
+        return self.page("rankings_index.html")
+
+    async def rankings(self, request: Request) -> Response:
+        kind = self._kind(request)
+        table = await self.bounded(data.rankings(self.parlor, kind))
+        return self.page("rankings.html", table=table)
+
+    async def player(self, request: Request) -> Response:
+        name = request.path_params["name"][:MAX_NAME]
+        found = await self.bounded(data.player(self.parlor, name))
+        if found is None:
+            raise HTTPException(404, "There is no player by that name.")
+        return self.page("player.html", player=found)
+
+    async def top10(self, request: Request) -> Response:
+        rows = await self.bounded(data.top10(self.parlor))
+        if rows is None:
+            raise HTTPException(404, "This parlor does not host Pyramid.")
+        return self.page("top10.html", rows=rows)
+
+    # -- JSON ------------------------------------------------------------------------------
+    async def api_who(self, request: Request) -> Response:
+        return JSONResponse(data.who(self.parlor))
+
+    async def api_games(self, request: Request) -> Response:
+        return JSONResponse({"games": data.games_in_play(self.parlor)})
+
+    async def api_game(self, request: Request) -> Response:
+        return JSONResponse(data.game_board(self.parlor, self._game(request)))
+
+    async def api_replay(self, request: Request) -> Response:
+        number, move = self._number(request), self._move(request)
+        try:
+            return JSONResponse(await self.bounded(data.replay(self.parlor, number, move)))
+        except GameError as err:
+            raise HTTPException(404, str(err)) from None
+
+    async def api_rankings(self, request: Request) -> Response:
+        return JSONResponse(await self.bounded(data.rankings(self.parlor, self._kind(request))))
+
+    async def api_player(self, request: Request) -> Response:
+        found = await self.bounded(data.player(self.parlor, request.path_params["name"][:MAX_NAME]))
+        if found is None:
+            raise HTTPException(404, "There is no player by that name.")
+        return JSONResponse(found)
+
+    async def api_top10(self, request: Request) -> Response:
+        rows = await self.bounded(data.top10(self.parlor))
+        if rows is None:
+            raise HTTPException(404, "This parlor does not host Pyramid.")
+        return JSONResponse({"top10": rows})
+
+    # -- errors ----------------------------------------------------------------------------
+    async def error(self, request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 500)
+        detail = getattr(exc, "detail", None) or "Something went wrong."
+        headers = getattr(exc, "headers", None)
+        if status == 404 and detail == "Not Found":
+            detail = "There is no page here."
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": detail}, status_code=status, headers=headers)
+        return self.page("error.html", status=status, status_code=status, message=detail)
+
+
+def build_app(door: "WebDoor") -> Starlette:
+    p = Pages(door)
+    routes = [
+        Route("/", p.index),
+        Route("/play", p.play_page),
+        WebSocketRoute("/play/ws", play),
+        Route("/games", p.games),
+        Route("/games/{number:int}", p.game),
+        Route("/games/{number:int}/events", p.game_events),
+        Route("/games/{number:int}/replay", p.replay),
+        Route("/rankings", p.rankings_index),
+        Route("/rankings/{game}", p.rankings),
+        Route("/players/{name}", p.player),
+        Route("/pyramid/top10", p.top10),
+        Route("/api/who", p.api_who),
+        Route("/api/games", p.api_games),
+        Route("/api/games/{number:int}", p.api_game),
+        Route("/api/games/{number:int}/replay", p.api_replay),
+        Route("/api/rankings/{game}", p.api_rankings),
+        Route("/api/players/{name}", p.api_player),
+        Route("/api/pyramid/top10", p.api_top10),
+        Mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: p.error,
+                                                       Exception: p.error})
+    app.state.door = door
+    return SecurityHeadersApp(app)
+
+
+class SecurityHeadersApp(SecurityHeaders):
+    """The Starlette app wrapped in :class:`SecurityHeaders`, keeping ``.state``."""
+
+    @property
+    def state(self):  # noqa: ANN201
+        return self.app.state

@@ -1,0 +1,166 @@
+"""What the web door shows, as plain JSON-able data, read from the parlor's services.
+
+Every page and its ``/api/`` twin are drawn from the same dict, built here and only
+here, so the two cannot disagree about what is public. What goes in is chosen field by
+field: a game gives its number, kind, seats' names, version and ``LiveGame.view(None)``
+(what a telnet watcher is shown), never its state, seed or options; an account gives
+what FINGER shows, never its password hash, settings or admin data.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from server.hosting import GameKind
+from server.services import pyramid as pyramid_service
+from server.services.games import GameError, GameHost, LiveGame
+from server.services.ratings import PROVISIONAL_RD, rating_text
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+
+MAX_WHO = 50  # players listed on the front page (as WHO)
+
+
+def kind_named(parlor: "Parlor", word: str) -> GameKind | None:
+    """A hosted game by its key or prefix ("dice", "DICE", "tt"), or None."""
+    word = word.lower()
+    for kind in parlor.host.kinds.values():
+        if word in (kind.key.lower(), kind.prefix.lower()):
+            return kind
+    return None
+
+
+def kinds(parlor: "Parlor") -> list[dict[str, str]]:
+    return [{"key": k.key, "prefix": k.prefix, "title": k.title}
+            for k in parlor.host.kinds.values()]
+
+
+def who(parlor: "Parlor") -> dict[str, Any]:
+    sessions, _ = parlor.named_from("", MAX_WHO)
+    players = []
+    for s in sessions:
+        players.append({
+            "name": s.name,
+            "where": parlor.world.rooms[s.room].name,
+            "idle": int(s.idle()),
+            "games": [{"id": g.id, "kind": g.kind.key} for g in parlor.host.games_of(s.account.id)],
+        })
+    return {"online": len(parlor.sessions), "players": players}
+
+
+def _seat(game: LiveGame, index: int) -> dict[str, Any]:
+    seat = game.seats[index]
+    return {"seat": index, "name": seat.name, "computer": seat.computer, "left": seat.left}
+
+
+def game_summary(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
+    """One game, as a list shows it (no board)."""
+    finished = game.outcome is not None
+    movers = () if finished else game.kind.to_move(game.state)
+    return {
+        "id": game.id,
+        "kind": game.kind.key,
+        "title": game.kind.title,
+        "players": list(game.players),
+        "seats": [_seat(game, i) for i in range(len(game.seats))],
+        "ranked": game.ranked,
+        "moves": game.version,
+        "to_move": [game.seats[s].name for s in movers],
+        "watchers": parlor.host.watchers(game.id),
+        "finished": finished,
+        "result": GameHost.describe_outcome(game, game.outcome) if finished else None,
+    }
+
+
+def game_board(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
+    """One game with its board: the view a telnet watcher gets (``view(None)``)."""
+    return {**game_summary(parlor, game), "view": game.view(None)}
+
+
+def games_in_play(parlor: "Parlor", kind: GameKind | None = None) -> list[dict[str, Any]]:
+    live = sorted(parlor.host.live.values(), key=lambda g: g.id)
+    return [game_summary(parlor, g) for g in live if kind is None or g.kind is kind]
+
+
+async def replay(parlor: "Parlor", number: int, move: int | None) -> dict[str, Any]:
+    """A stored game after ``move`` moves (all when None), as a watcher would see it.
+
+    :raises GameError: no such game, or no such move.
+    """
+    game, moves = await parlor.host.replay(number, move)
+    upto = len(moves) if move is None else move
+    return {
+        **game_board(parlor, game),
+        "move": upto,
+        "total": len(moves),
+        "moves": [{"seq": m.seq, "name": game.seats[m.seat].name if m.seat is not None
+                   and 0 <= m.seat < len(game.seats) else "", "notation": m.notation}
+                  for m in moves],
+        "finished": game.outcome is not None,
+        "result": GameHost.describe_outcome(game, game.outcome) if game.outcome else None,
+    }
+
+
+def _record(r) -> dict[str, Any]:  # noqa: ANN001 - a Rating row
+    return {
+        "rating": round(r.rating), "rd": round(r.rd), "text": rating_text(r.rating, r.rd),
+        "provisional": r.rd > PROVISIONAL_RD,
+        "ranked": {"wins": r.ranked_wins, "losses": r.ranked_losses, "draws": r.ranked_draws},
+        "unranked": {"wins": r.unranked_wins, "losses": r.unranked_losses,
+                     "draws": r.unranked_draws},
+    }
+
+
+async def rankings(parlor: "Parlor", kind: GameKind) -> dict[str, Any]:
+    ranked = await parlor.ratings.rankings(kind.key)
+    records = await parlor.ratings.records(kind.key)
+    return {
+        "kind": kind.key, "title": kind.title,
+        "rankings": [{"place": i, "name": name, **_record(r)}
+                     for i, (name, r) in enumerate(ranked, 1)],
+        "records": [{"name": name, **_record(r)} for name, r in records],
+    }
+
+
+async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
+    """What FINGER shows of an account, or None when there is none by that name."""
+    acc = await parlor.accounts.get(name)
+    if acc is None:
+        return None
+    online = parlor.sessions.get(acc.id)
+    ratings = []
+    for r in await parlor.ratings.for_account(acc.id):
+        kind = parlor.host.kinds.get(r.kind)
+        ratings.append({"kind": r.kind, "title": kind.title if kind else r.kind, **_record(r)})
+    return {
+        "name": acc.name,
+        "admin": acc.is_admin,
+        "computer": acc.is_computer,
+        "online": online is not None,
+        "where": parlor.world.rooms[online.room].name if online else None,
+        "idle": int(online.idle()) if online else None,
+        "last_seen": acc.last_seen_at,
+        "last_seen_ago": (int(time.time() - acc.last_seen_at) if acc.last_seen_at else None),
+        "member_since": time.strftime("%Y-%m-%d", time.gmtime(acc.created_at)),
+        "cubits": acc.cubits,
+        "ratings": ratings,
+        "playing": [game_summary(parlor, g) for g in parlor.host.games_of(acc.id)],
+    }
+
+
+async def top10(parlor: "Parlor") -> list[dict[str, Any]] | None:
+    """The Pyramid TOP 10, or None when the parlor does not host Pyramid."""
+    try:
+        service = pyramid_service.service(parlor)
+    except KeyError:
+        return None
+    rows = await service.top10()
+    return [{"place": i, "name": r.name, "score": r.score, "game": r.game_id,
+             "date": time.strftime("%Y-%m-%d", time.gmtime(r.created_at)),
+             "opponent": r.opponent or None} for i, r in enumerate(rows, 1)]
+
+
+__all__ = ["GameError", "kind_named", "kinds", "who", "game_summary", "game_board",
+           "games_in_play", "replay", "rankings", "player", "top10"]

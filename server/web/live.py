@@ -1,0 +1,112 @@
+"""Live boards: a game's changes streamed to a page as server-sent events.
+
+A page showing ``/games/<n>`` opens ``/games/<n>/events`` (``text/event-stream``). The
+stream subscribes to the bus topic ``game:<n>`` exactly as a telnet watcher's session
+does, and for each change sends one ``update`` event: the game's summary, the board
+drawn as HTML from ``view(None)`` (what every watcher may see) and the event's lines.
+Changes that arrive faster than a browser reads are merged (the newest board, every
+line up to a bound), so a slow reader costs memory bounded per stream; a game has at
+most ``[web] watchers_per_game`` streams open at once. Read-only: nothing a page sends
+reaches the game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from typing import TYPE_CHECKING, AsyncIterator, Callable
+
+from server.bus import Event
+from server.text import clean
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+    from server.services.games import LiveGame
+
+MAX_LINES = 200      # lines kept for a stream that has not read them yet
+KEEPALIVE = 15.0     # seconds between comments on a quiet stream (proxies close idle ones)
+
+
+class Watchers:
+    """How many live streams each game has open, against the cap."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open: Counter[int] = Counter()
+
+    def admit(self, game_id: int) -> bool:
+        if self.open[game_id] >= self.limit:
+            return False
+        self.open[game_id] += 1
+        return True
+
+    def leave(self, game_id: int) -> None:
+        self.open[game_id] -= 1
+        if self.open[game_id] <= 0:
+            del self.open[game_id]
+
+
+def sse(kind: str, data: dict) -> str:
+    """One server-sent event (JSON has no raw newlines, so one ``data:`` line)."""
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+class GameStream:
+    """One page's subscription to one game."""
+
+    def __init__(self, parlor: "Parlor", game_id: int,
+                 draw: Callable[["LiveGame"], dict], closing: asyncio.Event) -> None:
+        self.parlor = parlor
+        self.game_id = game_id
+        self.draw = draw          # game -> {"summary":..., "board": html} (cached by version)
+        self.closing = closing
+        self.changed = asyncio.Event()
+        self.lines: list[str] = []
+        self.ended = False
+
+    def on_event(self, topic: str, event: Event) -> None:  # noqa: ARG002 - the bus's shape
+        if not event.kind.startswith("game."):
+            return
+        for line in event.data.get("lines", ()):
+            self.lines.append(clean(str(line)))
+        del self.lines[:-MAX_LINES]
+        if event.kind == "game.end":
+            self.ended = True
+        self.changed.set()
+
+    def _update(self, game: "LiveGame") -> str:
+        lines, self.lines = self.lines, []
+        return sse("update", {**self.draw(game), "lines": lines})
+
+    async def events(self) -> AsyncIterator[str]:
+        topic = f"game:{self.game_id}"
+        self.parlor.bus.subscribe(topic, self.on_event)
+        try:
+            game = self.parlor.host.lookup(self.game_id)
+            if game is None:
+                yield sse("end", {"reason": "gone"})
+                return
+            yield self._update(game)
+            if game.outcome is not None:
+                yield sse("end", {"reason": "finished"})
+                return
+            while not self.closing.is_set():
+                try:
+                    await asyncio.wait_for(self.changed.wait(), KEEPALIVE)
+                except asyncio.TimeoutError:
+                    yield ": still here\n\n"
+                    continue
+                self.changed.clear()
+                if self.closing.is_set():
+                    break
+                game = self.parlor.host.lookup(self.game_id)
+                if game is None:
+                    yield sse("end", {"reason": "gone"})
+                    return
+                yield self._update(game)
+                if self.ended or game.outcome is not None:
+                    yield sse("end", {"reason": "finished"})
+                    return
+        finally:
+            self.parlor.bus.unsubscribe(topic, self.on_event)

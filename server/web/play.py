@@ -1,0 +1,194 @@
+"""``/play/ws``: a browser's session, the very same one a telnet client gets.
+
+Subprotocol: ``telnet.mudstandards.org``, from the list proposed at
+https://mudstandards.org/websocket/ — the full telnet stream (option negotiation, GMCP,
+NAWS, ECHO, IAC escaping) carried in binary WebSocket frames, both ways. The
+connection asks for it in ``Sec-WebSocket-Protocol``; a handshake that does not offer
+it is refused (403). Because the stream is telnet, the server side needs no second
+session type: a :class:`WebSocketTransport` (an ``asyncio.Transport`` whose bytes go to
+and come from the WebSocket) is handed to a telnet protocol configured exactly as the
+listener's (``Parlor.telnet_connection``), and telnetlib3 runs the parlor's shell over
+it — the same welcome, login throttle, commands, games, presentation, GMCP board JSON,
+per-address cap (the browser's socket address), command rate limit, pre-login byte
+budget and idle sweep. The page (``static/play.js``) is a small telnet client: it
+answers DO NAWS with its width in columns (again on every resize), turns WILL/WONT
+ECHO into a password field, and reads GMCP.
+
+Bounds of the door itself: the handshake's ``Origin`` must be the page's own (or one of
+``[web] origins``); a message is at most ``[web] max_message`` bytes (uvicorn closes
+the socket, 1009); a browser may send ``messages_per_second`` messages a second with a
+burst of ``message_burst`` (past it the socket closes, 1008); output a browser does not
+read is dropped with the connection past ``server.session.MAX_PENDING_OUTPUT``, as for
+telnet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from server.session import RateLimiter
+
+if TYPE_CHECKING:
+    from server.web import WebDoor
+
+log = logging.getLogger(__name__)
+
+SUBPROTOCOL = "telnet.mudstandards.org"
+
+
+class WebSocketTransport(asyncio.Transport):
+    """The write side of a telnet protocol, sending to a WebSocket.
+
+    ``write`` is synchronous (telnetlib3 calls it from its protocol); bytes gather in a
+    buffer that :meth:`pump` sends, one WebSocket message per loop turn's worth.
+    ``pause_reading`` stops the receiving loop taking more messages (telnetlib3's reader
+    back-pressure)."""
+
+    def __init__(self, peer: tuple[str, int]) -> None:
+        super().__init__()
+        self._peer = peer
+        self._buffer = bytearray()
+        self._ready = asyncio.Event()
+        self._reading = asyncio.Event()
+        self._reading.set()
+        self._closing = False
+        self._protocol: asyncio.BaseProtocol | None = None
+
+    # -- what telnetlib3 and the session ask of a transport --------------------------------
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": self._peer}.get(name, default)  # no "socket": no keepalive
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if self._closing:
+            return
+        self._buffer += data
+        self._ready.set()
+
+    def writelines(self, chunks) -> None:  # noqa: ANN001
+        for chunk in chunks:
+            self.write(chunk)
+
+    def get_write_buffer_size(self) -> int:
+        return len(self._buffer)
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        """Send what is buffered, then close the WebSocket."""
+        self._closing = True
+        self._ready.set()
+        self._reading.set()
+
+    def abort(self) -> None:
+        self._buffer.clear()
+        self.close()
+
+    def can_write_eof(self) -> bool:
+        return False
+
+    def pause_reading(self) -> None:
+        self._reading.clear()
+
+    def resume_reading(self) -> None:
+        self._reading.set()
+
+    def is_reading(self) -> bool:
+        return self._reading.is_set()
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self._protocol = protocol
+
+    def get_protocol(self) -> asyncio.BaseProtocol | None:
+        return self._protocol
+
+    # -- the WebSocket side ----------------------------------------------------------------
+    async def reading_allowed(self) -> None:
+        await self._reading.wait()
+
+    async def pump(self, websocket: WebSocket) -> None:
+        """Send buffered bytes until closed; then the rest, then a close frame."""
+        try:
+            while True:
+                await self._ready.wait()
+                self._ready.clear()
+                if self._buffer:
+                    data, self._buffer = bytes(self._buffer), bytearray()
+                    await websocket.send_bytes(data)
+                if self._closing and not self._buffer:
+                    break
+            await websocket.close(1000)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the browser went first
+        finally:
+            self._closing = True
+
+
+def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
+    """The handshake's Origin is this server's own page (same host and port as the
+    request's Host), or listed in ``[web] origins``. A request without Origin is not a
+    browser's (browsers always send one on a WebSocket): it may connect, as a telnet
+    client may."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in extra:
+        return True
+    host = websocket.headers.get("host", "")
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and bool(host) and parts.netloc == host
+
+
+async def play(websocket: WebSocket) -> None:
+    door: "WebDoor" = websocket.app.state.door
+    cfg = door.parlor.config.web
+    if door.closing.is_set():
+        await websocket.close(1001)
+        return
+    if not origin_allowed(websocket, cfg.origins):
+        log.warning("refused /play from origin %r", websocket.headers.get("origin"))
+        await websocket.close(1008)  # before accept: the handshake gets 403
+        return
+    if SUBPROTOCOL not in websocket.scope.get("subprotocols", ()):
+        await websocket.close(1002)
+        return
+    await websocket.accept(subprotocol=SUBPROTOCOL)
+    client = websocket.client
+    transport = WebSocketTransport((client.host, client.port) if client else ("?", 0))
+    protocol = door.parlor.telnet_connection()
+    transport.set_protocol(protocol)
+    protocol.connection_made(transport)
+    pump = asyncio.create_task(transport.pump(websocket))
+    door.plays.add(transport)
+    limiter = RateLimiter(cfg.messages_per_second, cfg.message_burst)
+    try:
+        while not transport.is_closing():
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            data = message.get("bytes")
+            if data is None:  # a text frame: the subprotocol carries telnet in binary ones
+                text = message.get("text") or ""
+                data = text.encode("utf-8")
+            if not limiter.allow():
+                log.warning("closing /play from %s: more than %g messages a second",
+                            transport.get_extra_info("peername")[0], cfg.messages_per_second)
+                transport.abort()
+                break
+            await transport.reading_allowed()
+            if transport.is_closing():
+                break
+            protocol.data_received(data)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass
+    finally:
+        door.plays.discard(transport)
+        if getattr(protocol, "_transport", None) is not None:
+            protocol.connection_lost(None)  # the session sees end of input
+        transport.close()
+        await pump

@@ -1,0 +1,35 @@
+// Follows a game on /games/<n>: server-sent events from /games/<n>/events. Each update
+// carries the board as HTML drawn by the server (escaped there) and the event's lines,
+// which are added as text.
+"use strict";
+(function () {
+  const live = document.getElementById("live");
+  if (!live || !window.EventSource) return;
+  const board = document.getElementById("board");
+  const status = document.getElementById("status");
+  const log = document.getElementById("log");
+  const source = new EventSource(live.dataset.events);
+  live.dataset.version = "";
+  source.addEventListener("update", (ev) => {
+    const data = JSON.parse(ev.data);
+    const s = data.summary;
+    board.innerHTML = data.board;
+    status.textContent = s.finished ? s.result
+      : "Move " + s.moves + (s.to_move.length ? " · to move: " + s.to_move.join(", ") : "");
+    for (const text of data.lines) {
+      const li = document.createElement("li");
+      li.textContent = text;
+      log.appendChild(li);
+    }
+    while (log.childElementCount > 300) log.removeChild(log.firstChild);
+    log.scrollTop = log.scrollHeight;
+    live.dataset.version = String(s.moves);
+  });
+  source.addEventListener("end", () => {
+    source.close();
+    live.dataset.ended = "1";
+  });
+  source.onerror = () => {
+    if (live.dataset.ended) source.close();
+  };
+})();

@@ -106,6 +106,7 @@ class Presentation:
                               for line in wrap(fact, session.width))
         else:
             board = game.kind.render(view, width=session.width, color=session.color,
+                                     height=session.height - 1,  # the header's row
                                      names=game.names)
         header = bold(game.title)
         if game.outcome is None:

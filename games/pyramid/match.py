@@ -348,7 +348,7 @@ def view_for(table: Table, seat: int | None) -> dict[str, Any]:
 
 
 def render(view: dict[str, Any], width: int = 80, color: bool = True,
-           names: tuple[str, ...] = ("Alice", "Bob")) -> str:
+           names: tuple[str, ...] = ("Alice", "Bob"), height: int = 24) -> str:  # noqa: ARG001
     """The engine's board, with the owner's name and the other players' running scores."""
     lines = board.render(view, width=width, color=color, names=names).split("\n")
     others = view.get("others") or []

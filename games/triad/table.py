@@ -654,7 +654,8 @@ def _wrap(text: str, width: int) -> list[str]:
                          break_on_hyphens=False) or [""]
 
 
-def render_table(view: dict, width: int = 80, color: bool = True, names=None) -> str:  # noqa: ANN001
+def render_table(view: dict, width: int = 80, color: bool = True, names=None,  # noqa: ANN001
+                 height: int = 24) -> str:  # noqa: ARG001 - six seats fit 24 rows
     width = max(60, min(width or 80, 200))
     names = [n or "" for n in view.get("names", ())]
     text = render.render(view, width=width, color=color, names=names)

@@ -15,6 +15,7 @@ import textwrap
 from .board import CELLS, UP
 from .notation import format_rules, rules_to_json, tile_to_json
 from .rules import HAND_SIZE, State, may_view_opponent, result, takeable, to_move
+from .tiles import short_name
 
 SEAT_COLORS = ("1;36", "1;31")  # bold cyan for Player 1, bold red for Player 2
 DIM = "2"
@@ -188,7 +189,7 @@ def _tile_row(tiles, color, width, owner_style=None) -> list[str]:
             _glyph(cv, x, 0, t["up"], t["corners"], t["tile"]["primary"], style=owner_style)
             cv.put(x, TILE_H, f"{'<%d>' % t['n']:^10}", owner_style)
             cv.put(x, TILE_H + 1, f"{'Sum: %d' % t['sum']:^10}")
-            cv.put(x, TILE_H + 2, f"{t['tile']['name'][:12]:^10}"[:12])
+            cv.put(x, TILE_H + 2, f"{short_name(t['tile']['name'], 12):^10}")
         out += cv.lines(color)
         out.append("")
     return out
@@ -208,25 +209,60 @@ def _who(view, names) -> str:
     return f"{win} won ({res['reason']})"
 
 
-def _fit(line: str, width: int) -> str:
-    return line if len(line) <= width else line[: width - 1] + "~"
+def _heading(view, names, tag, title, width) -> list[str]:
+    """The title (whose turn on the same line when it fits, else the next) and the rules,
+    wrapped on words, never cut."""
+    who = _who(view, names)
+    first = f"{title}: {tag[0]} vs {tag[1]}"
+    plain = f"{title}: {names[0]} (x) vs {names[1]} (x)"
+    lines = [f"{first}  --  {who}"] if len(plain) + 6 + len(who) <= width else [first, who]
+    return lines + textwrap.wrap(f"Rules: {view['rules_text']}", width, subsequent_indent="  ")
 
 
 def render(view: dict, width: int = 80, color: bool = True, names=("Alice", "Bob"),
-           game_no: int | None = None, show_opponent: bool | None = None) -> str:
+           game_no: int | None = None, show_opponent: bool | None = None,
+           height: int | None = None) -> str:
     """Draw ``view`` (from ``view_for``) as text no wider than ``width`` (>= 60) columns.
 
     ``game_no`` fills the ``Game #N`` header.  ``show_opponent`` draws the opponent's
     hand when the view holds it (default: only for the winner while trading).
+    ``height``: the rows the drawing may take; when the full drawing (hand tiles as
+    pictures) is taller, the compact one is drawn (SCREENS.md, principle 1): the board
+    with the hand listed beside it, a tile a line.
     """
+    full = _render(view, width, color, names, game_no, show_opponent, compact=False)
+    if height is None or full.count("\n") + 1 <= height:
+        return full
+    return _render(view, width, color, names, game_no, show_opponent, compact=True)
+
+
+def _entry(t: dict, room: int) -> str:
+    """A hand tile on one line: ``<1> ▲ 4/7/7 ·3 =21 painted (Ferryman)`` (up or down,
+    the corners as they sit, the primary, the sum, the name as long as it fits)."""
+    c = t["corners"]
+    head = (f"<{t['n']}> {'▲' if t['up'] else '▼'} {c[0]}/{c[1]}/{c[2]} "
+            f"·{t['tile']['primary']} ={t['sum']}")
+    return f"{head} {short_name(t['tile']['name'], room - len(head) - 1)}"
+
+
+def _hand_entries(view, seat, title, room, all_tiles=False) -> list[str]:
+    hand = view["hands"][seat]
+    shown = [t for t in hand if all_tiles or t["niche"] is None]
+    return [f"{title}:"] + ([_entry(t, room) for t in shown] or ["  (none)"])
+
+
+def _render(view: dict, width: int, color: bool, names, game_no, show_opponent,
+            compact: bool) -> str:
     width = max(60, width)
     marks = _marks(names)
     seat = view["seat"]
     sgr = (lambda s, t: f"\x1b[{s}m{t}\x1b[0m" if color else t)
     tag = [sgr(SEAT_COLORS[s], f"{names[s]} ({marks[s]})") for s in (0, 1)]
     title = f"Game #{game_no}" if game_no is not None else "Triptycha"
-    lines = [f"{title}: {tag[0]} vs {tag[1]}  --  {_fit(_who(view, names), width - 20)}",
-             _fit(f"Rules: {view['rules_text']}", width), ""]
+    lines = _heading(view, names, tag, title, width)
+    if compact:
+        return _compact(view, width, color, names, tag, marks, lines, show_opponent)
+    lines.append("")
 
     board = _board_lines(view, color, marks)
     c = view["counts"]
@@ -270,7 +306,61 @@ def render(view: dict, width: int = 80, color: bool = True, names=("Alice", "Bob
             if view["hands"][s] is not None:
                 lines += _hand_section(view, s, f"{names[s]}'s hand", color, width)
     if view["deck"] is not None:
-        lines += _deck_section(view, width)
+        lines += _deck_section(view, width, colw=min(60, max(38, width // 2)))
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(_clip(line, width) for line in lines)
+
+
+def _compact(view, width, color, names, tag, marks, lines, show_opponent) -> str:
+    """The drawing for a short screen: the board with a side panel that lists the hand a
+    tile a line (or, in the draw, no board: the hand and the deck)."""
+    seat = view["seat"]
+    c = view["counts"]
+    plain_w = 40
+    room = width - plain_w - 2 if width >= plain_w + 2 + 30 else width
+    panel = [f"Niches: {tag[0]} {c[0]}, {tag[1]} {c[1]}"
+             if len(names[0]) + len(names[1]) + 20 <= room else
+             f"Niches: {marks[0]} {c[0]}, {marks[1]} {c[1]}"]
+    left = view["unplayed"]
+    panel.append(f"In hand: {names[0]} {left[0]}, {names[1]} {left[1]}"
+                 if len(names[0]) + len(names[1]) + 16 <= room else
+                 f"In hand: {marks[0]} {left[0]}, {marks[1]} {left[1]}")
+    if seat is not None and view["hands"][seat] is not None:
+        panel += _hand_entries(view, seat, "Your hand", room)
+    if view["phase"] == "play" and seat is not None:
+        panel.append("TT LAY <tile> IN <niche>" if view["turn"] == seat
+                     else "Waiting for your opponent.")
+        panel.append("TT ROTATE / TT FLIP <tile>")
+    elif view["phase"] == "trading" and seat in view["to_move"]:
+        panel.append("TT TAKE <number>, TT DONE")
+        panel.append("Takeable: " + " ".join(f"<{n}>" for n in view["takeable"]))
+    show = show_opponent
+    if show is None:
+        show = view["phase"] == "trading" and seat in view["to_move"]
+    for s in (0, 1):
+        mine = s == seat
+        if view["hands"][s] is not None and not mine and (seat is None or show):
+            panel += _hand_entries(view, s, f"{names[s]}'s hand", room,
+                                   all_tiles=view["phase"] in ("trading", "over"))
+    if view["phase"] == "draw":
+        lines += [""] + panel
+        if view["deck"] is not None:
+            lines += _deck_section(view, width, colw=width // 2 if width >= 76 else width)
+    else:
+        board = _board_lines(view, color, marks)
+        if room < width:
+            for i, bl in enumerate(board):
+                side = panel[i] if i < len(panel) else ""
+                lines.append(bl + " " * (plain_w + 2 - _visible_len(bl)) + side if side else bl)
+            lines += panel[len(board):]
+        else:
+            lines += board + panel
+        if seat is not None and view["hands"][seat] is not None:
+            laid = [t for t in view["hands"][seat] if t["niche"] is not None]
+            if laid:
+                lines += textwrap.wrap("Laid: " + ", ".join(
+                    f"<{t['n']}> in {t['niche']}" for t in laid), width, subsequent_indent="  ")
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(_clip(line, width) for line in lines)
@@ -335,7 +425,7 @@ def _hand_section(view, seat, title, color, width, all_tiles=False) -> list[str]
     return out
 
 
-def _deck_section(view, width) -> list[str]:
+def _deck_section(view, width, colw: int = 38) -> list[str]:
     out = ["Your deck (TT DRAW <tile>):"]
     cells = []
     for d in view["deck"]:
@@ -343,8 +433,7 @@ def _deck_section(view, width) -> list[str]:
         c = t["corners"]
         mark = "*" if d["drawn"] else " "
         cells.append(f"{mark}{d['pos']:>3}. {c[0]:>2} {c[1]:>2} {c[2]:>2} /{t['primary']:>2} "
-                     f"={sum(c) + t['primary']:>2} {t['name'][:12]}")
-    colw = 38
+                     f"={sum(c) + t['primary']:>2} {short_name(t['name'], colw - 25)}")
     per = max(1, width // colw)
     for i in range(0, len(cells), per):
         out.append("".join(f"{cell:<{colw}}" for cell in cells[i:i + per]).rstrip())

@@ -139,3 +139,25 @@ def random_tile(rng, tile_id: int, collection: str = "Practice", max_sum: int = 
 
 def random_deck(rng, size: int, first_id: int, collection: str = "Practice") -> tuple[Tile, ...]:
     return tuple(random_tile(rng, first_id + k, collection) for k in range(size))
+
+
+def name_forms(name: str) -> list[str]:
+    """A tile's name from longest to shortest, each made of whole words (SCREENS.md,
+    principle 6): "a painted tile of the Ferryman", "painted tile of the Ferryman",
+    "painted (Ferryman)", "painted". A name of another shape gives itself and its
+    words without the article, then its first word."""
+    words = name.split()
+    bare = words[1:] if len(words) > 1 and words[0].lower() in ("a", "an", "the") else words
+    forms = [name, " ".join(bare)]
+    if "tile" in bare[1:2] and len(bare) > 3 and bare[2] == "of":
+        place = bare[4:] if bare[3].lower() == "the" and len(bare) > 4 else bare[3:]
+        forms.append(f"{bare[0]} ({' '.join(place)})")
+    forms.append(bare[0] if bare else name)
+    return list(dict.fromkeys(f for f in forms if f))
+
+
+def short_name(name: str, room: int) -> str:
+    """The longest form of ``name`` that fits ``room`` columns; the shortest form when
+    none does (a word is never cut)."""
+    forms = name_forms(name)
+    return next((f for f in forms if len(f) <= room), forms[-1])

@@ -157,7 +157,7 @@ def _names(cells: list[str]) -> str:
 
 
 def render_board(view: dict, width: int = 80, color: bool = True,
-                 names: tuple[str, ...] = ("Alice", "Bob")) -> str:
+                 names: tuple[str, ...] = ("Alice", "Bob"), height: int = 24) -> str:  # noqa: ARG001 - it fits 24 rows
     """The engine's board; for the player to act, its last line says what to type."""
     text = render.render(view, width=width, color=color, names=tuple(names))
     hint = _hint(view)

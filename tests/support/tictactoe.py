@@ -110,7 +110,8 @@ def view_for(state: State, seat: int | None) -> dict:
     return state_to_json(state)
 
 
-def render(view: dict, width: int = 80, color: bool = True, names=("X", "O")) -> str:
+def render(view: dict, width: int = 80, color: bool = True, names=("X", "O"),
+           height: int = 24) -> str:  # noqa: ARG001
     cells = [str(i + 1) if c is None else MARKS[c] for i, c in enumerate(view["cells"])]
     rows = [" | ".join(cells[r * 3:r * 3 + 3]) for r in range(3)]
     return "\n".join([f" {rows[0]}", "---+---+---", f" {rows[1]}", "---+---+---", f" {rows[2]}"])

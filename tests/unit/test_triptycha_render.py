@@ -77,3 +77,34 @@ def test_draw_phase_shows_the_deck():
     s = game(Rules())
     text = render(view_for(s, 0), color=False)
     assert "Your deck (TT DRAW <tile>)" in text and "Drawing:" in text
+
+
+def test_a_short_screen_gets_the_compact_drawing_with_the_hand_a_tile_a_line():
+    s = game(lays=3)
+    view = view_for(s, 0)
+    full = render(view, width=80, color=False, names=("Alice", "Computer(normal)"))
+    compact = render(view, width=80, color=False, names=("Alice", "Computer(normal)"),
+                     height=23)
+    assert len(full.split("\n")) > 23 >= len(compact.split("\n"))
+    assert all(len(line) <= 80 for line in compact.split("\n"))
+    hand = [t for t in view["hands"][0] if t["niche"] is None]
+    for t in hand:  # each tile on a line: number, corners as they sit, primary, sum
+        c = t["corners"]
+        assert f"<{t['n']}> {'▲' if t['up'] else '▼'} {c[0]}/{c[1]}/{c[2]} " \
+               f"·{t['tile']['primary']} ={t['sum']}" in compact
+    assert "Sum:" not in compact  # no tile pictures
+    # a tall screen keeps the pictures
+    assert render(view, width=80, color=False, names=("Alice", "Computer(normal)"),
+                  height=60) == full
+
+
+def test_names_are_shortened_by_whole_words_never_cut():
+    from games.triptycha.tiles import name_forms, short_name
+    name = "a painted tile of the Ferryman"
+    assert name_forms(name) == [name, "painted tile of the Ferryman", "painted (Ferryman)",
+                                "painted"]
+    assert short_name(name, 40) == name
+    assert short_name(name, 20) == "painted (Ferryman)"
+    assert short_name(name, 12) == "painted"
+    assert short_name(name, 3) == "painted"  # the shortest form, whole
+    assert short_name("Odd", 1) == "Odd"

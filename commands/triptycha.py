@@ -17,10 +17,10 @@ from games.triptycha import render as tt_render
 from games.triptycha import spoken
 from games.triptycha.board import UP
 from games.triptycha.rules import may_view_opponent
-from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores
+from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores, short_name
 from server.services.games import GameError, LiveGame
 from server.services.tiles import SORTS, DiscView, TileError, Tiles, TileView, a_or_an
-from server.text import bold, clean, counted, fit, paint, table, wrap
+from server.text import bold, clean, counted, paint, table, wrap
 
 KEY = "tt"
 HELP = ("Triangular tile battles: lay your tiles in the 9 niches and flip your opponent's. "
@@ -51,8 +51,9 @@ def _rarity(text: str, rarity: str) -> str:
     return paint(text, color) if color else text
 
 
-def _short(text: str, n: int) -> str:
-    return fit(text, n)
+def _short(name: str, n: int) -> str:
+    """A tile's name in at most ``n`` columns if a whole-word form fits (never cut)."""
+    return short_name(name, n)
 
 
 def _reader(ctx: Context) -> bool:
@@ -78,7 +79,7 @@ def _tile_rows(tiles: list[TileView], width: int = 80) -> list[str]:
     name_w = max(16, min(60, width - 53))
     rows = [[f"#{t.id}", " ".join(f"{n:>2}" for n in t.corners), f"{t.primary:>2}",
              f"{t.sum:>3}", _rarity(t.rarity, t.rarity), _short(t.name, name_w),
-             _short(t.collection, 12)] for t in tiles]
+             t.collection] for t in tiles]
     return table(["Tile", "T  BL BR", " P", "Sum", "Rarity", "Name", "Collection"], rows)
 
 
@@ -169,10 +170,10 @@ def inspect_lines(game: LiveGame, seat: int | None) -> list[str]:
         up = tile["up"]
         corners = tile["corners"]
         scores = edge_scores(tuple(corners), tile["primary"], inversion)
-        held = f"{names[tile['controller']][:10]} ({marks[tile['controller']]})"
+        held = f"{names[tile['controller']]} ({marks[tile['controller']]})"
         name = _short(tile["tile"]["name"], 24)
         if tile["owner"] != tile["controller"]:
-            name = _short(tile["tile"]["name"], 15) + f", {names[tile['owner']][:8]}'s"
+            name = _short(tile["tile"]["name"], 15) + f", {names[tile['owner']]}'s"
         rows.append([f"{niche} {shape}", held, name,
                      " ".join(f"{c}{n}" for c, n in zip(CORNER_NAMES[up], corners)),
                      str(tile["primary"]),
@@ -471,7 +472,8 @@ async def list_(ctx: Context, rest: str) -> None:
         lines.extend(table(["#", "Disc", "Tiles", "Designs", "Price"], rows))
     for c, _ in offers:
         if c.description:
-            lines.append(f"  {c.name}: {_short(c.description, max(20, ctx.session.width - 6 - len(c.name)))}")
+            lines.extend("  " + line for line in
+                         wrap(f"{c.name}: {c.description}", ctx.session.width - 2))
     me = await ctx.parlor.accounts.get_by_id(ctx.account.id)
     lines.append(f"You have {me.cubits} cubits.")
     ctx.send("\n".join(lines))

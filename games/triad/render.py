@@ -8,6 +8,8 @@ information without color, so the text reads the same on a plain terminal.
 
 from __future__ import annotations
 
+import textwrap
+
 from . import hands
 from .cards import parse_card, pips
 from .rules import PHASE_NAMES, State, raise_bounds, side_pots
@@ -80,7 +82,10 @@ def _card(code: str, color: bool, pad: int = 0) -> str:
 
 
 def _fit(line: str, width: int) -> str:
-    return line if len(line) <= width else line[: width - 1] + "~"
+    """A line that fits ``width``, or the line wrapped on words (never cut)."""
+    if len(line) <= width or "\x1b" in line:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent="      "))
 
 
 def render(view: dict, width: int = 80, color: bool = True, names=None) -> str:

@@ -64,6 +64,15 @@ def wants_board(viewer: Viewer, event: Event) -> bool:
     return data["seat"] == viewer.seat and data["board"] and not data["auto"]
 
 
+def keeps_quiet(viewer: Viewer, event: Event) -> bool:
+    """Whether ``event`` is nothing at all for ``viewer``: another player's hidden action
+    (a tile drawn or turned in their hand: SCREENS.md, principle 4); its player gets
+    their line, and what it changed shows on the next board."""
+    data = event.data
+    return (event.kind == "game.update" and "board" in data and not data["board"]
+            and not data["new_phase"] and viewer.seat != data["seat"])
+
+
 class Presentation:
     """Draws games for sessions: asked for (:meth:`show`) or told (:meth:`on_event`)."""
 
@@ -89,7 +98,7 @@ class Presentation:
             view = game.view(viewer.seat)
             if wants_board(viewer, event):
                 session.notify("\n".join([self._board(session, game, viewer, view), *lines]))
-            elif lines:
+            elif lines and not keeps_quiet(viewer, event):
                 session.notify("\n".join(lines))
             self._gmcp(session, game, viewer, view)
         if event.kind == "game.end" and game_id in session.watching:
@@ -126,4 +135,4 @@ class Presentation:
                 "view": view})
 
 
-__all__ = ["Presentation", "Viewer", "wants_board"]
+__all__ = ["Presentation", "Viewer", "keeps_quiet", "wants_board"]

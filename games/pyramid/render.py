@@ -106,7 +106,11 @@ def render(view: dict, width: int = 80, color: bool = True,
     if view["mode"] == "tournament" or view["scores"]:
         scores = " ".join(f"{s:+d}" for s in view["scores"]) or "-"
         lines.append(f"Scores: {scores}   running total {view['total']:+d}")
-    lines.append(_paint("Pair to 13: PYR 7,1 6,3 | King: PYR 7,4 | P W D", DIM, color))
+    if not view["over"]:  # how to move, not a hint: no cell is named
+        how = "Pair to 13: PYR <row,col> <row,col>; a King alone; P Pack, W Waste, D draws"
+        if len(how) > width:
+            how = "Pair to 13: PYR <r,c> <r,c>; a King alone; P W D"
+        lines.append(_paint(how, DIM, color))
     return "\n".join(_fit(line, width) for line in lines)
 
 

@@ -180,6 +180,7 @@ async def test_a_live_triptycha_board_in_the_browser(parlor, web, browser, artif
     assert await page.locator("svg.board.triptycha polygon").count() == 9
     rng = random.Random(1)
     from games.triptycha import notation as tt_notation
+    from tests.e2e.test_e2e_triptycha import announced
     from games.triptycha import rules as tt_rules
     for _ in range(300):   # a few lays, so the board has tiles on it
         if game.outcome is not None or game.state.laid >= 4:
@@ -189,7 +190,7 @@ async def test_a_live_triptycha_board_in_the_browser(parlor, web, browser, artif
             pick = [a for a in acts if isinstance(a, tt_rules.Lay)] or \
                 [a for a in acts if isinstance(a, tt_rules.Flip)]
             text = tt_notation.format_action(rng.choice(pick))
-            await alice.cmd(f"tt {text}", f"Alice: {text}")
+            await alice.cmd(f"tt {text}", announced("Alice", text))
         else:
             await asyncio.sleep(0.02)
     await page.wait_for_function(

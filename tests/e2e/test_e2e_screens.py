@@ -77,3 +77,47 @@ def test_netcat_sees_utf8_at_column_0(server_process):
         assert all(len(line) <= 80 for line in lines)
     finally:
         screen.close()
+
+
+# (command that starts the game and puts the player to move, what the last line of the
+#  acting view holds, command that ends it)
+GAMES = [
+    ("dice challenge computer easy", "Your move: DICE", "dice resign"),
+    ("pyr new", "Pair to 13", "pyr end"),
+    ("tt challenge computer easy Random", "TT ROTATE / TT FLIP", "tt resign"),
+    ("triad open 10 seats 4", "Your turn:", "triad leave"),
+]
+
+
+def test_the_acting_view_of_each_game_fits_one_screen_of_debian_telnet(server_process):
+    """At 80x24 the view a player acts on (the header with "[your move]" down to what to
+    type) is on the screen at once, without scrolling back (SCREENS.md, principle 1)."""
+    require_program("tmux")
+    telnet = require_program("telnet")
+    screen = Screen(f"{telnet} 127.0.0.1 {server_process}")
+    try:
+        screen.wait_for("Name:")
+        for line in ["NEW", "Actor", "secret1", "secret1"]:
+            screen.type(line)
+            __import__("time").sleep(0.4)
+        screen.wait_for("Exits:")
+        for start, last, stop in GAMES:
+            screen.type(start)
+            if start.startswith("triad"):
+                screen.wait_for("You open Triad table")
+                screen.type("triad bot 3 easy")
+                screen.wait_for("Computer 3 sits down")
+                screen.type("triad start")
+            for _ in range(100):  # until the player is to move and the view has settled
+                visible = screen.lines(history=False)
+                if any("[your move]" in row for row in visible) and \
+                        any(last in row for row in visible):
+                    break
+                __import__("time").sleep(0.1)
+            top = max(i for i, row in enumerate(visible) if "[your move]" in row)
+            assert any(last in row for row in visible[top:]), "\n".join(visible)
+            assert all(len(row) <= 80 for row in visible)
+            screen.type(stop)
+            __import__("time").sleep(0.5)
+    finally:
+        screen.close()

@@ -441,9 +441,9 @@ async def break_(ctx: Context, rest: str) -> None:
         lines.extend(_tile_lines(tiles, ctx.session.width))
         ctx.send("\n".join(lines))
         return
-    lines.append(tt_render.render_tiles([t.tile() for t in tiles], width=ctx.session.width,
-                                        color=ctx.session.color))
+    # the tiles once, as a table (their pictures: ITD SHOW <tile>)
     lines.extend(_tile_rows(tiles, ctx.session.width))
+    lines.append("ITD SHOW <tile> draws one of them.")
     ctx.send("\n".join(lines))
 
 

@@ -246,7 +246,8 @@ async def test_tiles_the_shop_and_wrong_uses(parlor, clients, tmp_path):
     await alice.cmd("give disc second sight to bob", "You give a Second Sight disc")
     await bob.expect("BREAK DISC opens it")
     out = await bob.cmd("break disc", "tiles go into your deck(.|\n)*?\r?\n> ")
-    assert "Sum:" in out and "of Second Sight" in out
+    assert "of Second Sight" in out and " Sum " in out  # the tiles once, in a table ...
+    assert "Sum:" not in out and "/\\" not in out          # ... not drawn a second time
     await bob.cmd("break disc", "You have no sealed disc to break")
     out = await alice.cmd(f"break disc #{disc}", "tiles go into your deck(.|\n)*?\r?\n> ")
     assert " of the Proving" in out

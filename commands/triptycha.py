@@ -20,7 +20,7 @@ from games.triptycha.rules import may_view_opponent
 from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores, short_name
 from server.services.games import GameError, LiveGame
 from server.services.tiles import SORTS, DiscView, TileError, Tiles, TileView, a_or_an
-from server.text import bold, clean, counted, paint, table, wrap
+from server.text import bold, clean, counted, fit, paint, table, visible_len, wrap
 
 KEY = "tt"
 HELP = ("Triangular tile battles: lay your tiles in the 9 niches and flip your opponent's. "
@@ -52,8 +52,10 @@ def _rarity(text: str, rarity: str) -> str:
 
 
 def _short(name: str, n: int) -> str:
-    """A tile's name in at most ``n`` columns if a whole-word form fits (never cut)."""
-    return short_name(name, n)
+    """A tile's name in at most ``n`` columns: its longest whole-word form that fits; only a
+    single word too wide for the column (a name of wide characters) is cut, with "…"."""
+    short = short_name(name, n)
+    return short if visible_len(short) <= n else fit(short, n, mark="…")
 
 
 def _reader(ctx: Context) -> bool:

@@ -97,7 +97,7 @@ class Presentation:
             viewer = Viewer.of(session, game)
             view = game.view(viewer.seat)
             if wants_board(viewer, event):
-                session.notify("\n".join([self._board(session, game, viewer, view), *lines]))
+                session.notify("\n".join([*lines, self._board(session, game, viewer, view)]))
             elif lines and not keeps_quiet(viewer, event):
                 session.notify("\n".join(lines))
             self._gmcp(session, game, viewer, view)

@@ -183,12 +183,13 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
     for client in (alice, bob):
         if not re.search(result, client.seen):   # the mover may have read past it already
             await client.expect(result)
-    out = await carol.expect(result)
+    out = await carol.expect(result)  # what happened, then the final board
+    out += await carol.expect(re.escape(board_rows(game.state)[-1]))
     for row in board_rows(game.state):
         assert row in out          # the watcher saw the final board
     assert "That is a third die removed. Removals:" in out
-    out = await carol.expect("Alice's Triad Dice rating: 1500 -> \\d+\r?\nBob's Triad Dice "
-                             "rating: 1500 -> \\d+")
+    assert re.search("Alice's Triad Dice rating: 1500 -> \\d+\r?\nBob's Triad Dice "
+                     "rating: 1500 -> \\d+", out)  # told with the result, before the board
     ratings = [int(x) for x in re.findall(r"rating: 1500 -> (\d+)", out)]
     assert ratings[winner] > 1500 > ratings[1 - winner]
     assert number not in parlor.host.live

@@ -258,7 +258,8 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     # a watcher sees the backs of the cards, never the faces
     assert "## ## ## ## ## ##" in carol.seen
     assert not ({c for cards in hands.values() for c in cards} - {"C"}) & set(carol.seen.split())
-    out = await alice.cmd("triad hand", "Your hand: .*")
+    await drain(alice)
+    out = await alice.cmd("triad hand", "Your hand: 1:.*")
     assert out.split("Your hand: ")[1].startswith("1:" + hands[0][0])
     await alice.cmd("triad pass", "It is not your turn: waiting for Bob")
     await bob.cmd("triad raise 5", "A raise is at least the minimum bet, 10")

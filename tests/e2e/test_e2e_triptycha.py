@@ -271,7 +271,8 @@ async def test_computer_game_inspect_and_color_off_board(parlor, clients, tmp_pa
     await alice.cmd("set color off", ">")
     await alice.cmd("set width 80", ">")
     out = await alice.cmd("tt challenge computer easy Random Take 1",
-                          "Your hand:(.|\n)*?Alice vs Computer\\(easy\\) begins \\(Random Take 1\\)")
+                          "Alice vs Computer\\(easy\\) begins \\(Random Take 1\\)(.|\n)*?Your hand:"
+                          "(.|\n)*?\n> ")
     game = next(iter(parlor.host.live.values()))
     lines = out.splitlines()
     assert max(len(ANSI.sub("", line)) for line in lines) <= 80

@@ -34,16 +34,29 @@ and the pass number.  Sound prunings only:
   pyramid and Pack cards before the next is reached; the first left without one stays
   in the Waste, with all under it, until the redeal.  In the last pass that loses
   "all" (and "pyramid" if the joker relaxation fails without those cards); for Par it
-  says whether the pyramid can still be cleared in the current deal.
+  says whether the pyramid can still be cleared in the current deal;
+- the stack relaxation (``_Search.waste_stuck``), stronger: the Pack cards as jokers
+  but the Waste taken only from its top down, each card with a partner *available*
+  then (an uncovered pyramid card or a Pack card).  When the pyramid must go within
+  the current pass ("pyramid" in the last pass, a probe's ``clear_ps``, Par's "a clear
+  in this deal?") and the relaxation cannot clear it, the state is lost.  Its search
+  is capped (``STACK_EFFORT`` states; past that it cuts nothing).  In the last pass it
+  also counts the fewest cards any line can leave (``_Par._stack_most``);
+- positions are compared canonically: any ``ptr`` between the top live Waste card and
+  the next live Pack card is the same position.
 
 "pyramid" runs a depth-first probe; "all" first runs short ones (``STAGE_NODES``
-each: all passes, then the redeals cut off -- the buried-Waste rule then applies from
-the first pass, which finds a first-pass win far sooner), then that probe; then (if
+each: all passes, then with the pyramid due by the end of the first pass, then of the
+second -- the stack relaxation then applies in that pass, which finds such a win far
+sooner), then that probe; then (if
 it ran out of nodes) a forward sweep in Pack-position order that expands each pattern
 from its earliest position; once the pyramid is gone, "all" solves the stock exactly
 (``_stock_min_left``).  A node budget and a time limit turn into ``result == "unknown"``.
 
-"par" is a depth-first branch and bound with its own bounds (``_Par``): the dead-card
+"par" first runs root probes (``_Par.probe``: win-goal searches with every cut above,
+asking "can the pyramid be cleared by the end of pass k?" and "can all 52 go with the
+pyramid cleared by pass k?"), which settle most deals outright and otherwise cap the
+bound; then a depth-first branch and bound with its own bounds (``_Par``): the dead-card
 cut above is sound for the win goals but not for Par on a deal whose pyramid cannot be
 cleared, so it is used only once a line scoring -1 or more is known.  When its budget
 runs out it reports the best line found and an upper bound (``lower``/``upper``).
@@ -70,10 +83,8 @@ STAGE_NODES = 2_000  # the budget of each fewer-passes probe of the win goals
 # the most states one stack relaxation (``_Search.waste_stuck``) explores before it
 # gives up (and cuts nothing)
 STACK_EFFORT = 400
-STACK_JOKER = True
 COUNT_MASK = (1 << 52) - 1  # the count fields of ranks 0..12 (4 bits a rank), Kings aside
 JOKER_MASK = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a rank)
-ALL_STAGES = "clear"
 # Best Par: the budget of each root probe (``_Par.probe``), and the smallest node budget
 # they run with (a fixed amount, so the search after them is the same search on a
 # budget that grows with the caller's: see ``_Par``, "Anytime").
@@ -415,7 +426,7 @@ class _Search:
         ok = memo.get(key)
         if ok is not None:
             return ok
-        if STACK_JOKER and not self._clearable(pm, jok & JOKER_MASK):
+        if not self._clearable(pm, jok & JOKER_MASK):
             memo[key] = False
             return False
         self.stack_left -= 1
@@ -638,7 +649,10 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 not search.expanded & 15 and time.perf_counter() > deadline):
             raise _Budget
         key = pm | (sm << 28)
-        here = ps * 32 + ptr
+        # the position, canonical: any ptr between the top live Waste card and the
+        # next live Pack card is the same position
+        cptr = (search.pos.full_st & ~sm & ((1 << ptr) - 1)).bit_length()
+        here = ps * 32 + cptr
         f = failed.get(key)
         if f is not None and f <= here:
             return False
@@ -753,18 +767,16 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     found = None
     try:
         if not search.dead(root[0], root[1], range(1, 13)) and not search.hopeless(root[0], root[1]):
-            # Short probes first: all three passes, then fewer passes (a win within the
-            # first pass or two is often far quicker to find with the redeal out of
-            # reach, as the buried-Waste rule then applies in that pass); then the
-            # depth-first probe on its full budget, then the sweep.
+            # Short probes first: all three passes, then with the pyramid due by the
+            # end of the first pass, then of the second (such a win is often far quicker
+            # to find, or to rule out, as the stack relaxation then applies in that
+            # pass); then the depth-first probe on its full budget, then the sweep.
             proven = False
             stages = []
             if goal == "all":  # "pyramid" finds its wins as soon without them
                 stages.append((DEALS - 1, STAGE_NODES))
-                if ALL_STAGES == "last":
-                    stages += [(last_ps, STAGE_NODES) for last_ps in range(pos.ps, DEALS - 1)]
-                else:
-                    stages += [(-1 - c, STAGE_NODES) for c in range(pos.ps, DEALS - 1)]
+                # then a win with the pyramid cleared by pass c (coded -1 - c)
+                stages += [(-1 - c, STAGE_NODES) for c in range(pos.ps, DEALS - 1)]
             stages.append((DEALS - 1, probe_nodes))
             for last_ps, budget in stages:
                 if last_ps < 0:
@@ -884,11 +896,15 @@ class _Par:
 
     - while the pyramid can still be cleared (the joker relaxation of
       ``_Search.hopeless`` says so): ``PAR_BASE`` of the current deal (a later clear
-      scores less), or what an uncleared line could score, whichever is more;
+      scores less), or what an uncleared line could score, whichever is more; the
+      current deal is skipped when the root probes proved no clear by its end
+      (``first_clear``), or when the buried-Waste or stack relaxation says the pyramid
+      cannot go before the redeal;
     - once it cannot: minus the fewest cards any line could leave, by the *full joker
       relaxation* ``_left_min``: every live stock card may be taken at any moment (each
       once) with an available pyramid card, or with another stock card.  Every real line
-      is a line of the relaxation, so it leaves at least as many cards.
+      is a line of the relaxation, so it leaves at least as many cards.  In the last
+      pass the Waste cards count only from the top down (``_stack_most``).
 
     A child's bound is capped by its parent's (a child reaches a subset of what its
     parent reaches), so bounds only tighten going down.
@@ -902,7 +918,11 @@ class _Par:
     score -1 at most.  Before that it is *not* used: on a deal whose pyramid cannot be
     cleared it would cut exactly the lines that leave the fewest cards.
 
-    **Phases.**  A plain depth-first search on a small budget (``probe_nodes``) first.
+    **Phases.**  The root probes (``probe``; only with a node budget of at least
+    ``PAR_PROBE_MIN``, each on its own fixed budget, counted in the nodes): they may
+    solve the deal (a win with the pyramid cleared in the earliest pass it can be) or
+    raise ``first_clear``.  Then a plain depth-first search on a small budget
+    (``probe_nodes``).
     If it is not done: if no line scoring -1 or more is known yet (no clear in sight),
     the same search goes on (its table holds); else the search starts again one deal at
     a time: a redeal is not followed at once but queued (``queue``, with its parent's
@@ -913,7 +933,10 @@ class _Par:
     upper bound is the smaller of the phases' bounds.
 
     **Anytime.**  The search order does not depend on the budget, so a bigger budget
-    does the same first steps and more: ``lower`` (= ``best``) never drops.  When the
+    does the same first steps and more: ``lower`` (= ``best``) never drops.  (The root
+    probes run on fixed budgets, so for every node budget from ``PAR_PROBE_MIN`` up they
+    learn the same and the search after them is the same search; below it they do not
+    run.  A time limit that stops a probe leaves what it had learned.)  When the
     budget runs out the search unwinds, each position not expanded counting its bound,
     so the root's value is an upper bound; expanding a position replaces its bound by
     its children's, which are capped by it, so ``upper`` never rises with the budget.
@@ -1232,13 +1255,14 @@ class _Par:
             self.record(value, tail)
             return value
         key = pm | (sm << 28)
-        here = ps * 32 + ptr
+        cptr = (self.pos.full_st & ~sm & ((1 << ptr) - 1)).bit_length()
+        here = ps * 32 + cptr  # canonical, as in ``_dfs``
         if self.layered:
             seen = self.tt0.get(key)  # what the plain search found holds here too
             if seen is not None and seen[0] <= here:
                 return seen[1]
             key |= ps << 52
-            here = ptr
+            here = cptr
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
             return seen[1]

@@ -46,9 +46,8 @@ and the pass number.  Sound prunings only:
   the next live Pack card is the same position.
 
 "pyramid" runs a depth-first probe; "all" first runs short ones (``STAGE_NODES``
-each: all passes, then with the pyramid due by the end of the first pass, then of the
-second -- the stack relaxation then applies in that pass, which finds such a win far
-sooner), then that probe; then (if
+each: all passes, then the redeals cut off -- the buried-Waste rule then applies from
+the first pass, which finds a first-pass win far sooner), then that probe; then (if
 it ran out of nodes) a forward sweep in Pack-position order that expands each pattern
 from its earliest position; once the pyramid is gone, "all" solves the stock exactly
 (``_stock_min_left``).  A node budget and a time limit turn into ``result == "unknown"``.
@@ -767,22 +766,19 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     found = None
     try:
         if not search.dead(root[0], root[1], range(1, 13)) and not search.hopeless(root[0], root[1]):
-            # Short probes first: all three passes, then with the pyramid due by the
-            # end of the first pass, then of the second (such a win is often far quicker
-            # to find, or to rule out, as the stack relaxation then applies in that
-            # pass); then the depth-first probe on its full budget, then the sweep.
+            # Short probes first: all three passes, then fewer passes (a win within the
+            # first pass or two is often far quicker to find with the redeal out of
+            # reach, as the buried-Waste rule then applies in that pass; with the
+            # pyramid due by an earlier pass instead, the stack relaxation's cost ate
+            # its gain); then the depth-first probe on its full budget, then the sweep.
             proven = False
             stages = []
             if goal == "all":  # "pyramid" finds its wins as soon without them
                 stages.append((DEALS - 1, STAGE_NODES))
-                # then a win with the pyramid cleared by pass c (coded -1 - c)
-                stages += [(-1 - c, STAGE_NODES) for c in range(pos.ps, DEALS - 1)]
+                stages += [(last_ps, STAGE_NODES) for last_ps in range(pos.ps, DEALS - 1)]
             stages.append((DEALS - 1, probe_nodes))
             for last_ps, budget in stages:
-                if last_ps < 0:
-                    search.last_ps, search.clear_ps = DEALS - 1, -1 - last_ps
-                else:
-                    search.last_ps, search.clear_ps = last_ps, DEALS - 1
+                search.last_ps = last_ps
                 try:
                     found = _dfs(search, root, min(search.expanded + budget, max_nodes),
                                  deadline)
@@ -791,7 +787,7 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
                 if found is not None or last_ps == DEALS - 1:
                     proven = True  # a win, or proved impossible
                     break
-            search.last_ps = search.clear_ps = DEALS - 1
+            search.last_ps = DEALS - 1
             if not proven:
                 found = _sweep(search, root, max_nodes, deadline)
     except _Budget:

@@ -1173,13 +1173,17 @@ class _Par:
         pos = self.pos
         if root[0] == FULL_PYR:
             return False
+        # at most half the time left: the search after them finds the lines when they
+        # cannot settle the deal
+        deadline = time.perf_counter()
+        deadline += (self.deadline - deadline) / 2
         for k in range(pos.ps, DEALS):
             for goal in ("pyramid", "all"):
                 search = _Search(pos, goal)
                 search.last_ps, search.clear_ps = (k, k) if goal == "pyramid" else (DEALS - 1, k)
                 try:
                     found = _dfs(search, root, PROBE_NODES if goal == "pyramid"
-                                 else ALL_PROBE_NODES, self.deadline)
+                                 else ALL_PROBE_NODES, deadline)
                 except _Budget:
                     return False
                 finally:
@@ -1187,6 +1191,11 @@ class _Par:
                 if goal == "pyramid" and found is None:
                     self.first_clear = k + 1  # no clear by pass k
                     break
+                if goal == "pyramid":  # a clear: its line, played on, is a lower bound
+                    _, sm, ptr, ps = search.final
+                    left, tail = _stock_min_left(self.gen, sm, ptr, ps, self.stock_memo)
+                    self.path = []
+                    self.record(PAR_BASE[ps + 1] - left, lead + found + tail)
                 if goal == "all":
                     if found is None:
                         return False

@@ -34,7 +34,16 @@ and the pass number.  Sound prunings only:
   pyramid and Pack cards before the next is reached; the first left without one stays
   in the Waste, with all under it, until the redeal.  In the last pass that loses
   "all" (and "pyramid" if the joker relaxation fails without those cards); for Par it
-  says whether the pyramid can still be cleared in the current deal.
+  says whether the pyramid can still be cleared in the current deal;
+- the stack relaxation (``_Search.waste_stuck``), stronger: the Pack cards as jokers
+  but the Waste taken only from its top down, each card with a partner *available*
+  then (an uncovered pyramid card or a Pack card).  When the pyramid must go within
+  the current pass ("pyramid" in the last pass, a probe's ``clear_ps``, Par's "a clear
+  in this deal?") and the relaxation cannot clear it, the state is lost.  Its search
+  is capped (``STACK_EFFORT`` states; past that it cuts nothing).  In the last pass it
+  also counts the fewest cards any line can leave (``_Par._stack_most``);
+- positions are compared canonically: any ``ptr`` between the top live Waste card and
+  the next live Pack card is the same position.
 
 "pyramid" runs a depth-first probe; "all" first runs short ones (``STAGE_NODES``
 each: all passes, then the redeals cut off -- the buried-Waste rule then applies from
@@ -43,7 +52,10 @@ it ran out of nodes) a forward sweep in Pack-position order that expands each pa
 from its earliest position; once the pyramid is gone, "all" solves the stock exactly
 (``_stock_min_left``).  A node budget and a time limit turn into ``result == "unknown"``.
 
-"par" is a depth-first branch and bound with its own bounds (``_Par``): the dead-card
+"par" first runs root probes (``_Par.probe``: win-goal searches with every cut above,
+asking "can the pyramid be cleared by the end of pass k?" and "can all 52 go with the
+pyramid cleared by pass k?"), which settle most deals outright and otherwise cap the
+bound; then a depth-first branch and bound with its own bounds (``_Par``): the dead-card
 cut above is sound for the win goals but not for Par on a deal whose pyramid cannot be
 cleared, so it is used only once a line scoring -1 or more is known.  When its budget
 runs out it reports the best line found and an upper bound (``lower``/``upper``).
@@ -67,6 +79,17 @@ BLOCK_MASK = tuple(sum(1 << j for j in SHADOW[i] | _ABOVE[i]) for i in range(PYR
 
 
 STAGE_NODES = 2_000  # the budget of each fewer-passes probe of the win goals
+# the most states one stack relaxation (``_Search.waste_stuck``) explores before it
+# gives up (and cuts nothing)
+STACK_EFFORT = 400
+COUNT_MASK = (1 << 52) - 1  # the count fields of ranks 0..12 (4 bits a rank), Kings aside
+JOKER_MASK = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a rank)
+# Best Par: the budget of each root probe (``_Par.probe``), and the smallest node budget
+# they run with (a fixed amount, so the search after them is the same search on a
+# budget that grows with the caller's: see ``_Par``, "Anytime").
+PROBE_NODES = 100_000
+ALL_PROBE_NODES = 30_000
+PAR_PROBE_MIN = 6 * PROBE_NODES
 
 
 class _Budget(Exception):
@@ -199,7 +222,10 @@ class _Search:
         self.expanded = 0
         self.hopeless_memo: dict[int, bool] = {}
         self.relax_memo: dict[int, bool] = {}
+        self.stack_memo: dict[int, bool] = {}
         self.last_ps = DEALS - 1  # the last pass (0-based)
+        # the pass (0-based) by which the pyramid must be cleared (``_Par``'s probes)
+        self.clear_ps = DEALS - 1
 
     def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
@@ -330,11 +356,122 @@ class _Search:
 
     def last_pass_dead(self, pm: int, sm: int, ptr: int, ps: int) -> bool:
         """In the last pass, a buried Waste card (``buried``) is never taken: "all" is
-        lost, and "pyramid" unless the pyramid can be cleared without those cards."""
-        if ps < self.last_ps:
+        lost, and "pyramid" unless the pyramid can be cleared without those cards.  With
+        ``clear_ps`` set (the pyramid must be cleared by that pass), a standing pyramid
+        after it is lost, and in it the buried cards cannot help clear it."""
+        if ps < self.last_ps and ps < self.clear_ps:
             return False
+        if ps > self.clear_ps:
+            return pm != FULL_PYR
         b = self.buried(pm, sm, ptr)
-        return bool(b) and (self.want_all or self.hopeless(pm, sm | b))
+        if ps >= self.last_ps and self.want_all:
+            # every Waste card must go: the buried-Waste rule is nearly as strong as
+            # the stack relaxation here, and far cheaper
+            return bool(b)
+        if b and self.hopeless(pm, sm | b):
+            return True
+        # the pyramid must go in this pass
+        return bool(self.pos.full_st & ~sm & ((1 << ptr) - 1)) and (
+            self.waste_stuck(pm, sm, ptr))
+
+    def waste_stuck(self, pm: int, sm: int, ptr: int) -> bool:
+        """The stack relaxation of a clear within this pass: could the pyramid be
+        cleared before the next redeal if every live Pack card could be taken at any
+        moment (each once, as in ``hopeless``) but the cards now in the Waste only
+        from its top down, each with an available pyramid card or a Pack card (or
+        alone, a King)?  True when it could not.
+
+        Every real line of this pass is a line of the relaxation: a pair with the real
+        Waste top is a pair with a Pack card when that top was discarded in this pass
+        (it lies above every card now in the Waste), else with the relaxation's Waste
+        top (every card now in the Waste above it is gone); D and pairs of two Pack
+        cards only use up cards.  So when the relaxation cannot clear the pyramid, no
+        line clears it in this pass.  It is ``hopeless`` when the Waste is empty, and
+        implies the buried-Waste rule (whose Waste cards need no available partner)."""
+        pos = self.pos
+        rem = pos.full_st & ~sm
+        waste = rem & ((1 << ptr) - 1)
+        sc = pos.st_counts(rem ^ waste)
+        need = pos.pyr_counts(FULL_PYR & ~pm) + pos.st_counts(waste)
+        counts = 0
+        for r in range(1, 13):
+            c = (sc >> (4 * r)) & 15
+            if c:
+                p = (need >> (52 - 4 * r)) & 15
+                counts |= (c if c < p else p) << (3 * r)
+        wc = 0
+        for j in self.bits(waste):
+            wc += 1 << (3 * pos.st[j])
+        self.stack_left = STACK_EFFORT
+        try:
+            return not self._stack_clearable(pm, waste, counts, counts + wc)
+        except _Budget:  # too long to tell: no cut
+            return False
+
+    @staticmethod
+    def bits(mask: int):
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            yield low.bit_length() - 1
+
+    def _stack_clearable(self, pm: int, waste: int, counts: int, jok: int) -> bool:
+        """``_Search.waste_stuck``'s search; ``jok`` is ``counts`` plus the Waste cards
+        by rank: the joker relaxation of ``hopeless`` with those, a quick refutation."""
+        if pm == FULL_PYR:
+            return True
+        key = pm | (waste << 28) | (counts << 60)
+        memo = self.stack_memo
+        ok = memo.get(key)
+        if ok is not None:
+            return ok
+        if not self._clearable(pm, jok & JOKER_MASK):
+            memo[key] = False
+            return False
+        self.stack_left -= 1
+        if self.stack_left < 0:
+            raise _Budget
+        pr, st = self.pos.pr, self.pos.st
+        av = self.avail(pm)[0]
+        for i in av:
+            if pr[i] == 13:
+                ok = memo[key] = self._stack_clearable(pm | (1 << i), waste, counts, jok)
+                return ok
+        rt = -1
+        if waste:
+            top = waste.bit_length() - 1
+            rt = st[top]
+            if rt == 13:
+                ok = memo[key] = self._stack_clearable(pm, waste ^ (1 << top), counts,
+                                                       jok - (1 << 39))
+                return ok
+        ok = False
+        n_av = len(av)
+        for x in range(n_av):
+            i = av[x]
+            need = 13 - pr[i]
+            if need == rt and self._stack_clearable(pm | (1 << i), waste ^ (1 << top), counts,
+                                                    jok - (1 << (3 * rt))):
+                ok = True
+                break
+            for y in range(x + 1, n_av):
+                if pr[av[y]] == need and self._stack_clearable(
+                        pm | (1 << i) | (1 << av[y]), waste, counts, jok):
+                    ok = True
+                    break
+            if ok:
+                break
+            if (counts >> (3 * need)) & 7 and self._stack_clearable(
+                    pm | (1 << i), waste, counts - (1 << (3 * need)),
+                    jok - (1 << (3 * need))):
+                ok = True
+                break
+        if not ok and rt > 0 and (counts >> (3 * (13 - rt))) & 7:
+            ok = self._stack_clearable(pm, waste ^ (1 << top),
+                                       counts - (1 << (3 * (13 - rt))),
+                                       jok - (1 << (3 * rt)) - (1 << (3 * (13 - rt))))
+        memo[key] = ok
+        return ok
 
     def _clearable(self, pm: int, counts: int) -> bool:
         if pm == FULL_PYR:
@@ -511,7 +648,10 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 not search.expanded & 15 and time.perf_counter() > deadline):
             raise _Budget
         key = pm | (sm << 28)
-        here = ps * 32 + ptr
+        # the position, canonical: any ptr between the top live Waste card and the
+        # next live Pack card is the same position
+        cptr = (search.pos.full_st & ~sm & ((1 << ptr) - 1)).bit_length()
+        here = ps * 32 + cptr
         f = failed.get(key)
         if f is not None and f <= here:
             return False
@@ -628,8 +768,9 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
         if not search.dead(root[0], root[1], range(1, 13)) and not search.hopeless(root[0], root[1]):
             # Short probes first: all three passes, then fewer passes (a win within the
             # first pass or two is often far quicker to find with the redeal out of
-            # reach, as the buried-Waste rule then applies in that pass); then the
-            # depth-first probe on its full budget, then the sweep.
+            # reach, as the buried-Waste rule then applies in that pass; with the
+            # pyramid due by an earlier pass instead, the stack relaxation's cost ate
+            # its gain); then the depth-first probe on its full budget, then the sweep.
             proven = False
             stages = []
             if goal == "all":  # "pyramid" finds its wins as soon without them
@@ -725,7 +866,8 @@ def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = 10.0) 
         end, _ = play(end, action)
     assert end.over and end.score == lower, (end, lower)
     return Solution("par", "win" if end.cards_left == 0 else "lose", line, lower,
-                    lower == upper, par.gen.expanded, time.perf_counter() - t0, lower, upper)
+                    lower == upper, par.gen.expanded + par.probe_expanded,
+                    time.perf_counter() - t0, lower, upper)
 
 
 class _Par:
@@ -750,11 +892,15 @@ class _Par:
 
     - while the pyramid can still be cleared (the joker relaxation of
       ``_Search.hopeless`` says so): ``PAR_BASE`` of the current deal (a later clear
-      scores less), or what an uncleared line could score, whichever is more;
+      scores less), or what an uncleared line could score, whichever is more; the
+      current deal is skipped when the root probes proved no clear by its end
+      (``first_clear``), or when the buried-Waste or stack relaxation says the pyramid
+      cannot go before the redeal;
     - once it cannot: minus the fewest cards any line could leave, by the *full joker
       relaxation* ``_left_min``: every live stock card may be taken at any moment (each
       once) with an available pyramid card, or with another stock card.  Every real line
-      is a line of the relaxation, so it leaves at least as many cards.
+      is a line of the relaxation, so it leaves at least as many cards.  In the last
+      pass the Waste cards count only from the top down (``_stack_most``).
 
     A child's bound is capped by its parent's (a child reaches a subset of what its
     parent reaches), so bounds only tighten going down.
@@ -768,7 +914,11 @@ class _Par:
     score -1 at most.  Before that it is *not* used: on a deal whose pyramid cannot be
     cleared it would cut exactly the lines that leave the fewest cards.
 
-    **Phases.**  A plain depth-first search on a small budget (``probe_nodes``) first.
+    **Phases.**  The root probes (``probe``; only with a node budget of at least
+    ``PAR_PROBE_MIN``, each on its own fixed budget, counted in the nodes): they may
+    solve the deal (a win with the pyramid cleared in the earliest pass it can be) or
+    raise ``first_clear``.  Then a plain depth-first search on a small budget
+    (``probe_nodes``).
     If it is not done: if no line scoring -1 or more is known yet (no clear in sight),
     the same search goes on (its table holds); else the search starts again one deal at
     a time: a redeal is not followed at once but queued (``queue``, with its parent's
@@ -779,7 +929,10 @@ class _Par:
     upper bound is the smaller of the phases' bounds.
 
     **Anytime.**  The search order does not depend on the budget, so a bigger budget
-    does the same first steps and more: ``lower`` (= ``best``) never drops.  When the
+    does the same first steps and more: ``lower`` (= ``best``) never drops.  (The root
+    probes run on fixed budgets, so for every node budget from ``PAR_PROBE_MIN`` up they
+    learn the same and the search after them is the same search; below it they do not
+    run.  A time limit that stops a probe leaves what it had learned.)  When the
     budget runs out the search unwinds, each position not expanded counting its bound,
     so the root's value is an upper bound; expanding a position replaces its bound by
     its children's, which are capped by it, so ``upper`` never rises with the budget.
@@ -795,7 +948,7 @@ class _Par:
         self.max_nodes = max_nodes
         self.deadline = deadline
         self.out = False
-        self.best = -PYRAMID_SIZE - self.pos.n  # below any score: no line recorded yet
+        self.best = -PYRAMID_SIZE - self.pos.n - 1  # below any score: no line recorded yet
         self.best_moves: list = []
         self.path: list = []
         self.tt: dict[int, tuple[int, int]] = {}
@@ -806,8 +959,13 @@ class _Par:
         self.probe_nodes = probe_nodes
         self.stock_memo: dict = {}
         self.left_memo: dict = {}
+        self.stack_memo: dict = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
         self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
+        # the earliest pass (0-based) the pyramid may still be cleared in: the root
+        # probes (``probe``) raise it when they prove no clear by an earlier pass
+        self.first_clear = self.pos.ps
+        self.probe_expanded = 0  # nodes spent by the root probes
 
     def base(self, ps: int) -> int:
         """The Par base of a pyramid cleared now, in pass ``ps`` (0-based)."""
@@ -876,45 +1034,102 @@ class _Par:
         at most ``best``, and no buried-Waste scan when ``cap`` is already at most
         what it could give (the next deal's base)."""
         best = self.best
-        top = PAR_BASE[ps + 1]  # >= 20, above any uncleared score (-1 at most)
+        gen = self.gen
+        k = ps if ps >= self.first_clear else self.first_clear
+        if k >= DEALS:  # the probes proved the pyramid cannot be cleared
+            if cap <= best:
+                return cap
+            h = -max(1, self.left_min(pm, sm, ptr, ps))
+            return h if h < cap else cap
+        top = PAR_BASE[k + 1]  # >= 20, above any uncleared score (-1 at most)
         if cap < top:
             top = cap
         if top <= best:
             return top
-        gen = self.gen
         if gen.hopeless(pm, sm):
-            h = -max(1, self.left_min(pm, sm))
+            h = -max(1, self.left_min(pm, sm, ptr, ps))
             return h if h < cap else cap
+        if k > ps:  # no clear in this pass (the probes): the base of pass k at most
+            return top
         last = ps + 1 >= DEALS
         if not last and cap <= PAR_BASE[ps + 2]:
             return cap
         # Cleared in this deal?  Only with the pyramid, the Pack and the Waste cards
         # not buried for the rest of this pass (the joker relaxation on those).
         b = gen.buried(pm, sm, ptr)
-        if b and gen.hopeless(pm, sm | b):
-            h = -max(1, self.left_min(pm, sm)) if last else PAR_BASE[ps + 2]
+        if b and gen.hopeless(pm, sm | b) or (
+                (last or PAR_BASE[ps + 2] <= best)  # else it could not cut: not worth it
+                and self.pos.full_st & ~sm & ((1 << ptr) - 1) and gen.waste_stuck(pm, sm, ptr)):
+            h = -max(1, self.left_min(pm, sm, ptr, ps)) if last else PAR_BASE[ps + 2]
             return h if h < cap else cap
         return top
 
-    def left_min(self, pm: int, sm: int) -> int:
+    def left_min(self, pm: int, sm: int, ptr: int = 0, ps: int = 0) -> int:
         """The fewest cards any line from (pm, sm) could leave, by the full joker
         relaxation (see the class docstring); at least the count imbalance of each
-        pair of complementary ranks."""
+        pair of complementary ranks.  In the last pass with cards in the Waste, by the
+        stack relaxation (``_stack_most``) instead."""
         pos = self.pos
-        counts = 0
-        kings = 0
-        for r in range(1, 14):
-            c = (pos.st_by_rank[r] & ~sm).bit_count()
-            if r == 13:
-                kings = c
-            elif c:
-                counts |= c << (3 * r)
-        live = self.left_now(pm, sm)
-        return live - kings - self._most(pm, counts)
+        rem = pos.full_st & ~sm
+        waste = rem & ((1 << ptr) - 1) if ps >= DEALS - 1 else 0
+        sc = pos.st_counts(rem ^ waste)
+        most = self._stack_most(pm, waste, sc & COUNT_MASK) if waste else (
+            self._most(pm, sc & COUNT_MASK))
+        return self.left_now(pm, sm) - (sc >> 52) - most
+
+    def _stack_most(self, pm: int, waste: int, counts: int) -> int:
+        """Most cards a last-pass line removes from pyramid ``pm``, the Waste cards
+        ``waste`` (taken only from the top down: ``_Search.waste_stuck``) and Pack
+        ``counts`` (4 bits a rank, Kings aside: each may be taken at any moment); two
+        Pack cards may pair (then, at the end: that enables nothing)."""
+        if not waste:
+            return self._most(pm, counts)
+        key = pm | (waste << 28) | (counts << 60)
+        memo = self.stack_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        pr, st = self.pos.pr, self.pos.st
+        av = self.gen.avail(pm)[0]
+        for i in av:
+            if pr[i] == 13:
+                best = memo[key] = 1 + self._stack_most(pm | (1 << i), waste, counts)
+                return best
+        top = waste.bit_length() - 1
+        rt = st[top]
+        if rt == 13:
+            best = memo[key] = 1 + self._stack_most(pm, waste ^ (1 << top), counts)
+            return best
+        best = 0
+        for r in range(1, 7):
+            best += 2 * min((counts >> (4 * r)) & 15, (counts >> (4 * (13 - r))) & 15)
+        n_av = len(av)
+        for x in range(n_av):
+            i = av[x]
+            need = 13 - pr[i]
+            if need == rt:
+                v = 2 + self._stack_most(pm | (1 << i), waste ^ (1 << top), counts)
+                if v > best:
+                    best = v
+            for y in range(x + 1, n_av):
+                if pr[av[y]] == need:
+                    v = 2 + self._stack_most(pm | (1 << i) | (1 << av[y]), waste, counts)
+                    if v > best:
+                        best = v
+            if (counts >> (4 * need)) & 15:
+                v = 2 + self._stack_most(pm | (1 << i), waste, counts - (1 << (4 * need)))
+                if v > best:
+                    best = v
+        if (counts >> (4 * (13 - rt))) & 15:
+            v = 2 + self._stack_most(pm, waste ^ (1 << top), counts - (1 << (4 * (13 - rt))))
+            if v > best:
+                best = v
+        memo[key] = best
+        return best
 
     def _most(self, pm: int, counts: int) -> int:
         """Most cards the relaxation removes from pyramid ``pm`` with stock ``counts``
-        (3 bits a rank): pyramid pairs, pyramid + stock, Kings, then stock pairs."""
+        (4 bits a rank): pyramid pairs, pyramid + stock, Kings, then stock pairs."""
         key = pm | (counts << 28)
         memo = self.left_memo
         hit = memo.get(key)
@@ -929,7 +1144,7 @@ class _Par:
                 return best
         best = 0
         for r in range(1, 7):  # what the stock can still pair off by itself
-            best += 2 * min((counts >> (3 * r)) & 7, (counts >> (3 * (13 - r))) & 7)
+            best += 2 * min((counts >> (4 * r)) & 15, (counts >> (4 * (13 - r))) & 15)
         n_av = len(av)
         for x in range(n_av):
             i = av[x]
@@ -939,18 +1154,67 @@ class _Par:
                     v = 2 + self._most(pm | (1 << i) | (1 << av[y]), counts)
                     if v > best:
                         best = v
-            if (counts >> (3 * need)) & 7:
-                v = 2 + self._most(pm | (1 << i), counts - (1 << (3 * need)))
+            if (counts >> (4 * need)) & 15:
+                v = 2 + self._most(pm | (1 << i), counts - (1 << (4 * need)))
                 if v > best:
                     best = v
         memo[key] = best
         return best
 
     # -- the search -----------------------------------------------------------------------
+    def probe(self, lead: list, root: tuple) -> bool:
+        """The root probes (win-goal searches, with all their cuts, on ``PROBE_NODES``
+        each).  For each pass k from the current one: can the pyramid be cleared by the
+        end of pass k?  If not, no line scores more than a later pass's base: raise
+        ``first_clear`` and go on.  If so (and no earlier pass can), can all 52 cards
+        be removed with the pyramid cleared in pass k?  Then that line scores
+        ``PAR_BASE[k + 1]``, which no line beats: recorded, and True (solved).  Stops at
+        the first probe that runs out of nodes or time (what it learned holds)."""
+        pos = self.pos
+        if root[0] == FULL_PYR:
+            return False
+        # at most half the time left: the search after them finds the lines when they
+        # cannot settle the deal
+        deadline = time.perf_counter()
+        deadline += (self.deadline - deadline) / 2
+        for k in range(pos.ps, DEALS):
+            for goal in ("pyramid", "all"):
+                search = _Search(pos, goal)
+                search.last_ps, search.clear_ps = (k, k) if goal == "pyramid" else (DEALS - 1, k)
+                try:
+                    found = _dfs(search, root, PROBE_NODES if goal == "pyramid"
+                                 else ALL_PROBE_NODES, deadline)
+                except _Budget:
+                    return False
+                finally:
+                    self.probe_expanded += search.expanded
+                if goal == "pyramid" and found is None:
+                    self.first_clear = k + 1  # no clear by pass k
+                    break
+                if goal == "pyramid":  # a clear: its line, played on, is a lower bound
+                    _, sm, ptr, ps = search.final
+                    left, tail = _stock_min_left(self.gen, sm, ptr, ps, self.stock_memo)
+                    self.path = []
+                    self.record(PAR_BASE[ps + 1] - left, lead + found + tail)
+                if goal == "all":
+                    if found is None:
+                        return False
+                    self.path = []
+                    self.record(PAR_BASE[k + 1], lead + found)
+                    return True
+        return False
+
     def run(self) -> tuple[int, int, tuple[Action, ...]]:
         pos, gen = self.pos, self.gen
         lead: list = []
         pm, sm, ptr = gen.settle(pos.pm, 0, pos.ptr, lead)
+        if self.max_nodes >= PAR_PROBE_MIN and self.probe(lead, (pm, sm, ptr, pos.ps)):
+            best = self.best
+            end, line = _finish_line(self.game, _to_actions(self.best_moves))
+            if end.score != best:
+                raise AssertionError(f"the Par line scores {end.score}, not {best}")
+            return best, best, line
+        self.max_nodes -= self.probe_expanded
         # 1. plain depth first, on a small budget
         self.path = list(lead)
         max_nodes = self.max_nodes
@@ -996,13 +1260,14 @@ class _Par:
             self.record(value, tail)
             return value
         key = pm | (sm << 28)
-        here = ps * 32 + ptr
+        cptr = (self.pos.full_st & ~sm & ((1 << ptr) - 1)).bit_length()
+        here = ps * 32 + cptr  # canonical, as in ``_dfs``
         if self.layered:
             seen = self.tt0.get(key)  # what the plain search found holds here too
             if seen is not None and seen[0] <= here:
                 return seen[1]
             key |= ps << 52
-            here = ptr
+            here = cptr
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
             return seen[1]

@@ -10,6 +10,7 @@ Budgets are node counts, never seconds: nothing here depends on the machine's sp
 """
 
 import os
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -250,4 +251,58 @@ def test_win_goals_match_brute_force(game, picks):
         assert sol.result == ("win" if _brute_can_reach(game, done) else "lose")
         if sol.result == "win":
             end = replay(game, sol.moves)
+            assert done(end)
+
+
+@settings(max_examples=1000 if SOAK else 200, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_stack_relaxations_are_admissible(game, picks):
+    """The stack relaxation (``_Search.waste_stuck``: Waste cards only from the top down)
+    never calls a clear within this pass impossible when a line makes one; and in the
+    last pass its count (``_Par.left_min``) never leaves more cards than the fewest any
+    line leaves (the joker count likewise, in every pass)."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    if game.over:
+        return
+    par = solver._Par(game, 10**7, NO_CLOCK)
+    pos, gen = par.pos, par.gen
+    if game.pyramid_left and gen.waste_stuck(pos.pm, 0, pos.ptr):
+        assert not _brute_can_clear_this_pass(game)
+    fewest = min(g.cards_left for g in _reachable(game))
+    assert par.left_min(pos.pm, 0, pos.ptr, pos.ps) <= fewest
+    assert par.left_min(pos.pm, 0) <= fewest
+
+
+@settings(max_examples=1000 if SOAK else 150, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30), st.integers(0, DEALS - 1))
+def test_clear_by_pass_probes_match_brute_force(game, picks, k):
+    """The root probes of ``_Par.probe``: the "pyramid" search cut at pass k finds a
+    clear by the end of pass k exactly when one exists, and the "all" search with the
+    pyramid due by pass k finds a win with the pyramid cleared by then exactly when one
+    exists."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    if game.over or game.pyramid_left == 0 or k < game.deal - 1:
+        return
+    pos = solver._Position(game)
+    for goal, done in (
+            ("pyramid", lambda g: g.pyramid_left == 0 and g.deal <= k + 1),
+            ("all", lambda g: g.cards_left == 0 and 0 < g.cleared_in <= k + 1)):
+        search = solver._Search(pos, goal)
+        search.last_ps, search.clear_ps = (k, k) if goal == "pyramid" else (DEALS - 1, k)
+        lead: list = []
+        root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
+        found = solver._dfs(search, root, 10**7, time.perf_counter() + NO_CLOCK)
+        assert (found is not None) == _brute_can_reach(game, done)
+        if found is not None:
+            end = replay(game, solver._to_actions(lead + found))
             assert done(end)

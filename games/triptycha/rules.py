@@ -234,7 +234,8 @@ class TradingBegins:
     new_phase = True
 
     def text(self, names=None) -> str:
-        return (f"Trading: {_p(self.winner, names)} may take {self.count} tile(s) "
+        tiles = "1 tile" if self.count == 1 else f"{self.count} tiles"
+        return (f"Trading: {_p(self.winner, names)} may take {tiles} "
                 f"(TT TAKE <number>, TT DONE).")
 
 
@@ -256,7 +257,10 @@ class GameOver:
     transfers: tuple[tuple[int, int, int], ...]
 
     def text(self, names=None) -> str:
-        return f"The game is over; {len(self.transfers)} tile(s) change hands."
+        n = len(self.transfers)
+        moved = "no tile changes hands" if not n else (
+            "1 tile changes hands" if n == 1 else f"{n} tiles change hands")
+        return f"The game is over; {moved}."
 
 
 # --------------------------------------------------------------------------- state

@@ -45,7 +45,8 @@ def told(text: str, who: str) -> list[int]:
         if re.match(re.escape(who) + r"(: | (lays|flips|rotates|draws|takes|resigns) )", bare):
             counts.append(1)
         elif counts and counts[-1] > 0:
-            if line.startswith(">") or HEADER.match(line):
+            if line.startswith((">", "Game #")) or HEADER.match(line):  # a prompt, a
+                # board, or the game's result (told with the action that ended it)
                 counts[-1] = -counts[-1]  # closed
             else:
                 counts[-1] += 1

@@ -15,7 +15,7 @@ async def kick(ctx: Context, rest: str) -> None:
         raise UsageError()
     target = await args.online(ctx, name)
     reason = clean(reason).strip()
-    ctx.parlor.log_admin(ctx.session, f"kick {target.name} {reason}")
+    ctx.log_admin(f"kick {target.name} {reason}")
     target.close(f"You have been disconnected by an admin{': ' + reason if reason else ''}.")
     ctx.send(f"{target.name} has been kicked.")
 
@@ -27,9 +27,9 @@ async def ban(ctx: Context, rest: str) -> None:
     acc = await args.account(ctx, name)
     if acc.id == ctx.account.id:
         raise CommandError("You cannot ban yourself.")
-    await ctx.parlor.accounts.set_banned(acc.name, True)
-    ctx.parlor.log_admin(ctx.session, f"ban {acc.name} {reason}")
-    target = ctx.parlor.sessions.get(acc.id)
+    await ctx.accounts.set_banned(acc.name, True)
+    ctx.log_admin(f"ban {acc.name} {reason}")
+    target = ctx.online(acc.id)
     if target is not None:
         target.close("You have been banned from Esterport.")
     ctx.send(f"{acc.name} is banned.")
@@ -37,17 +37,17 @@ async def ban(ctx: Context, rest: str) -> None:
 
 async def unban(ctx: Context, rest: str) -> None:
     acc = await args.account(ctx, args.words(rest, 1, 1)[0])
-    await ctx.parlor.accounts.set_banned(acc.name, False)
-    ctx.parlor.log_admin(ctx.session, f"unban {acc.name}")
+    await ctx.accounts.set_banned(acc.name, False)
+    ctx.log_admin(f"unban {acc.name}")
     ctx.send(f"{acc.name} may log in again.")
 
 
 async def shutdown(ctx: Context, rest: str) -> None:
     reason = clean(rest).strip()
-    ctx.parlor.log_admin(ctx.session, f"shutdown {reason}")
+    ctx.log_admin(f"shutdown {reason}")
     ctx.send("Shutting down.")
-    ctx.parlor.request_shutdown(f"{ctx.account.name} is shutting Esterport down"
-                                + (f": {reason}" if reason else "") + ".")
+    ctx.request_shutdown(f"{ctx.account.name} is shutting Esterport down"
+                         + (f": {reason}" if reason else "") + ".")
 
 
 async def cubits(ctx: Context, rest: str) -> None:
@@ -56,21 +56,21 @@ async def cubits(ctx: Context, rest: str) -> None:
     amount = args.whole_number(parts[1], what="amount", least=-10**9, most=10**9)
     if amount == 0:
         raise CommandError("Granting 0 cubits changes nothing.")
-    async with ctx.parlor.db.session() as tx:
+    async with ctx.db.session() as tx:
         try:
             balance = await ledger.move(tx, acc.id, amount, "admin grant", f"by {ctx.account.name}")
         except ledger.InsufficientCubits as err:
             raise CommandError(f"{acc.name} has only {err.balance} cubits.") from None
         await tx.commit()
-    ctx.parlor.log_admin(ctx.session, f"cubits {acc.name} {amount}")
+    ctx.log_admin(f"cubits {acc.name} {amount}")
     ctx.send(f"{acc.name} now has {balance} cubits.")
-    ctx.parlor.tell(acc.id, f"An admin {'grants you' if amount > 0 else 'takes'} "
-                            f"{abs(amount)} cubits. You have {balance}.")
+    ctx.tell(acc.id, f"An admin {'grants you' if amount > 0 else 'takes'} "
+                     f"{abs(amount)} cubits. You have {balance}.")
 
 
 async def audit(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
-    async with ctx.parlor.db.session() as tx:
+    async with ctx.db.session() as tx:
         wrong = await ledger.audit(tx)
     if not wrong:
         ctx.send("Every balance equals its ledger.")

@@ -44,7 +44,7 @@ def whole_number(word: str, *, what: str = "number", least: int = 0,
 async def online(ctx: "Context", name: str) -> "Session":
     """The connected session of the player called ``name`` (any case); a name no
     account has is refused as FINGER refuses it, not as a player who is away."""
-    session = ctx.parlor.session_named(name)
+    session = ctx.session_named(name)
     if session is None:
         await account(ctx, name)  # "There is no player named …"
         raise CommandError(f"{name} is not connected.")
@@ -53,7 +53,7 @@ async def online(ctx: "Context", name: str) -> "Session":
 
 async def account(ctx: "Context", name: str) -> "Account":
     """Any account, connected or not."""
-    acc = await ctx.parlor.accounts.get(name)
+    acc = await ctx.accounts.get(name)
     if acc is None or (acc.is_computer and name.lower() != "computer"):
         raise CommandError(f"There is no player named {name}.")
     return acc

@@ -72,7 +72,7 @@ GROUP_ORDER = ("Start", "Tables", "Play", "Betting", "Draw", "Trading", "Standar
 def _kind_for(ctx: Context, words: list[str]) -> "tuple[GameKind, int] | None":
     """The game the first words name exactly (prefix, key or title, "triad dice" before
     "triad"), and how many words that took."""
-    kinds = list(ctx.parlor.host.kinds.values())
+    kinds = list(ctx.host.kinds.values())
     for n in (2, 1):
         if len(words) < n:
             continue
@@ -160,7 +160,7 @@ def _own(kind: "GameKind"):  # noqa: ANN202
 
 
 async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
-    family = ctx.parlor.registry.find(kind.prefix.lower())
+    family = ctx.registry.find(kind.prefix.lower())
     if family is None:
         raise CommandError(f"There is no help on {kind.title}.")
     p = kind.prefix
@@ -193,7 +193,7 @@ async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
 
 
 async def help_(ctx: Context, rest: str) -> None:
-    registry = ctx.parlor.registry
+    registry = ctx.registry
     admin = ctx.session.is_admin
     width = ctx.session.width
     parts = rest.lower().split()
@@ -230,13 +230,13 @@ QUIT_AGAIN = 60.0  # seconds a warned player has to confirm with QUIT again
 async def quit_(ctx: Context, rest: str) -> None:
     """Leave; with a game in progress, only once warned (QUIT again, or QUIT YES)."""
     session = ctx.session
-    playing = ctx.parlor.host.games_of(ctx.account.id) if ctx.account else []
+    playing = ctx.host.games_of(ctx.account.id) if ctx.account else []
     confirmed = rest.strip().lower() == "yes" or \
         time.monotonic() - session.quit_warned_at < QUIT_AGAIN
     if playing and not confirmed:
         session.quit_warned_at = time.monotonic()
         games = ", ".join(f"{g.kind.title} (game #{g.id})" for g in playing)
-        grace = ctx.parlor.config.games.reconnect_grace
+        grace = ctx.host.reconnect_grace
         ctx.send(f"You are playing {games}. If you leave, it waits for you (a person you "
                  f"play may CLAIM it after {counted(grace, 'second')}). Type QUIT again to leave.")
         return

@@ -51,7 +51,7 @@ def _reason(err: BadNotation) -> str:
 
 async def _act(ctx: Context, verb: str, rest: str, least: int, most: int) -> None:
     parts = args.words(rest, least, most)
-    host = ctx.parlor.host
+    host = ctx.host
     if host.game_of(ctx.account.id, KEY) is None:
         raise CommandError("You are not playing Triad Dice. DICE CHALLENGE <person> or "
                            "DICE CHALLENGE COMPUTER [EASY|NORMAL|HARD] starts a game.")

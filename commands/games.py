@@ -28,7 +28,7 @@ def _kind_named(ctx: Context, word: str) -> "GameKind":
     """The game ``word`` names: its key, prefix or title exactly, else the one game whose
     title begins with it ("triad" is Triad, though "Triad Dice" begins with it too)."""
     word = word.lower()
-    kinds = list(ctx.parlor.host.kinds.values())
+    kinds = list(ctx.host.kinds.values())
     for kind in kinds:
         if word in (kind.key, kind.prefix.lower(), kind.title.lower()):
             return kind
@@ -55,7 +55,7 @@ def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
     for g in sorted(games, key=lambda g: g.id):
         turn = ", ".join(g.seats[s].name for s in g.kind.to_move(g.state)) or "-"
         rows.append([f"#{g.id}", g.kind.title, " vs ".join(g.players), str(g.version), turn,
-                     str(ctx.parlor.host.watchers(g.id))])
+                     str(ctx.host.watchers(g.id))])
     if not rows:
         return "No games in play."
     return "\n".join(table(["Game", "Kind", "Players", "Moves", "To move", "Watching"], rows))
@@ -64,7 +64,7 @@ def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
 # -- the generic verbs --------------------------------------------------------------------
 async def games_(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 0, 1)
-    live = ctx.parlor.host.live.values()
+    live = ctx.host.live.values()
     if parts:
         kind = _kind_named(ctx, parts[0])
         live = [g for g in live if g.kind is kind]
@@ -74,16 +74,16 @@ async def games_(ctx: Context, rest: str) -> None:
 async def observe(ctx: Context, rest: str) -> None:
     number = args.game_number(args.words(rest, 1, 1)[0])
     try:
-        game = ctx.parlor.host.get_live(number)
+        game = ctx.host.get_live(number)
     except GameError as err:
         raise CommandError(f"{err} (REPLAY {number} shows a finished game.)") from None
     if game.seat_of(ctx.account.id) is not None:
-        ctx.parlor.presentation.show(ctx.session, game)
+        ctx.presentation.show(ctx.session, game)
         return
     ctx.session.subscribe(f"game:{game.id}")
     ctx.session.watching.add(game.id)
     ctx.send(f"You are now watching game #{game.id}. (UNOBSERVE {game.id} to stop.)")
-    ctx.parlor.presentation.show(ctx.session, game)
+    ctx.presentation.show(ctx.session, game)
 
 
 async def unobserve(ctx: Context, rest: str) -> None:
@@ -109,7 +109,7 @@ async def _move_words(ctx: Context, game, moves) -> list[str]:  # noqa: ANN001
     kind = game.kind
     if kind.describe_move is None:
         return [f"{name(move)}: {move.notation}" for move in moves]
-    record, _ = await _guard(ctx.parlor.host.record(game.id))
+    record, _ = await _guard(ctx.host.record(game.id))
     state = kind.state_from_json(record.initial_state)
     out = []
     for move in moves:
@@ -124,14 +124,14 @@ async def replay(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 1, 2)
     number = args.game_number(parts[0])
     upto = args.whole_number(parts[1], what="move number") if len(parts) > 1 else None
-    game, moves = await _guard(ctx.parlor.host.replay(number, upto))
+    game, moves = await _guard(ctx.host.replay(number, upto))
     lines = [bold(game.title)]
     words = await _move_words(ctx, game, moves if upto is None else moves[:upto])
     if upto is None:
         for move, said in zip(moves, words):
             lines.append(f"{move.seq:>3}. {said}")
         if game.outcome is not None:
-            lines.append(ctx.parlor.host.describe_outcome(game, game.outcome))
+            lines.append(ctx.host.describe_outcome(game, game.outcome))
         else:
             lines.append(f"Still in play after {counted(len(moves), 'move')}.")
         lines.append(f"(REPLAY {number} <move> shows the board after that move.)")
@@ -144,7 +144,7 @@ async def replay(ctx: Context, rest: str) -> None:
 
 
 async def pending(ctx: Context, rest: str) -> None:
-    to_me, from_me = ctx.parlor.host.pending(ctx.account.id)
+    to_me, from_me = ctx.host.pending(ctx.account.id)
     lines = []
     for offer in to_me:
         lines.append(f"  from {offer.challenger.name}: {offer.describe()}  "
@@ -158,13 +158,13 @@ async def pending(ctx: Context, rest: str) -> None:
 
 async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     name = args.words(rest, 1, 1)[0]
-    await _guard(ctx.parlor.host.accept(kind_key, _me(ctx), name))
+    await _guard(ctx.host.accept(kind_key, _me(ctx), name))
 
 
 async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     name = args.words(rest, 1, 1)[0]
     try:
-        offer = ctx.parlor.host.decline(kind_key, _me(ctx), name)
+        offer = ctx.host.decline(kind_key, _me(ctx), name)
     except GameError as err:
         raise CommandError(str(err)) from None
     ctx.send(f"You decline {offer.challenger.name}'s offer of {offer.describe()}.")
@@ -173,7 +173,7 @@ async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
 async def withdraw(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     parts = args.words(rest, 0, 1)
     try:
-        gone = ctx.parlor.host.withdraw(kind_key, _me(ctx), parts[0] if parts else None)
+        gone = ctx.host.withdraw(kind_key, _me(ctx), parts[0] if parts else None)
     except GameError as err:
         raise CommandError(str(err)) from None
     for offer in gone:
@@ -182,7 +182,7 @@ async def withdraw(ctx: Context, rest: str, kind_key: str | None = None) -> None
 
 async def claim(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     args.words(rest, 0, 0)
-    host = ctx.parlor.host
+    host = ctx.host
     if kind_key is None:
         mine = host.games_of(ctx.account.id)
         waiting = [g for g in mine if any(s != g.seat_of(ctx.account.id) for s in g.absent)]
@@ -198,8 +198,8 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
         kind = _kind_named(ctx, parts[0])
     else:
         args.words(rest, 0, 0)
-        kind = ctx.parlor.host.kinds[kind_key]
-    rows = await ctx.parlor.ratings.rankings(kind.key)
+        kind = ctx.host.kinds[kind_key]
+    rows = await ctx.ratings.rankings(kind.key)
     if not rows:
         ctx.send(f"Nobody has played a ranked game of {kind.title} yet.")
         return
@@ -235,7 +235,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
     act, extra, help_text = own.act, own.commands, own.help
 
     async def show_or_act(ctx: Context, rest: str) -> None:
-        host = ctx.parlor.host
+        host = ctx.host
         if act is not None:  # the game shows itself and words its own moves
             await act(ctx, rest)
             return
@@ -245,7 +245,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 ctx.send(f"You are not playing {kind.title}. {_how_to_start(kind)}; {p} HELP "
                          "for the rules and commands.")
                 return
-            ctx.parlor.presentation.show(ctx.session, game)
+            ctx.presentation.show(ctx.session, game)
             return
         if host.game_of(ctx.account.id, key) is None:
             raise CommandError(f"{p} {rest.split()[0].upper()}: there is no such {p} command, "
@@ -262,16 +262,16 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
             if options_words and options_words[0].lower() in LEVELS:
                 level = options_words.pop(0).lower()
             options = kind.parse_options(options_words)
-            await _guard(ctx.parlor.host.play_computer(key, _me(ctx), level, options))
+            await _guard(ctx.host.play_computer(key, _me(ctx), level, options))
             return
         options = kind.parse_options(options_words)
-        offer = await _guard(ctx.parlor.host.offer(key, _me(ctx), target, options))
+        offer = await _guard(ctx.host.offer(key, _me(ctx), target, options))
         ctx.send(f"You challenge {offer.target.name} to {offer.describe()}. "
                  f"({p} WITHDRAW to take it back.)")
 
     async def rematch(ctx: Context, rest: str) -> None:
         parts = args.words(rest, 0, 1)
-        record, started = await _guard(ctx.parlor.host.rematch(
+        record, started = await _guard(ctx.host.rematch(
             key, _me(ctx), parts[0] if parts else None))
         if isinstance(started, Offer):
             ctx.send(f"You challenge {started.target.name} to {started.describe()}, a rematch "
@@ -280,7 +280,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
     async def display(ctx: Context, rest: str) -> None:
         """``<PREFIX> DISPLAY <game>``: OBSERVE, for a game of this kind only."""
         number = args.game_number(args.words(rest, 1, 1)[0])
-        game = ctx.parlor.host.live.get(number)
+        game = ctx.host.live.get(number)
         if game is not None and game.kind is not kind:
             raise CommandError(f"Game #{number} is {game.kind.title}, not {kind.title}; "
                                f"OBSERVE {number} watches it.")
@@ -288,12 +288,12 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
 
     async def games_kind(ctx: Context, rest: str) -> None:
         args.words(rest, 0, 0)
-        ctx.send(_games_table([g for g in ctx.parlor.host.live.values() if g.kind is kind], ctx))
+        ctx.send(_games_table([g for g in ctx.host.live.values() if g.kind is kind], ctx))
 
     async def status(ctx: Context, rest: str) -> None:
         parts = args.words(rest, 0, 1)
         acc = ctx.account if not parts else await args.account(ctx, parts[0])
-        r = await ctx.parlor.ratings.get(acc.id, key)
+        r = await ctx.ratings.get(acc.id, key)
         lines = [bold(f"{acc.name} at {kind.title}")]
         if r is None:
             lines.append(f"No games played yet; rating {rating_text()}.")
@@ -302,14 +302,14 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
             lines.append(f"Ranked: {r.ranked_wins} won, {r.ranked_losses} lost, "
                          f"{r.ranked_draws} drawn. Unranked: {r.unranked_wins} won, "
                          f"{r.unranked_losses} lost, {r.unranked_draws} drawn.")
-        game = ctx.parlor.host.game_of(acc.id, key)
+        game = ctx.host.game_of(acc.id, key)
         if game:
             lines.append(f"Playing {game.title}.")
         ctx.send("\n".join(lines))
 
     async def resign(ctx: Context, rest: str) -> None:
         args.words(rest, 0, 0)
-        await _guard(ctx.parlor.host.resign(ctx.account.id, key))
+        await _guard(ctx.host.resign(ctx.account.id, key))
 
     async def help_kind(ctx: Context, rest: str) -> None:
         await basics.help_(ctx, f"{p} {rest}".strip())

@@ -19,27 +19,26 @@ WHO_FRESH = 1.0  # seconds a WHO listing is reused (its Idle column counts in se
 async def who(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 0, 1)
     prefix = parts[0].lower() if parts else ""
-    parlor = ctx.parlor
     # In a crowd many players type WHO each second; the listing is the same for all of
     # them until someone arrives or leaves, so it is built once a second at most.
-    cached = parlor.who_cache.get(prefix)
+    cached = ctx.who_cache.get(prefix)
     now = time.monotonic()
     if cached is None or now - cached[0] > WHO_FRESH:
-        cached = (now, _who_listing(parlor, prefix, parts[0] if parts else ""))
-        if len(parlor.who_cache) > 1000:  # many different prefixes: start afresh
-            parlor.who_cache.clear()
-        parlor.who_cache[prefix] = cached
+        cached = (now, _who_listing(ctx, prefix, parts[0] if parts else ""))
+        if len(ctx.who_cache) > 1000:  # many different prefixes: start afresh
+            ctx.who_cache.clear()
+        ctx.who_cache[prefix] = cached
     ctx.send(cached[1])
 
 
-def _who_listing(parlor, prefix: str, typed: str) -> str:  # noqa: ANN001
-    everyone = len(parlor.sessions)
-    sessions, matching = parlor.named_from(prefix, MAX_WHO)
+def _who_listing(ctx: Context, prefix: str, typed: str) -> str:
+    everyone = ctx.online_count()
+    sessions, matching = ctx.named_from(prefix, MAX_WHO)
     rows = []
     for s in sessions:
-        games = ", ".join(f"#{g.id} {g.kind.prefix}" for g in parlor.host.games_of(s.account.id))
+        games = ", ".join(f"#{g.id} {g.kind.prefix}" for g in ctx.host.games_of(s.account.id))
         flags = "admin" if s.is_admin else ""
-        rows.append([s.name, parlor.world.rooms[s.room].name, f"{int(s.idle())}s",
+        rows.append([s.name, ctx.world.rooms[s.room].name, f"{int(s.idle())}s",
                      games or "-", flags])
     lines = table(["Name", "Where", "Idle", "Playing", ""], rows)
     if matching > len(sessions):
@@ -56,31 +55,30 @@ async def finger(ctx: Context, rest: str) -> None:
     name = args.words(rest, 0, 1)
     # one's own account read afresh too (the session's copy does not follow the ledger)
     acc = await args.account(ctx, name[0] if name else ctx.account.name)
-    parlor = ctx.parlor
-    online = parlor.sessions.get(acc.id)
+    online = ctx.online(acc.id)
     lines = [bold(acc.name) + (" (admin)" if acc.is_admin else "")
              + (" (computer)" if acc.is_computer else "")]
     if online:
         lines.append(f"Online now, idle {counted(int(online.idle()), 'second')}, in "
-                     f"{parlor.world.rooms[online.room].name}.")
+                     f"{ctx.world.rooms[online.room].name}.")
     elif acc.last_seen_at:
         lines.append(f"Last seen {ago(time.time() - acc.last_seen_at)}.")
     else:
         lines.append("Never seen.")
     lines.append(f"Member since {time.strftime('%Y-%m-%d', time.gmtime(acc.created_at))}. "
                  f"Cubits: {acc.cubits}.")
-    ratings = await parlor.ratings.for_account(acc.id)
+    ratings = await ctx.ratings.for_account(acc.id)
     if ratings:
         rows = []
         for r in ratings:
-            kind = parlor.host.kinds.get(r.kind)
+            kind = ctx.host.kinds.get(r.kind)
             rows.append([kind.title if kind else r.kind, rating_text(r.rating, r.rd),
                          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}",
                          f"{r.unranked_wins}-{r.unranked_losses}-{r.unranked_draws}"])
         lines.extend(table(["Game", "Rating", "Ranked W-L-D", "Unranked W-L-D"], rows))
     else:
         lines.append("No games played yet.")
-    for game in parlor.host.games_of(acc.id):
+    for game in ctx.host.games_of(acc.id):
         lines.append(f"Playing {game.title}.")
     ctx.send("\n".join(lines))
 
@@ -92,7 +90,7 @@ async def ignore(ctx: Context, rest: str) -> None:
         if not me.ignoring:
             ctx.send("You are ignoring nobody.")
             return
-        names = await ctx.parlor.accounts.names(sorted(me.ignoring))
+        names = await ctx.accounts.names(sorted(me.ignoring))
         ctx.send("You are ignoring: " + ", ".join(sorted(names.values())) + ".")
         return
     other = await args.account(ctx, parts[0])
@@ -101,7 +99,7 @@ async def ignore(ctx: Context, rest: str) -> None:
     if other.id in me.ignoring:
         raise CommandError(f"You are already ignoring {other.name}. (UNIGNORE {other.name} "
                            "to stop.)")
-    await ctx.parlor.accounts.set_ignore(me.account.id, other.id, True)
+    await ctx.accounts.set_ignore(me.account.id, other.id, True)
     me.ignoring.add(other.id)
     ctx.send(f"You now ignore {other.name}: no tells, says, chat or challenges from them.")
 
@@ -112,7 +110,7 @@ async def unignore(ctx: Context, rest: str) -> None:
     me = ctx.session
     if other.id not in me.ignoring:
         raise CommandError(f"You are not ignoring {other.name}.")
-    await ctx.parlor.accounts.set_ignore(me.account.id, other.id, False)
+    await ctx.accounts.set_ignore(me.account.id, other.id, False)
     me.ignoring.discard(other.id)
     ctx.send(f"You no longer ignore {other.name}.")
 

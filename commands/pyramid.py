@@ -35,7 +35,7 @@ GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D
 
 # -- helpers --------------------------------------------------------------------------------
 def _svc(ctx: Context) -> pyramid.Pyramid:
-    return pyramid.service(ctx.parlor)
+    return ctx.pyramid
 
 
 def _me(ctx: Context) -> Seat:
@@ -43,7 +43,7 @@ def _me(ctx: Context) -> Seat:
 
 
 def _game(ctx: Context) -> LiveGame | None:
-    return ctx.parlor.host.game_of(ctx.account.id, KEY)
+    return ctx.host.game_of(ctx.account.id, KEY)
 
 
 def _playing(ctx: Context) -> LiveGame:
@@ -86,7 +86,7 @@ def _standing(match: rules.State) -> str:
 async def _end_standard(ctx: Context, game: LiveGame) -> None:
     """End the player's standard game as it stands (it is scored, told and analysed)."""
     _svc(ctx).stop_auto(ctx.account.id)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, rules.END))
+    await _guard(ctx.host.act(ctx.account.id, KEY, rules.END))
 
 
 def _refuse(ctx: Context, prefs: Prefs, message: str) -> None:
@@ -116,7 +116,7 @@ async def play(ctx: Context, rest: str) -> None:
                       "NONE|COMPUTER|HUMAN <person> starts a tournament, PYR HELP explains."
                       + extra)
             return
-        ctx.parlor.presentation.show(ctx.session, game)
+        ctx.presentation.show(ctx.session, game)
         return
     if rest.strip() == "?":
         await basics.help_(ctx, "PYR")
@@ -135,7 +135,7 @@ async def play(ctx: Context, rest: str) -> None:
     if svc.stop_auto(ctx.account.id):
         ctx.send("AUTO stops: you play on.")
     try:
-        await ctx.parlor.host.act(ctx.account.id, KEY, action)
+        await ctx.host.act(ctx.account.id, KEY, action)
     except GameError as err:
         raise CommandError(str(err)) from None
     except RuleError as err:
@@ -169,7 +169,7 @@ async def new(ctx: Context, rest: str) -> None:
                   "match with the same settings. Type PYR NEW YES to do it (PYR SAVE puts "
                   "this one away instead).")
         return
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.Close(engine.RENEW)))
+    await _guard(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.RENEW)))
     await _guard(svc.restart(game))
 
 
@@ -279,9 +279,9 @@ async def tour(ctx: Context, rest: str) -> None:
     if not await _leave_standard(ctx, yes, f"PYR TOUR HUMAN {name}"):
         return
     prefs = svc.prefs(ctx.account)
-    offer = await _guard(ctx.parlor.host.offer(KEY, _me(ctx), name,
-                                               {"mode": "tournament",
-                                                "same_deck": prefs.same_deck}))
+    offer = await _guard(ctx.host.offer(KEY, _me(ctx), name,
+                                        {"mode": "tournament",
+                                         "same_deck": prefs.same_deck}))
     ctx.send(f"You offer {offer.target.name} {offer.describe()}. They PYR ACCEPT "
              f"{ctx.account.name}; PYR WITHDRAW takes it back.")
 
@@ -301,7 +301,7 @@ async def _restore(ctx: Context, parts: list[str], yes: bool) -> None:
         seat = game.seat_of(ctx.account.id)
         ctx.send(f"Your tournament is in play ({game.state.summary(seat)}); it needs no "
                  "RESTORE.")
-        ctx.parlor.presentation.show(ctx.session, game)
+        ctx.presentation.show(ctx.session, game)
         return
     saved = await svc.saves(ctx.account.id)
     if not saved:
@@ -331,7 +331,7 @@ async def save(ctx: Context, rest: str) -> None:
     game = _playing(ctx)
     engine.check_close(game.state, game.seat_of(ctx.account.id), engine.SAVE)
     _svc(ctx).stop_auto(ctx.account.id)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.Close(engine.SAVE)))
+    await _guard(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.SAVE)))
 
 
 async def exit_(ctx: Context, rest: str) -> None:
@@ -351,7 +351,7 @@ async def exit_(ctx: Context, rest: str) -> None:
             _say(ctx, f"EXIT abandons this tournament ({table_.summary(seat)}). PYR SAVE puts "
                       "it away instead; PYR EXIT YES abandons it.")
         return
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, engine.Close(engine.EXIT)))
+    await _guard(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.EXIT)))
     ctx.send("You are back in standard play: PYR NEW deals a game.")
 
 

@@ -22,9 +22,21 @@ import attrs
 
 from games.errors import BadOption, RuleError
 
+from server.services.pyramid import service as pyramid_service
+from server.services.tiles import Tiles
+from server.world import describe_room
+
 if TYPE_CHECKING:
     from server.app import Parlor
+    from server.bus import Event
+    from server.db import Database
+    from server.presentation import Presentation
+    from server.services.accounts import Accounts
+    from server.services.games import GameHost
+    from server.services.pyramid import Pyramid
+    from server.services.ratings import Ratings
     from server.session import Session
+    from server.world import World
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +57,27 @@ class UsageError(CommandError):
 
 @attrs.frozen
 class Context:
-    """What a handler gets: who typed, and the whole parlor."""
+    """What a handler gets: who typed, which command, and the few parts of the parlor a
+    command may reach. Handlers use these and nothing else (tests/unit/test_layers.py
+    checks that no handler reads the parlor itself).
+
+    - ``session``, ``account``, ``command``, ``send(text)``: who typed what, and the reply
+    - ``host``: the games (``GameHost``: offers, live games, moves, records)
+    - ``presentation``: ``show(session, game)``, a game's board for one viewer
+    - ``accounts``, ``ratings``: the account and rating services
+    - ``db``: the database, for a command's own transaction (``@CUBITS``, ``@AUDIT``)
+    - ``world``: the rooms; ``move(session, room, direction)``, ``describe_room(session)``
+    - ``registry``: the command table (HELP, the game prefixes)
+    - ``online(account_id)``, ``session_named(name)``, ``named_from(prefix, limit)``,
+      ``online_count()``, ``who_cache``: who is connected
+    - ``publish(topic, event)``: an event on the bus (talk); ``tell(account_id, text)``: a
+      notice to one player; ``log_admin(what)``: an admin's act in the log
+    - ``request_shutdown(message)``: stop the server (``@SHUTDOWN``)
+    - ``tiles``, ``pyramid``: the per-game services commands call directly
+    """
 
     session: "Session"
-    parlor: "Parlor"
+    _parlor: "Parlor" = attrs.field(repr=False)  # private: only the context reads it
     command: "Command"
 
     @property
@@ -57,6 +86,85 @@ class Context:
 
     def send(self, text: str) -> None:
         self.session.write(text)
+
+    # -- services --------------------------------------------------------------------------
+    @property
+    def host(self) -> "GameHost":
+        return self._parlor.host
+
+    @property
+    def presentation(self) -> "Presentation":
+        return self._parlor.presentation
+
+    @property
+    def accounts(self) -> "Accounts":
+        return self._parlor.accounts
+
+    @property
+    def ratings(self) -> "Ratings":
+        return self._parlor.ratings
+
+    @property
+    def db(self) -> "Database":
+        return self._parlor.db
+
+    @property
+    def registry(self) -> "Registry":
+        return self._parlor.registry  # type: ignore[return-value]  # built by commands/app.py
+
+    @property
+    def tiles(self) -> Tiles:
+        """Triptycha's tiles, discs and shop (a fresh service: one transaction a call)."""
+        return Tiles(self._parlor.db)
+
+    @property
+    def pyramid(self) -> "Pyramid":
+        """The Pyramid service (decks, preferences, saved matches)."""
+        return pyramid_service(self._parlor)
+
+    # -- the world -------------------------------------------------------------------------
+    @property
+    def world(self) -> "World":
+        return self._parlor.world
+
+    def move(self, session: "Session", room: str, direction: str | None = None) -> None:
+        self._parlor.move(session, room, direction)
+
+    def describe_room(self, session: "Session") -> str:
+        return describe_room(self._parlor, session)
+
+    # -- who is connected ------------------------------------------------------------------
+    def online(self, account_id: int) -> "Session | None":
+        """The connected session of an account, or None."""
+        return self._parlor.sessions.get(account_id)
+
+    def online_count(self) -> int:
+        return len(self._parlor.sessions)
+
+    def session_named(self, name: str) -> "Session | None":
+        return self._parlor.session_named(name)
+
+    def named_from(self, prefix: str, limit: int) -> "tuple[list[Session], int]":
+        return self._parlor.named_from(prefix, limit)
+
+    @property
+    def who_cache(self) -> dict[str, tuple[float, str]]:
+        """WHO listings by name prefix, with when they were built (commands/people.py)."""
+        return self._parlor.who_cache
+
+    # -- messages and admin ----------------------------------------------------------------
+    def publish(self, topic: str, event: "Event") -> None:
+        self._parlor.bus.publish(topic, event)
+
+    def tell(self, account_id: int, text: str) -> None:
+        self._parlor.tell(account_id, text)
+
+    def log_admin(self, what: str) -> None:
+        """Record what the admin typing this command did."""
+        self._parlor.log_admin(self.session, what)
+
+    def request_shutdown(self, message: str) -> None:
+        self._parlor.request_shutdown(message)
 
 
 Handler = Callable[[Context, str], Awaitable[None]]

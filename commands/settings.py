@@ -24,7 +24,7 @@ async def set_(ctx: Context, rest: str) -> None:
     if len(parts) != 2:
         raise UsageError()
     key, value = parts[0].lower(), parts[1].lower()
-    save = ctx.parlor.accounts.set_setting
+    save = ctx.accounts.set_setting
     if key in ("color", "colour", "screenreader"):
         if value not in ("on", "off"):
             raise UsageError(f"{key.upper()} is ON or OFF.")

@@ -25,7 +25,7 @@ async def say(ctx: Context, rest: str) -> None:
     text = _text(rest)
     me = ctx.session
     ctx.send(f'You say, "{text}"')
-    ctx.parlor.bus.publish(f"room:{me.room}", Event("say", {
+    ctx.publish(f"room:{me.room}", Event("say", {
         "text": f'{me.name} says, "{text}"', "from": me.account.id, "exclude": me.id}))
 
 
@@ -34,7 +34,7 @@ async def emote(ctx: Context, rest: str) -> None:
     me = ctx.session
     line = f"{me.name} {text}"
     ctx.send(line)
-    ctx.parlor.bus.publish(f"room:{me.room}", Event("emote", {
+    ctx.publish(f"room:{me.room}", Event("emote", {
         "text": line, "from": me.account.id, "exclude": me.id}))
 
 
@@ -46,7 +46,7 @@ async def _tell(ctx: Context, name: str, text: str) -> None:
     if me.account.id in target.ignoring:
         raise CommandError(f"{target.name} is ignoring you.")
     target.reply_to = me.name
-    ctx.parlor.bus.publish(f"account:{target.account.id}", Event("tell", {
+    ctx.publish(f"account:{target.account.id}", Event("tell", {
         "text": paint(f"{me.name} tells you: {text}", "magenta"),
         "from": me.account.id, "from_name": me.name}))
     ctx.send(f"You tell {target.name}: {text}")
@@ -68,7 +68,7 @@ async def reply(ctx: Context, rest: str) -> None:
 async def chat(ctx: Context, rest: str) -> None:
     text = _text(rest)
     me = ctx.session
-    ctx.parlor.bus.publish("chat", Event("chat", {
+    ctx.publish("chat", Event("chat", {
         "text": paint(f"[chat] {me.name}: {text}", "yellow"), "from": me.account.id}))
 
 

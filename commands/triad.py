@@ -70,7 +70,7 @@ HELP = (
 
 
 def _tables(ctx: Context) -> service.TriadTables:
-    return service.tables_of(ctx.parlor.host)
+    return service.tables_of(ctx.host)
 
 
 def _seated(ctx: Context):  # noqa: ANN202
@@ -89,7 +89,7 @@ async def _act(ctx: Context, text: str, seat_change: bool = False) -> None:
     except BadNotation as err:
         raise UsageError(str(err)) from None
     _seated(ctx)
-    await _guard(ctx.parlor.host.act(ctx.account.id, KEY, action, seat_change=seat_change))
+    await _guard(ctx.host.act(ctx.account.id, KEY, action, seat_change=seat_change))
 
 
 def _amount(word: str) -> int:
@@ -118,7 +118,7 @@ async def tables_(ctx: Context, rest: str) -> None:
                  else f"hand {g.hand_no}")
         rows.append([f"#{game.id}", str(g.opening), limit, str(t.buyin),
                      f"{taken}/{len(t.places)}", state, ", ".join(game.players) or "-",
-                     str(ctx.parlor.host.watchers(game.id))])
+                     str(ctx.host.watchers(game.id))])
     ctx.send("\n".join([bold("Triad tables"), *table(
         ["Table", "Opening", "Limit", "Buy-in", "Seats", "Now", "Players", "Watching"], rows),
         "TRIAD JOIN <table> to sit down, TRIAD WATCH <table> to watch."]))

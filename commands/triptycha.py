@@ -31,7 +31,7 @@ RARITY_PAINT = {"common": None, "uncommon": "green", "rare": "blue", "legendary"
 
 
 def _tiles(ctx: Context) -> Tiles:
-    return Tiles(ctx.parlor.db)
+    return ctx.tiles
 
 
 async def _guard(coro):  # noqa: ANN001, ANN202
@@ -123,7 +123,7 @@ def _action(verb: str, usage: str, help_text: str, aliases: tuple[str, ...] = ()
             action = notation.parse_action(text)
         except BadNotation:
             raise UsageError() from None
-        host = ctx.parlor.host
+        host = ctx.host
         if host.game_of(ctx.account.id, KEY) is None:
             raise CommandError("You are not playing Triptycha. (TT CHALLENGE <person> starts "
                                "a game.)")
@@ -133,7 +133,7 @@ def _action(verb: str, usage: str, help_text: str, aliases: tuple[str, ...] = ()
 
 
 def _game_for(ctx: Context, word: str | None) -> LiveGame:
-    host = ctx.parlor.host
+    host = ctx.host
     if word is not None:
         try:
             game = host.get_live(args.game_number(word))
@@ -229,7 +229,7 @@ async def tt_inspect(ctx: Context, rest: str) -> None:
 async def tt_view(ctx: Context, rest: str) -> None:
     if [w.lower() for w in args.words(rest, 1, 1)] != ["opponent"]:
         raise UsageError()
-    game = ctx.parlor.host.game_of(ctx.account.id, KEY)
+    game = ctx.host.game_of(ctx.account.id, KEY)
     if game is None:
         raise CommandError("You are not playing Triptycha.")
     seat = game.seat_of(ctx.account.id)
@@ -294,7 +294,7 @@ async def itd_sort(ctx: Context, rest: str) -> None:
     how = args.words(rest, 1, 1)[0].lower()
     if how not in SORTS:
         raise UsageError()
-    settings = await ctx.parlor.accounts.set_setting(ctx.account.id, SORT_SETTING, how)
+    settings = await ctx.accounts.set_setting(ctx.account.id, SORT_SETTING, how)
     ctx.account.settings = settings
     _say(ctx, f"Your deck is now listed by {how} (TT DRAW numbers follow this order in your "
              "next game).")
@@ -361,7 +361,7 @@ async def outtd(ctx: Context, rest: str) -> None:
         return
     if not rest:
         raise UsageError()
-    game = ctx.parlor.host.game_of(ctx.account.id, KEY)
+    game = ctx.host.game_of(ctx.account.id, KEY)
     if game is not None and game.state.phase == "draw":
         raise CommandError(f"You are drawing your hand in game #{game.id}; your deck stays as "
                            "it is until the draw is over.")
@@ -415,8 +415,8 @@ async def give(ctx: Context, rest: str) -> None:
         disc = _disc_choice(discs, tail, "give")
         given = await _guard(service.give_disc(ctx.account.id, disc.id, other.id))
         _say(ctx, f"You give {given.label} to {other.name}.")
-        ctx.parlor.tell(other.id, f"{ctx.account.name} gives you {given.label} "
-                                  f"({given.size} tiles). BREAK DISC opens it.")
+        ctx.tell(other.id, f"{ctx.account.name} gives you {given.label} "
+                           f"({given.size} tiles). BREAK DISC opens it.")
         return
     tiles, _ = await service.inventory(ctx.account.id)
     candidates = tiles
@@ -426,8 +426,8 @@ async def give(ctx: Context, rest: str) -> None:
     tile = _pick(what, candidates, "in your inventory")
     given = await _guard(service.give_tile(ctx.account.id, tile.id, other.id))
     _say(ctx, f"You give #{given.id} {given.name} to {other.name}.")
-    ctx.parlor.tell(other.id, f"{ctx.account.name} gives you #{given.id} {given.name}; it is "
-                              "in your inventory (INTD puts it in your deck).")
+    ctx.tell(other.id, f"{ctx.account.name} gives you #{given.id} {given.name}; it is "
+                       "in your inventory (INTD puts it in your deck).")
 
 
 async def break_(ctx: Context, rest: str) -> None:
@@ -451,7 +451,7 @@ async def break_(ctx: Context, rest: str) -> None:
 
 # -- the tile shop -------------------------------------------------------------------------
 def _in_shop(ctx: Context) -> None:
-    if not ctx.parlor.world.rooms[ctx.session.room].shop:
+    if not ctx.world.rooms[ctx.session.room].shop:
         raise CommandError("There is nothing for sale here. The tile shop is north of the "
                            "plaza.")
 
@@ -476,7 +476,7 @@ async def list_(ctx: Context, rest: str) -> None:
         if c.description:
             lines.extend("  " + line for line in
                          wrap(f"{c.name}: {c.description}", ctx.session.width - 2))
-    me = await ctx.parlor.accounts.get_by_id(ctx.account.id)
+    me = await ctx.accounts.get_by_id(ctx.account.id)
     lines.append(f"You have {me.cubits} cubits.")
     ctx.send("\n".join(lines))
 
@@ -516,7 +516,7 @@ async def at_collection(ctx: Context, rest: str) -> None:
         if len(words) < 2:
             raise UsageError()
         coll, changed = await _guard(service.create_collection(" ".join(words[1:])))
-        ctx.parlor.log_admin(ctx.session, f"collection {coll.name}")
+        ctx.log_admin(f"collection {coll.name}")
         _say(ctx, f"Collection {coll.name} {'created' if changed else 'already exists'}. "
                  f"@TILE adds designs; @COLLECTION PRICE <cubits> {coll.name} puts its discs "
                  "in the shop.")
@@ -528,7 +528,7 @@ async def at_collection(ctx: Context, rest: str) -> None:
         price = None if words[1].lower() == "off" else args.whole_number(
             words[1], what="price", least=0, most=10**9)
         coll = await _guard(service.set_price(" ".join(words[2:]), price))
-        ctx.parlor.log_admin(ctx.session, f"collection {coll.name} price {price}")
+        ctx.log_admin(f"collection {coll.name} price {price}")
         _say(ctx, f"The shop {'no longer sells' if price is None else 'sells'} {coll.name} discs"
                  + ("." if price is None else f" for {price} cubits."))
         return
@@ -561,7 +561,7 @@ async def at_tile(ctx: Context, rest: str) -> None:
         raise UsageError()
     design, what = await _guard(_tiles(ctx).create_design(
         collection, name, rarity, tuple(numbers[:3]), numbers[3]))
-    ctx.parlor.log_admin(ctx.session, f"tile design #{design.id} {what}")
+    ctx.log_admin(f"tile design #{design.id} {what}")
     _say(ctx, f"Tile design #{design.id} {design.name} ({rarity}; T {numbers[0]}, BL "
              f"{numbers[1]}, BR {numbers[2]}, primary {numbers[3]}): {what}.")
 
@@ -582,17 +582,17 @@ async def at_grant(ctx: Context, rest: str) -> None:
         if ref_words[0].isdecimal() and len(ref_words) > 1:
             count = args.whole_number(ref_words.pop(0), what="count", least=1, most=100)
         tiles = await _guard(service.grant_tiles(acc.id, " ".join(ref_words), count, by=by))
-        ctx.parlor.log_admin(ctx.session, f"grant {count} tile(s) #{tiles[0].design_id} to {acc.name}")
+        ctx.log_admin(f"grant {count} tile(s) #{tiles[0].design_id} to {acc.name}")
         _say(ctx, f"{acc.name} is given {count} x {tiles[0].name} "
                  f"({', '.join('#' + str(t.id) for t in tiles)}), in their deck.")
-        ctx.parlor.tell(acc.id, f"An admin gives you {count} x {tiles[0].name}; "
-                                f"{'it is' if count == 1 else 'they are'} in your deck.")
+        ctx.tell(acc.id, f"An admin gives you {count} x {tiles[0].name}; "
+                         f"{'it is' if count == 1 else 'they are'} in your deck.")
         return
     if what == "disc":
         disc = await _guard(service.grant_disc(acc.id, " ".join(words[2:]), by=by))
-        ctx.parlor.log_admin(ctx.session, f"grant disc #{disc.id} to {acc.name}")
+        ctx.log_admin(f"grant disc #{disc.id} to {acc.name}")
         _say(ctx, f"{acc.name} is given {disc.label} of {disc.size} tiles.")
-        ctx.parlor.tell(acc.id, f"An admin gives you {disc.label}. BREAK DISC opens it.")
+        ctx.tell(acc.id, f"An admin gives you {disc.label}. BREAK DISC opens it.")
         return
     raise UsageError()
 

@@ -4,28 +4,27 @@ from __future__ import annotations
 
 from commands.registry import Command, CommandError, Context, UsageError
 from server.text import counted
-from server.world import describe_room
 
 
 async def look(ctx: Context, rest: str) -> None:
     if rest:
-        target = ctx.parlor.session_named(rest)
+        target = ctx.session_named(rest)
         if target is None or target.room != ctx.session.room:
             raise CommandError(f"You see no {rest} here.")
         ctx.send(f"{target.name} is here, idle {counted(int(target.idle()), 'second')}.")
         return
-    ctx.send(describe_room(ctx.parlor, ctx.session))
+    ctx.send(ctx.describe_room(ctx.session))
 
 
 async def go(ctx: Context, rest: str) -> None:
     if not rest:
         raise UsageError()
-    found = ctx.parlor.world.exit(ctx.session.room, rest.split()[0])
+    found = ctx.world.exit(ctx.session.room, rest.split()[0])
     if found is None:
         raise CommandError(f"You can't go {rest} from here.")
     name, target = found
-    ctx.parlor.move(ctx.session, target, name)
-    ctx.send(describe_room(ctx.parlor, ctx.session))
+    ctx.move(ctx.session, target, name)
+    ctx.send(ctx.describe_room(ctx.session))
 
 
 COMMANDS = [

@@ -81,3 +81,51 @@ def test_no_import_cycle_between_the_top_level_packages():
     rank = {p: i for i, p in enumerate(PACKAGES)}
     backwards = sorted((a, b) for a, b in edges if rank[a] > rank[b])
     assert not backwards, f"imports against the layers: {backwards}"
+
+
+# -- commands reach the parlor only through their Context (commands/registry.py) -------------
+# registry.py builds the Context (and dispatches); app.py assembles the parlor itself.
+BEHIND_THE_DOOR = {"commands.registry", "commands.app"}
+HANDLER_MODULES = sorted(n for n in MODULES if _top(n) == "commands" and n not in BEHIND_THE_DOOR)
+
+
+def _context_members() -> set[str]:
+    """The public names ``Context`` defines (its fields, properties and methods)."""
+    tree = ast.parse(MODULES["commands.registry"].read_text(encoding="utf-8"))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Context")
+    names = set()
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return {n for n in names if not n.startswith("_")}
+
+
+def test_the_context_keeps_the_parlor_private():
+    members = _context_members()
+    assert {"session", "command", "host", "accounts", "tell", "log_admin"} <= members
+    assert "parlor" not in members
+
+
+@pytest.mark.parametrize("name", HANDLER_MODULES)
+def test_commands_never_reach_the_parlor(name):
+    """No ``x.parlor`` (``ctx.parlor``, ``session.parlor``, ``ctx._parlor``) in a handler
+    module: the Context is the only door from a command to the parlor."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    wrong = sorted(f"line {n.lineno}: .{n.attr}" for n in ast.walk(tree)
+                   if isinstance(n, ast.Attribute) and n.attr in ("parlor", "_parlor"))
+    assert not wrong, f"{name} reaches the parlor: {', '.join(wrong)}"
+
+
+@pytest.mark.parametrize("name", HANDLER_MODULES)
+def test_commands_use_only_what_the_context_offers(name):
+    """Every ``ctx.<name>`` a handler reads is something ``Context`` defines."""
+    members = _context_members()
+    path = MODULES[name]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    wrong = sorted({f"ctx.{n.attr}" for n in ast.walk(tree)
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                    and n.value.id == "ctx" and n.attr not in members})
+    assert not wrong, f"{name} uses what Context does not offer: {', '.join(wrong)}"

@@ -142,7 +142,7 @@ async def test_standard_game_with_grammar_refusals_hint_and_auto(parlor, clients
     # AUTO finishes the game; then the solver's verdict and PYR SOLUTION.
     await alice.cmd("pyr auto", "AUTO finishes your game at fast speed")
     await alice.expect(r"Game #\d+(: Alice wins| is over) \(", timeout=60)
-    verdict = await alice.expect(r"The solver, seeing every card: [^\n]*PYR SOLUTION", timeout=30)
+    verdict = await alice.expect(r"The solver, seeing every card: [^>]*?PYR\s+SOLUTION", timeout=30)
     assert "could" in verdict or "not decided" in verdict
     assert live(parlor, "Alice") is None
     await alice.cmd("pyr", "You are not playing Pyramid")

@@ -198,12 +198,13 @@ class Battle:
     continues = True  # told on the line of the lay it follows (games/__init__.py)
 
     def text(self, names=None) -> str:
+        # short: a lay and all its battles are one announcement (``continues``)
+        score = f"({self.attack} to {self.defence})"
         if self.won:
-            return (f"Niche {self.defender} is flipped by niche {self.attacker} "
-                    f"({self.attack} against {self.defence}) to {_p(self.seat, names)}.")
-        how = "ties" if self.attack == self.defence else "fails"
-        return (f"Niche {self.attacker} attacks niche {self.defender} and {how} "
-                f"({self.attack} against {self.defence}).")
+            return f"Niche {self.attacker} takes {self.defender} {score}."
+        if self.attack == self.defence:
+            return f"Niche {self.attacker} ties with {self.defender} {score}."
+        return f"Niche {self.attacker} fails against {self.defender} {score}."
 
 
 @attrs.frozen

@@ -102,8 +102,8 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
         for seat, line in lay_lines(CHAIN_MOVES):
             me = alice if seat == 0 else bob
             await me.cmd(line, announced(me.name, line))
-        await carol.expect("Niche 6 is flipped by niche 7 \\(24 against 15\\) to Alice\\.")
-        await carol.expect("Niche 5 is flipped by niche 6 \\(13 against 6\\) to Alice\\.")
+        await carol.expect("Niche 7 takes 6 \\(24 to 15\\)\\.")
+        await carol.expect("Niche 6 takes 5 \\(13 to 6\\)\\.")
         await alice.expect("Alice wins \\(9-0, more niches\\)")
         out = await alice.expect("Trading: Alice may take 1 tile")
 
@@ -134,7 +134,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
             assert text not in seen, text
         assert "Alice: LAY" not in seen and "Bob: FLIP" not in seen  # told once, not twice
         assert seen.index(announced("Alice", "LAY 3 IN 7")) < seen.index(
-            "Niche 5 is flipped by niche 6")
+            "Niche 6 takes 5")
         assert "Your hand:" not in seen                         # a watcher sees no hand
 
         out = await alice.cmd("itd", "ITD\\s+HELP\\)")

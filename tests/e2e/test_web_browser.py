@@ -70,8 +70,20 @@ async def web(parlor):
     await door.stop()
 
 
+async def until(page, expression: str, arg=None, timeout: float = 30000) -> None:  # noqa: ANN001
+    """Poll ``expression`` (a JS function of ``arg``, or an expression) until it is true.
+    Not ``page.wait_for_function``: that evaluates its predicate with ``eval`` inside
+    the page, which the door's Content-Security-Policy (script-src 'self') forbids."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout / 1000
+    while not (await page.evaluate(expression, arg) if arg is not None
+               else await page.evaluate(expression)):
+        assert loop.time() < deadline, f"never true: {expression}"
+        await asyncio.sleep(0.05)
+
+
 async def screen_has(page, text: str, timeout: float = 15000) -> None:  # noqa: ANN001
-    await page.wait_for_function(
+    await until(page,
         "t => document.getElementById('screen').textContent.includes(t)", arg=text,
         timeout=timeout)
 
@@ -119,7 +131,7 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
 
     watcher = await browser.new_page(viewport={"width": 900, "height": 900})
     await watcher.goto(f"{base}/games/{game.id}")
-    await watcher.wait_for_function("document.getElementById('live').dataset.version !== ''")
+    await until(watcher, "document.getElementById('live').dataset.version !== ''")
     assert await watcher.locator("table.board.dice").count() == 1
     await player.screenshot(path=str(artifacts / "play.png"))
 
@@ -135,13 +147,13 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
         await wait_for(lambda: game.version > version or game.outcome is not None)
         # the watching page receives the move (its board and log update without a reload)
         target = game.version
-        await watcher.wait_for_function(
+        await until(watcher,
             "v => Number(document.getElementById('live').dataset.version) >= v || "
             "document.getElementById('live').dataset.ended === '1'", arg=target)
         seen_by_watcher += 1
     assert game.outcome is not None and seen_by_watcher >= 3
     await screen_has(player, f"Game #{game.id}: ")
-    await watcher.wait_for_function("document.getElementById('live').dataset.ended === '1'")
+    await until(watcher, "document.getElementById('live').dataset.ended === '1'")
     status = await watcher.locator("#status").text_content()
     assert re.search(r"wins|draw|over", status), status
     assert await watcher.locator("#log li").count() >= seen_by_watcher
@@ -176,7 +188,7 @@ async def test_a_live_triptycha_board_in_the_browser(parlor, web, browser, artif
     game = next(g for g in parlor.host.live.values() if g.kind.key == "tt")
     page = await browser.new_page(viewport={"width": 900, "height": 900})
     await page.goto(f"{web.url.rstrip('/')}/games/{game.id}")
-    await page.wait_for_function("document.getElementById('live').dataset.version !== ''")
+    await until(page, "document.getElementById('live').dataset.version !== ''")
     assert await page.locator("svg.board.triptycha polygon").count() == 9
     rng = random.Random(1)
     from games.triptycha import notation as tt_notation
@@ -193,7 +205,7 @@ async def test_a_live_triptycha_board_in_the_browser(parlor, web, browser, artif
             await alice.cmd(f"tt {text}", announced("Alice", text))
         else:
             await asyncio.sleep(0.02)
-    await page.wait_for_function(
+    await until(page,
         "v => Number(document.getElementById('live').dataset.version) >= v", arg=game.version)
     await page.screenshot(path=str(artifacts / "triptycha-live.png"), full_page=True)
     assert await page.locator("svg.board.triptycha g.own0, svg.board.triptycha g.own1").count() >= 1

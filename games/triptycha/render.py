@@ -274,13 +274,7 @@ def _render(view: dict, width: int, color: bool, names, game_no, show_opponent,
              f"  {names[0]}: {view['unplayed'][0]}",
              f"  {names[1]}: {view['unplayed'][1]}",
              ""]
-    if view["phase"] == "play" and seat is not None:
-        panel.append("Your turn: TT LAY <tile> IN <niche>" if view["turn"] == seat
-                     else "Waiting for your opponent.")
-        panel.append("TT ROTATE / TT FLIP <tile>")
-    elif view["phase"] == "trading" and seat in view["to_move"]:
-        panel.append("TT TAKE <number>, TT DONE")
-        panel.append("Takeable: " + " ".join(f"<{n}>" for n in view["takeable"]))
+    panel += _what_to_type(view, "Your turn: ")
     if view["may_view_opponent"]:
         panel.append("TT VIEW OPPONENT shows their hand")
     plain_w = 40
@@ -312,6 +306,18 @@ def _render(view: dict, width: int, color: bool, names, game_no, show_opponent,
     return "\n".join(_clip(line, width) for line in lines)
 
 
+def _what_to_type(view, lead: str = "") -> list[str]:
+    """The panel's lines that say what the viewing seat may type now."""
+    seat = view["seat"]
+    if view["phase"] == "play" and seat is not None:
+        return [lead + "TT LAY <tile> IN <niche>" if view["turn"] == seat
+                else "Waiting for your opponent.", "TT ROTATE / TT FLIP <tile>"]
+    if view["phase"] == "trading" and seat in view["to_move"]:
+        return ["TT TAKE <number>, TT DONE",
+                "Takeable: " + " ".join(f"<{n}>" for n in view["takeable"])]
+    return []
+
+
 def _compact(view, width, color, names, tag, marks, lines, show_opponent) -> str:
     """The drawing for a short screen: the board with a side panel that lists the hand a
     tile a line (or, in the draw, no board: the hand and the deck)."""
@@ -328,13 +334,7 @@ def _compact(view, width, color, names, tag, marks, lines, show_opponent) -> str
                  f"In hand: {marks[0]} {left[0]}, {marks[1]} {left[1]}")
     if seat is not None and view["hands"][seat] is not None:
         panel += _hand_entries(view, seat, "Your hand", room)
-    if view["phase"] == "play" and seat is not None:
-        panel.append("TT LAY <tile> IN <niche>" if view["turn"] == seat
-                     else "Waiting for your opponent.")
-        panel.append("TT ROTATE / TT FLIP <tile>")
-    elif view["phase"] == "trading" and seat in view["to_move"]:
-        panel.append("TT TAKE <number>, TT DONE")
-        panel.append("Takeable: " + " ".join(f"<{n}>" for n in view["takeable"]))
+    panel += _what_to_type(view)
     show = show_opponent
     if show is None:
         show = view["phase"] == "trading" and seat in view["to_move"]

@@ -254,7 +254,7 @@ class GameKind(abc.ABC):
 
     def pace(self, game: Any, seat: int) -> float:
         """Seconds the computer in ``seat`` of the live ``game`` waits before each move."""
-        return self.host.computer_delay if self.host is not None else 0.0
+        return self.host.computer_delay
 
     def audience(self, state: Any, seat: int, events: list) -> Any:
         """The seats whose players are told of an action by ``seat`` that led to

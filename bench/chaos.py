@@ -45,6 +45,7 @@ import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from commands.app import default_kinds, load_kind  # noqa: E402
+from server.config import Config  # noqa: E402
 from server.models import Account, GameMove, GameRecord, LedgerEntry  # noqa: E402
 from server.services import ledger  # noqa: E402
 from server.services import tiles as tile_service  # noqa: E402
@@ -460,8 +461,9 @@ async def amain(args: argparse.Namespace) -> int:
         url = await pg.new_database()
     else:
         url = f"sqlite+aiosqlite:///{folder}/chaos.db"
-    kinds = [*default_kinds(), load_kind(TEST_GAME)]
-    server = Server(write_config(folder, url))
+    config_path = write_config(folder, url)
+    kinds = [*default_kinds(Config.load(config_path)), load_kind(TEST_GAME)]
+    server = Server(config_path)
     chaos = Chaos(url, server, kinds, args.players, args.seed)
     try:
         figures = await chaos.run(args.kills, args.min_gap, args.max_gap)

@@ -287,8 +287,7 @@ class Chaos:
             return
         if "not connected" in out or "already playing" in out:
             return
-        if kind.choose_action is not None:
-            await self.answer(conn, f"{p} CHALLENGE COMPUTER")
+        await self.answer(conn, f"{p} CHALLENGE COMPUTER")  # every game has a computer
 
     async def sit(self, conn: Conn, partner: str) -> None:
         """Sit at the card table the partner opened, if there is one."""
@@ -302,7 +301,7 @@ class Chaos:
 
     async def move(self, conn: Conn, name: str, me: int, record: GameRecord) -> bool:
         kind = self.kinds.get(record.kind)
-        if kind is None or kind.choose_action is None:
+        if kind is None:
             return False
         state = kind.state_from_json(record.state)
         seats = [i for i, s in enumerate(record.seats)

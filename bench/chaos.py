@@ -45,6 +45,7 @@ import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 from commands.app import default_kinds, load_kind  # noqa: E402
+from server.config import Config  # noqa: E402
 from server.models import Account, GameMove, GameRecord, LedgerEntry  # noqa: E402
 from server.services import ledger  # noqa: E402
 from server.services import tiles as tile_service  # noqa: E402
@@ -286,8 +287,7 @@ class Chaos:
             return
         if "not connected" in out or "already playing" in out:
             return
-        if kind.choose_action is not None:
-            await self.answer(conn, f"{p} CHALLENGE COMPUTER")
+        await self.answer(conn, f"{p} CHALLENGE COMPUTER")  # every game has a computer
 
     async def sit(self, conn: Conn, partner: str) -> None:
         """Sit at the card table the partner opened, if there is one."""
@@ -301,7 +301,7 @@ class Chaos:
 
     async def move(self, conn: Conn, name: str, me: int, record: GameRecord) -> bool:
         kind = self.kinds.get(record.kind)
-        if kind is None or kind.choose_action is None:
+        if kind is None:
             return False
         state = kind.state_from_json(record.state)
         seats = [i for i, s in enumerate(record.seats)
@@ -460,8 +460,9 @@ async def amain(args: argparse.Namespace) -> int:
         url = await pg.new_database()
     else:
         url = f"sqlite+aiosqlite:///{folder}/chaos.db"
-    kinds = [*default_kinds(), load_kind(TEST_GAME)]
-    server = Server(write_config(folder, url))
+    config_path = write_config(folder, url)
+    kinds = [*default_kinds(Config.load(config_path)), load_kind(TEST_GAME)]
+    server = Server(config_path)
     chaos = Chaos(url, server, kinds, args.players, args.seed)
     try:
         figures = await chaos.run(args.kills, args.min_gap, args.max_gap)

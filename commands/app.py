@@ -23,6 +23,7 @@ from server.config import Config
 from server.hosting import GameKind
 from server.services import dice as dice_service
 from server.services import pyramid as pyramid_service
+from server.services import tiles as tiles_service
 from server.services import triad as triad_service
 from server.services import triptycha as triptycha_service
 
@@ -35,17 +36,21 @@ COMMANDS = (basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
             settings.COMMANDS, games.COMMANDS, admin.COMMANDS)
 
 
-def default_kinds() -> list[GameKind]:
-    """The games Esterport hosts. Each game registers its kind here when it lands."""
-    return [triptycha_service.make_kind(), dice_service.make_kind(),
-            triad_service.make_kind(), pyramid_service.make_kind()]
+def default_kinds(config: Config) -> list[GameKind]:
+    """The games Esterport hosts, fresh (a kind is hosted by one parlor, and is its game's
+    service there). Each game registers its kind here when it lands."""
+    games = config.games
+    return [triptycha_service.Triptycha(trade_timeout=games.trade_timeout),
+            dice_service.Dice(),
+            triad_service.TriadTables(action_timeout=games.triad_action_timeout),
+            pyramid_service.Pyramid()]
 
 
 def load_kind(spec: str) -> GameKind:
-    """A GameKind named ``module:attribute`` (``[games] extra`` in the config: extra games,
-    such as the tests' noughts and crosses)."""
+    """A fresh GameKind of the class named ``module:attribute`` (``[games] extra`` in the
+    config: extra games, such as the tests' noughts and crosses)."""
     module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr or "KIND")
+    return getattr(importlib.import_module(module), attr or "KIND")()
 
 
 def registry_for(kinds: Iterable[GameKind]) -> Registry:
@@ -61,10 +66,14 @@ def registry_for(kinds: Iterable[GameKind]) -> Registry:
 
 def assemble(config: Config, kinds: Iterable[GameKind] | None = None) -> Parlor:
     """The parlor for ``config``: ``kinds`` (default: :func:`default_kinds`) and the
-    config's extra games, with their commands. Not started (``await parlor.start()``)."""
-    hosted = [*(default_kinds() if kinds is None else kinds),
+    config's extra games, with their commands; the tile economy's data files (Triptycha's
+    collections and the starter set) and the starter set every new account gets. Not
+    started (``await parlor.start()``)."""
+    hosted = [*(default_kinds(config) if kinds is None else kinds),
               *(load_kind(spec) for spec in config.games.extra)]
-    return Parlor(config, hosted, registry_for(hosted))
+    parlor = Parlor(config, hosted, registry_for(hosted), seeders=triptycha_service.SEEDERS)
+    parlor.accounts.on_new_account(tiles_service.grant_starter)
+    return parlor
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from commands.registry import Command, CommandError, Context
 from games.errors import RuleError
+from server.services.games import GameHost
 from server.text import bold, counted, wrap
 
 if TYPE_CHECKING:
@@ -100,15 +101,15 @@ def not_applying(kind: "GameKind") -> dict[str, str]:
     if how is not None:
         for name in ("challenge", "accept", "decline", "withdraw"):
             out[name] = how
-    two_players = kind.seats == 2 and kind.min_seats in (None, 2) and kind.seats_of is None
+    two_players = GameHost.takes_rematches(kind)  # two fixed players
     if not two_players:
         leave = (f"{p} {kind.resign_action} leaves your seat" if kind.resign_action != "RESIGN"
                  else "its own commands end a game")
         out["resign"] = f"{title} is not a game between two fixed players: {leave}."
-    if not two_players or kind.presence is not None:
+    if not two_players:
         out["claim"] = (f"{title} has no game to claim from an absent opponent"
                         + (": an absent player's turns are played for them."
-                           if kind.presence is not None else "."))
+                           if kind.open_table else "."))
     if not kind.is_ranked({"ranked": True}):
         out["rankings"] = f"{title} games are never ranked."
     return out

@@ -107,8 +107,6 @@ async def _move_words(ctx: Context, game, moves) -> list[str]:  # noqa: ANN001
     def name(move) -> str:  # noqa: ANN001
         return game.seats[move.seat].name if move.seat < len(game.seats) else "?"
     kind = game.kind
-    if kind.describe_move is None:
-        return [f"{name(move)}: {move.notation}" for move in moves]
     record, _ = await _guard(ctx.host.record(game.id))
     state = kind.state_from_json(record.initial_state)
     out = []
@@ -256,8 +254,6 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         parts = args.words(rest, 1)
         target, options_words = parts[0], parts[1:]
         if target.lower() == "computer":
-            if kind.choose_action is None:
-                raise CommandError(f"There is no computer player for {kind.title}.")
             level = "normal"
             if options_words and options_words[0].lower() in LEVELS:
                 level = options_words.pop(0).lower()
@@ -319,12 +315,10 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
             await fn(ctx, rest, key)
         return handler
 
-    levels = "[EASY|NORMAL|HARD] " if kind.choose_action is not None else ""
     subs = [
-        Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER {levels}[<options>]",
-                f"Offer a game of {kind.title} to a connected player"
-                + (", or start one against the computer" if kind.choose_action else "")
-                + ". " + help_text, aliases=("ch",)),
+        Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER [EASY|NORMAL|HARD] "
+                "[<options>]", f"Offer a game of {kind.title} to a connected player, or start "
+                "one against the computer. " + help_text, aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
                    f"Play your last finished game of {kind.title} (with that person) again: "
                    "the same options, the sides swapped. A person gets the usual offer; "

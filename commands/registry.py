@@ -22,8 +22,7 @@ import attrs
 
 from games.errors import BadOption, RuleError
 
-from server.services.pyramid import service as pyramid_service
-from server.services.tiles import Tiles
+from server.services import pyramid, triad, triptycha
 from server.world import describe_room
 
 if TYPE_CHECKING:
@@ -35,6 +34,8 @@ if TYPE_CHECKING:
     from server.services.games import GameHost
     from server.services.pyramid import Pyramid
     from server.services.ratings import Ratings
+    from server.services.tiles import Tiles
+    from server.services.triad import TriadTables
     from server.session import Session
     from server.world import World
 
@@ -73,7 +74,9 @@ class Context:
     - ``publish(topic, event)``: an event on the bus (talk); ``tell(account_id, text)``: a
       notice to one player; ``log_admin(what)``: an admin's act in the log
     - ``request_shutdown(message)``: stop the server (``@SHUTDOWN``)
-    - ``tiles``, ``pyramid``: the per-game services commands call directly
+    - ``pyramid``, ``triad``, ``tiles``: the per-game services commands call directly,
+      each its game's kind as the host hosts it (``host.kind(key)``; Triptycha's tiles
+      are its kind's ``tiles``)
     """
 
     session: "Session"
@@ -113,14 +116,19 @@ class Context:
         return self._parlor.registry  # type: ignore[return-value]  # built by commands/app.py
 
     @property
-    def tiles(self) -> Tiles:
-        """Triptycha's tiles, discs and shop (a fresh service: one transaction a call)."""
-        return Tiles(self._parlor.db)
+    def tiles(self) -> "Tiles":
+        """Triptycha's tiles, discs and shop (one transaction a call)."""
+        return self.host.kind(triptycha.KEY).tiles
 
     @property
     def pyramid(self) -> "Pyramid":
-        """The Pyramid service (decks, preferences, saved matches)."""
-        return pyramid_service(self._parlor)
+        """The Pyramid service (preferences, saved matches, TOP 10, HINT, AUTO)."""
+        return self.host.kind(pyramid.KEY)
+
+    @property
+    def triad(self) -> "TriadTables":
+        """The Triad tables (open, join, computer players)."""
+        return self.host.kind(triad.KEY)
 
     # -- the world -------------------------------------------------------------------------
     @property

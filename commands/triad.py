@@ -69,13 +69,9 @@ HELP = (
     "during a hand you are still in works the same way; TRIAD BACK takes it back.")
 
 
-def _tables(ctx: Context) -> service.TriadTables:
-    return service.tables_of(ctx.host)
-
-
 def _seated(ctx: Context):  # noqa: ANN202
     try:
-        return _tables(ctx).my_table(ctx.account.id)
+        return ctx.triad.my_table(ctx.account.id)
     except service.GameError as err:
         raise CommandError(str(err)) from None
 
@@ -104,7 +100,7 @@ def _amount(word: str) -> int:
 # -- tables ------------------------------------------------------------------------------------
 async def tables_(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
-    live = _tables(ctx).tables()
+    live = ctx.triad.tables()
     if not live:
         ctx.send("No Triad tables are open. TRIAD OPEN opens one.")
         return
@@ -157,7 +153,7 @@ async def open_(ctx: Context, rest: str) -> None:
         options = engine.table_options(opening, limit, seats, buyin)
     except IllegalAction as err:
         raise UsageError(str(err)) from None
-    game = await _guard(_tables(ctx).open(ctx.account.id, ctx.account.name, options))
+    game = await _guard(ctx.triad.open(ctx.account.id, ctx.account.name, options))
     ctx.send(f"You open Triad table #{game.id} ({engine.describe_options(options)}) and sit "
              f"in seat 1 with {options['buyin']} cubits. Others can TRIAD JOIN {game.id}; "
              "TRIAD BOT seats a computer player; TRIAD START deals the first hand.")
@@ -175,7 +171,7 @@ async def join(ctx: Context, rest: str) -> None:
         ctx.session.unsubscribe(f"game:{number}")
         ctx.session.watching.discard(number)
     try:
-        await _guard(_tables(ctx).join(ctx.account.id, ctx.account.name, number, stack))
+        await _guard(ctx.triad.join(ctx.account.id, ctx.account.name, number, stack))
     except Exception:
         if watching:
             ctx.session.subscribe(f"game:{number}")
@@ -211,7 +207,7 @@ async def bot(ctx: Context, rest: str) -> None:
         raise UsageError(f"{parts[0]!r} is not a number of computer players (1-5) or a "
                          "level (EASY, NORMAL, HARD).")
     _seated(ctx)
-    await _guard(_tables(ctx).add_bots(ctx.account.id, count, level))
+    await _guard(ctx.triad.add_bots(ctx.account.id, count, level))
 
 
 # -- betting and the draw -------------------------------------------------------------------------

@@ -51,9 +51,11 @@ class Commands(Protocol):
 
 class Parlor:
     """Assembled by ``commands.app.assemble(config)``: ``kinds`` are the games it hosts,
-    ``registry`` runs what connected players type."""
+    ``registry`` runs what connected players type, ``seeders`` load data files' tables
+    beyond the accounts."""
 
-    def __init__(self, config: Config, kinds: Iterable[GameKind], registry: Commands) -> None:
+    def __init__(self, config: Config, kinds: Iterable[GameKind], registry: Commands, *,
+                 seeders: dict[str, seeding.Seeder] | None = None) -> None:
         self.config = config
         self.db = Database(config.database.url)
         self.bus = LocalBus()
@@ -71,11 +73,8 @@ class Parlor:
             self.host.register(kind)
         self.presentation = Presentation(self.host)  # what each viewer sees of a game
         self.registry = registry
-        for kind in self.host.kinds.values():
-            if kind.bind is not None:
-                kind.bind(self)
-            if kind.on_new_account is not None:
-                self.accounts.on_new_account(kind.on_new_account)
+        # the data-file tables ``seed`` loads (server/seeding.py): accounts, and more
+        self.seeders: dict[str, seeding.Seeder] = {**seeding.BUILTIN, **(seeders or {})}
         lc = config.login
         # failed logins per (name, address) and per address; per name only when guessed at
         # from many addresses (four times the failures), never from a trusted address

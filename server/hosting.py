@@ -1,27 +1,27 @@
-"""What a game must provide to be hosted: the ``GameKind`` adapter.
+"""What a game must provide to be hosted: the ``GameKind`` adapter (its docstring is the
+contract), and the contexts its database hooks get.
 
-A ``GameKind`` wraps one pure engine from ``games/`` (its rules, notation and
-renderer) for the game host in ``server/services/games.py``. Each game's
-``make_kind()`` (``server/services/<game>.py``) names every engine hook it uses, e.g.
-``new_state=rules.new_game, apply=rules.apply, render=render.render``; ``check()``
-says which required ones are missing. What a game's commands are (its subcommands,
-help, prefix handler) is ``commands/``'s business (``commands/<game>.py``), keyed by
-the kind's ``key``.
-
-Games that move tiles or cubits when they start or finish override ``on_start`` /
-``on_finish``, which run inside the same transaction that stores the game.
+Each game subclasses ``GameKind`` once, in ``server/services/<game>.py``, with its
+engine's functions (``games/<game>/``) and whatever it does differently; the game host
+(``server/services/games.py``) calls every kind the same way. What a game's commands are
+(its subcommands, help, prefix handler) is ``commands/``'s business
+(``commands/<game>.py``), keyed by the kind's ``key``.
 """
 
 from __future__ import annotations
 
+import abc
 import random
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from games.errors import BadNotation, RuleError
 from games.outcome import Outcome
+
+if TYPE_CHECKING:
+    from server.services.games import GameHost
 
 
 @attrs.frozen
@@ -31,7 +31,7 @@ class Seat:
     account_id: int
     name: str
     computer: str | None = None  # "easy" | "normal" | "hard" for the computer
-    # At a table whose players come and go (``GameKind.seats_of``): this player has left.
+    # At a table whose players come and go (``GameKind.open_table``): this player has left.
     # The seat stays, so the move list keeps its names; nothing is told to it any more.
     left: bool = False
 
@@ -82,100 +82,190 @@ class FinishContext:
     outcome: Outcome
 
 
-def _parse_no_options(words: list[str]) -> dict[str, Any]:
-    if words:
-        raise BadNotation(f"This game takes no options (got {' '.join(words)!r}).")
-    return {}
+class GameKind(abc.ABC):
+    """One hostable game: the adapter between a pure engine in ``games/`` and the game
+    host (``server/services/games.py``). Each game subclasses it once
+    (``server/services/<game>.py``) and overrides what varies; the host calls every
+    method the same way for every game, and a method a game does not override does what
+    the host needs of a game with nothing special there.
 
+    **What the game is** (class attributes): ``key`` (stored with every game, "dice"),
+    ``title`` ("Triad Dice"), ``prefix`` (of its commands, "DICE"), ``gmcp_package``
+    ("Dice.Game"), ``seats`` and ``min_seats`` (how many play), ``resign_action`` (the
+    action RESIGN and CLAIM apply), and two facts about how it is played:
 
-@attrs.define
-class GameKind:
-    """One hostable game: its engine's hooks and the database hooks around them."""
+    - ``simultaneous``: the seats act at once, each on its own part of the state (a
+      Pyramid tournament). The host keeps one computer move in flight per computer seat,
+      and a move a computer chose still applies after other seats have moved (``apply``
+      checks it again).
+    - ``open_table``: a table whose players come and go (Triad). Its seats come from the
+      state (``seats_of``); an absence is dealt with by ``presence``, so the host offers
+      no CLAIM; resigning is leaving one's seat; there are no rematches.
 
-    key: str                      # short id stored with every game ("dice")
-    title: str                    # "Triad Dice"
-    prefix: str                   # the command prefix ("DICE")
-    gmcp_package: str = ""        # "Dice.Game"
+    **The engine** (abstract: every game gives them, usually its engine's functions as
+    ``staticmethod``): ``apply(state, seat, action, rng) -> (state, events)``,
+    ``outcome(state)``, ``to_move(state)``, ``parse_action(text)``,
+    ``format_action(action)``, ``state_to_json``/``state_from_json``,
+    ``view_for(state, seat | None)``, ``render(view, width, color, names, height)``,
+    ``speak(view, names) -> lines`` (the view read out for a screen reader, one fact a
+    line, no drawing), ``choose_action(state, seat, level, rng, budget_s)`` (the
+    computer player) and ``describe_event(event) -> sentence | None``.
+
+    **What a game may override**, with what the host assumes otherwise:
+
+    - options: ``parse_options(words)`` (none taken), ``describe_options(options)``
+      (""), ``is_ranked(options)`` (the option ``ranked``);
+    - words: ``describe_move`` (None: REPLAY shows "<name>: <notation>"),
+      ``describe_outcome`` (the host's "X wins (...)" / "ends in a draw (...)");
+    - the database, inside the transaction that stores the game: ``on_start(ctx)``
+      (abstract: the first state), ``on_action(ctx)`` (nothing), ``on_finish(ctx)``
+      (no lines), and ``check_offer`` before a challenge is offered (no refusal);
+    - the clock and the players: ``timeout(state)`` (no clock), ``seats_of(state,
+      seats)`` (the seats do not change), ``presence(state, seat, here)`` (nothing
+      happens when a player leaves or comes back), ``pace(game, seat)`` (the host's
+      ``computer_delay``), ``audience(state, seat, events)`` (every player is told),
+      ``counts(outcome)`` (every finished game counts in the records).
+
+    **The service.** ``GameHost.register`` sets ``host``, the one host of this kind
+    (a kind is hosted once). What a game offers beyond hosting (Triad's tables,
+    Pyramid's TOP 10, Triptycha's tiles) is methods of its subclass, and everyone reaches
+    it one way: ``host.kind(key)``.
+    """
+
+    key: str = ""
+    title: str = ""
+    prefix: str = ""
+    gmcp_package: str = ""
     seats: int = 2
-    min_seats: int | None = None
-    # options: words after CHALLENGE <person> -> JSON-able dict; and back to text
-    parse_options: Callable[[list[str]], dict[str, Any]] = _parse_no_options
-    describe_options: Callable[[dict[str, Any]], str] = lambda options: ""
-    is_ranked: Callable[[dict[str, Any]], bool] = lambda options: bool(options.get("ranked"))
-    # engine hooks (``check()`` requires all but ``choose_action``)
-    new_state: Callable[[dict[str, Any], random.Random], Any] | None = None
-    apply: Callable[..., tuple[Any, list]] | None = None
-    outcome: Callable[[Any], Outcome | None] | None = None
-    to_move: Callable[[Any], tuple[int, ...]] | None = None
-    parse_action: Callable[[str], Any] | None = None
-    format_action: Callable[[Any], str] | None = None
-    state_to_json: Callable[[Any], dict] | None = None
-    state_from_json: Callable[[dict], Any] | None = None
-    view_for: Callable[[Any, int | None], dict] | None = None
-    render: Callable[..., str] | None = None
-    # ``speak(view, names) -> lines``: the view read out for a screen reader (SET
-    # SCREENREADER ON), one fact a line and no drawing (``games/<game>/spoken.py``)
-    speak: Callable[..., list[str]] | None = None
-    choose_action: Callable[..., Any] | None = None   # the computer player, if any
-    describe_event: Callable[[Any], str | None] = lambda event: None
-    # ``describe_move(state, seat, notation, name) -> str | None``: a stored move in a
-    # player's words, for REPLAY ("Bob raises 20.", "A new hand is dealt."), ``state`` the
-    # state before it; None: "<name>: <notation>"
-    describe_move: Callable[[Any, int, str, str], str | None] | None = None
-    # ``describe_outcome(state, number, outcome) -> str``: how the game ended, when the
-    # host's "X wins (...)" / "ends in a draw (...)" does not fit (a card table closing)
-    describe_outcome: Callable[[Any, int, Outcome], str] | None = None
-    # hooks that touch the database, inside the game's transaction
-    on_start: Callable[[StartContext], Awaitable[Any]] | None = None  # -> initial state
-    on_action: Callable[[ActionContext], Awaitable[None]] | None = None
-    on_finish: Callable[[FinishContext], Awaitable[list[str]]] | None = None
-    check_offer: Callable[..., Awaitable[str | None]] | None = None  # -> refusal or None
+    min_seats: int = 2
     resign_action: str = "RESIGN"
-    # ``timeout(state) -> (seconds, seat, action text[, note]) | None``: when the state has
-    # not changed for that long, the host applies that action for that seat (a trade
-    # timeout, a betting clock). Checked after every action and at restore. ``note`` is
-    # the line told before it (default "Time is up for <name>."; "" for none).
-    timeout: Callable[[Any], tuple | None] | None = None
-    # ``seats_of(state) -> tuple[Seat, ...]``: for a game whose players come and go (a
-    # card table), its seats as the state has them now. Seats are only ever added at the
-    # end (a player who leaves stays, with ``left=True``), so seat numbers in the move
-    # list keep their names. The host stores the seats with every action that changes
-    # them; ``GameHost.act_for`` applies the action that seats a newcomer.
-    seats_of: Callable[[Any], tuple[Seat, ...]] | None = None
-    # ``presence(state, seat, here) -> action text | None``: the action the host applies
-    # for a seat whose player disconnects (``here`` False, once they have been gone for
-    # ``GameHost.presence_delay`` seconds; after a restart, once not back within the
-    # reconnect grace) or comes back (True); None for nothing. A kind with this hook
-    # deals with absences itself, so the host offers no CLAIM for them.
-    presence: Callable[[Any, int, bool], str | None] | None = None
-    # ``on_new_account(tx, account)``: runs in the transaction creating an account
-    on_new_account: Callable[..., Awaitable[None]] | None = None
-    seeders: dict = attrs.field(factory=dict)  # data-file tables it loads (server/seeding.py)
-    # ``bind(parlor)``: called once when a parlor hosts the kind, before any hook runs, for
-    # hooks that need the parlor's database or config (check_offer, timeout)
-    bind: Callable[[Any], None] | None = None
-    # Seats that act at once, each on its own part of the state (a Pyramid tournament:
-    # every player plays their own six games). The host keeps one computer move in flight
-    # per computer seat, and a move a computer chose still applies after other seats have
-    # moved (``apply`` checks it again).
     simultaneous: bool = False
-    # ``pace(game, seat) -> seconds``: how long the computer in ``seat`` of the live game
-    # waits before each move (default: the host's ``computer_delay``), e.g. a player's speed.
-    pace: Callable[[Any, int], float] | None = None
-    # ``audience(state, seat, events) -> seats | None``: the seats whose players are told of
-    # an action by ``seat`` that led to ``state`` (None: every player). Watchers are always
-    # told, and so is everyone when the game ends.
-    audience: Callable[[Any, int, list], Any] | None = None
-    # ``counts(outcome) -> bool``: whether a finished game counts in the players' records
-    # (False for a game put away to be taken up again later).
-    counts: Callable[[Outcome], bool] = lambda outcome: True
+    open_table: bool = False
+    host: "GameHost | None" = None  # set by GameHost.register
 
-    def check(self) -> None:
-        missing = [h for h in ("new_state", "apply", "outcome", "to_move", "parse_action",
-                               "format_action", "state_to_json", "state_from_json",
-                               "view_for", "render") if getattr(self, h) is None]
-        if missing:
-            raise TypeError(f"game kind {self.key}: missing hooks {', '.join(missing)}")
+    # -- the engine --------------------------------------------------------------------
+    @abc.abstractmethod
+    def apply(self, state: Any, seat: int, action: Any, rng: random.Random) -> tuple[Any, list]:
+        """The new state and its events; raises ``RuleError`` (nothing changes)."""
+
+    @abc.abstractmethod
+    def outcome(self, state: Any) -> Outcome | None: ...
+
+    @abc.abstractmethod
+    def to_move(self, state: Any) -> tuple[int, ...]: ...
+
+    @abc.abstractmethod
+    def parse_action(self, text: str) -> Any:
+        """The action ``text`` names; raises ``BadNotation``."""
+
+    @abc.abstractmethod
+    def format_action(self, action: Any) -> str: ...
+
+    @abc.abstractmethod
+    def state_to_json(self, state: Any) -> dict: ...
+
+    @abc.abstractmethod
+    def state_from_json(self, data: dict) -> Any: ...
+
+    @abc.abstractmethod
+    def view_for(self, state: Any, seat: int | None) -> dict: ...
+
+    @abc.abstractmethod
+    def render(self, view: dict, width: int = 80, color: bool = True, names: Any = None,
+               height: int = 24) -> str: ...
+
+    @abc.abstractmethod
+    def speak(self, view: dict, names: Any = None) -> list[str]: ...
+
+    @abc.abstractmethod
+    def choose_action(self, state: Any, seat: int, level: str, rng: random.Random,
+                      budget_s: float = 1.0) -> Any: ...
+
+    @abc.abstractmethod
+    def describe_event(self, event: Any) -> str | None: ...
+
+    # -- options -----------------------------------------------------------------------
+    def parse_options(self, words: list[str]) -> dict[str, Any]:
+        """The words after CHALLENGE <person> as a JSON-able dict; raises ``BadOption``."""
+        if words:
+            raise BadNotation(f"This game takes no options (got {' '.join(words)!r}).")
+        return {}
+
+    def describe_options(self, options: dict[str, Any]) -> str:
+        return ""
+
+    def is_ranked(self, options: dict[str, Any]) -> bool:
+        return bool(options.get("ranked"))
+
+    # -- words -------------------------------------------------------------------------
+    def describe_move(self, state: Any, seat: int, notation: str, name: str) -> str | None:
+        """A stored move in a player's words, for REPLAY ("Bob raises 20."), ``state`` the
+        state before it; None: "<name>: <notation>"."""
+        return None
+
+    def describe_outcome(self, state: Any, number: int, outcome: Outcome,
+                         names: tuple[str, ...]) -> str:
+        """How game ``number`` ended, ``names`` its seats' names."""
+        if outcome.winner is None and (len(names) == 1 or not self.counts(outcome)):
+            return f"Game #{number} is over ({outcome.reason})."  # a solitaire not won, or
+            # a game put away rather than played out: not a draw
+        if outcome.winner is None:
+            return f"Game #{number} ends in a draw ({outcome.reason})."
+        return f"Game #{number}: {names[outcome.winner]} wins ({outcome.reason})."
+
+    # -- the database, inside the game's transaction -----------------------------------
+    @abc.abstractmethod
+    async def on_start(self, ctx: StartContext) -> Any:
+        """The first state of a new game."""
+
+    async def on_action(self, ctx: ActionContext) -> None:
+        """After ``apply``, before the commit (tiles, cubits that move with the action)."""
+
+    async def on_finish(self, ctx: FinishContext) -> list[str]:
+        """When the game ends, before the commit: lines told after the result."""
+        return []
+
+    async def check_offer(self, challenger: Seat, target: Seat,
+                          options: dict[str, Any]) -> str | None:
+        """Why a challenge cannot be played (told to the challenger), or None."""
+        return None
+
+    # -- the clock and the players -----------------------------------------------------
+    def timeout(self, state: Any) -> tuple | None:
+        """``(seconds, seat, action text[, note])``: when the state has not changed for
+        that long, the host applies that action for that seat (a trade timeout, a
+        betting clock). Checked after every action and at restore. ``note`` is the line
+        told before it (default "Time is up for <name>."; "" for none). None: no clock."""
+        return None
+
+    def seats_of(self, state: Any, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+        """The seats as ``state`` has them (``seats``: as they were). At an open table
+        seats are only ever added at the end (a player who leaves stays, ``left=True``),
+        so seat numbers in the move list keep their names; the host stores the seats
+        with every action that changes them."""
+        return seats
+
+    def presence(self, state: Any, seat: int, here: bool) -> str | None:
+        """The action (text) the host applies for a seat whose player disconnects
+        (``here`` False, once gone for ``GameHost.presence_delay`` seconds; after a
+        restart, once not back within the reconnect grace) or comes back (True); None
+        for nothing."""
+        return None
+
+    def pace(self, game: Any, seat: int) -> float:
+        """Seconds the computer in ``seat`` of the live ``game`` waits before each move."""
+        return self.host.computer_delay
+
+    def audience(self, state: Any, seat: int, events: list) -> Any:
+        """The seats whose players are told of an action by ``seat`` that led to
+        ``state``; None: every player. Watchers are always told, and so is everyone when
+        the game ends."""
+        return None
+
+    def counts(self, outcome: Outcome) -> bool:
+        """Whether a finished game counts in the players' records (not one put away to be
+        taken up again later)."""
+        return True
 
 
 __all__ = ["ActionContext", "FinishContext", "GameKind", "RuleError", "Seat", "StartContext"]

@@ -110,7 +110,7 @@ class Presentation:
     def _board(session: "Session", game: LiveGame, viewer: Viewer, view: dict) -> str:
         """The header (title, whose move) and the board drawn from this viewer's view (read
         out as short lines, no drawing, for a screen reader: ``GameKind.speak``)."""
-        if session.screenreader and game.kind.speak is not None:
+        if session.screenreader:
             board = "\n".join(line for fact in game.kind.speak(view, names=game.names)
                               for line in wrap(fact, session.width))
         else:

@@ -1,8 +1,9 @@
 """Data files (TOML) loaded into the database by ``esterport seed`` and at start-up.
 
-Each top-level table of a file names a seeder; the parlor has ``accounts`` and every
-hosted game may add its own (Triptycha's tile collections). Seeders are idempotent:
-loading a file twice changes nothing the second time.
+Each top-level table of a file names a seeder: ``accounts`` here, and those the
+application hands the parlor where it is assembled (``commands/app.py``: Triptycha's
+tile collections and starter set). Seeders are idempotent: loading a file twice changes
+nothing the second time.
 
     [[accounts]]
     name = "Alice"
@@ -60,9 +61,7 @@ BUILTIN: dict[str, Seeder] = {"accounts": seed_accounts}
 
 async def load(parlor: "Parlor", paths: list[Path] | None = None) -> list[str]:
     """Load ``paths`` (default: every ``*.toml`` in ``server/data/seed``); report lines."""
-    seeders = dict(BUILTIN)
-    for kind in parlor.host.kinds.values():
-        seeders.update(kind.seeders)
+    seeders = parlor.seeders
     if paths is None:
         paths = sorted(DEFAULT_DIR.glob("*.toml")) if DEFAULT_DIR.is_dir() else []
     report: list[str] = []

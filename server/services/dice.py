@@ -1,4 +1,4 @@
-"""Triad Dice on the parlor: the ``GameKind`` that hosts ``games/dice``.
+"""Triad Dice on the parlor: ``Dice``, the ``GameKind`` that hosts ``games/dice``.
 
 Everything but the text comes from the engine (``games.dice.rules``, ``notation``,
 ``render``, ``ai``). This adapter adds what the engine leaves to the server:
@@ -190,18 +190,6 @@ def _search_until(state: rules.State, seat: int, rng: random.Random,
     return ai.choose_action(state, seat, "hard", rng, max(0.0, deadline - time.time()))
 
 
-async def on_start(ctx: StartContext) -> rules.State:
-    """The first position (the engine's); a game against HARD also starts a search
-    process now, while the first move is thought over, rather than at HARD's first turn
-    (a new worker imports its program before it can search)."""
-    if any(seat.computer == "hard" for seat in ctx.seats):
-        try:
-            _SEARCH.get().submit(int)
-        except (OSError, RuntimeError):
-            log.warning("could not start a search process", exc_info=True)
-    return rules.new_game(ctx.options, ctx.rng)
-
-
 def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
                   budget_s: float = 1.0) -> rules.Action:
     """The engine's computer player. The host calls this in a worker thread; HARD's
@@ -223,18 +211,36 @@ def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
     return ai.choose_action(state, seat, level, rng, max(0.0, deadline - time.time()))
 
 
-def make_kind() -> GameKind:
-    return GameKind(
-        key="dice", title="Triad Dice", prefix="DICE", gmcp_package="Dice.Game",
-        parse_options=parse_options, describe_options=describe_options,
-        new_state=rules.new_game, apply=_sentences(rules.apply), outcome=rules.outcome,
-        to_move=rules.to_move, parse_action=_sentences(notation.parse_action),
-        format_action=notation.format_action, state_to_json=notation.state_to_json,
-        state_from_json=notation.state_from_json, view_for=render.view_for,
-        render=render_board, choose_action=choose_action, describe_event=describe_event,
-        speak=spoken.speak,
-        on_start=on_start,
-    )
+class Dice(GameKind):
+    """The ``dice`` kind: the engine as it is, its errors as sentences, the board with a
+    hint, and a search process for HARD."""
+
+    key, title, prefix, gmcp_package = "dice", "Triad Dice", "DICE", "Dice.Game"
+    parse_options = staticmethod(parse_options)
+    describe_options = staticmethod(describe_options)
+    apply = staticmethod(_sentences(rules.apply))
+    outcome = staticmethod(rules.outcome)
+    to_move = staticmethod(rules.to_move)
+    parse_action = staticmethod(_sentences(notation.parse_action))
+    format_action = staticmethod(notation.format_action)
+    state_to_json = staticmethod(notation.state_to_json)
+    state_from_json = staticmethod(notation.state_from_json)
+    view_for = staticmethod(render.view_for)
+    render = staticmethod(render_board)
+    speak = staticmethod(spoken.speak)
+    choose_action = staticmethod(choose_action)
+    describe_event = staticmethod(describe_event)
+
+    async def on_start(self, ctx: StartContext) -> rules.State:
+        """The first position (the engine's); a game against HARD also starts a search
+        process now, while the first move is thought over, rather than at HARD's first turn
+        (a new worker imports its program before it can search)."""
+        if any(seat.computer == "hard" for seat in ctx.seats):
+            try:
+                _SEARCH.get().submit(int)
+            except (OSError, RuntimeError):
+                log.warning("could not start a search process", exc_info=True)
+        return rules.new_game(ctx.options, ctx.rng)
 
 
-__all__ = ["describe_event", "make_kind", "parse_options", "render_board"]
+__all__ = ["Dice", "describe_event", "parse_options", "render_board"]

@@ -143,9 +143,15 @@ class GameHost:
 
     # -- registration and start-up -----------------------------------------------------
     def register(self, kind: GameKind) -> None:
-        kind.check()
+        """Host ``kind`` (a fresh instance: a kind is hosted once, and is then its game's
+        service, ``host.kind(key)``)."""
+        if not (kind.key and kind.title and kind.prefix):
+            raise TypeError(f"game kind {type(kind).__name__}: key, title and prefix are needed")
         if kind.key in self.kinds:
             raise ValueError(f"game kind {kind.key} registered twice")
+        if kind.host is not None and kind.host is not self:
+            raise ValueError(f"game kind {kind.key} is hosted already (make a new one)")
+        kind.host = self
         self.kinds[kind.key] = kind
 
     def kind(self, key: str) -> GameKind:
@@ -169,9 +175,8 @@ class GameHost:
             )
             for index, seat in enumerate(game.seats):
                 if seat.computer is None and not seat.left:
-                    game.absent[index] = now
-                    if kind.presence is not None:  # gone for good if not back in time
-                        self._spawn(self._presence(game, index, False, self.reconnect_grace))
+                    game.absent[index] = now  # gone for good if not back in time:
+                    self._spawn(self._presence(game, index, False, self.reconnect_grace))
             self._add_live(game)
             self._schedule(game)
         return len(records)
@@ -256,7 +261,7 @@ class GameHost:
         if self.game_of(target.id, kind_key):
             raise GameError(f"{target.name} is already playing {kind.title}.")
         target_seat = Seat(target.id, target.name)
-        if kind.check_offer is not None and not swapped:  # swapped: checked on ACCEPT
+        if not swapped:  # swapped: checked on ACCEPT
             problem = await kind.check_offer(challenger, target_seat, options)
             if problem:
                 raise GameError(problem)
@@ -295,10 +300,10 @@ class GameHost:
         seats = (offer.challenger, acceptor)
         if offer.swapped:
             seats = (acceptor, offer.challenger)
-            if offer.kind.check_offer is not None:  # seat 0 first, as it always gets it
-                problem = await offer.kind.check_offer(acceptor, offer.challenger, offer.options)
-                if problem:
-                    raise GameError(problem)
+            # seat 0 first, as it always gets it
+            problem = await offer.kind.check_offer(acceptor, offer.challenger, offer.options)
+            if problem:
+                raise GameError(problem)
         return await self.start_game(offer.kind.key, seats, offer.options)
 
     def decline(self, kind_key: str | None, target: Seat, challenger_name: str) -> Offer:
@@ -334,8 +339,8 @@ class GameHost:
     @staticmethod
     def takes_rematches(kind: GameKind) -> bool:
         """A game of two fixed seats, offered by CHALLENGE: not a table whose players come
-        and go (``seats_of``), not a solitaire."""
-        return kind.seats == 2 and kind.min_seats in (None, 2) and kind.seats_of is None
+        and go (``open_table``), not a solitaire."""
+        return kind.seats == 2 and kind.min_seats == 2 and not kind.open_table
 
     async def last_finished(self, account_id: int, kind_key: str, opponent: str | None = None,
                             batch: int = 200) -> GameRecord | None:
@@ -441,10 +446,7 @@ class GameHost:
             tx.add(record)
             await tx.flush()
             rng = random.Random(f"{seed}:0")
-            if kind.on_start is not None:
-                state = await kind.on_start(StartContext(tx, record.id, seats, options, rng))
-            else:
-                state = kind.new_state(options, rng)
+            state = await kind.on_start(StartContext(tx, record.id, seats, options, rng))
             record.initial_state = record.state = kind.state_to_json(state)
             await tx.commit()
         game = LiveGame(id=record.id, kind=kind, seats=seats, options=options,
@@ -503,7 +505,7 @@ class GameHost:
             seat = game.seat_of(account_id)
             # at a table whose players come and go, resigning is leaving one's seat
             await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action),
-                              seat_change=game.kind.seats_of is not None)
+                              seat_change=game.kind.open_table)
         self._schedule(game)
         return game
 
@@ -522,7 +524,7 @@ class GameHost:
                 raise GameError(f"{game.seats[seat].name} may still come back; you can CLAIM "
                                 f"in {left} second{'s' if left != 1 else ''}.")
             absent = game.seats[seat].name
-            clock = game.kind.timeout(game.state) if game.kind.timeout else None
+            clock = game.kind.timeout(game.state)
             if clock is not None and clock[1] == seat:
                 # the game waits only for what the absent player's clock would do for
                 # them (a Triptycha winner's DONE in trading): do it now
@@ -556,7 +558,7 @@ class GameHost:
         new_state, events = game.kind.apply(game.state, seat, action, game.rng(step))
         notation = game.kind.format_action(action)
         outcome = game.kind.outcome(new_state)
-        seats = game.kind.seats_of(new_state) if game.kind.seats_of is not None else game.seats
+        seats = game.kind.seats_of(new_state, game.seats)
         finish_lines: list[str] = []
         now = time.time()
         async with self.db.session() as tx:
@@ -573,10 +575,9 @@ class GameHost:
             if result.rowcount != 1:
                 raise GameError("That game changed under you; look again and retry.")
             tx.add(GameMove(game_id=game.id, seq=step, seat=seat, notation=notation, created_at=now))
-            if game.kind.on_action is not None:
-                await game.kind.on_action(ActionContext(
-                    tx, game.id, game.seats, game.options, seat, action, game.state, new_state,
-                    events))
+            await game.kind.on_action(ActionContext(
+                tx, game.id, game.seats, game.options, seat, action, game.state, new_state,
+                events))
             if outcome is not None:
                 finish_lines = await self._finish(tx, game, new_state, outcome, seats)
             await tx.commit()
@@ -586,11 +587,10 @@ class GameHost:
                  "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
         told = self._told(game)  # a player who leaves with this action hears of it too
         only = None
-        if outcome is None and game.kind.audience is not None:
-            audience = game.kind.audience(new_state, seat, events)
-            if audience is not None:
-                only = {game.seats[s].account_id for s in audience
-                        if game.seats[s].computer is None and not game.seats[s].left}
+        audience = None if outcome is not None else game.kind.audience(new_state, seat, events)
+        if audience is not None:  # None: every player
+            only = {game.seats[s].account_id for s in audience
+                    if game.seats[s].computer is None and not game.seats[s].left}
         if seats != game.seats:
             self._reseat(game, seats)
         game.state = new_state
@@ -619,10 +619,8 @@ class GameHost:
 
     async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome,
                       seats: tuple[Seat, ...]) -> list[str]:
-        lines: list[str] = []
-        if game.kind.on_finish is not None:
-            lines.extend(await game.kind.on_finish(FinishContext(
-                tx, game.id, seats, game.options, state, outcome)))
+        lines = list(await game.kind.on_finish(FinishContext(
+            tx, game.id, seats, game.options, state, outcome)))
         # one record per account in the game at its end (computer seats share one account)
         counted: dict[int, int] = {}
         for index, seat in enumerate(seats):
@@ -645,14 +643,7 @@ class GameHost:
 
     @staticmethod
     def describe_outcome(game: LiveGame, outcome: Outcome) -> str:
-        if game.kind.describe_outcome is not None:  # the kind's own words (a table closing)
-            return game.kind.describe_outcome(game.state, game.id, outcome)
-        if outcome.winner is None and (len(game.seats) == 1 or not game.kind.counts(outcome)):
-            return f"Game #{game.id} is over ({outcome.reason})."  # a solitaire not won, or
-            # a game put away rather than played out: not a draw
-        if outcome.winner is None:
-            return f"Game #{game.id} ends in a draw ({outcome.reason})."
-        return f"Game #{game.id}: {game.seats[outcome.winner].name} wins ({outcome.reason})."
+        return game.kind.describe_outcome(game.state, game.id, outcome, game.names)
 
     # -- computer players --------------------------------------------------------------
     def _schedule(self, game: LiveGame) -> None:
@@ -672,7 +663,7 @@ class GameHost:
         return self._spawn(coro)
 
     def _schedule_timeout(self, game: LiveGame) -> None:
-        if game.id not in self.live or game.kind.timeout is None:
+        if game.id not in self.live:
             return
         clock = game.kind.timeout(game.state)
         if clock is not None:
@@ -696,7 +687,7 @@ class GameHost:
         self._schedule(game)
 
     def _schedule_computer(self, game: LiveGame) -> None:
-        if game.id not in self.live or game.kind.choose_action is None:
+        if game.id not in self.live:
             return
         movers = [s for s in game.kind.to_move(game.state) if game.seats[s].computer]
         if not game.kind.simultaneous:
@@ -711,8 +702,7 @@ class GameHost:
     async def _computer_turn(self, game: LiveGame, seat: int, version: int) -> None:
         kind = game.kind
         try:
-            await asyncio.sleep(kind.pace(game, seat) if kind.pace is not None
-                                else self.computer_delay)
+            await asyncio.sleep(kind.pace(game, seat))
             level = game.seats[seat].computer
             rng = random.Random(f"{game.seed}:ai:{version}:{seat}" if kind.simultaneous
                                 else f"{game.seed}:ai:{version}")
@@ -753,8 +743,8 @@ class GameHost:
         for game in self.games_of(account_id):
             seat = game.seat_of(account_id)
             game.absent[seat] = time.time()
-            if game.kind.presence is not None:  # the game says what an absence means
-                self._spawn(self._presence(game, seat, False, self.presence_delay))
+            self._spawn(self._presence(game, seat, False, self.presence_delay))
+            if game.kind.open_table:  # its ``presence`` says what an absence means
                 continue
             for other in game.seats:
                 if other.account_id != account_id and other.computer is None and not other.left:
@@ -768,8 +758,7 @@ class GameHost:
         for game in games:
             seat = game.seat_of(account_id)
             game.absent.pop(seat, None)
-            if game.kind.presence is not None:
-                self._spawn(self._presence(game, seat, True))
+            self._spawn(self._presence(game, seat, True))
             for other in game.seats:
                 if other.account_id != account_id and other.computer is None and not other.left:
                     self._notify(other.account_id, f"{name} is back in game #{game.id}.")
@@ -819,14 +808,12 @@ class GameHost:
         game = LiveGame(id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
                         options=record.options, ranked=record.ranked, seed=record.seed,
                         state=kind.state_from_json(record.initial_state), version=0)
-        if kind.seats_of is not None:
-            game.seats = kind.seats_of(game.state)
+        game.seats = kind.seats_of(game.state, game.seats)
         for move in moves[:upto]:
             game.state, _ = kind.apply(game.state, move.seat, kind.parse_action(move.notation),
                                        game.rng(move.seq))
             game.version = move.seq
-            if kind.seats_of is not None:
-                game.seats = kind.seats_of(game.state)
+            game.seats = kind.seats_of(game.state, game.seats)
         if record.result:
             game.outcome = Outcome.from_json(record.result)
         return game, moves
@@ -840,6 +827,10 @@ class GameHost:
             return [r for r in records if any(s["id"] == account_id for s in r.seats)][:limit]
 
     # -- announcements -----------------------------------------------------------------
+    def tell(self, account_id: int, text: str) -> None:
+        """A notice to one player (a game's service telling a player something)."""
+        self._notify(account_id, text)
+
     def _notify(self, account_id: int, text: str, kind: str = "notice") -> None:
         self.bus.publish(f"account:{account_id}", Event(kind, {"text": text}))
 

@@ -55,9 +55,8 @@ import functools
 import logging
 import random
 import time
-import weakref
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 import sqlalchemy as sa
@@ -74,9 +73,6 @@ from server.models import Account, GameRecord, PyramidSave, PyramidTopScore
 from server.services.games import GameError, LiveGame
 from server.text import counted
 from server.workers import WorkerPool
-
-if TYPE_CHECKING:
-    from server.app import Parlor
 
 log = logging.getLogger(__name__)
 
@@ -153,15 +149,6 @@ class Prefs:
                 ("Use same deck", yn[self.same_deck], "YES|NO: the same deals for both"),
                 ("Sound", self.sound, "FULL|PARTIAL|OFF: the bell at game end, errors"))
         return [f"{name:<15}{value:<8}({note})" for name, value, note in rows]
-
-
-# -- the service ------------------------------------------------------------------------------
-SERVICES: "weakref.WeakKeyDictionary[Any, Pyramid]" = weakref.WeakKeyDictionary()
-
-
-def service(parlor: "Parlor") -> "Pyramid":
-    """The Pyramid service of a parlor (bound when the parlor hosts the kind)."""
-    return SERVICES[parlor]
 
 
 @attrs.frozen
@@ -342,11 +329,32 @@ def _untouched(game: rules.Game) -> bool:
             and game.pyramid_left == 28)
 
 
-class Pyramid:
-    """The hooks of the ``pyr`` kind that need the parlor, and Pyramid's services."""
+class Pyramid(GameKind):
+    """The ``pyr`` kind (the match engine, its players' speed, who hears of what, which
+    games count) and Pyramid's services: config, saves, the TOP 10, HINT, AUTO and the
+    solver's verdicts."""
+
+    key, title, prefix, gmcp_package = KEY, TITLE, PREFIX, GMCP
+    seats, min_seats = 1, 1
+    simultaneous = True
+    parse_options = staticmethod(parse_options)
+    describe_options = staticmethod(describe_options)
+    apply = staticmethod(apply)
+    outcome = staticmethod(outcome)
+    to_move = staticmethod(to_move)
+    parse_action = staticmethod(parse_action)
+    format_action = staticmethod(format_action)
+    state_to_json = staticmethod(state_to_json)
+    state_from_json = staticmethod(state_from_json)
+    view_for = staticmethod(view_for)
+    render = staticmethod(render)
+    speak = staticmethod(spoken.speak)
+    choose_action = staticmethod(choose_action)
+    describe_event = staticmethod(describe_event)
+    audience = staticmethod(audience)
+    counts = staticmethod(counts)
 
     def __init__(self) -> None:
-        self.parlor: "Parlor | None" = None
         self._prefs: dict[int, Prefs] = {}
         self._loading: set[int] = set()
         self._autos: dict[int, Auto] = {}
@@ -356,18 +364,13 @@ class Pyramid:
         self.solving: set[int] = set()       # players waiting for a PYR SOLUTION
         self._lines: dict[int, Line] = {}
 
-    def bind(self, parlor: "Parlor") -> None:
-        self.parlor = parlor
-        SERVICES[parlor] = self
-
-    @property
-    def host(self):  # noqa: ANN201
-        if self.parlor is None:
-            raise RuntimeError("the Pyramid kind is not bound to a parlor")
-        return self.parlor.host
+    def is_ranked(self, options: dict[str, Any]) -> bool:
+        return False
 
     @property
     def db(self):  # noqa: ANN201
+        if self.host is None:
+            raise RuntimeError("the Pyramid kind is not hosted")
         return self.host.db
 
     # -- config --------------------------------------------------------------------------
@@ -383,21 +386,21 @@ class Pyramid:
         prefs = self._prefs.get(account_id)
         if prefs is not None:
             return prefs
-        if account_id not in self._loading and self.parlor is not None:
+        if account_id not in self._loading and self.host is not None:
             self._loading.add(account_id)
             self.host.spawn(self._load_prefs(account_id))
         return Prefs()
 
     async def _load_prefs(self, account_id: int) -> None:
         try:
-            account = await self.parlor.accounts.get_by_id(account_id)
+            account = await self.host.accounts.get_by_id(account_id)
             if account is not None:
                 self._prefs.setdefault(account_id, Prefs.from_settings(account.settings))
         finally:
             self._loading.discard(account_id)
 
     async def set_prefs(self, account: Account, prefs: Prefs) -> Prefs:
-        account.settings = await self.parlor.accounts.set_setting(account.id, "pyramid",
+        account.settings = await self.host.accounts.set_setting(account.id, "pyramid",
                                                                   prefs.to_json())
         self._prefs[account.id] = prefs
         return prefs
@@ -416,7 +419,7 @@ class Pyramid:
         """A tournament offered to a person: Use Same Deck is the challenger's, unless the
         challenge said SAME or OWN."""
         if "same_deck" not in options:
-            account = await self.parlor.accounts.get_by_id(challenger.account_id)
+            account = await self.host.accounts.get_by_id(challenger.account_id)
             options["same_deck"] = Prefs.from_settings(
                 account.settings if account else None).same_deck
         return None
@@ -551,7 +554,7 @@ class Pyramid:
         self._last[account_id] = deal
         waiting = self.still_playing(deal, account_id)
         if waiting:
-            self.parlor.tell(account_id, f"The solver's verdict on {deal.label} waits until "
+            self.host.tell(account_id, f"The solver's verdict on {deal.label} waits until "
                                          f"{' and '.join(waiting)} has finished that deal too.")
             return
         self._wanted[account_id] = deal
@@ -567,7 +570,7 @@ class Pyramid:
                     log.exception("pyramid: the solver failed on a deal")
                     continue
                 bell = BELL if self.cached_prefs(account_id).sound == "full" else ""
-                self.parlor.tell(account_id, bell + text)
+                self.host.tell(account_id, bell + text)
         finally:
             self._judging.discard(account_id)
 
@@ -648,7 +651,7 @@ class Pyramid:
                 game = self.host.live.get(auto.game_id)
                 if game is None or 0 not in to_move(game.state):
                     return
-                if not self.parlor.is_online(account_id):
+                if not self.host.is_online(account_id):
                     return
                 try:  # the configured speed, unless stopped meanwhile
                     await asyncio.wait_for(auto.stop.wait(), timeout=self.delay(account_id))
@@ -666,7 +669,7 @@ class Pyramid:
                 await asyncio.shield(self.host.act_for(auto.game_id, 0, action, auto=True))
         except (GameError, RuleError) as err:
             if not auto.stop.is_set():
-                self.parlor.tell(account_id, f"AUTO stopped: {err}")
+                self.host.tell(account_id, f"AUTO stopped: {err}")
         finally:
             if self._autos.get(account_id) is auto:
                 del self._autos[account_id]
@@ -679,7 +682,7 @@ class Pyramid:
                                same_deck: bool | None = None) -> LiveGame:
         seats: tuple[Seat, ...] = (me,)
         if level is not None:
-            computer = await self.parlor.accounts.computer()
+            computer = await self.host.accounts.computer()
             seats = (me, Seat(computer.id, f"Computer({level})", level))
         options: dict[str, Any] = {"mode": "tournament"}
         if same_deck is not None:
@@ -739,23 +742,4 @@ INFO = (
 )
 
 
-def make_kind() -> GameKind:
-    """A fresh ``pyr`` GameKind (its hooks bound to the parlor that hosts it)."""
-    hooks = Pyramid()
-    return GameKind(
-        key=KEY, title=TITLE, prefix=PREFIX, gmcp_package=GMCP, seats=1,
-        min_seats=1, parse_options=parse_options, describe_options=describe_options,
-        is_ranked=lambda options: False,
-        new_state=lambda options, rng: new_table(options, (False,), False, rng),
-        apply=apply, outcome=outcome, to_move=to_move, parse_action=parse_action,
-        format_action=format_action, state_to_json=state_to_json,
-        state_from_json=state_from_json, view_for=view_for, render=render,
-        speak=spoken.speak,
-        choose_action=choose_action, describe_event=describe_event,
-        on_start=hooks.on_start, on_action=hooks.on_action, on_finish=hooks.on_finish,
-        check_offer=hooks.check_offer, bind=hooks.bind,
-        simultaneous=True, pace=hooks.pace, audience=audience, counts=counts,
-    )
-
-
-__all__ = ["HELP", "KEY", "Prefs", "Pyramid", "make_kind", "parse_options", "service"]
+__all__ = ["HELP", "KEY", "Prefs", "Pyramid", "parse_options"]

@@ -59,7 +59,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -82,7 +81,6 @@ from server.services.games import GameError, LiveGame
 from server.text import counted
 
 if TYPE_CHECKING:
-    from server.app import Parlor
     from server.services.accounts import Accounts
     from server.services.games import GameHost
 
@@ -157,33 +155,51 @@ async def audit_tables(tx, states: dict[int, Table] | None = None) -> list[tuple
     return bad
 
 
-# -- the service: tables for the commands, hooks for the host ------------------------------------
-_BY_HOST: "weakref.WeakKeyDictionary[Any, TriadTables]" = weakref.WeakKeyDictionary()
+# -- the kind, and the service: tables for the commands ------------------------------------------
+class TriadTables(GameKind):
+    """The ``triad`` kind (a table is one hosted game) and the service that opens tables,
+    seats players and computer players, and moves their cubits."""
 
+    key, title, prefix, gmcp_package = KEY, "Triad", "TRIAD", "Triad.Game"
+    seats, min_seats = rules.MAX_SEATS, 1
+    resign_action = "LEAVE"
+    open_table = True
+    parse_options = staticmethod(parse_options)
+    describe_options = staticmethod(describe_options)
+    apply = staticmethod(apply)
+    outcome = staticmethod(outcome)
+    to_move = staticmethod(to_move)
+    parse_action = staticmethod(parse_action)
+    format_action = staticmethod(format_action)
+    state_to_json = staticmethod(state_to_json)
+    state_from_json = staticmethod(state_from_json)
+    view_for = staticmethod(view_for)
+    render = staticmethod(render_table)
+    speak = staticmethod(spoken.speak)
+    choose_action = staticmethod(choose_action)
+    describe_event = staticmethod(describe_event)
+    describe_move = staticmethod(describe_move)
+    presence = staticmethod(presence)
 
-def tables_of(host: "GameHost") -> "TriadTables":
-    return _BY_HOST[host]
-
-
-class TriadTables:
-    """Opens tables, seats players and computer players, and moves their cubits."""
-
-    def __init__(self) -> None:
-        self.host: "GameHost | None" = None
-        self.accounts: "Accounts | None" = None
-        self.action_timeout = float(rules.DEFAULT_ACTION_TIMEOUT_S)
+    def __init__(self, action_timeout: float = rules.DEFAULT_ACTION_TIMEOUT_S) -> None:
+        self.action_timeout = float(action_timeout)  # ``[games] triad_action_timeout``
         self._seating = asyncio.Lock()  # one seat change at a time: one table per player
         self._warned: dict[int, int] = {}  # table -> the version whose clock warns already
         self._warming: asyncio.Future | None = None
 
-    def bind(self, parlor: "Parlor") -> None:
-        self.attach(parlor.host, parlor.accounts, parlor.config.games.triad_action_timeout)
+    def is_ranked(self, options: dict[str, Any]) -> bool:
+        return False
 
-    def attach(self, host: "GameHost", accounts: "Accounts",
-               action_timeout: float = rules.DEFAULT_ACTION_TIMEOUT_S) -> None:
-        self.host, self.accounts = host, accounts
-        self.action_timeout = float(action_timeout)
-        _BY_HOST[host] = self
+    def describe_outcome(self, state: Table, number: int, outcome: Any,
+                         names: tuple[str, ...]) -> str:
+        return closing_text(state, number, outcome)
+
+    def seats_of(self, state: Table, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+        return seats_of(state)
+
+    @property
+    def accounts(self) -> "Accounts":
+        return self._host.accounts
 
     # -- hooks, inside the host's transaction ---------------------------------------------------
     async def on_start(self, ctx: StartContext) -> Table:
@@ -349,31 +365,9 @@ class TriadTables:
             self._warming = asyncio.ensure_future(asyncio.to_thread(warm))
 
 
-def make_kind(tables: TriadTables | None = None) -> GameKind:
-    """A ``triad`` GameKind with its own :class:`TriadTables` (bound to the parlor)."""
-    tables = tables or TriadTables()
-    return GameKind(
-        key=KEY, title="Triad", prefix="TRIAD", gmcp_package="Triad.Game",
-        seats=rules.MAX_SEATS, min_seats=1,
-        parse_options=parse_options, describe_options=describe_options,
-        is_ranked=lambda options: False,
-        new_state=lambda options, rng: new_table(options, Player(0, "?")),
-        apply=apply, outcome=outcome, to_move=to_move, parse_action=parse_action,
-        format_action=format_action, state_to_json=state_to_json,
-        state_from_json=state_from_json, view_for=view_for, render=render_table,
-        speak=spoken.speak,
-        choose_action=choose_action, describe_event=describe_event,
-        describe_move=describe_move, describe_outcome=closing_text,
-        on_start=tables.on_start, on_action=tables.on_action, on_finish=tables.on_finish,
-        timeout=tables.timeout, seats_of=seats_of, presence=presence, bind=tables.bind,
-        resign_action="LEAVE",
-    )
-
-
 __all__ = [
     # this module's own
-    "BANKROLL", "KEY", "TriadTables", "audit_tables", "make_kind", "player_of", "seats_of",
-    "tables_of",
+    "BANKROLL", "KEY", "TriadTables", "audit_tables", "player_of", "seats_of",
     # the engine's (games/triad/table.py), as the kind and the commands use them
     "BUYIN", "CASHOUT", "DEFAULT_OPENING", "DEFAULT_SEATS", "LEVELS", "NEXT_HAND_S", "Away",
     "Back", "BadNotation", "Cubits", "IllegalAction", "Leave", "Player", "PotMove", "Said",

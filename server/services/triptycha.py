@@ -14,8 +14,9 @@ tile instances (``server/services/tiles.py``):
   that moves it is durable.
 * ``timeout`` ends a trading phase after ``[games] trade_timeout`` seconds (the winner's
   ``DONE``), also after a restart.
-* ``on_new_account`` gives the starter set; ``seeders`` load ``[[collections]]`` and
-  ``[tiles]`` from data files (see ``server/data/seed/collections.toml``).
+* ``SEEDERS`` load ``[[collections]]`` and ``[tiles]`` from data files (see
+  ``server/data/seed/collections.toml``); ``commands/app.py`` hands them to the parlor,
+  with the starter set every new account gets (``tiles.grant_starter``).
 
 Options are the rules words as a flat dict (``notation.rules_to_json``), so ``ranked``
 sits where the host and ``is_ranked`` look for it.
@@ -99,22 +100,42 @@ def describe_event(event: Any) -> str | None:
     return text() if callable(text) else None
 
 
-class Triptycha:
-    """The database hooks of the ``tt`` kind, bound to one parlor by ``bind``."""
+class Triptycha(GameKind):
+    """The ``tt`` kind: the engine, tied to real tile instances by its database hooks,
+    and the tile service the commands use (``tiles``)."""
 
-    def __init__(self) -> None:
-        self.parlor: "Parlor | None" = None
-        self.trade_timeout: float = 300.0
+    key, title, prefix, gmcp_package = KEY, "Triptycha", "TT", "Triptycha.Game"
+    parse_options = staticmethod(parse_options)
+    describe_options = staticmethod(describe_options)
+    apply = staticmethod(rules.apply)
+    outcome = staticmethod(rules.outcome)
+    to_move = staticmethod(rules.to_move)
+    parse_action = staticmethod(notation.parse_action)
+    format_action = staticmethod(notation.format_action)
+    state_to_json = staticmethod(notation.state_to_json)
+    state_from_json = staticmethod(notation.state_from_json)
+    view_for = staticmethod(render.view_for)
+    render = staticmethod(render.render)
+    speak = staticmethod(spoken.speak)
+    choose_action = staticmethod(ai.choose_action)
+    describe_event = staticmethod(describe_event)
 
-    def bind(self, parlor: "Parlor") -> None:
-        self.parlor = parlor
-        self.trade_timeout = float(parlor.config.games.trade_timeout)
+    def __init__(self, trade_timeout: float = 300.0) -> None:
+        self.trade_timeout = float(trade_timeout)  # ``[games] trade_timeout``
+        self._tiles: Tiles | None = None
 
     @property
     def db(self):  # noqa: ANN201
-        if self.parlor is None:
-            raise RuntimeError("the Triptycha kind is not bound to a parlor")
-        return self.parlor.db
+        if self.host is None:
+            raise RuntimeError("the Triptycha kind is not hosted")
+        return self.host.db
+
+    @property
+    def tiles(self) -> Tiles:
+        """Tiles, discs and the shop (one transaction a call), on the host's database."""
+        if self._tiles is None:
+            self._tiles = Tiles(self.db)
+        return self._tiles
 
     # -- challenges ------------------------------------------------------------------------
     async def check_offer(self, challenger: Seat, target: Seat, options: dict[str, Any]) -> str | None:
@@ -265,9 +286,6 @@ class Triptycha:
             return None
         return self.trade_timeout, rules.result(state).winner, "DONE"
 
-    async def on_new_account(self, tx, account: Account) -> None:  # noqa: ANN001
-        await tiles.grant_starter(tx, account)
-
 
 # -- data files ----------------------------------------------------------------------------
 async def seed_collections(parlor: "Parlor", entries: Any) -> list[str]:
@@ -351,25 +369,9 @@ async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
     return out
 
 
-def make_kind() -> GameKind:
-    """A fresh ``tt`` GameKind (its hooks bound to the parlor that hosts it)."""
-    hooks = Triptycha()
-    return GameKind(
-        key=KEY, title="Triptycha", prefix="TT", gmcp_package="Triptycha.Game",
-        parse_options=parse_options, describe_options=describe_options,
-        is_ranked=lambda options: bool(options.get("ranked")),
-        new_state=rules.new_game, apply=rules.apply, outcome=rules.outcome,
-        to_move=rules.to_move, parse_action=notation.parse_action,
-        format_action=notation.format_action, state_to_json=notation.state_to_json,
-        state_from_json=notation.state_from_json, view_for=render.view_for,
-        render=render.render, describe_event=describe_event, choose_action=ai.choose_action,
-        speak=spoken.speak,
-        on_start=hooks.on_start, on_action=hooks.on_action, on_finish=hooks.on_finish,
-        check_offer=hooks.check_offer, timeout=hooks.timeout,
-        on_new_account=hooks.on_new_account, bind=hooks.bind,
-        seeders={"collections": seed_collections, "tiles": seed_tiles},
-    )
+# What ``server/seeding.py`` loads for Triptycha (wired in ``commands/app.py``).
+SEEDERS = {"collections": seed_collections, "tiles": seed_tiles}
 
 
-__all__ = ["KEY", "Told", "Triptycha", "make_kind", "rules_of", "seed_collections",
+__all__ = ["KEY", "SEEDERS", "Told", "Triptycha", "rules_of", "seed_collections",
            "seed_tiles"]

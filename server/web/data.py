@@ -153,7 +153,7 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
 async def top10(parlor: "Parlor") -> list[dict[str, Any]] | None:
     """The Pyramid TOP 10, or None when the parlor does not host Pyramid."""
     try:
-        service = pyramid_service.service(parlor)
+        service = parlor.host.kind(pyramid_service.KEY)
     except KeyError:
         return None
     rows = await service.top10()

@@ -151,7 +151,7 @@ async def test_standard_game_with_grammar_refusals_hint_and_auto(parlor, clients
     assert re.search(r"Par score [+-]\d+", out) and "1. " in out
     # the line shown replays on the deal to the score it claims
     seed = game.state.matches[0].seeds[0]
-    found = pyramid.service(parlor)._lines[seed].best
+    found = parlor.host.kind(pyramid.KEY)._lines[seed].best
     end = rules.Game.dealt(seed)
     for action in found.moves:
         end, _ = rules.play(end, action)
@@ -234,7 +234,7 @@ async def test_tournament_against_the_computer_enters_the_top10(parlor, clients)
     assert re.search(rf"1 +Alice +{re.escape(f'{expected:+d}')} +\d{{4}}-\d\d-\d\d +"
                      r"Computer\(easy\)", out)
     # the computer played its own six games meanwhile, and is not in the TOP 10
-    top = await pyramid.service(parlor).top10()
+    top = await parlor.host.kind(pyramid.KEY).top10()
     assert [(r.name, r.score) for r in top] == [("Alice", expected)]
 
 

@@ -89,10 +89,10 @@ async def test_every_event_of_a_triad_table_round_trips_through_json(parlor):
     """A table with a computer player: a hand played out, then Alice leaves and the
     table closes."""
     from games.triad import table as triad
-    from server.services.triad import KEY, tables_of
+    from server.services.triad import KEY
 
     alice = await parlor.accounts.create("Alice", "secret")
-    tables, host, rng = tables_of(parlor.host), parlor.host, random.Random(3)
+    tables, host, rng = parlor.host.kind(KEY), parlor.host, random.Random(3)
     game = await tables.open(alice.id, alice.name, triad.table_options(1, None, 2, 40))
     await tables.add_bots(alice.id, 1, "easy")
     recorder = Recorder(parlor.bus)

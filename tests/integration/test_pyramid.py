@@ -69,7 +69,7 @@ async def test_a_solver_line_is_shown_as_typed_with_its_cards():
 
 # -- services on the database -------------------------------------------------------------------
 async def test_config_is_kept_with_the_account(parlor):
-    svc = pyramid.service(parlor)
+    svc = parlor.host.kind(pyramid.KEY)
     await player(parlor, "Alice")
     account = await parlor.accounts.get("Alice")
     assert svc.prefs(account) == Prefs()
@@ -80,7 +80,7 @@ async def test_config_is_kept_with_the_account(parlor):
 
 
 async def test_top10_keeps_the_ten_best_scores_above_zero(parlor):
-    svc = pyramid.service(parlor)
+    svc = parlor.host.kind(pyramid.KEY)
     alice = await player(parlor, "Alice")
     # a real tournament played out below par does not enter
     game = await svc.start_tournament(alice)
@@ -104,7 +104,7 @@ async def test_top10_keeps_the_ten_best_scores_above_zero(parlor):
 
 
 async def test_save_puts_a_tournament_away_and_restore_takes_it_up_exactly(parlor):
-    svc = pyramid.service(parlor)
+    svc = parlor.host.kind(pyramid.KEY)
     alice = await player(parlor, "Alice")
     game = await svc.start_tournament(alice, "easy", same_deck=True)
     await parlor.host.act_text(alice.account_id, KEY, "END")       # deal 1: the computer may play it
@@ -140,7 +140,7 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
     parlor = assemble(make_config(db_url))
     await parlor.start()
     try:
-        svc = pyramid.service(parlor)
+        svc = parlor.host.kind(pyramid.KEY)
         alice = await player(parlor, "Alice")
         game = await svc.start_tournament(alice, "easy", same_deck=True)
         await parlor.host.act_text(alice.account_id, KEY, "END")

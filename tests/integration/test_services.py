@@ -18,7 +18,7 @@ from server.services import ledger
 from server.services.accounts import AccountError, Accounts
 from server.services.games import GameError, GameHost
 from server.services.ratings import Ratings
-from tests.support.tictactoe import KIND
+from tests.support.tictactoe import TicTacToe
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
     b = await accounts.create("Bob", "secret")
     online = {a.id, b.id}
     host = GameHost(db, LocalBus(), accounts, is_online=online.__contains__, reconnect_grace=0)
-    host.register(KIND)
+    host.register(TicTacToe())
     offer = await host.offer("ttt", Seat(a.id, "Alice"), "bob", {"ranked": True})
     with pytest.raises(GameError, match="no offer"):
         await host.accept("ttt", Seat(b.id, "Bob"), "carol")
@@ -108,7 +108,7 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
 
     # a second host on the same database restores the game where it stood
     host2 = GameHost(db, LocalBus(), accounts, is_online=online.__contains__, reconnect_grace=0)
-    host2.register(KIND)
+    host2.register(TicTacToe())
     assert await host2.restore() == 1
     restored = host2.get_live(game.id)
     assert restored.state == game.state and restored.version == 2
@@ -133,7 +133,7 @@ async def test_claim_after_grace(db, accounts):
     online = {a.id, b.id}
     host = GameHost(db, LocalBus(), accounts, is_online=online.__contains__,
                     reconnect_grace=0.2)
-    host.register(KIND)
+    host.register(TicTacToe())
     game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {})
     with pytest.raises(GameError, match="connected"):
         await host.claim(a.id, "ttt")
@@ -159,7 +159,7 @@ async def test_a_game_clock_applies_the_timeout_action(db, accounts):
     a = await accounts.create("Alice", "secret")
     b = await accounts.create("Bob", "secret")
     host = GameHost(db, LocalBus(), accounts, is_online=lambda _: True, reconnect_grace=0)
-    host.register(KIND)
+    host.register(TicTacToe())
     game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {"clock": 1.0})
     await host.act_text(a.id, "ttt", "PLAY 1")
     await asyncio.sleep(0.3)

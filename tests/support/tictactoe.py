@@ -1,7 +1,7 @@
 """A test-only game for the parlor's hosting mechanism: noughts and crosses.
 
 It follows the engine contract of ``games/__init__.py`` in one module (rules, notation,
-renderer and a computer player), and ``KIND`` hosts it under the prefix ``TTT``.
+renderer and a computer player), and ``TicTacToe`` (``KIND``) hosts it under the prefix ``TTT``.
 Seat 0 plays X and moves first. ``PLAY <1..9>`` marks a cell; ``RESIGN`` gives up.
 """
 
@@ -13,7 +13,7 @@ import attrs
 
 from games.errors import BadNotation, IllegalAction
 from games.outcome import Outcome
-from server.hosting import GameKind
+from server.hosting import GameKind, StartContext
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 MARKS = "XO"
@@ -133,11 +133,36 @@ def _options(words: list[str]) -> dict:
     return {"ranked": bool(words)}
 
 
-KIND = GameKind(
-    key="ttt", title="Noughts and Crosses", prefix="TTT", gmcp_package="Ttt.Game",
-    parse_options=_options, describe_options=lambda o: "ranked" if o.get("ranked") else "unranked",
-    new_state=new_game, apply=apply, outcome=outcome, to_move=to_move,
-    parse_action=parse_action, format_action=format_action, state_to_json=state_to_json,
-    state_from_json=state_from_json, view_for=view_for, render=render,
-    choose_action=choose_action, describe_event=describe_event, timeout=timeout,
-)
+def speak(view: dict, names=("X", "O")) -> list[str]:  # noqa: ARG001
+    """The board read out: one row a line."""
+    cells = ["empty" if c is None else MARKS[c] for c in view["cells"]]
+    return [f"Row {r + 1}: {', '.join(cells[r * 3:r * 3 + 3])}." for r in range(3)]
+
+
+class TicTacToe(GameKind):
+    """The ``ttt`` kind: this module's engine, with a clock when the options give one."""
+
+    key, title, prefix, gmcp_package = "ttt", "Noughts and Crosses", "TTT", "Ttt.Game"
+    parse_options = staticmethod(_options)
+    apply = staticmethod(apply)
+    outcome = staticmethod(outcome)
+    to_move = staticmethod(to_move)
+    parse_action = staticmethod(parse_action)
+    format_action = staticmethod(format_action)
+    state_to_json = staticmethod(state_to_json)
+    state_from_json = staticmethod(state_from_json)
+    view_for = staticmethod(view_for)
+    render = staticmethod(render)
+    speak = staticmethod(speak)
+    choose_action = staticmethod(choose_action)
+    describe_event = staticmethod(describe_event)
+    timeout = staticmethod(timeout)
+
+    def describe_options(self, options: dict) -> str:
+        return "ranked" if options.get("ranked") else "unranked"
+
+    async def on_start(self, ctx: StartContext) -> State:
+        return new_game(ctx.options, ctx.rng)
+
+
+KIND = TicTacToe  # ``[games] extra = ["tests.support.tictactoe:KIND"]``: a fresh one per parlor

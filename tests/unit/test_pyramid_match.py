@@ -339,7 +339,7 @@ def test_stored_tables_load_and_replay_as_before(name):
 def test_the_hosted_kind_plays_the_engine():
     from server.services import pyramid as service
 
-    kind = service.make_kind()
+    kind = service.Pyramid()
     for hook in ("apply", "outcome", "to_move", "parse_action", "format_action",
                  "state_to_json", "state_from_json", "view_for", "render", "choose_action",
                  "describe_event", "describe_options", "audience", "counts"):

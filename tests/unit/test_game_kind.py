@@ -1,0 +1,102 @@
+"""The ``GameKind`` contract (server/hosting.py): one base class, engine hooks every game
+gives, defaults for the rest, and a kind that is hosted once and is its game's service."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from commands.app import assemble
+from games.outcome import Outcome
+from games.pyramid import match
+from server.bus import LocalBus
+from server.hosting import GameKind, Seat
+from server.services import pyramid, tiles, triad, triptycha
+from server.services.games import GameHost
+from tests.conftest import make_config
+from tests.support import tictactoe
+from tests.support.tictactoe import TicTacToe
+
+
+def make_host(delay: float = 0.25) -> GameHost:
+    # registering and the defaults touch neither the database nor the accounts
+    return GameHost(None, LocalBus(), None, is_online=lambda _: True, reconnect_grace=1,
+                    computer_delay=delay)
+
+
+def test_a_kind_without_an_engine_hook_cannot_be_made():
+    class Half(GameKind):
+        key, title, prefix = "half", "Half", "HALF"
+        apply = staticmethod(tictactoe.apply)
+
+    with pytest.raises(TypeError) as err:
+        Half()
+    for hook in ("outcome", "to_move", "parse_action", "render", "speak", "on_start"):
+        assert hook in str(err.value)
+
+
+def test_a_kind_is_hosted_once_and_found_by_its_key():
+    host, other = make_host(), make_host()
+    kind = TicTacToe()
+    host.register(kind)
+    assert kind.host is host and host.kind("ttt") is kind
+    with pytest.raises(ValueError, match="registered twice"):
+        host.register(TicTacToe())
+    with pytest.raises(ValueError, match="hosted already"):
+        other.register(kind)
+
+
+def test_what_a_kind_does_not_override_is_what_the_host_assumes():
+    host = make_host(delay=0.25)
+    kind = TicTacToe()
+    host.register(kind)
+    state = tictactoe.new_game({}, random.Random(1))
+    seats = (Seat(1, "Alice"), Seat(2, "Bob"))
+    assert kind.seats_of(state, seats) is seats
+    assert kind.presence(state, 0, False) is None and kind.presence(state, 0, True) is None
+    assert kind.audience(state, 0, []) is None
+    assert kind.counts(Outcome(None, "board full")) is True
+    assert kind.describe_move(state, 0, "PLAY 5", "Alice") is None
+    assert kind.pace(None, 1) == 0.25
+    assert kind.timeout(state) is None  # no clock in the options
+    assert kind.timeout(tictactoe.new_game({"clock": 5.0}, random.Random(1))) == (5.0, 0, "RESIGN")
+    assert kind.is_ranked({"ranked": True}) and not kind.is_ranked({})
+    assert kind.describe_outcome(state, 7, Outcome(1, "three in a row"), ("Alice", "Bob")) \
+        == "Game #7: Bob wins (three in a row)."
+    assert kind.describe_outcome(state, 7, Outcome(None, "board full"), ("Alice", "Bob")) \
+        == "Game #7 ends in a draw (board full)."
+    assert kind.describe_outcome(state, 7, Outcome(None, "resigned"), ("Alice",)) \
+        == "Game #7 is over (resigned)."
+
+
+def test_kinds_take_only_the_facts_that_vary():
+    assert not GameHost.takes_rematches(triad.TriadTables())   # a table: players come and go
+    assert not GameHost.takes_rematches(pyramid.Pyramid())     # a solitaire (or two at once)
+    assert GameHost.takes_rematches(triptycha.Triptycha()) and GameHost.takes_rematches(TicTacToe())
+    assert triad.TriadTables().open_table and pyramid.Pyramid().simultaneous
+    assert not pyramid.Pyramid().counts(Outcome(None, match.SAVED_REASON))
+
+
+async def test_each_parlor_gets_its_own_kinds_and_finds_each_service_one_way(tmp_path):
+    config = make_config(f"sqlite+aiosqlite:///{tmp_path}/x.db")
+    first, second = assemble(config), assemble(config)
+    for key in ("tt", "dice", "triad", "pyr", "ttt"):
+        assert first.host.kind(key) is not second.host.kind(key)
+        assert first.host.kind(key).host is first.host
+    assert isinstance(first.host.kind(pyramid.KEY), pyramid.Pyramid)
+    assert isinstance(first.host.kind(triad.KEY), triad.TriadTables)
+    tt = first.host.kind(triptycha.KEY)
+    assert tt.tiles is tt.tiles and tt.tiles.db is first.db
+    assert tt.trade_timeout == config.games.trade_timeout
+    assert first.host.kind(triad.KEY).action_timeout == config.games.triad_action_timeout
+    await first.db.close()
+    await second.db.close()
+
+
+async def test_tiles_are_wired_where_the_application_is_assembled(tmp_path):
+    """The starter set and the tile data files are the application's, not the host's."""
+    parlor = assemble(make_config(f"sqlite+aiosqlite:///{tmp_path}/x.db"))
+    assert {"accounts", "collections", "tiles"} <= set(parlor.seeders)
+    assert tiles.grant_starter in parlor.accounts._new_account_hooks
+    await parlor.db.close()

@@ -138,7 +138,7 @@ class GameKind(abc.ABC):
     gmcp_package: str = ""
     seats: int = 2
     min_seats: int = 2
-    resign_action: str = "RESIGN"
+    resign_action: Any = None  # the engine's action for RESIGN and CLAIM
     simultaneous: bool = False
     open_table: bool = False
     host: "GameHost | None" = None  # set by GameHost.register
@@ -232,7 +232,7 @@ class GameKind(abc.ABC):
 
     # -- the clock and the players -----------------------------------------------------
     def timeout(self, state: Any) -> tuple | None:
-        """``(seconds, seat, action text[, note])``: when the state has not changed for
+        """``(seconds, seat, action[, note])``: when the state has not changed for
         that long, the host applies that action for that seat (a trade timeout, a
         betting clock). Checked after every action and at restore. ``note`` is the line
         told before it (default "Time is up for <name>."; "" for none). None: no clock."""
@@ -245,8 +245,8 @@ class GameKind(abc.ABC):
         with every action that changes them."""
         return seats
 
-    def presence(self, state: Any, seat: int, here: bool) -> str | None:
-        """The action (text) the host applies for a seat whose player disconnects
+    def presence(self, state: Any, seat: int, here: bool) -> Any:
+        """The action the host applies for a seat whose player disconnects
         (``here`` False, once gone for ``GameHost.presence_delay`` seconds; after a
         restart, once not back within the reconnect grace) or comes back (True); None
         for nothing."""

@@ -494,18 +494,19 @@ def next_dealer(table: Table) -> int | None:
     return None
 
 
-def presence(table: Table, seat: int, here: bool) -> str | None:
-    """AWAY when a seated player disconnects, BACK when an away player returns."""
+def presence(table: Table, seat: int, here: bool) -> Away | Back | None:
+    """``Away()`` when a seated player disconnects, ``Back()`` when an away player
+    returns, else None."""
     if table.position(seat) is None:
         return None
     if here:
-        return "BACK" if seat in table.away else None
-    return None if seat in table.away else "AWAY"
+        return Back() if seat in table.away else None
+    return None if seat in table.away else Away()
 
 
 def table_timeout(table: Table, action_timeout: float,
                   next_hand_s: float = NEXT_HAND_S) -> tuple | None:
-    """The clock now: (seconds, seat, action text, why) or None. Between hands the next
+    """The clock now: (seconds, seat, action, why) or None. Between hands the next
     dealer deals after ``next_hand_s`` (never longer than ``action_timeout``); in a hand
     the player to act gets ``action_timeout``, or no time when away or leaving."""
     if outcome(table) is not None:
@@ -517,18 +518,18 @@ def table_timeout(table: Table, action_timeout: float,
         pos = next_dealer(table)
         if pos is None:
             return None
-        return min(next_hand_s, action_timeout), table.places[pos], "DEAL", ""
+        return min(next_hand_s, action_timeout), table.places[pos], rules.Action("DEAL"), ""
     pos = game.to_act
     if pos is None:
         return None
     seat = table.places[pos]
-    text = notation.format_action(rules.timeout_action(game, pos))
+    action = rules.timeout_action(game, pos)
     name = table.seats[seat].name
     if seat in table.away:
-        return 0.0, seat, text, f"{name} is away."
+        return 0.0, seat, action, f"{name} is away."
     if seat in table.leaving:
-        return 0.0, seat, text, f"{name} is leaving the table."
-    return action_timeout, seat, text, None
+        return 0.0, seat, action, f"{name} is leaving the table."
+    return action_timeout, seat, action, None
 
 
 # -- words for what happened -------------------------------------------------------------------

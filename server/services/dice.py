@@ -216,6 +216,7 @@ class Dice(GameKind):
     hint, and a search process for HARD."""
 
     key, title, prefix, gmcp_package = "dice", "Triad Dice", "DICE", "Dice.Game"
+    resign_action = rules.Resign()
     parse_options = staticmethod(parse_options)
     describe_options = staticmethod(describe_options)
     apply = staticmethod(_sentences(rules.apply))

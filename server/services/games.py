@@ -504,7 +504,7 @@ class GameHost:
         async with game.lock:
             seat = game.seat_of(account_id)
             # at a table whose players come and go, resigning is leaving one's seat
-            await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action),
+            await self._apply(game, seat, game.kind.resign_action,
                               seat_change=game.kind.open_table)
         self._schedule(game)
         return game
@@ -528,12 +528,12 @@ class GameHost:
             if clock is not None and clock[1] == seat:
                 # the game waits only for what the absent player's clock would do for
                 # them (a Triptycha winner's DONE in trading): do it now
-                await self._apply(game, seat, game.kind.parse_action(clock[2]),
+                await self._apply(game, seat, clock[2],
                                   note=f"{absent} did not come back; {game.seats[me].name} "
                                        f"claims their turn.")
                 return game
             try:
-                await self._apply(game, seat, game.kind.parse_action(game.kind.resign_action),
+                await self._apply(game, seat, game.kind.resign_action,
                                   note=f"{game.seats[me].name} claims the game: "
                                        f"{absent} did not come back.")
             except RuleError:
@@ -670,19 +670,19 @@ class GameHost:
             self._spawn(self._timeout(game, game.version, *clock))
 
     async def _timeout(self, game: LiveGame, version: int, seconds: float, seat: int,
-                       text: str, note: str | None = None) -> None:
+                       action: Any, note: str | None = None) -> None:
         await asyncio.sleep(seconds)
         try:
             async with game.lock:
                 if game.version != version or game.id not in self.live:
                     return  # something happened meanwhile: that change armed its own clock
-                await self._apply(game, seat, game.kind.parse_action(text),
+                await self._apply(game, seat, action,
                                   note=f"Time is up for {game.seats[seat].name}."
                                   if note is None else note)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("game #%d: the timeout action %r failed", game.id, text)
+            log.exception("game #%d: the timeout action %r failed", game.id, action)
             return
         self._schedule(game)
 
@@ -775,10 +775,10 @@ class GameHost:
                 if (game.id not in self.live or game.seat_of(account_id) != seat
                         or (seat in game.absent) == here):
                     return
-                text = game.kind.presence(game.state, seat, here)
-                if text is None:
+                action = game.kind.presence(game.state, seat, here)
+                if action is None:
                     return
-                await self._apply(game, seat, game.kind.parse_action(text), seat_change=True)
+                await self._apply(game, seat, action, seat_change=True)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -64,7 +64,7 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.pyramid import ai, notation, rules, solver, spoken
 from games.pyramid.cards import card_text
-from games.pyramid.match import (SAVE, Table, Told, apply, audience, choose_action, counts,
+from games.pyramid.match import (RESIGN, SAVE, Close, Table, Told, apply, audience, choose_action, counts,
                                  describe_event, describe_options, format_action, new_table,
                                  outcome, parse_action, parse_options, render, state_from_json,
                                  state_to_json, to_move, view_for)
@@ -336,6 +336,7 @@ class Pyramid(GameKind):
 
     key, title, prefix, gmcp_package = KEY, TITLE, PREFIX, GMCP
     seats, min_seats = 1, 1
+    resign_action = Close(RESIGN)
     simultaneous = True
     parse_options = staticmethod(parse_options)
     describe_options = staticmethod(describe_options)

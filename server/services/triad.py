@@ -162,7 +162,7 @@ class TriadTables(GameKind):
 
     key, title, prefix, gmcp_package = KEY, "Triad", "TRIAD", "Triad.Game"
     seats, min_seats = rules.MAX_SEATS, 1
-    resign_action = "LEAVE"
+    resign_action = Leave()
     open_table = True
     parse_options = staticmethod(parse_options)
     describe_options = staticmethod(describe_options)
@@ -245,7 +245,7 @@ class TriadTables(GameKind):
             self._warn_later(table, *clock[:3])
         return clock
 
-    def _warn_later(self, table: Table, seconds: float, seat: int, text: str) -> None:
+    def _warn_later(self, table: Table, seconds: float, seat: int, action: Any) -> None:
         """Arm the warning of the clock the host is arming now: ``WARN_BEFORE_S`` before
         time is up (half the clock when it is shorter), once per table version."""
         host = self.host
@@ -254,9 +254,9 @@ class TriadTables(GameKind):
             return
         self._warned[game.id] = game.version
         lead = min(WARN_BEFORE_S, seconds / 2)
-        host.spawn(self._warn(game, game.version, seat, text, seconds - lead, lead))
+        host.spawn(self._warn(game, game.version, seat, action, seconds - lead, lead))
 
-    async def _warn(self, game: LiveGame, version: int, seat: int, text: str, wait: float,
+    async def _warn(self, game: LiveGame, version: int, seat: int, action: Any, wait: float,
                     left: float) -> None:
         await asyncio.sleep(wait)
         if game.id not in self._host.live:
@@ -265,6 +265,7 @@ class TriadTables(GameKind):
         player = game.seats[seat] if seat < len(game.seats) else None
         if game.version != version or player is None or player.computer is not None:
             return  # the player acted (that change armed its own clock), or no person
+        text = format_action(action)
         then = {"PASS": "you pass", "FOLD": "you fold",
                 "DRAW": "you keep your cards"}.get(text.split()[0], f"you {text.lower()}")
         self._host.bus.publish(f"account:{player.account_id}", Event("notice", {

@@ -105,6 +105,7 @@ class Triptycha(GameKind):
     and the tile service the commands use (``tiles``)."""
 
     key, title, prefix, gmcp_package = KEY, "Triptycha", "TT", "Triptycha.Game"
+    resign_action = rules.Resign()
     parse_options = staticmethod(parse_options)
     describe_options = staticmethod(describe_options)
     apply = staticmethod(rules.apply)
@@ -280,11 +281,11 @@ class Triptycha(GameKind):
         await tiles.release(ctx.tx, ctx.game_id)
         return lines
 
-    def timeout(self, state: engine.State) -> tuple[float, int, str] | None:
+    def timeout(self, state: engine.State) -> tuple[float, int, rules.Done] | None:
         """While trading, the winner's DONE after ``trade_timeout`` seconds."""
         if state.phase != "trading":
             return None
-        return self.trade_timeout, rules.result(state).winner, "DONE"
+        return self.trade_timeout, rules.result(state).winner, rules.Done()
 
 
 # -- data files ----------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def timeout(state: State):
     """The player to move loses on time after ``clock`` seconds (if the game has a clock)."""
     if state.clock is None or outcome(state) is not None:
         return None
-    return state.clock, state.turn, "RESIGN"
+    return state.clock, state.turn, Resign()
 
 
 def to_move(state: State) -> tuple[int, ...]:
@@ -143,6 +143,7 @@ class TicTacToe(GameKind):
     """The ``ttt`` kind: this module's engine, with a clock when the options give one."""
 
     key, title, prefix, gmcp_package = "ttt", "Noughts and Crosses", "TTT", "Ttt.Game"
+    resign_action = Resign()
     parse_options = staticmethod(_options)
     apply = staticmethod(apply)
     outcome = staticmethod(outcome)

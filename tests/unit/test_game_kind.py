@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from commands import app as commands_app
 from commands.app import assemble
 from games.outcome import Outcome
 from games.pyramid import match
@@ -60,7 +61,7 @@ def test_what_a_kind_does_not_override_is_what_the_host_assumes():
     assert kind.describe_move(state, 0, "PLAY 5", "Alice") is None
     assert kind.pace(None, 1) == 0.25
     assert kind.timeout(state) is None  # no clock in the options
-    assert kind.timeout(tictactoe.new_game({"clock": 5.0}, random.Random(1))) == (5.0, 0, "RESIGN")
+    assert kind.timeout(tictactoe.new_game({"clock": 5.0}, random.Random(1))) == (5.0, 0, tictactoe.Resign())
     assert kind.is_ranked({"ranked": True}) and not kind.is_ranked({})
     assert kind.describe_outcome(state, 7, Outcome(1, "three in a row"), ("Alice", "Bob")) \
         == "Game #7: Bob wins (three in a row)."
@@ -100,3 +101,13 @@ async def test_tiles_are_wired_where_the_application_is_assembled(tmp_path):
     assert {"accounts", "collections", "tiles"} <= set(parlor.seeders)
     assert tiles.grant_starter in parlor.accounts._new_account_hooks
     await parlor.db.close()
+
+
+def test_the_host_is_handed_actions_not_text_to_parse_back():
+    """RESIGN/CLAIM, a clock running out and a player leaving or coming back reach the
+    host as the engine's own actions; text is parsed once, from what a player typed."""
+    kinds = [*commands_app.default_kinds(make_config("sqlite+aiosqlite:///:memory:")), TicTacToe()]
+    for kind in kinds:
+        action = kind.resign_action
+        assert action is not None and not isinstance(action, str), kind.key
+        assert kind.parse_action(kind.format_action(action)) == action, kind.key

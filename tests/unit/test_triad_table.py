@@ -29,6 +29,11 @@ def act(table: triad.Table, seat: int, text: str, step: int = 0):
     return new, events
 
 
+def said(clock: tuple) -> tuple:
+    """The table's clock with its action as typed (``(seconds, seat, "FOLD", why)``)."""
+    return (*clock[:2], triad.format_action(clock[2]), *clock[3:])
+
+
 def three_at_a_table(stacks=(100, 100, 100)) -> triad.Table:
     table = triad.new_table(triad.table_options(10, None, 4, stacks[0]), Player(1, "Alice"))
     table, _ = act(table, 1, f"SIT 2 {stacks[1]} 2 - Bob")
@@ -107,7 +112,7 @@ def test_leaving_during_a_hand_waits_for_its_end_and_cashes_out():
     # at her turn her clock is 0 s and the default action is to pass
     table, _ = act(table, first, "RAISE 10")
     clock = triad.table_timeout(table, 60)
-    assert clock == (0.0, 2, "FOLD", "Carol is leaving the table.")
+    assert said(clock) == (0.0, 2, "FOLD", "Carol is leaving the table.")
     table, events = act(table, 2, "FOLD", 2)           # out of the hand: she stands up now
     assert [(e.account_id, e.delta, e.reason, e.position) for e in events
             if isinstance(e, triad.Cubits)] == [(3, 90, "triad cash-out", 2)]
@@ -126,24 +131,24 @@ def test_leaving_during_a_hand_waits_for_its_end_and_cashes_out():
 def test_away_players_act_at_once_and_stand_up_after_the_hand():
     table = three_at_a_table()
     table, _ = act(table, 0, "DEAL")
-    assert triad.presence(table, 2, False) == "AWAY"
+    assert triad.presence(table, 2, False) == triad.Away()
     table, _ = act(table, 2, "AWAY")
-    assert triad.presence(table, 2, False) is None and triad.presence(table, 2, True) == "BACK"
+    assert triad.presence(table, 2, False) is None and triad.presence(table, 2, True) == triad.Back()
     table, _ = act(table, 2, "BACK")
     assert 2 not in table.away
     table, _ = act(table, 2, "AWAY")
     seat = triad.to_move(table)[0]
-    assert triad.table_timeout(table, 60) == (60, seat, "PASS", None)
+    assert said(triad.table_timeout(table, 60)) == (60, seat, "PASS", None)
     while table.game.phase != "hand_over":
         seat = triad.to_move(table)[0]
         clock = triad.table_timeout(table, 60)
         if seat == 2:
             assert clock[0] == 0.0 and clock[3] == "Carol is away."
-        table, events = act(table, seat, clock[2])
+        table, events = act(table, seat, said(clock)[2])
     assert table.position(2) is None and 2 not in table.away
     assert any(isinstance(e, triad.Cubits) and e.reason == "triad cash-out" for e in events)
     # between hands the server deals after a pause, in the next dealer's name
-    assert triad.table_timeout(table, 60) == (triad.NEXT_HAND_S, 1, "DEAL", "")
+    assert said(triad.table_timeout(table, 60)) == (triad.NEXT_HAND_S, 1, "DEAL", "")
     assert triad.table_timeout(table, 0.5)[0] == 0.5
 
 
@@ -378,7 +383,7 @@ def test_the_default_action_of_an_absent_player(setup, absence, default):
                        else "DRAW")
     why = "Carol is away." if absence == "AWAY" else "Carol is leaving the table."
     clock = triad.table_timeout(table, 60)
-    assert clock[:3] == (0.0, 2, default) and clock[3] == why
+    assert said(clock)[:3] == (0.0, 2, default) and clock[3] == why
 
 
 def _with_stacks(table: triad.Table, stacks: dict[int, int | None]) -> triad.Table:

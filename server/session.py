@@ -206,7 +206,19 @@ class Session:
             return
         if not self.color:
             text = strip_sgr(text)
-        text = wrap_wide_lines(text.replace("\r\n", "\n"), self.width)
+        self._send(wrap_wide_lines(text.replace("\r\n", "\n"), self.width))
+
+    def _emit_fitted(self, text: str) -> None:
+        """:meth:`_emit` for text the pager wrapped to this width already: every line
+        fits, and stays so once colour codes or a CR are removed, so wrapping it again
+        would change nothing and is skipped."""
+        if self.closed:
+            return
+        if not self.color:
+            text = strip_sgr(text)
+        self._send(text.replace("\r\n", "\n"))
+
+    def _send(self, text: str) -> None:
         lead = ""
         if self._prompted:  # unprompted text after the prompt, before the player typed
             if self._out and self._out[-1] == PROMPT:
@@ -307,8 +319,9 @@ class Session:
         self._replying = False
         if not self._held:
             return
-        if not self._dropped and \
-                self._rows + sum(self._rows_of(line) for line in self._held) <= self.height - 1:
+        room = self.height - 1  # the prompt's row left; a held line takes a row or more
+        if not self._dropped and self._rows + len(self._held) <= room and \
+                self._rows + sum(self._rows_of(line) for line in self._held) <= room:
             held, self._held = self._held, []  # it fits after all (the prompt's row left)
             self._emit("\n".join(held))
             return
@@ -337,19 +350,28 @@ class Session:
         return max(1, -(-visible_len(line) // self.width))
 
     def _page(self, text: str) -> None:
-        room = self.height - 2  # a row for the pager line and one for the prompt
-        lines = wrap_wide_lines(text.replace("\r\n", "\n"), self.width).split("\n")
-        shown = []
-        for line in lines:
-            if not self._held and self._rows + self._rows_of(line) <= room:
-                shown.append(line)
-                self._rows += self._rows_of(line)
-            elif len(self._held) < MAX_HELD_LINES:
-                self._held.append(line)
-            else:
-                self._dropped += 1
+        # Wrapped to the width here, every line takes one row: the reply's rows are its
+        # lines. A reply that fits in what is left of the page (most replies) goes out
+        # whole, unsplit; only a taller one is cut into the page shown and the lines held.
+        text = wrap_wide_lines(text.replace("\r\n", "\n"), self.width)
+        if self._held:
+            shown, rest = [], text.split("\n")
+        else:
+            room = self.height - 2 - self._rows  # a row for the pager line, one for the prompt
+            count = text.count("\n") + 1
+            if count <= room:
+                self._rows += count
+                self._emit_fitted(text)
+                return
+            lines = text.split("\n")
+            cut = max(0, room)
+            self._rows += cut
+            shown, rest = lines[:cut], lines[cut:]
+        keep = MAX_HELD_LINES - len(self._held)
+        self._held.extend(rest[:keep])
+        self._dropped += max(0, len(rest) - keep)
         if shown:
-            self._emit("\n".join(shown))
+            self._emit_fitted("\n".join(shown))
 
     # -- input ---------------------------------------------------------------------------
     def logged_in(self) -> None:

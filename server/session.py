@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 _ids = itertools.count(1)
 
 PROMPT = "> "
+LEAST_WIDTH, LEAST_HEIGHT = 40, 10  # a client's window (NAWS) is taken as at least this
 MAX_PENDING_OUTPUT = 1 << 20  # bytes queued for a client that does not read: then we give up
 MAX_HELD_LINES = 2000  # lines of one reply the pager keeps for MORE; the rest is dropped
 MORE_LINE = "-- More: {left} lines left. Enter or MORE: next page; anything else: stop --"
@@ -154,7 +155,7 @@ class Session:
         if self._width:
             return self._width
         cols = self.writer.get_extra_info("cols") or 80
-        return max(40, min(int(cols), 250))
+        return max(LEAST_WIDTH, min(int(cols), 250))
 
     @width.setter
     def width(self, value: int | None) -> None:
@@ -167,7 +168,7 @@ class Session:
         if self._height:
             return self._height
         rows = self.writer.get_extra_info("rows") or 24
-        return max(10, min(int(rows), 200))
+        return max(LEAST_HEIGHT, min(int(rows), 200))
 
     @height.setter
     def height(self, value: int | None) -> None:
@@ -206,7 +207,15 @@ class Session:
             return
         if not self.color:
             text = strip_sgr(text)
-        self._send(wrap_wide_lines(text.replace("\r\n", "\n"), self.width))
+        self._send(self._wrapped(text.replace("\r\n", "\n")))
+
+    def _wrapped(self, text: str) -> str:
+        """``text`` wrapped to the width (``wrap_wide_lines``). ASCII text no longer than
+        the least the width can be (SET WIDTH, else LEAST_WIDTH) fits as it is: the
+        client's width is not even asked for."""
+        if len(text) > (self._width or LEAST_WIDTH) or not text.isascii():
+            return wrap_wide_lines(text, self.width)
+        return text
 
     def _emit_fitted(self, text: str) -> None:
         """:meth:`_emit` for text the pager wrapped to this width already: every line
@@ -353,18 +362,21 @@ class Session:
         # Wrapped to the width here, every line takes one row: the reply's rows are its
         # lines. A reply that fits in what is left of the page (most replies) goes out
         # whole, unsplit; only a taller one is cut into the page shown and the lines held.
-        text = wrap_wide_lines(text.replace("\r\n", "\n"), self.width)
+        # The client's height is asked for only when the least it can be (SET HEIGHT,
+        # else LEAST_HEIGHT) does not settle it.
+        text = self._wrapped(text.replace("\r\n", "\n"))
         if self._held:
             shown, rest = [], text.split("\n")
         else:
-            room = self.height - 2 - self._rows  # a row for the pager line, one for the prompt
             count = text.count("\n") + 1
-            if count <= room:
+            # a row for the pager line and one for the prompt
+            if count <= (self._height or LEAST_HEIGHT) - 2 - self._rows or \
+                    count <= self.height - 2 - self._rows:
                 self._rows += count
                 self._emit_fitted(text)
                 return
             lines = text.split("\n")
-            cut = max(0, room)
+            cut = max(0, self.height - 2 - self._rows)
             self._rows += cut
             shown, rest = lines[:cut], lines[cut:]
         keep = MAX_HELD_LINES - len(self._held)

@@ -189,44 +189,38 @@ def wrap_wide_lines(text: str, width: int) -> str:
     that fit, boards among them, are left as they are; colour codes count no columns.
 
     Every line it returns fits in ``width`` columns (so wrapping again changes nothing).
-    This runs on every line the server writes: text that is plainly short enough is
-    returned without being split or measured (``fits``)."""
-    if width <= 0 or (len(text) <= width and text.isascii()):
+    This runs on every line the server writes: text that plainly fits is returned without
+    a character being measured (``fits``), and the answer for text that needs wrapping is
+    remembered (replies repeat)."""
+    if width <= 0:
+        return text
+    plain = text.isascii()  # one column a character at most (a colour code's none)
+    if plain and len(text) <= width:
         return text
     lines = text.split("\n")
-    if text.isascii() and "\x1b" not in text:  # one column a character
+    if plain:
         if max(map(len, lines)) <= width:
             return text
-        too_wide = [len(line) > width for line in lines]
-    else:
-        too_wide = [not fits(line, width) for line in lines]
-        if not any(too_wide):
-            return text
+    elif all(fits(line, width) for line in lines):
+        return text
+    if len(text) > 4096:
+        return _wrap_lines(text, width)
+    return _wrap_lines_cached(text, width)
+
+
+def _wrap_lines(text: str, width: int) -> str:
     out: list[str] = []
-    for line, wide in zip(lines, too_wide):
-        if wide:
-            out.extend(_wrap_line(line, width))
-        else:
+    for line in text.split("\n"):
+        if fits(line, width):
             out.append(line)
+            continue
+        indent = " " * min(len(line) - len(line.lstrip(" ")), width // 4)
+        out.extend(_wrap_wide(line.strip(" "), width, "") if not indent else
+                   [indent + part for part in _wrap_wide(line.strip(" "), width - len(indent), "")])
     return "\n".join(out)
 
 
-def _wrap_line(line: str, width: int) -> tuple[str, ...]:
-    """One line wider than ``width``, wrapped: its leading spaces (up to a quarter of the
-    width) indent every piece. Short lines' answers are remembered (replies repeat)."""
-    if len(line) <= 512:
-        return _wrap_line_cached(line, width)
-    return _wrap_line_uncached(line, width)
-
-
-def _wrap_line_uncached(line: str, width: int) -> tuple[str, ...]:
-    indent = " " * min(len(line) - len(line.lstrip(" ")), width // 4)
-    if not indent:
-        return tuple(_wrap_wide(line.strip(" "), width, ""))
-    return tuple(indent + part for part in _wrap_wide(line.strip(" "), width - len(indent), ""))
-
-
-_wrap_line_cached = functools.lru_cache(maxsize=1024)(_wrap_line_uncached)
+_wrap_lines_cached = functools.lru_cache(maxsize=512)(_wrap_lines)
 
 
 def columns(items: list[str], width: int, gap: int = 2) -> list[str]:

@@ -146,6 +146,12 @@ class Session:
         self.connected_at = time.time()
         self.last_command_at = time.time()
         self.protocol = getattr(writer, "protocol", None)
+        # telnetlib3 keeps the client's window (NAWS, else the listener's cols/rows) in its
+        # protocol's extra-info dict, where writer.get_extra_info finds it three calls
+        # down; width and height read it there (every long reply asks). Other writers:
+        # asked.
+        extra = getattr(self.protocol, "_extra", None)
+        self._window: dict | None = extra if isinstance(extra, dict) else None
         if self.protocol is not None and hasattr(self.protocol, "on_lost"):
             self.protocol.on_lost = self._connection_lost
 
@@ -154,7 +160,9 @@ class Session:
     def width(self) -> int:
         if self._width:
             return self._width
-        cols = self.writer.get_extra_info("cols") or 80
+        window = self._window
+        cols = (window["cols"] if window is not None and "cols" in window
+                else self.writer.get_extra_info("cols")) or 80
         return max(LEAST_WIDTH, min(int(cols), 250))
 
     @width.setter
@@ -167,7 +175,9 @@ class Session:
         24 (SCREENS.md: the acting view fits this)."""
         if self._height:
             return self._height
-        rows = self.writer.get_extra_info("rows") or 24
+        window = self._window
+        rows = (window["rows"] if window is not None and "rows" in window
+                else self.writer.get_extra_info("rows")) or 24
         return max(LEAST_HEIGHT, min(int(rows), 200))
 
     @height.setter
@@ -318,7 +328,8 @@ class Session:
 
     def begin_reply(self) -> None:
         """A command starts: what it writes is paged; what an earlier one held is dropped."""
-        self._held = []
+        if self._held:
+            self._held = []
         self._dropped = 0
         self._rows = 0
         self._replying = True
@@ -364,7 +375,9 @@ class Session:
         # whole, unsplit; only a taller one is cut into the page shown and the lines held.
         # The client's height is asked for only when the least it can be (SET HEIGHT,
         # else LEAST_HEIGHT) does not settle it.
-        text = self._wrapped(text.replace("\r\n", "\n"))
+        text = text.replace("\r\n", "\n")
+        if len(text) > (self._width or LEAST_WIDTH) or not text.isascii():  # as _wrapped
+            text = wrap_wide_lines(text, self.width)
         if self._held:
             shown, rest = [], text.split("\n")
         else:
@@ -373,7 +386,8 @@ class Session:
             if count <= (self._height or LEAST_HEIGHT) - 2 - self._rows or \
                     count <= self.height - 2 - self._rows:
                 self._rows += count
-                self._emit_fitted(text)
+                if not self.closed:  # as _emit_fitted, one call less on every reply
+                    self._send((text if self.color else strip_sgr(text)).replace("\r\n", "\n"))
                 return
             lines = text.split("\n")
             cut = max(0, self.height - 2 - self._rows)

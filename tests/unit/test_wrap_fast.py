@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import asyncio
+
+import telnetlib3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -284,3 +287,47 @@ async def test_colour_off_strips_after_the_page_is_wrapped():
         s.write(text)
         s.end_reply()
     assert sent(new) == sent(old)
+
+
+# -- the window: width and height as telnetlib3's writer reports them ----------------------------
+class _Transport(asyncio.Transport):
+    def get_extra_info(self, name, default=None):  # noqa: ANN001, ANN201
+        return {"peername": ("10.0.0.1", 4000)}.get(name, default)
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+async def test_width_and_height_follow_the_telnet_window():
+    protocol = telnetlib3.TelnetServer(cols=100, rows=30, shell=None, connect_maxwait=0.1)
+    protocol.connection_made(_Transport())
+    config = SimpleNamespace(
+        login=SimpleNamespace(lines_per_second=10.0),
+        server=SimpleNamespace(commands_per_second=10.0, command_burst=10, max_line=2000))
+    parlor = SimpleNamespace(world=SimpleNamespace(start="plaza"), config=config)
+    s = Session(parlor, None, protocol.writer)
+    assert s._window is not None  # read from the protocol, not asked three calls down
+    assert (s.width, s.height) == (100, 30) == (protocol.writer.get_extra_info("cols"),
+                                                protocol.writer.get_extra_info("rows"))
+    protocol.on_naws(50, 120)  # the client's window changed
+    assert (s.width, s.height) == (120, 50)
+    protocol.on_naws(5, 1000)  # out of bounds: clamped as before
+    assert (s.width, s.height) == (250, 10)
+    s.width, s.height = 60, 20  # SET WIDTH / SET HEIGHT win
+    assert (s.width, s.height) == (60, 20)
+    s.width = s.height = None
+    assert (s.width, s.height) == (250, 10)
+    protocol.connection_lost(None)
+    await asyncio.sleep(0.2)  # telnetlib3's negotiation timer runs out with the test
+
+
+def test_a_writer_without_a_telnet_protocol_is_asked():
+    s = make(Session, cols=90)
+    s.height = None  # make() sets a height; FakeWriter's window has 40 rows
+    assert s._window is None and (s.width, s.height) == (90, 40)

@@ -22,6 +22,12 @@ when installed) so the load generator shares no event loop with either server.
 Prints, per N, a table of throughput (answers/s), p50 and p99 latency, the parlor/bare
 throughput ratio, and the CPU the server and the load generator used (100% = one core).
 Exits with status 1 if any command went unanswered.
+
+On a machine shared with other work, the two servers measured one after the other meet
+different loads, and the ratio says more about the neighbours than about the parlor.
+``--slices K`` cuts the closed-loop measurement into K slices per server, run alternately
+(parlor, bare, bare, parlor, ...), so both meet the same conditions; the figures are the
+sums over the slices.
 """
 
 from __future__ import annotations
@@ -605,9 +611,12 @@ def seed_accounts(folder: Path, config: Path, players: int) -> float:
 
 
 def summarize(server: str, mode: str, parts: list[dict[str, Any]], server_cpu: float | None,
-              wall: float) -> dict[str, Any]:
+              wall: float, window: float | None = None) -> dict[str, Any]:
+    """One row from the workers' ``parts`` of a phase (or of several slices of one: then
+    ``window`` is their measured seconds added up)."""
     lat = sorted(x for part in parts for x in part["latencies"])
-    window = max(part["window"] for part in parts)
+    if window is None:
+        window = max(part["window"] for part in parts)
     return {
         "server": server, "mode": mode,
         "throughput": len(lat) / window if window > 0 else 0.0,
@@ -651,6 +660,53 @@ def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, 
     out.flush()
 
 
+class Tally:
+    """One server's measurement in one mode, possibly in several slices, added up."""
+
+    def __init__(self) -> None:
+        self.parts: list[dict[str, Any]] = []
+        self.used: float | None = 0.0   # server CPU seconds
+        self.wall = 0.0
+        self.window = 0.0
+
+    async def slice(self, ns: argparse.Namespace, server: ServerProcess, pool: WorkerPool,
+                    mode: str, warmup: float, duration: float) -> None:
+        cpu0, t0 = server.cpu(), time.perf_counter()
+        got = await pool.phase(mode, ns.commands, warmup, duration)
+        cpu1 = server.cpu()
+        self.wall += time.perf_counter() - t0
+        self.used = (None if self.used is None or cpu0 is None or cpu1 is None
+                     else self.used + cpu1 - cpu0)
+        self.window += max(part["window"] for part in got)
+        self.parts.extend(got)
+
+    def row(self, label: str, mode: str) -> dict[str, Any]:
+        return summarize(label, mode, self.parts, self.used, self.wall, self.window)
+
+
+async def measure(ns: argparse.Namespace, server: ServerProcess, pool: WorkerPool,
+                  label: str, mode: str, duration: float) -> dict[str, Any]:
+    """One row: ``mode`` on one server for ``duration`` seconds after the warm-up."""
+    tally = Tally()
+    await tally.slice(ns, server, pool, mode, ns.warmup, duration)
+    return tally.row(label, mode)
+
+
+async def measure_alternately(ns: argparse.Namespace, servers: dict[str, ServerProcess],
+                              pools: dict[str, WorkerPool]) -> list[dict[str, Any]]:
+    """The closed-loop rows of both servers, measured in ``ns.slices`` slices each, taken
+    in turn (parlor, bare, bare, parlor, ...): both meet the machine's load alike. The
+    first slice of each warms up for ``--warmup`` seconds, the others for at most 0.2."""
+    tallies = {label: Tally() for label in servers}
+    order = list(servers)
+    for k in range(ns.slices):
+        for label in order if k % 2 == 0 else order[::-1]:
+            warmup = ns.warmup if k == 0 else min(ns.warmup, 0.2)
+            await tallies[label].slice(ns, servers[label], pools[label], "closed", warmup,
+                                       ns.closed / ns.slices)
+    return [tallies[label].row(label, "closed") for label in order]
+
+
 async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, Any]]:
     """The whole benchmark; prints as it goes; returns every row (one per N/server/mode)."""
     fds = raise_fd_limit()
@@ -662,8 +718,9 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
           f"open-file limit {fds}, generator loop {loop_name()}, {ns.client_procs} generator "
           f"process(es); load average {load_average()}", file=out)
     print(f"commands (cycled, each player starting at its own offset): {' | '.join(ns.commands)}; "
-          f"closed-loop {ns.closed:g} s, paced {ns.paced:g} s, warm-up {ns.warmup:g} s each",
-          file=out)
+          f"closed-loop {ns.closed:g} s, paced {ns.paced:g} s, warm-up {ns.warmup:g} s each"
+          + (f"; closed-loop in {ns.slices} slices a server, parlor and bare in turn"
+             if ns.slices > 1 else ""), file=out)
     need = 2 * top + 200
     if fds < need:
         print(f"!! open-file limit {fds} is below the ~{need} that {top} players need "
@@ -702,15 +759,16 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
                 if logins[label]["failed"]:
                     print(f"!! {label}: {logins[label]['failed']} of {n} players could not log "
                           f"in, e.g. {logins[label]['failures'][:2]}", file=out)
-                for mode, duration in (("closed", ns.closed), ("paced", ns.paced)):
-                    cpu0, t0 = servers[label].cpu(), time.perf_counter()
-                    parts = await pools[label].phase(mode, ns.commands, ns.warmup, duration)
-                    cpu1, wall = servers[label].cpu(), time.perf_counter() - t0
-                    used = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
-                    row = summarize(label, mode, parts, used, wall)
-                    row["players"] = n
-                    row["login_failed"] = logins[label]["failed"]
-                    table.append(row)
+                if ns.slices == 1:
+                    table.append(await measure(ns, servers[label], pools[label], label, "closed",
+                                               ns.closed))
+                table.append(await measure(ns, servers[label], pools[label], label, "paced",
+                                           ns.paced))
+            if ns.slices > 1:
+                table.extend(await measure_alternately(ns, servers, pools))
+            for row in table:
+                row["players"] = n
+                row["login_failed"] = logins[row["server"]]["failed"]
             table.sort(key=lambda r: (r["mode"] != "closed", r["server"] != "parlor"))
             print_table(n, table, logins, out)
             print(f"load average {load_average()}", file=out)
@@ -739,6 +797,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="seconds measured closed-loop (default 10)")
     p.add_argument("--paced", type=float, default=15.0, metavar="S",
                    help="seconds measured at 1 command/s per player (default 15)")
+    p.add_argument("--slices", type=int, default=1, metavar="K",
+                   help="measure closed-loop in K slices per server, parlor and bare in turn "
+                        "(default 1: one after the other)")
     p.add_argument("--warmup", type=float, default=1.0, metavar="S",
                    help="seconds run before each measurement starts (default 1)")
     p.add_argument("--commands", nargs="+", default=list(DEFAULT_COMMANDS), metavar="CMD",
@@ -753,7 +814,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, db)")
     p.add_argument("--profile-server", metavar="FILE",
                    help="run the parlor under cProfile and write its stats to FILE")
-    return p.parse_args(argv)
+    ns = p.parse_args(argv)
+    if ns.slices < 1:
+        p.error("--slices is a number of slices, 1 or more")
+    return ns
 
 
 def main(argv: list[str] | None = None) -> int:

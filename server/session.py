@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 _ids = itertools.count(1)
 
 PROMPT = "> "
+LEAST_WIDTH, LEAST_HEIGHT = 40, 10  # a client's window (NAWS) is taken as at least this
 MAX_PENDING_OUTPUT = 1 << 20  # bytes queued for a client that does not read: then we give up
 MAX_HELD_LINES = 2000  # lines of one reply the pager keeps for MORE; the rest is dropped
 MORE_LINE = "-- More: {left} lines left. Enter or MORE: next page; anything else: stop --"
@@ -145,6 +146,12 @@ class Session:
         self.connected_at = time.time()
         self.last_command_at = time.time()
         self.protocol = getattr(writer, "protocol", None)
+        # telnetlib3 keeps the client's window (NAWS, else the listener's cols/rows) in its
+        # protocol's extra-info dict, where writer.get_extra_info finds it three calls
+        # down; width and height read it there (every long reply asks). Other writers:
+        # asked.
+        extra = getattr(self.protocol, "_extra", None)
+        self._window: dict | None = extra if isinstance(extra, dict) else None
         if self.protocol is not None and hasattr(self.protocol, "on_lost"):
             self.protocol.on_lost = self._connection_lost
 
@@ -153,8 +160,10 @@ class Session:
     def width(self) -> int:
         if self._width:
             return self._width
-        cols = self.writer.get_extra_info("cols") or 80
-        return max(40, min(int(cols), 250))
+        window = self._window
+        cols = (window["cols"] if window is not None and "cols" in window
+                else self.writer.get_extra_info("cols")) or 80
+        return max(LEAST_WIDTH, min(int(cols), 250))
 
     @width.setter
     def width(self, value: int | None) -> None:
@@ -166,8 +175,10 @@ class Session:
         24 (SCREENS.md: the acting view fits this)."""
         if self._height:
             return self._height
-        rows = self.writer.get_extra_info("rows") or 24
-        return max(10, min(int(rows), 200))
+        window = self._window
+        rows = (window["rows"] if window is not None and "rows" in window
+                else self.writer.get_extra_info("rows")) or 24
+        return max(LEAST_HEIGHT, min(int(rows), 200))
 
     @height.setter
     def height(self, value: int | None) -> None:
@@ -206,7 +217,27 @@ class Session:
             return
         if not self.color:
             text = strip_sgr(text)
-        text = wrap_wide_lines(text.replace("\r\n", "\n"), self.width)
+        self._send(self._wrapped(text.replace("\r\n", "\n")))
+
+    def _wrapped(self, text: str) -> str:
+        """``text`` wrapped to the width (``wrap_wide_lines``). ASCII text no longer than
+        the least the width can be (SET WIDTH, else LEAST_WIDTH) fits as it is: the
+        client's width is not even asked for."""
+        if len(text) > (self._width or LEAST_WIDTH) or not text.isascii():
+            return wrap_wide_lines(text, self.width)
+        return text
+
+    def _emit_fitted(self, text: str) -> None:
+        """:meth:`_emit` for text the pager wrapped to this width already: every line
+        fits, and stays so once colour codes or a CR are removed, so wrapping it again
+        would change nothing and is skipped."""
+        if self.closed:
+            return
+        if not self.color:
+            text = strip_sgr(text)
+        self._send(text.replace("\r\n", "\n"))
+
+    def _send(self, text: str) -> None:
         lead = ""
         if self._prompted:  # unprompted text after the prompt, before the player typed
             if self._out and self._out[-1] == PROMPT:
@@ -297,7 +328,8 @@ class Session:
 
     def begin_reply(self) -> None:
         """A command starts: what it writes is paged; what an earlier one held is dropped."""
-        self._held = []
+        if self._held:
+            self._held = []
         self._dropped = 0
         self._rows = 0
         self._replying = True
@@ -307,8 +339,9 @@ class Session:
         self._replying = False
         if not self._held:
             return
-        if not self._dropped and \
-                self._rows + sum(self._rows_of(line) for line in self._held) <= self.height - 1:
+        room = self.height - 1  # the prompt's row left; a held line takes a row or more
+        if not self._dropped and self._rows + len(self._held) <= room and \
+                self._rows + sum(self._rows_of(line) for line in self._held) <= room:
             held, self._held = self._held, []  # it fits after all (the prompt's row left)
             self._emit("\n".join(held))
             return
@@ -337,19 +370,34 @@ class Session:
         return max(1, -(-visible_len(line) // self.width))
 
     def _page(self, text: str) -> None:
-        room = self.height - 2  # a row for the pager line and one for the prompt
-        lines = wrap_wide_lines(text.replace("\r\n", "\n"), self.width).split("\n")
-        shown = []
-        for line in lines:
-            if not self._held and self._rows + self._rows_of(line) <= room:
-                shown.append(line)
-                self._rows += self._rows_of(line)
-            elif len(self._held) < MAX_HELD_LINES:
-                self._held.append(line)
-            else:
-                self._dropped += 1
+        # Wrapped to the width here, every line takes one row: the reply's rows are its
+        # lines. A reply that fits in what is left of the page (most replies) goes out
+        # whole, unsplit; only a taller one is cut into the page shown and the lines held.
+        # The client's height is asked for only when the least it can be (SET HEIGHT,
+        # else LEAST_HEIGHT) does not settle it.
+        text = text.replace("\r\n", "\n")
+        if len(text) > (self._width or LEAST_WIDTH) or not text.isascii():  # as _wrapped
+            text = wrap_wide_lines(text, self.width)
+        if self._held:
+            shown, rest = [], text.split("\n")
+        else:
+            count = text.count("\n") + 1
+            # a row for the pager line and one for the prompt
+            if count <= (self._height or LEAST_HEIGHT) - 2 - self._rows or \
+                    count <= self.height - 2 - self._rows:
+                self._rows += count
+                if not self.closed:  # as _emit_fitted, one call less on every reply
+                    self._send((text if self.color else strip_sgr(text)).replace("\r\n", "\n"))
+                return
+            lines = text.split("\n")
+            cut = max(0, self.height - 2 - self._rows)
+            self._rows += cut
+            shown, rest = lines[:cut], lines[cut:]
+        keep = MAX_HELD_LINES - len(self._held)
+        self._held.extend(rest[:keep])
+        self._dropped += max(0, len(rest) - keep)
         if shown:
-            self._emit("\n".join(shown))
+            self._emit_fitted("\n".join(shown))
 
     # -- input ---------------------------------------------------------------------------
     def logged_in(self) -> None:

@@ -141,7 +141,7 @@ def _wrap_wide(para: str, width: int, indent: str) -> list[str]:
             lines.append(line)
         line = (indent if lines else "") + word
         while visible_len(line) > width:  # a word longer than the line: break it
-            head = fit(line, width, mark="")
+            head = _cut(line, width)
             lines.append(head)
             line = indent + line[len(head):]
     if line or not lines:
@@ -149,21 +149,78 @@ def _wrap_wide(para: str, width: int, indent: str) -> list[str]:
     return lines
 
 
+_SGR_OR_CHAR = re.compile(r"\x1b\[[0-9;]*m|.", re.DOTALL)
+
+
+def _cut(line: str, width: int) -> str:
+    """The longest start of ``line`` (a word too long for a line) that fits in ``width``
+    columns, and at least one character. A colour code is never cut in two and takes no
+    column; a character is counted as :func:`visible_len` may count it (ASCII: one
+    column, control characters too), so the piece always fits."""
+    out, used = [], 0
+    for match in _SGR_OR_CHAR.finditer(line):
+        token = match.group()
+        if len(token) > 1:  # a colour code
+            out.append(token)
+            continue
+        w = 1 if token.isascii() else max(0, wcwidth(token))
+        if used + w > width:
+            break
+        out.append(token)
+        used += w
+    return "".join(out) or line[:1]  # a character wider than the whole line: alone
+
+
+def fits(line: str, width: int) -> bool:
+    """Whether ``line`` (one line, no \\n) takes at most ``width`` terminal columns.
+
+    The same answer as ``visible_len(line) <= width``, without measuring a character when
+    the length alone decides: an ASCII character takes at most one column (a colour code
+    none), any character at most two (``wcwidth``'s widest)."""
+    n = len(line)
+    if (n <= width and line.isascii()) or 2 * n <= width:
+        return True
+    return visible_len(line) <= width
+
+
 def wrap_wide_lines(text: str, width: int) -> str:
     """``text`` with every line wider than ``width`` columns wrapped on word boundaries
     (SCREENS.md, principle 6: whatever the server sends, broadcasts included). Lines
-    that fit, boards among them, are left as they are; colour codes count no columns."""
-    if width <= 0 or all(visible_len(line) <= width for line in text.split("\n")):
+    that fit, boards among them, are left as they are; colour codes count no columns.
+
+    Every line it returns fits in ``width`` columns (so wrapping again changes nothing).
+    This runs on every line the server writes: text that plainly fits is returned without
+    a character being measured (``fits``), and the answer for text that needs wrapping is
+    remembered (replies repeat)."""
+    if width <= 0:
         return text
+    plain = text.isascii()  # one column a character at most (a colour code's none)
+    if plain and len(text) <= width:
+        return text
+    lines = text.split("\n")
+    if plain:
+        if max(map(len, lines)) <= width:
+            return text
+    elif all(fits(line, width) for line in lines):
+        return text
+    if len(text) > 4096:
+        return _wrap_lines(text, width)
+    return _wrap_lines_cached(text, width)
+
+
+def _wrap_lines(text: str, width: int) -> str:
     out: list[str] = []
     for line in text.split("\n"):
-        if visible_len(line) <= width:
+        if fits(line, width):
             out.append(line)
             continue
         indent = " " * min(len(line) - len(line.lstrip(" ")), width // 4)
         out.extend(_wrap_wide(line.strip(" "), width, "") if not indent else
                    [indent + part for part in _wrap_wide(line.strip(" "), width - len(indent), "")])
     return "\n".join(out)
+
+
+_wrap_lines_cached = functools.lru_cache(maxsize=512)(_wrap_lines)
 
 
 def columns(items: list[str], width: int, gap: int = 2) -> list[str]:

@@ -146,12 +146,9 @@ class Session:
         self.connected_at = time.time()
         self.last_command_at = time.time()
         self.protocol = getattr(writer, "protocol", None)
-        # telnetlib3 keeps the client's window (NAWS, else the listener's cols/rows) in its
-        # protocol's extra-info dict, where writer.get_extra_info finds it three calls
-        # down; width and height read it there (every long reply asks). Other writers:
-        # asked.
-        extra = getattr(self.protocol, "_extra", None)
-        self._window: dict | None = extra if isinstance(extra, dict) else None
+        # our telnet protocol keeps the client's window (``TelnetProtocol.window``);
+        # width and height read it there (every long reply asks). Other writers: asked.
+        self._window: dict | None = getattr(self.protocol, "window", None)
         if self.protocol is not None and hasattr(self.protocol, "on_lost"):
             self.protocol.on_lost = self._connection_lost
 

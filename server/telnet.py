@@ -101,6 +101,14 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self._in_sb = False
         self._sb_len = 0
         self._tail_iac = False        # the last chunk ended with IAC
+        # the client's window as NAWS last said (else the listener's default): the session
+        # reads it on every long reply, so it is kept here rather than asked for through
+        # the writer's extra-info chain
+        self.window = {"cols": self.get_extra_info("cols"), "rows": self.get_extra_info("rows")}
+
+    def on_naws(self, rows: int, cols: int) -> None:
+        super().on_naws(rows, cols)
+        self.window.update(cols=cols, rows=rows)  # in place: the session holds this dict
 
     # -- connecting ----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

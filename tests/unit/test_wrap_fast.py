@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import asyncio
 
-import telnetlib3
+from server.telnet import TelnetProtocol
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -289,7 +289,7 @@ async def test_colour_off_strips_after_the_page_is_wrapped():
     assert sent(new) == sent(old)
 
 
-# -- the window: width and height as telnetlib3's writer reports them ----------------------------
+# -- the window: width and height as the telnet protocol keeps them (NAWS) ---------------------
 class _Transport(asyncio.Transport):
     def get_extra_info(self, name, default=None):  # noqa: ANN001, ANN201
         return {"peername": ("10.0.0.1", 4000)}.get(name, default)
@@ -305,7 +305,7 @@ class _Transport(asyncio.Transport):
 
 
 async def test_width_and_height_follow_the_telnet_window():
-    protocol = telnetlib3.TelnetServer(cols=100, rows=30, shell=None, connect_maxwait=0.1)
+    protocol = TelnetProtocol(cols=100, rows=30, shell=None, connect_maxwait=0.1)
     protocol.connection_made(_Transport())
     config = SimpleNamespace(
         login=SimpleNamespace(lines_per_second=10.0),

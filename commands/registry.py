@@ -240,50 +240,47 @@ class Registry:
             return "ok"
         session.begin_reply()
         try:
-            return await self._run(session, line)
+            if line[0] in "'\"" and len(line) > 1:      # MUD shorthands
+                line = "say " + line[1:]
+            elif line[0] == ":" and len(line) > 1:
+                line = "emote " + line[1:]
+            word, _, rest = line.partition(" ")
+            rest = rest.strip()
+            cmd = self.find(word)
+            if cmd is not None and cmd.admin:
+                await _refresh_admin(session)
+            if cmd is None or (cmd.admin and not session.is_admin):
+                cmd = self._movement(session, word)
+                if cmd is None:
+                    session.write(HUH)
+                    return "huh"
+                rest = word
+            target = cmd
+            if cmd.subcommands and rest:
+                first, _, tail = rest.partition(" ")
+                sub = cmd.sub(first)
+                if sub is not None and sub.admin:
+                    await _refresh_admin(session)
+                if sub is not None and (not sub.admin or session.is_admin):
+                    target, rest = sub, tail.strip()
+            ctx = Context(session, session.parlor, target)
+            try:
+                await target.handler(ctx, rest)
+            except (UsageError, BadOption) as err:
+                detail = err.detail if isinstance(err, UsageError) else str(err)
+                usage = f"Usage: {target.usage}"
+                session.write(f"{detail}  {usage}" if detail else usage)
+                return "usage"
+            except (CommandError, RuleError) as err:
+                session.write(str(err))
+                return "refused"
+            except Exception:
+                session.log.exception("command %r failed", line[:200])
+                session.write("Sorry, something went wrong with that command; it has been logged.")
+                return "failed"
+            return "ok"
         finally:
             session.end_reply()
-
-    async def _run(self, session: "Session", line: str) -> str:
-        if line[0] in "'\"" and len(line) > 1:      # MUD shorthands
-            line = "say " + line[1:]
-        elif line[0] == ":" and len(line) > 1:
-            line = "emote " + line[1:]
-        word, _, rest = line.partition(" ")
-        rest = rest.strip()
-        cmd = self.find(word)
-        if cmd is not None and cmd.admin:
-            await _refresh_admin(session)
-        if cmd is None or (cmd.admin and not session.is_admin):
-            cmd = self._movement(session, word)
-            if cmd is None:
-                session.write(HUH)
-                return "huh"
-            rest = word
-        target = cmd
-        if cmd.subcommands and rest:
-            first, _, tail = rest.partition(" ")
-            sub = cmd.sub(first)
-            if sub is not None and sub.admin:
-                await _refresh_admin(session)
-            if sub is not None and (not sub.admin or session.is_admin):
-                target, rest = sub, tail.strip()
-        ctx = Context(session, session.parlor, target)
-        try:
-            await target.handler(ctx, rest)
-        except (UsageError, BadOption) as err:
-            detail = err.detail if isinstance(err, UsageError) else str(err)
-            usage = f"Usage: {target.usage}"
-            session.write(f"{detail}  {usage}" if detail else usage)
-            return "usage"
-        except (CommandError, RuleError) as err:
-            session.write(str(err))
-            return "refused"
-        except Exception:
-            session.log.exception("command %r failed", line[:200])
-            session.write("Sorry, something went wrong with that command; it has been logged.")
-            return "failed"
-        return "ok"
 
     def _movement(self, session: "Session", word: str) -> Command | None:
         """A bare exit name ("north", "n") walks through that exit."""

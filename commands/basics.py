@@ -73,13 +73,10 @@ GROUP_ORDER = ("Start", "Tables", "Play", "Betting", "Draw", "Trading", "Standar
 def _kind_for(ctx: Context, words: list[str]) -> "tuple[GameKind, int] | None":
     """The game the first words name exactly (prefix, key or title, "triad dice" before
     "triad"), and how many words that took."""
-    kinds = list(ctx.host.kinds.values())
     for n in (2, 1):
-        if len(words) < n:
-            continue
-        name = " ".join(words[:n])
-        for kind in kinds:
-            if name in (kind.key, kind.prefix.lower(), kind.title.lower()):
+        if len(words) >= n:
+            kind = ctx.host.kind_named(" ".join(words[:n]))
+            if kind is not None:
                 return kind, n
     return None
 

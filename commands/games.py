@@ -27,11 +27,11 @@ def _me(ctx: Context) -> Seat:
 def _kind_named(ctx: Context, word: str) -> "GameKind":
     """The game ``word`` names: its key, prefix or title exactly, else the one game whose
     title begins with it ("triad" is Triad, though "Triad Dice" begins with it too)."""
+    kind = ctx.host.kind_named(word)
+    if kind is not None:
+        return kind
     word = word.lower()
     kinds = list(ctx.host.kinds.values())
-    for kind in kinds:
-        if word in (kind.key, kind.prefix.lower(), kind.title.lower()):
-            return kind
     begun = [k for k in kinds if k.title.lower().startswith(word)]
     if len(begun) == 1:
         return begun[0]

@@ -131,6 +131,7 @@ class GameHost:
         self.computer_delay = computer_delay
         self.computer_budget = computer_budget
         self.kinds: dict[str, GameKind] = {}
+        self._names: dict[str, GameKind] = {}  # key, prefix and title, lower case
         self.live: dict[int, LiveGame] = {}
         # games that ended lately, for the sessions that look up a game an event names
         # after it has left ``live`` (its last board, the end of a watched game)
@@ -153,9 +154,16 @@ class GameHost:
             raise ValueError(f"game kind {kind.key} is hosted already (make a new one)")
         kind.host = self
         self.kinds[kind.key] = kind
+        for name in (kind.key, kind.prefix, kind.title):
+            self._names.setdefault(name.lower(), kind)
 
     def kind(self, key: str) -> GameKind:
         return self.kinds[key]
+
+    def kind_named(self, name: str) -> GameKind | None:
+        """The game ``name`` names exactly, whatever its case: its key, command prefix or
+        title ("dice", "PYR", "Triad Dice"); None for no game."""
+        return self._names.get(name.lower())
 
     async def restore(self) -> int:
         """Load every unfinished game from the database; return how many."""

@@ -126,7 +126,7 @@ class Pages:
         return {"summary": summary, "board": self.board_html(game)}
 
     def _kind(self, request: Request):  # noqa: ANN202
-        kind = data.kind_named(self.parlor, request.path_params["game"][:MAX_NAME])
+        kind = self.parlor.host.kind_named(request.path_params["game"][:MAX_NAME])
         if kind is None:
             known = ", ".join(k.prefix for k in self.parlor.host.kinds.values())
             raise HTTPException(404, f"There is no game called that. Games: {known}.")

@@ -23,15 +23,6 @@ if TYPE_CHECKING:
 MAX_WHO = 50  # players listed on the front page (as WHO)
 
 
-def kind_named(parlor: "Parlor", word: str) -> GameKind | None:
-    """A hosted game by its key or prefix ("dice", "DICE", "tt"), or None."""
-    word = word.lower()
-    for kind in parlor.host.kinds.values():
-        if word in (kind.key.lower(), kind.prefix.lower()):
-            return kind
-    return None
-
-
 def kinds(parlor: "Parlor") -> list[dict[str, str]]:
     return [{"key": k.key, "prefix": k.prefix, "title": k.title}
             for k in parlor.host.kinds.values()]
@@ -162,5 +153,5 @@ async def top10(parlor: "Parlor") -> list[dict[str, Any]] | None:
              "opponent": r.opponent or None} for i, r in enumerate(rows, 1)]
 
 
-__all__ = ["GameError", "kind_named", "kinds", "who", "game_summary", "game_board",
+__all__ = ["GameError", "kinds", "who", "game_summary", "game_board",
            "games_in_play", "replay", "rankings", "player", "top10"]

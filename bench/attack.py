@@ -81,6 +81,8 @@ def write_config(folder: Path, url: str) -> str:
         log_level = "WARNING"
         [database]
         url = "{url}"
+        [web]
+        enabled = false  # telnet only: benches run side by side, one port 8080
         [login]
         new_accounts_per_minute = 1000   # the bench's own 100 players; per address as shipped
         [accounts]

@@ -428,6 +428,8 @@ def write_config(folder: Path, url: str) -> str:
         command_burst = 1000
         [database]
         url = "{url}"
+        [web]
+        enabled = false  # telnet only: benches run side by side, one port 8080
         [login]
         new_accounts_per_address = 1000000
         new_accounts_per_minute = 1000000

@@ -584,6 +584,8 @@ def parlor_config(folder: Path, database: str, players: int) -> Path:
         fairness = false
         [database]
         url = "{database}"
+        [web]
+        enabled = false  # telnet only: benches run side by side, one port 8080
         [login]
         new_accounts_per_address = 1000000
         new_accounts_per_minute = 1000000

@@ -63,16 +63,27 @@ def visible_len(text: str) -> int:
     return sum(max(0, wcwidth(ch)) for ch in plain)
 
 
+_SGR_OR_CHAR = re.compile(r"\x1b\[[0-9;]*m|.", re.DOTALL)
+
+
 def fit(text: str, columns: int, mark: str = "~") -> str:
-    """``text`` cut to at most ``columns`` terminal columns (``mark`` where it was cut)."""
+    """``text`` cut to at most ``columns`` terminal columns (``mark`` where it was cut).
+
+    A colour code is never cut in two and takes no column; a character counts as
+    :func:`visible_len` counts it (ASCII one column, control characters too), so the
+    result always fits. It may be empty (a wide first character in one column)."""
     if visible_len(text) <= columns:
         return text
     out, used = [], visible_len(mark)
-    for ch in text:
-        w = max(0, wcwidth(ch))
+    for match in _SGR_OR_CHAR.finditer(text):
+        token = match.group()
+        if len(token) > 1:  # a colour code
+            out.append(token)
+            continue
+        w = 1 if token.isascii() else max(0, wcwidth(token))
         if used + w > columns:
             break
-        out.append(ch)
+        out.append(token)
         used += w
     return "".join(out) + mark
 
@@ -141,34 +152,12 @@ def _wrap_wide(para: str, width: int, indent: str) -> list[str]:
             lines.append(line)
         line = (indent if lines else "") + word
         while visible_len(line) > width:  # a word longer than the line: break it
-            head = _cut(line, width)
+            head = fit(line, width, mark="") or line[:1]  # a character wider than the line: alone
             lines.append(head)
             line = indent + line[len(head):]
     if line or not lines:
         lines.append(line)
     return lines
-
-
-_SGR_OR_CHAR = re.compile(r"\x1b\[[0-9;]*m|.", re.DOTALL)
-
-
-def _cut(line: str, width: int) -> str:
-    """The longest start of ``line`` (a word too long for a line) that fits in ``width``
-    columns, and at least one character. A colour code is never cut in two and takes no
-    column; a character is counted as :func:`visible_len` may count it (ASCII: one
-    column, control characters too), so the piece always fits."""
-    out, used = [], 0
-    for match in _SGR_OR_CHAR.finditer(line):
-        token = match.group()
-        if len(token) > 1:  # a colour code
-            out.append(token)
-            continue
-        w = 1 if token.isascii() else max(0, wcwidth(token))
-        if used + w > width:
-            break
-        out.append(token)
-        used += w
-    return "".join(out) or line[:1]  # a character wider than the whole line: alone
 
 
 def fits(line: str, width: int) -> bool:

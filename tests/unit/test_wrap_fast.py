@@ -12,12 +12,13 @@ from types import SimpleNamespace
 
 import asyncio
 
-from server.telnet import TelnetProtocol
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from wcwidth import wcwidth
 
 from server.session import MAX_HELD_LINES, PROMPT, Session
-from server.text import _wrap_wide, fit, fits, strip_sgr, visible_len, wrap_wide_lines
+from server.telnet import TelnetProtocol
+from server.text import _wrap_wide, fits, strip_sgr, visible_len, wrap_wide_lines
 from tests.hardening.harness import FakeWriter
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
@@ -38,6 +39,21 @@ def reference_wrap(text: str, width: int, wrap_wide=_wrap_wide) -> str:  # noqa:
     return "\n".join(out)
 
 
+def old_fit(text: str, columns: int) -> str:
+    """``fit(text, columns, mark="")`` as it was: every character measured by ``wcwidth``,
+    a colour code's characters among them."""
+    if visible_len(text) <= columns:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = max(0, wcwidth(ch))
+        if used + w > columns:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out)
+
+
 def old_wrap_wide(para: str, width: int, indent: str) -> list[str]:
     """``_wrap_wide`` as it was, breaking a long word with ``fit``: that counted a colour
     code's characters as columns and could cut one in two."""
@@ -52,7 +68,7 @@ def old_wrap_wide(para: str, width: int, indent: str) -> list[str]:
             lines.append(line)
         line = (indent if lines else "") + word
         while visible_len(line) > width:
-            head = fit(line, width, mark="")
+            head = old_fit(line, width)
             lines.append(head)
             line = indent + line[len(head):]
     if line or not lines:

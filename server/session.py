@@ -158,7 +158,7 @@ class Session:
         if self._width:
             return self._width
         window = self._window
-        cols = (window["cols"] if window is not None and "cols" in window
+        cols = (window["cols"] if window is not None
                 else self.writer.get_extra_info("cols")) or 80
         return max(LEAST_WIDTH, min(int(cols), 250))
 
@@ -173,7 +173,7 @@ class Session:
         if self._height:
             return self._height
         window = self._window
-        rows = (window["rows"] if window is not None and "rows" in window
+        rows = (window["rows"] if window is not None
                 else self.writer.get_extra_info("rows")) or 24
         return max(LEAST_HEIGHT, min(int(rows), 200))
 
@@ -230,9 +230,7 @@ class Session:
         would change nothing and is skipped."""
         if self.closed:
             return
-        if not self.color:
-            text = strip_sgr(text)
-        self._send(text.replace("\r\n", "\n"))
+        self._send(text if self.color else strip_sgr(text))
 
     def _send(self, text: str) -> None:
         lead = ""
@@ -372,9 +370,7 @@ class Session:
         # whole, unsplit; only a taller one is cut into the page shown and the lines held.
         # The client's height is asked for only when the least it can be (SET HEIGHT,
         # else LEAST_HEIGHT) does not settle it.
-        text = text.replace("\r\n", "\n")
-        if len(text) > (self._width or LEAST_WIDTH) or not text.isascii():  # as _wrapped
-            text = wrap_wide_lines(text, self.width)
+        text = self._wrapped(text.replace("\r\n", "\n"))
         if self._held:
             shown, rest = [], text.split("\n")
         else:
@@ -383,8 +379,7 @@ class Session:
             if count <= (self._height or LEAST_HEIGHT) - 2 - self._rows or \
                     count <= self.height - 2 - self._rows:
                 self._rows += count
-                if not self.closed:  # as _emit_fitted, one call less on every reply
-                    self._send((text if self.color else strip_sgr(text)).replace("\r\n", "\n"))
+                self._emit_fitted(text)
                 return
             lines = text.split("\n")
             cut = max(0, self.height - 2 - self._rows)

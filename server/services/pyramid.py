@@ -64,10 +64,10 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.pyramid import ai, notation, rules, solver, spoken
 from games.pyramid.cards import card_text
-from games.pyramid.match import (RESIGN, SAVE, Close, Table, Told, apply, audience, choose_action, counts,
-                                 describe_event, describe_options, format_action, new_table,
-                                 outcome, parse_action, parse_options, render, state_from_json,
-                                 state_to_json, to_move, view_for)
+from games.pyramid.match import (RESIGN, SAVE, Close, Table, Told, apply, audience,
+                                 choose_action, counts, describe_event, describe_options,
+                                 format_action, new_table, outcome, parse_action, parse_options,
+                                 render, state_from_json, state_to_json, to_move, view_for)
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account, GameRecord, PyramidSave, PyramidTopScore
 from server.services.games import GameError, LiveGame

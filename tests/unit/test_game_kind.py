@@ -61,7 +61,8 @@ def test_what_a_kind_does_not_override_is_what_the_host_assumes():
     assert kind.describe_move(state, 0, "PLAY 5", "Alice") is None
     assert kind.pace(None, 1) == 0.25
     assert kind.timeout(state) is None  # no clock in the options
-    assert kind.timeout(tictactoe.new_game({"clock": 5.0}, random.Random(1))) == (5.0, 0, tictactoe.Resign())
+    clocked = tictactoe.new_game({"clock": 5.0}, random.Random(1))
+    assert kind.timeout(clocked) == (5.0, 0, tictactoe.Resign())
     assert kind.is_ranked({"ranked": True}) and not kind.is_ranked({})
     assert kind.describe_outcome(state, 7, Outcome(1, "three in a row"), ("Alice", "Bob")) \
         == "Game #7: Bob wins (three in a row)."

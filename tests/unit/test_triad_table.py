@@ -133,7 +133,8 @@ def test_away_players_act_at_once_and_stand_up_after_the_hand():
     table, _ = act(table, 0, "DEAL")
     assert triad.presence(table, 2, False) == triad.Away()
     table, _ = act(table, 2, "AWAY")
-    assert triad.presence(table, 2, False) is None and triad.presence(table, 2, True) == triad.Back()
+    assert triad.presence(table, 2, False) is None
+    assert triad.presence(table, 2, True) == triad.Back()
     table, _ = act(table, 2, "BACK")
     assert 2 not in table.away
     table, _ = act(table, 2, "AWAY")

@@ -158,6 +158,16 @@ def _count_table(ranks: list[int], bits: int) -> list[int]:
     return table
 
 
+def _rank_table(ranks: list[int]) -> list[int]:
+    """For each mask of 8 bits, the set of ranks (bit r) of the cards it selects out
+    of ``ranks``."""
+    table = [0]
+    for b in range(8):
+        v = 1 << ranks[b] if b < len(ranks) else 0
+        table += [x | v for x in table]
+    return table
+
+
 class _Position:
     """The solver's view of a Game: ranks and bitmasks."""
 
@@ -170,6 +180,9 @@ class _Position:
         self.ptr = len(game.waste)
         self.ps = game.deal - 1
         self.full_st = (1 << self.n) - 1
+        # the searches' memo tables (``_Search``): they hold facts of this position
+        self.memo: dict[str, dict] = {name: {} for name in (
+            "avail", "kings", "hopeless", "relax", "stack")}
         # stock masks by rank, for the "has a partner left" test
         self.st_by_rank = [0] * 14
         for j, r in enumerate(self.st):
@@ -183,6 +196,9 @@ class _Position:
         self.pyr_tab = [_count_table(self.pr[7 * c:7 * c + 7], 7) for c in range(4)]
         self.st_tab = [_count_table(self.st[8 * c:8 * c + 8], 8)
                        for c in range((self.n + 7) // 8 or 1)]
+        # the set of ranks (bit r) of the stock cards in a mask, 8 bits at a time
+        self.rank_tab = [_rank_table(self.st[8 * c:8 * c + 8])
+                         for c in range((self.n + 7) // 8 or 1)]
         # the shift of the partner rank's field for each stock card (-1: a King)
         self.need_shift = [4 * (13 - r) if r != 13 else -1 for r in self.st]
         self.st_kings = self.st_by_rank[13]
@@ -197,6 +213,14 @@ class _Position:
         t = self.pyr_tab
         return (t[0][live & 127] + t[1][(live >> 7) & 127] + t[2][(live >> 14) & 127]
                 + t[3][live >> 21])
+
+    def st_ranks(self, live: int) -> int:
+        """The ranks (bit r) of the stock cards in ``live``."""
+        out = 0
+        for tab in self.rank_tab:
+            out |= tab[live & 255]
+            live >>= 8
+        return out
 
     def st_counts(self, live: int) -> int:
         """Packed counts by rank of the stock cards in ``live``."""
@@ -217,12 +241,14 @@ class _Search:
         # cleared: sound for the win goals, not for Par, where such a move may still
         # leave fewer cards on a deal the pyramid cannot be cleared in.
         self.cut_dead = goal != "par"
-        self.avail_cache: dict[int, tuple[tuple[int, ...], int]] = {}
-        self.king_cache: dict[int, tuple[int, list]] = {}
+        # the tables below depend on the position alone, so every search of it (the
+        # root probes and the Par search) shares them
+        self.avail_cache: dict[int, tuple[tuple[int, ...], int]] = pos.memo["avail"]
+        self.king_cache: dict[int, tuple[int, list]] = pos.memo["kings"]
+        self.hopeless_memo: dict[int, bool] = pos.memo["hopeless"]
+        self.relax_memo: dict[int, bool] = pos.memo["relax"]
+        self.stack_memo: dict[int, bool] = pos.memo["stack"]
         self.expanded = 0
-        self.hopeless_memo: dict[int, bool] = {}
-        self.relax_memo: dict[int, bool] = {}
-        self.stack_memo: dict[int, bool] = {}
         self.last_ps = DEALS - 1  # the last pass (0-based)
         # the pass (0-based) by which the pyramid must be cleared (``_Par``'s probes)
         self.clear_ps = DEALS - 1
@@ -399,6 +425,8 @@ class _Search:
             if c:
                 p = (need >> (52 - 4 * r)) & 15
                 counts |= (c if c < p else p) << (3 * r)
+        if self._clearable(pm, counts):  # cleared without the Waste
+            return False
         wc = 0
         for j in self.bits(waste):
             wc += 1 << (3 * pos.st[j])
@@ -619,6 +647,48 @@ class _Search:
         elif ps < self.last_ps and lo:
             moves = [("D", 1)]
             yield (moves, *settle(pm, sm, 0, moves), ps + 1)
+
+
+def _nested_pairs(seq: list[int], free: int) -> int:
+    """The most pairs of complementary ranks in ``seq`` that nest (no two cross), where
+    every card inside a pair is in a pair nested in it or has a rank in ``free``
+    (``_Par._stock_pairs_most``), by dynamic programming over the spans."""
+    n = len(seq)
+    part: list[list[int]] = []  # the later cards each card could pair with
+    for i, r in enumerate(seq):
+        need = 13 - r
+        part.append([k for k in range(i + 1, n) if seq[k] == need])
+    memo: dict[int, int] = {}
+
+    def inner(i: int, j: int) -> int:
+        """The most pairs in seq[i:j] with every card in it gone (-1: impossible)."""
+        if i >= j:
+            return 0
+        key = i * 32 + j
+        best = memo.get(key)
+        if best is not None:
+            return best
+        best = inner(i + 1, j) if (free >> seq[i]) & 1 else -1
+        for k in part[i]:
+            if k >= j:
+                break
+            a = inner(i + 1, k)
+            if a >= 0:
+                b = inner(k + 1, j)
+                if b >= 0 and a + b + 1 > best:
+                    best = a + b + 1
+        memo[key] = best
+        return best
+
+    top = [0] * (n + 1)  # top[i]: the most pairs in seq[i:], cards may stay
+    for i in range(n - 1, -1, -1):
+        best = top[i + 1]
+        for k in part[i]:
+            a = inner(i + 1, k)
+            if a >= 0 and a + 1 + top[k + 1] > best:
+                best = a + 1 + top[k + 1]
+        top[i] = best
+    return top[0]
 
 
 def _never_dead(pm: int, sm: int, ranks) -> bool:  # noqa: ARG001 - the Par search's cut
@@ -900,7 +970,10 @@ class _Par:
       relaxation* ``_left_min``: every live stock card may be taken at any moment (each
       once) with an available pyramid card, or with another stock card.  Every real line
       is a line of the relaxation, so it leaves at least as many cards.  In the last
-      pass the Waste cards count only from the top down (``_stack_most``).
+      pass the Waste cards count only from the top down (``_stack_most``).  Pairs of
+      two stock cards are capped at the most that can nest (``_stock_pairs_most``):
+      without that cap, the relaxation pairs stock cards that only ever meet across a
+      card that cannot go.
 
     A child's bound is capped by its parent's (a child reaches a subset of what its
     parent reaches), so bounds only tighten going down.
@@ -960,6 +1033,8 @@ class _Par:
         self.stock_memo: dict = {}
         self.left_memo: dict = {}
         self.stack_memo: dict = {}
+        self.pairs_memo: dict[int, int] = {}
+        self.free_memo: dict[int, int] = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
         self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
         # the earliest pass (0-based) the pyramid may still be cleared in: the root
@@ -1066,25 +1141,111 @@ class _Par:
 
     def left_min(self, pm: int, sm: int, ptr: int = 0, ps: int = 0) -> int:
         """The fewest cards any line from (pm, sm) could leave, by the full joker
-        relaxation (see the class docstring); at least the count imbalance of each
-        pair of complementary ranks.  In the last pass with cards in the Waste, by the
+        relaxation (see the class docstring), with the pairs of two stock cards capped
+        by ``_stock_pairs_most``.  In the last pass with cards in the Waste, by the
         stack relaxation (``_stack_most``) instead."""
         pos = self.pos
         rem = pos.full_st & ~sm
         waste = rem & ((1 << ptr) - 1) if ps >= DEALS - 1 else 0
         sc = pos.st_counts(rem ^ waste)
-        most = self._stack_most(pm, waste, sc & COUNT_MASK) if waste else (
-            self._most(pm, sc & COUNT_MASK))
+        cap = self._stock_pairs_most(pm, sm)
+        most = self._stack_most(pm, waste, sc & COUNT_MASK, cap) if waste else (
+            self._most(pm, sc & COUNT_MASK, cap))
         return self.left_now(pm, sm) - (sc >> 52) - most
 
-    def _stack_most(self, pm: int, waste: int, counts: int) -> int:
+    def _stock_pairs_most(self, pm: int, sm: int) -> int:
+        """The most pairs of two stock cards any line from here can still make.
+
+        Such a pair is a Waste top and a Pack top, so the earlier card in stock order
+        is in the Waste and the later on the Pack, in any pass (the stock keeps its
+        order), and every live card between them has gone before: with its own
+        partner in a pair nested inside, with a pyramid card, or alone (a King).  So
+        the pairs nest, and a card left inside one must have a pyramid partner: a
+        stock card is *free* when some live pyramid card has the complementary rank
+        (or it is a King).  The most pairs of such a nesting, by dynamic programming
+        over the live stock in order."""
+        pos = self.pos
+        free = self._free_ranks(pm, pos.st_ranks(pos.full_st & ~sm) & ~(1 << 13))
+        key = sm | (free << 24)
+        memo = self.pairs_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        st = pos.st
+        live = [st[j] for j in range(pos.n) if not (sm >> j) & 1]
+        ranks = 0
+        for r in live:
+            ranks |= 1 << r
+        # A card with no complementary stock card never pairs with one: drop it when
+        # it is free, else it stays for good and no pair spans it (split there).
+        most = 0
+        seq: list[int] = []
+        for r in live:
+            if (ranks >> (13 - r)) & 1:
+                seq.append(r)
+            elif not (free >> r) & 1:
+                if len(seq) > 1:
+                    most += _nested_pairs(seq, free)
+                seq = []
+        if len(seq) > 1:
+            most += _nested_pairs(seq, free)
+        memo[key] = most
+        return most
+
+    def _free_ranks(self, pm: int, have: int) -> int:
+        """The ranks (bit r) of the stock cards that some line could still remove
+        with a pyramid card, or alone, from pyramid ``pm`` with stock ranks ``have``.
+
+        By a relaxation: a stock card of each rank in ``have`` may be taken at any
+        moment, as often as wanted.  Every pyramid it reaches is visited (there are at
+        most 1430 pyramids); a pyramid card removed in any of them is a partner that
+        may come.  Kings are always free."""
+        key = pm | (have << 28)
+        memo = self.free_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        pr = self.pos.pr
+        avail = self.gen.avail
+        seen = {pm}
+        todo = [pm]
+        while todo:
+            m = todo.pop()
+            av = avail(m)[0]
+            for x, i in enumerate(av):
+                need = 13 - pr[i]
+                if not need or (have >> need) & 1:
+                    m2 = m | (1 << i)
+                    if m2 not in seen:
+                        seen.add(m2)
+                        todo.append(m2)
+                for j in av[x + 1:]:
+                    if pr[j] == need:
+                        m2 = m | (1 << i) | (1 << j)
+                        if m2 not in seen:
+                            seen.add(m2)
+                            todo.append(m2)
+        gone = 0
+        for m in seen:
+            gone |= m
+        gone &= ~pm
+        free = 1 << 13
+        while gone:
+            low = gone & -gone
+            gone ^= low
+            free |= 1 << (13 - pr[low.bit_length() - 1])
+        memo[key] = free
+        return free
+
+    def _stack_most(self, pm: int, waste: int, counts: int, cap: int) -> int:
         """Most cards a last-pass line removes from pyramid ``pm``, the Waste cards
         ``waste`` (taken only from the top down: ``_Search.waste_stuck``) and Pack
         ``counts`` (4 bits a rank, Kings aside: each may be taken at any moment); two
-        Pack cards may pair (then, at the end: that enables nothing)."""
+        stock cards may pair (Pack with Pack at the end, as that enables nothing), at
+        most ``cap`` times."""
         if not waste:
-            return self._most(pm, counts)
-        key = pm | (waste << 28) | (counts << 60)
+            return self._most(pm, counts, cap)
+        key = pm | (waste << 28) | (counts << 60) | (cap << 112)
         memo = self.stack_memo
         hit = memo.get(key)
         if hit is not None:
@@ -1093,44 +1254,47 @@ class _Par:
         av = self.gen.avail(pm)[0]
         for i in av:
             if pr[i] == 13:
-                best = memo[key] = 1 + self._stack_most(pm | (1 << i), waste, counts)
+                best = memo[key] = 1 + self._stack_most(pm | (1 << i), waste, counts, cap)
                 return best
         top = waste.bit_length() - 1
         rt = st[top]
         if rt == 13:
-            best = memo[key] = 1 + self._stack_most(pm, waste ^ (1 << top), counts)
+            best = memo[key] = 1 + self._stack_most(pm, waste ^ (1 << top), counts, cap)
             return best
         best = 0
         for r in range(1, 7):
-            best += 2 * min((counts >> (4 * r)) & 15, (counts >> (4 * (13 - r))) & 15)
+            best += min((counts >> (4 * r)) & 15, (counts >> (4 * (13 - r))) & 15)
+        best = 2 * (best if best < cap else cap)
         n_av = len(av)
         for x in range(n_av):
             i = av[x]
             need = 13 - pr[i]
             if need == rt:
-                v = 2 + self._stack_most(pm | (1 << i), waste ^ (1 << top), counts)
+                v = 2 + self._stack_most(pm | (1 << i), waste ^ (1 << top), counts, cap)
                 if v > best:
                     best = v
             for y in range(x + 1, n_av):
                 if pr[av[y]] == need:
-                    v = 2 + self._stack_most(pm | (1 << i) | (1 << av[y]), waste, counts)
+                    v = 2 + self._stack_most(pm | (1 << i) | (1 << av[y]), waste, counts, cap)
                     if v > best:
                         best = v
             if (counts >> (4 * need)) & 15:
-                v = 2 + self._stack_most(pm | (1 << i), waste, counts - (1 << (4 * need)))
+                v = 2 + self._stack_most(pm | (1 << i), waste, counts - (1 << (4 * need)), cap)
                 if v > best:
                     best = v
-        if (counts >> (4 * (13 - rt))) & 15:
-            v = 2 + self._stack_most(pm, waste ^ (1 << top), counts - (1 << (4 * (13 - rt))))
+        if cap and (counts >> (4 * (13 - rt))) & 15:
+            v = 2 + self._stack_most(pm, waste ^ (1 << top), counts - (1 << (4 * (13 - rt))),
+                                     cap - 1)
             if v > best:
                 best = v
         memo[key] = best
         return best
 
-    def _most(self, pm: int, counts: int) -> int:
+    def _most(self, pm: int, counts: int, cap: int) -> int:
         """Most cards the relaxation removes from pyramid ``pm`` with stock ``counts``
-        (4 bits a rank): pyramid pairs, pyramid + stock, Kings, then stock pairs."""
-        key = pm | (counts << 28)
+        (4 bits a rank): pyramid pairs, pyramid + stock, Kings, then at most ``cap``
+        stock pairs."""
+        key = pm | (counts << 28) | (cap << 80)
         memo = self.left_memo
         hit = memo.get(key)
         if hit is not None:
@@ -1139,23 +1303,24 @@ class _Par:
         av = self.gen.avail(pm)[0]
         for i in av:
             if pr[i] == 13:
-                best = 1 + self._most(pm | (1 << i), counts)
+                best = 1 + self._most(pm | (1 << i), counts, cap)
                 memo[key] = best
                 return best
         best = 0
         for r in range(1, 7):  # what the stock can still pair off by itself
-            best += 2 * min((counts >> (4 * r)) & 15, (counts >> (4 * (13 - r))) & 15)
+            best += min((counts >> (4 * r)) & 15, (counts >> (4 * (13 - r))) & 15)
+        best = 2 * (best if best < cap else cap)
         n_av = len(av)
         for x in range(n_av):
             i = av[x]
             need = 13 - pr[i]
             for y in range(x + 1, n_av):
                 if pr[av[y]] == need:
-                    v = 2 + self._most(pm | (1 << i) | (1 << av[y]), counts)
+                    v = 2 + self._most(pm | (1 << i) | (1 << av[y]), counts, cap)
                     if v > best:
                         best = v
             if (counts >> (4 * need)) & 15:
-                v = 2 + self._most(pm | (1 << i), counts - (1 << (4 * need)))
+                v = 2 + self._most(pm | (1 << i), counts - (1 << (4 * need)), cap)
                 if v > best:
                     best = v
         memo[key] = best
@@ -1166,8 +1331,9 @@ class _Par:
         """The root probes (win-goal searches, with all their cuts, on ``PROBE_NODES``
         each).  For each pass k from the current one: can the pyramid be cleared by the
         end of pass k?  If not, no line scores more than a later pass's base: raise
-        ``first_clear`` and go on.  If so (and no earlier pass can), can all 52 cards
-        be removed with the pyramid cleared in pass k?  Then that line scores
+        ``first_clear`` and go on.  If so (and no earlier pass can), the clear found,
+        played on, is a line; when it removes all 52 cards, or a second probe finds a
+        line that does with the pyramid cleared in pass k, that line scores
         ``PAR_BASE[k + 1]``, which no line beats: recorded, and True (solved).  Stops at
         the first probe that runs out of nodes or time (what it learned holds)."""
         pos = self.pos
@@ -1178,30 +1344,38 @@ class _Par:
         deadline = time.perf_counter()
         deadline += (self.deadline - deadline) / 2
         for k in range(pos.ps, DEALS):
-            for goal in ("pyramid", "all"):
-                search = _Search(pos, goal)
-                search.last_ps, search.clear_ps = (k, k) if goal == "pyramid" else (DEALS - 1, k)
-                try:
-                    found = _dfs(search, root, PROBE_NODES if goal == "pyramid"
-                                 else ALL_PROBE_NODES, deadline)
-                except _Budget:
-                    return False
-                finally:
-                    self.probe_expanded += search.expanded
-                if goal == "pyramid" and found is None:
-                    self.first_clear = k + 1  # no clear by pass k
-                    break
-                if goal == "pyramid":  # a clear: its line, played on, is a lower bound
-                    _, sm, ptr, ps = search.final
-                    left, tail = _stock_min_left(self.gen, sm, ptr, ps, self.stock_memo)
-                    self.path = []
-                    self.record(PAR_BASE[ps + 1] - left, lead + found + tail)
-                if goal == "all":
-                    if found is None:
-                        return False
-                    self.path = []
-                    self.record(PAR_BASE[k + 1], lead + found)
-                    return True
+            search = _Search(pos, "pyramid")
+            search.last_ps = search.clear_ps = k
+            try:
+                found = _dfs(search, root, PROBE_NODES, deadline)
+            except _Budget:
+                return False
+            finally:
+                self.probe_expanded += search.expanded
+            if found is None:
+                self.first_clear = k + 1  # no clear by pass k
+                continue
+            # a clear: its line, played on, is a lower bound
+            _, sm, ptr, ps = search.final
+            left, tail = _stock_min_left(self.gen, sm, ptr, ps, self.stock_memo)
+            self.path = []
+            self.record(PAR_BASE[ps + 1] - left, lead + found + tail)
+            if not left:  # all 52 go: the best any line with a clear can score
+                return True
+            # can all 52 go with it?
+            search = _Search(pos, "all")
+            search.clear_ps = k
+            try:
+                found = _dfs(search, root, ALL_PROBE_NODES, deadline)
+            except _Budget:
+                return False
+            finally:
+                self.probe_expanded += search.expanded
+            if found is None:
+                return False
+            self.path = []
+            self.record(PAR_BASE[k + 1], lead + found)
+            return True
         return False
 
     def run(self) -> tuple[int, int, tuple[Action, ...]]:

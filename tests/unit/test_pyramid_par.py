@@ -278,6 +278,44 @@ def test_stack_relaxations_are_admissible(game, picks):
     assert par.left_min(pos.pm, 0) <= fewest
 
 
+def _brute_most_stock_pairs(game: Game) -> int:
+    """The most pairs of two stock cards (Pack top with Waste top) any line makes."""
+    memo: dict[Game, int] = {}
+
+    def most(g: Game) -> int:
+        hit = memo.get(g)
+        if hit is None:
+            hit = 0
+            for action in rules.game_actions(g):
+                if action is END:
+                    continue
+                after, _ = rules.play(g, action)
+                pair = action.kind == "remove" and set(action.spots) == {"P", "W"}
+                hit = max(hit, pair + most(after))
+            memo[g] = hit
+        return hit
+
+    return most(game)
+
+
+@settings(max_examples=1000 if SOAK else 200, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_stock_pairs_bound_is_admissible(game, picks):
+    """``_Par._stock_pairs_most`` (nested pairs of two stock cards, a card inside a pair
+    gone with its own pair or a pyramid card that may come) is never below the most
+    such pairs any line makes, from the start or part way through."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    if game.over:
+        return
+    par = solver._Par(game, 10**7, NO_CLOCK)
+    assert par._stock_pairs_most(par.pos.pm, 0) >= _brute_most_stock_pairs(game)
+
+
 @settings(max_examples=1000 if SOAK else 150, deadline=None, derandomize=not SOAK,
           suppress_health_check=[HealthCheck.too_slow])
 @given(small_boards(), st.lists(st.integers(0, 99), max_size=30), st.integers(0, DEALS - 1))

@@ -84,6 +84,7 @@ STAGE_NODES = 2_000  # the budget of each fewer-passes probe of the win goals
 STACK_EFFORT = 400
 COUNT_MASK = (1 << 52) - 1  # the count fields of ranks 0..12 (4 bits a rank), Kings aside
 JOKER_MASK = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a rank)
+ALL_RANKS = (1 << 14) - 2  # ranks 1..13 as bits
 # Best Par: the budget of each root probe (``_Par.probe``), and the smallest node budget
 # they run with (a fixed amount, so the search after them is the same search on a
 # budget that grows with the caller's: see ``_Par``, "Anytime").
@@ -182,7 +183,7 @@ class _Position:
         self.full_st = (1 << self.n) - 1
         # the searches' memo tables (``_Search``): they hold facts of this position
         self.memo: dict[str, dict] = {name: {} for name in (
-            "avail", "kings", "hopeless", "relax", "stack")}
+            "avail", "kings", "hopeless", "relax", "stack", "free", "stuck")}
         # stock masks by rank, for the "has a partner left" test
         self.st_by_rank = [0] * 14
         for j, r in enumerate(self.st):
@@ -248,6 +249,8 @@ class _Search:
         self.hopeless_memo: dict[int, bool] = pos.memo["hopeless"]
         self.relax_memo: dict[int, bool] = pos.memo["relax"]
         self.stack_memo: dict[int, bool] = pos.memo["stack"]
+        self.free_memo: dict[int, int] = pos.memo["free"]
+        self.stuck_memo: dict[int, bool] = pos.memo["stuck"]
         self.expanded = 0
         self.last_ps = DEALS - 1  # the last pass (0-based)
         # the pass (0-based) by which the pyramid must be cleared (``_Par``'s probes)
@@ -530,6 +533,126 @@ class _Search:
         self.relax_memo[key] = False
         return False
 
+    def free_ranks(self, pm: int, sm: int) -> int:
+        """The ranks (bit r) of the live stock cards that some line could still remove
+        with a pyramid card, or alone (Kings, always).
+
+        By a relaxation: a live stock card of each rank may be taken at any moment, as
+        often as wanted.  Every pyramid it reaches is visited (there are at most 1430
+        pyramids); a pyramid card removed in any of them is a partner that may come."""
+        pos = self.pos
+        have = pos.st_ranks(pos.full_st & ~sm) & ~(1 << 13)
+        key = pm | (have << 28)
+        memo = self.free_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        pr = pos.pr
+        avail = self.avail
+        seen = {pm}
+        todo = [pm]
+        while todo:
+            m = todo.pop()
+            av = avail(m)[0]
+            for x, i in enumerate(av):
+                need = 13 - pr[i]
+                if not need or (have >> need) & 1:
+                    m2 = m | (1 << i)
+                    if m2 not in seen:
+                        seen.add(m2)
+                        todo.append(m2)
+                for j in av[x + 1:]:
+                    if pr[j] == need:
+                        m2 = m | (1 << i) | (1 << j)
+                        if m2 not in seen:
+                            seen.add(m2)
+                            todo.append(m2)
+        gone = 0
+        for m in seen:
+            gone |= m
+        gone &= ~pm
+        free = 1 << 13
+        while gone:
+            low = gone & -gone
+            gone ^= low
+            free |= 1 << (13 - pr[low.bit_length() - 1])
+        memo[key] = free
+        return free
+
+    def stock_pairs(self, sm: int, free: int, every: bool = False,
+                    counted: int = ALL_RANKS) -> int:
+        """The most pairs of two live stock cards (``sm``) any line can still make,
+        where ``free`` (``free_ranks``) are the ranks that may go otherwise.
+
+        Such a pair is a Waste top and a Pack top, so the earlier card in stock order
+        is in the Waste and the later on the Pack, in any pass (the stock keeps its
+        order), and every live card between them has gone before: with its own
+        partner in a pair nested inside, with a pyramid card, or alone.  So the pairs
+        nest, and a card left inside one must be free.  With ``every``, every live
+        stock card must go (the goal "all"): the most pairs then, or -1 when no
+        nesting takes every card that is not free.  Only the pairs whose ranks are in
+        ``counted`` count."""
+        st = self.pos.st
+        live = [st[j] for j in range(self.pos.n) if not (sm >> j) & 1]
+        ranks = 0
+        for r in live:
+            ranks |= 1 << r
+        # A card with no complementary stock card never pairs with one: leave it out
+        # when it is free; else it stays for good, and no pair spans it (split there).
+        most = 0
+        seq: list[int] = []
+        for r in live:
+            if (ranks >> (13 - r)) & 1:
+                seq.append(r)
+            elif not (free >> r) & 1:
+                if every:
+                    return -1
+                if len(seq) > 1:
+                    most += _nested_pairs(seq, free, counted=counted)
+                seq = []
+        if len(seq) > 1 or every:
+            pairs = _nested_pairs(seq, free, every, counted)
+            if pairs < 0:
+                return -1
+            most += pairs
+        return most
+
+    def stock_stuck(self, pm: int, sm: int) -> bool:
+        """Goal "all": can the live stock cards not all go, by ``stock_pairs``?  And for
+        each pair of complementary ranks: the stock cards of one rank beyond the live
+        pyramid cards of the other must go in pairs of two stock cards; can that many
+        such pairs of those ranks nest?"""
+        pos = self.pos
+        free = self.free_ranks(pm, sm)
+        pc = pos.pyr_counts(FULL_PYR & ~pm)
+        sc = pos.st_counts(pos.full_st & ~sm)
+        wanted = 0  # 3 bits a pair of ranks: the pairs of two stock cards it needs
+        for r in range(1, 7):
+            q = 13 - r
+            need = max(((sc >> (4 * q)) & 15) - ((pc >> (4 * r)) & 15),
+                       ((sc >> (4 * r)) & 15) - ((pc >> (4 * q)) & 15))
+            if need > 0:
+                wanted |= need << (3 * r)
+        key = sm | (free << 24) | (wanted << 38)
+        memo = self.stuck_memo
+        stuck = memo.get(key)
+        if stuck is None:
+            stuck = self.stock_pairs(sm, free, every=True) < 0
+            r = 1
+            while not stuck and wanted >> (3 * r):
+                need = (wanted >> (3 * r)) & 7
+                if need:
+                    counted = (1 << r) | (1 << (13 - r))
+                    stuck = self.stock_pairs(sm, free, True, counted) < need
+                r += 1
+            memo[key] = stuck
+        return stuck
+
+    def lost(self, pm: int, sm: int) -> bool:
+        """Is the pattern (pm, sm) lost from every position: the joker relaxation
+        (``hopeless``), and for "all" the nesting of the stock's pairs too?"""
+        return self.hopeless(pm, sm) or self.want_all and self.stock_stuck(pm, sm)
+
     def done(self, pm: int, sm: int) -> bool:
         return pm == FULL_PYR and (not self.want_all or sm == self.pos.full_st)
 
@@ -649,10 +772,13 @@ class _Search:
             yield (moves, *settle(pm, sm, 0, moves), ps + 1)
 
 
-def _nested_pairs(seq: list[int], free: int) -> int:
+def _nested_pairs(seq: list[int], free: int, every: bool = False,
+                  counted: int = ALL_RANKS) -> int:
     """The most pairs of complementary ranks in ``seq`` that nest (no two cross), where
     every card inside a pair is in a pair nested in it or has a rank in ``free``
-    (``_Par._stock_pairs_most``), by dynamic programming over the spans."""
+    (``_Search.stock_pairs``), by dynamic programming over the spans.  With ``every``,
+    every card must be in a pair or free (-1: impossible).  Only the pairs whose ranks
+    are in ``counted`` count."""
     n = len(seq)
     part: list[list[int]] = []  # the later cards each card could pair with
     for i, r in enumerate(seq):
@@ -669,24 +795,28 @@ def _nested_pairs(seq: list[int], free: int) -> int:
         if best is not None:
             return best
         best = inner(i + 1, j) if (free >> seq[i]) & 1 else -1
+        one = (counted >> seq[i]) & 1
         for k in part[i]:
             if k >= j:
                 break
             a = inner(i + 1, k)
             if a >= 0:
                 b = inner(k + 1, j)
-                if b >= 0 and a + b + 1 > best:
-                    best = a + b + 1
+                if b >= 0 and a + b + one > best:
+                    best = a + b + one
         memo[key] = best
         return best
 
+    if every:
+        return inner(0, n)
     top = [0] * (n + 1)  # top[i]: the most pairs in seq[i:], cards may stay
     for i in range(n - 1, -1, -1):
         best = top[i + 1]
+        one = (counted >> seq[i]) & 1
         for k in part[i]:
             a = inner(i + 1, k)
-            if a >= 0 and a + 1 + top[k + 1] > best:
-                best = a + 1 + top[k + 1]
+            if a >= 0 and a + one + top[k + 1] > best:
+                best = a + one + top[k + 1]
         top[i] = best
     return top[0]
 
@@ -725,7 +855,7 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
         f = failed.get(key)
         if f is not None and f <= here:
             return False
-        if search.hopeless(pm, sm):
+        if search.lost(pm, sm):
             failed[key] = 0
             return False
         if search.last_pass_dead(pm, sm, ptr, ps):
@@ -777,7 +907,7 @@ def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
                 continue
             else:
                 pm, sm = key & mask28, key >> 28
-                if search.hopeless(pm, sm) or search.last_pass_dead(pm, sm, ptr, ps):
+                if search.lost(pm, sm) or search.last_pass_dead(pm, sm, ptr, ps):
                     continue
             on_chain.add((key, here))
             if search.expanded >= max_nodes or (
@@ -835,7 +965,7 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
     found = None
     try:
-        if not search.dead(root[0], root[1], range(1, 13)) and not search.hopeless(root[0], root[1]):
+        if not search.dead(root[0], root[1], range(1, 13)) and not search.lost(root[0], root[1]):
             # Short probes first: all three passes, then fewer passes (a win within the
             # first pass or two is often far quicker to find with the redeal out of
             # reach, as the buried-Waste rule then applies in that pass; with the
@@ -1034,7 +1164,6 @@ class _Par:
         self.left_memo: dict = {}
         self.stack_memo: dict = {}
         self.pairs_memo: dict[int, int] = {}
-        self.free_memo: dict[int, int] = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
         self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
         # the earliest pass (0-based) the pyramid may still be cleared in: the root
@@ -1154,88 +1283,15 @@ class _Par:
         return self.left_now(pm, sm) - (sc >> 52) - most
 
     def _stock_pairs_most(self, pm: int, sm: int) -> int:
-        """The most pairs of two stock cards any line from here can still make.
-
-        Such a pair is a Waste top and a Pack top, so the earlier card in stock order
-        is in the Waste and the later on the Pack, in any pass (the stock keeps its
-        order), and every live card between them has gone before: with its own
-        partner in a pair nested inside, with a pyramid card, or alone (a King).  So
-        the pairs nest, and a card left inside one must have a pyramid partner: a
-        stock card is *free* when some live pyramid card has the complementary rank
-        (or it is a King).  The most pairs of such a nesting, by dynamic programming
-        over the live stock in order."""
-        pos = self.pos
-        free = self._free_ranks(pm, pos.st_ranks(pos.full_st & ~sm) & ~(1 << 13))
-        key = sm | (free << 24)
+        """The most pairs of two stock cards any line from here can still make
+        (``_Search.stock_pairs``), memoised."""
+        gen = self.gen
+        key = sm | (gen.free_ranks(pm, sm) << 24)
         memo = self.pairs_memo
         hit = memo.get(key)
-        if hit is not None:
-            return hit
-        st = pos.st
-        live = [st[j] for j in range(pos.n) if not (sm >> j) & 1]
-        ranks = 0
-        for r in live:
-            ranks |= 1 << r
-        # A card with no complementary stock card never pairs with one: drop it when
-        # it is free, else it stays for good and no pair spans it (split there).
-        most = 0
-        seq: list[int] = []
-        for r in live:
-            if (ranks >> (13 - r)) & 1:
-                seq.append(r)
-            elif not (free >> r) & 1:
-                if len(seq) > 1:
-                    most += _nested_pairs(seq, free)
-                seq = []
-        if len(seq) > 1:
-            most += _nested_pairs(seq, free)
-        memo[key] = most
-        return most
-
-    def _free_ranks(self, pm: int, have: int) -> int:
-        """The ranks (bit r) of the stock cards that some line could still remove
-        with a pyramid card, or alone, from pyramid ``pm`` with stock ranks ``have``.
-
-        By a relaxation: a stock card of each rank in ``have`` may be taken at any
-        moment, as often as wanted.  Every pyramid it reaches is visited (there are at
-        most 1430 pyramids); a pyramid card removed in any of them is a partner that
-        may come.  Kings are always free."""
-        key = pm | (have << 28)
-        memo = self.free_memo
-        hit = memo.get(key)
-        if hit is not None:
-            return hit
-        pr = self.pos.pr
-        avail = self.gen.avail
-        seen = {pm}
-        todo = [pm]
-        while todo:
-            m = todo.pop()
-            av = avail(m)[0]
-            for x, i in enumerate(av):
-                need = 13 - pr[i]
-                if not need or (have >> need) & 1:
-                    m2 = m | (1 << i)
-                    if m2 not in seen:
-                        seen.add(m2)
-                        todo.append(m2)
-                for j in av[x + 1:]:
-                    if pr[j] == need:
-                        m2 = m | (1 << i) | (1 << j)
-                        if m2 not in seen:
-                            seen.add(m2)
-                            todo.append(m2)
-        gone = 0
-        for m in seen:
-            gone |= m
-        gone &= ~pm
-        free = 1 << 13
-        while gone:
-            low = gone & -gone
-            gone ^= low
-            free |= 1 << (13 - pr[low.bit_length() - 1])
-        memo[key] = free
-        return free
+        if hit is None:
+            hit = memo[key] = gen.stock_pairs(sm, key >> 24)
+        return hit
 
     def _stack_most(self, pm: int, waste: int, counts: int, cap: int) -> int:
         """Most cards a last-pass line removes from pyramid ``pm``, the Waste cards

@@ -316,6 +316,25 @@ def test_stock_pairs_bound_is_admissible(game, picks):
     assert par._stock_pairs_most(par.pos.pm, 0) >= _brute_most_stock_pairs(game)
 
 
+@settings(max_examples=1000 if SOAK else 200, deadline=None, derandomize=not SOAK,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards(), st.lists(st.integers(0, 99), max_size=30))
+def test_stock_nesting_cut_is_sound(game, picks):
+    """``_Search.stock_stuck`` (the stock cards cannot all go in nested pairs and with
+    pyramid partners) never rules out all 52 when a line removes them, from the start
+    or part way through."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    if game.over:
+        return
+    pos = solver._Position(game)
+    if solver._Search(pos, "all").stock_stuck(pos.pm, 0):
+        assert not _brute_can_reach(game, lambda g: g.cards_left == 0)
+
+
 @settings(max_examples=1000 if SOAK else 150, deadline=None, derandomize=not SOAK,
           suppress_health_check=[HealthCheck.too_slow])
 @given(small_boards(), st.lists(st.integers(0, 99), max_size=30), st.integers(0, DEALS - 1))

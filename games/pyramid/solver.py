@@ -159,16 +159,6 @@ def _count_table(ranks: list[int], bits: int) -> list[int]:
     return table
 
 
-def _rank_table(ranks: list[int]) -> list[int]:
-    """For each mask of 8 bits, the set of ranks (bit r) of the cards it selects out
-    of ``ranks``."""
-    table = [0]
-    for b in range(8):
-        v = 1 << ranks[b] if b < len(ranks) else 0
-        table += [x | v for x in table]
-    return table
-
-
 class _Position:
     """The solver's view of a Game: ranks and bitmasks."""
 
@@ -183,7 +173,7 @@ class _Position:
         self.full_st = (1 << self.n) - 1
         # the searches' memo tables (``_Search``): they hold facts of this position
         self.memo: dict[str, dict] = {name: {} for name in (
-            "avail", "kings", "hopeless", "relax", "stack", "free", "stuck")}
+            "avail", "kings", "hopeless", "relax", "stack", "stuck")}
         # stock masks by rank, for the "has a partner left" test
         self.st_by_rank = [0] * 14
         for j, r in enumerate(self.st):
@@ -197,9 +187,6 @@ class _Position:
         self.pyr_tab = [_count_table(self.pr[7 * c:7 * c + 7], 7) for c in range(4)]
         self.st_tab = [_count_table(self.st[8 * c:8 * c + 8], 8)
                        for c in range((self.n + 7) // 8 or 1)]
-        # the set of ranks (bit r) of the stock cards in a mask, 8 bits at a time
-        self.rank_tab = [_rank_table(self.st[8 * c:8 * c + 8])
-                         for c in range((self.n + 7) // 8 or 1)]
         # the shift of the partner rank's field for each stock card (-1: a King)
         self.need_shift = [4 * (13 - r) if r != 13 else -1 for r in self.st]
         self.st_kings = self.st_by_rank[13]
@@ -214,14 +201,6 @@ class _Position:
         t = self.pyr_tab
         return (t[0][live & 127] + t[1][(live >> 7) & 127] + t[2][(live >> 14) & 127]
                 + t[3][live >> 21])
-
-    def st_ranks(self, live: int) -> int:
-        """The ranks (bit r) of the stock cards in ``live``."""
-        out = 0
-        for tab in self.rank_tab:
-            out |= tab[live & 255]
-            live >>= 8
-        return out
 
     def st_counts(self, live: int) -> int:
         """Packed counts by rank of the stock cards in ``live``."""
@@ -249,7 +228,6 @@ class _Search:
         self.hopeless_memo: dict[int, bool] = pos.memo["hopeless"]
         self.relax_memo: dict[int, bool] = pos.memo["relax"]
         self.stack_memo: dict[int, bool] = pos.memo["stack"]
-        self.free_memo: dict[int, int] = pos.memo["free"]
         self.stuck_memo: dict[int, bool] = pos.memo["stuck"]
         self.expanded = 0
         self.last_ps = DEALS - 1  # the last pass (0-based)
@@ -533,50 +511,15 @@ class _Search:
         self.relax_memo[key] = False
         return False
 
-    def free_ranks(self, pm: int, sm: int) -> int:
-        """The ranks (bit r) of the live stock cards that some line could still remove
-        with a pyramid card, or alone (Kings, always).
-
-        By a relaxation: a live stock card of each rank may be taken at any moment, as
-        often as wanted.  Every pyramid it reaches is visited (there are at most 1430
-        pyramids); a pyramid card removed in any of them is a partner that may come."""
-        pos = self.pos
-        have = pos.st_ranks(pos.full_st & ~sm) & ~(1 << 13)
-        key = pm | (have << 28)
-        memo = self.free_memo
-        hit = memo.get(key)
-        if hit is not None:
-            return hit
-        pr = pos.pr
-        avail = self.avail
-        seen = {pm}
-        todo = [pm]
-        while todo:
-            m = todo.pop()
-            av = avail(m)[0]
-            for x, i in enumerate(av):
-                need = 13 - pr[i]
-                if not need or (have >> need) & 1:
-                    m2 = m | (1 << i)
-                    if m2 not in seen:
-                        seen.add(m2)
-                        todo.append(m2)
-                for j in av[x + 1:]:
-                    if pr[j] == need:
-                        m2 = m | (1 << i) | (1 << j)
-                        if m2 not in seen:
-                            seen.add(m2)
-                            todo.append(m2)
-        gone = 0
-        for m in seen:
-            gone |= m
-        gone &= ~pm
+    def free_ranks(self, pm: int) -> int:
+        """The ranks (bit r) of the stock cards that may still go otherwise than with
+        another stock card: with a live pyramid card of the complementary rank, or
+        alone (Kings)."""
+        pc = self.pos.pyr_counts(FULL_PYR & ~pm)
         free = 1 << 13
-        while gone:
-            low = gone & -gone
-            gone ^= low
-            free |= 1 << (13 - pr[low.bit_length() - 1])
-        memo[key] = free
+        for r in range(1, 13):
+            if (pc >> (52 - 4 * r)) & 15:
+                free |= 1 << r
         return free
 
     def stock_pairs(self, sm: int, free: int, every: bool = False,
@@ -623,16 +566,21 @@ class _Search:
         pyramid cards of the other must go in pairs of two stock cards; can that many
         such pairs of those ranks nest?"""
         pos = self.pos
-        free = self.free_ranks(pm, sm)
+        free = self.free_ranks(pm)
         pc = pos.pyr_counts(FULL_PYR & ~pm)
         sc = pos.st_counts(pos.full_st & ~sm)
         wanted = 0  # 3 bits a pair of ranks: the pairs of two stock cards it needs
+        bound = False  # a live stock card that can only go with another
         for r in range(1, 7):
             q = 13 - r
-            need = max(((sc >> (4 * q)) & 15) - ((pc >> (4 * r)) & 15),
-                       ((sc >> (4 * r)) & 15) - ((pc >> (4 * q)) & 15))
+            s_r, s_q = (sc >> (4 * r)) & 15, (sc >> (4 * q)) & 15
+            p_r, p_q = (pc >> (4 * r)) & 15, (pc >> (4 * q)) & 15
+            need = max(s_q - p_r, s_r - p_q)
             if need > 0:
                 wanted |= need << (3 * r)
+            bound = bound or s_r and not p_q or s_q and not p_r
+        if not wanted and not bound:  # every live stock card may go with the pyramid
+            return False
         key = sm | (free << 24) | (wanted << 38)
         memo = self.stuck_memo
         stuck = memo.get(key)
@@ -1286,7 +1234,7 @@ class _Par:
         """The most pairs of two stock cards any line from here can still make
         (``_Search.stock_pairs``), memoised."""
         gen = self.gen
-        key = sm | (gen.free_ranks(pm, sm) << 24)
+        key = sm | (gen.free_ranks(pm) << 24)
         memo = self.pairs_memo
         hit = memo.get(key)
         if hit is None:

@@ -1112,6 +1112,7 @@ class _Par:
         self.left_memo: dict = {}
         self.stack_memo: dict = {}
         self.pairs_memo: dict[int, int] = {}
+        self.free_memo: dict[int, int] = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
         self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
         # the earliest pass (0-based) the pyramid may still be cleared in: the root
@@ -1233,13 +1234,63 @@ class _Par:
     def _stock_pairs_most(self, pm: int, sm: int) -> int:
         """The most pairs of two stock cards any line from here can still make
         (``_Search.stock_pairs``), memoised."""
-        gen = self.gen
-        key = sm | (gen.free_ranks(pm) << 24)
+        key = sm | (self._free_ranks(pm, sm) << 24)
         memo = self.pairs_memo
         hit = memo.get(key)
         if hit is None:
-            hit = memo[key] = gen.stock_pairs(sm, key >> 24)
+            hit = memo[key] = self.gen.stock_pairs(sm, key >> 24)
         return hit
+
+    def _free_ranks(self, pm: int, sm: int) -> int:
+        """``_Search.free_ranks``, sharper where it pays, in the Par bound: the ranks of
+        the stock cards that may go with a pyramid card some line can still remove,
+        or alone (Kings).
+
+        By a relaxation: a stock card of each rank still live may be taken at any
+        moment, as often as wanted.  Every pyramid it reaches is visited (there are at
+        most 1430 pyramids); a pyramid card removed in any of them may still go."""
+        pos = self.pos
+        sc = pos.st_counts(pos.full_st & ~sm)
+        have = 0  # the ranks of the live stock cards
+        for r in range(1, 13):
+            if (sc >> (4 * r)) & 15:
+                have |= 1 << r
+        key = pm | (have << 28)
+        memo = self.free_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        pr = pos.pr
+        avail = self.gen.avail
+        seen = {pm}
+        todo = [pm]
+        while todo:
+            m = todo.pop()
+            av = avail(m)[0]
+            for x, i in enumerate(av):
+                need = 13 - pr[i]
+                if not need or (have >> need) & 1:
+                    m2 = m | (1 << i)
+                    if m2 not in seen:
+                        seen.add(m2)
+                        todo.append(m2)
+                for j in av[x + 1:]:
+                    if pr[j] == need:
+                        m2 = m | (1 << i) | (1 << j)
+                        if m2 not in seen:
+                            seen.add(m2)
+                            todo.append(m2)
+        gone = 0
+        for m in seen:
+            gone |= m
+        gone &= ~pm
+        free = 1 << 13
+        while gone:
+            low = gone & -gone
+            gone ^= low
+            free |= 1 << (13 - pr[low.bit_length() - 1])
+        memo[key] = free
+        return free
 
     def _stack_most(self, pm: int, waste: int, counts: int, cap: int) -> int:
         """Most cards a last-pass line removes from pyramid ``pm``, the Waste cards

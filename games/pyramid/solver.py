@@ -84,7 +84,6 @@ STAGE_NODES = 2_000  # the budget of each fewer-passes probe of the win goals
 STACK_EFFORT = 400
 COUNT_MASK = (1 << 52) - 1  # the count fields of ranks 0..12 (4 bits a rank), Kings aside
 JOKER_MASK = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a rank)
-ALL_RANKS = (1 << 14) - 2  # ranks 1..13 as bits
 # Best Par: the budget of each root probe (``_Par.probe``), and the smallest node budget
 # they run with (a fixed amount, so the search after them is the same search on a
 # budget that grows with the caller's: see ``_Par``, "Anytime").
@@ -522,8 +521,7 @@ class _Search:
                 free |= 1 << r
         return free
 
-    def stock_pairs(self, sm: int, free: int, every: bool = False,
-                    counted: int = ALL_RANKS) -> int:
+    def stock_pairs(self, sm: int, free: int) -> int:
         """The most pairs of two live stock cards (``sm``) any line can still make,
         where ``free`` (``free_ranks``) are the ranks that may go otherwise.
 
@@ -531,10 +529,7 @@ class _Search:
         is in the Waste and the later on the Pack, in any pass (the stock keeps its
         order), and every live card between them has gone before: with its own
         partner in a pair nested inside, with a pyramid card, or alone.  So the pairs
-        nest, and a card left inside one must be free.  With ``every``, every live
-        stock card must go (the goal "all"): the most pairs then, or -1 when no
-        nesting takes every card that is not free.  Only the pairs whose ranks are in
-        ``counted`` count."""
+        nest, and a card left inside one must be free."""
         st = self.pos.st
         live = [st[j] for j in range(self.pos.n) if not (sm >> j) & 1]
         ranks = 0
@@ -548,16 +543,11 @@ class _Search:
             if (ranks >> (13 - r)) & 1:
                 seq.append(r)
             elif not (free >> r) & 1:
-                if every:
-                    return -1
                 if len(seq) > 1:
-                    most += _nested_pairs(seq, free, counted=counted)
+                    most += _nested_pairs(seq, free)
                 seq = []
-        if len(seq) > 1 or every:
-            pairs = _nested_pairs(seq, free, every, counted)
-            if pairs < 0:
-                return -1
-            most += pairs
+        if len(seq) > 1:
+            most += _nested_pairs(seq, free)
         return most
 
     def stock_stuck(self, pm: int, sm: int) -> bool:
@@ -585,13 +575,19 @@ class _Search:
         memo = self.stuck_memo
         stuck = memo.get(key)
         if stuck is None:
-            stuck = self.stock_pairs(sm, free, every=True) < 0
+            st = pos.st
+            live = [st[j] for j in range(pos.n) if not (sm >> j) & 1]
+            ranks = 0
+            for r in live:
+                ranks |= 1 << r
+            # a card with no complementary stock card is free, or can never go
+            seq = [r for r in live if (ranks >> (13 - r)) & 1 or not (free >> r) & 1]
+            stuck = not _nest_all(seq, free)
             r = 1
             while not stuck and wanted >> (3 * r):
                 need = (wanted >> (3 * r)) & 7
                 if need:
-                    counted = (1 << r) | (1 << (13 - r))
-                    stuck = self.stock_pairs(sm, free, True, counted) < need
+                    stuck = not _nest_all(seq, free, (1 << r) | (1 << (13 - r)), need)
                 r += 1
             memo[key] = stuck
         return stuck
@@ -720,13 +716,43 @@ class _Search:
             yield (moves, *settle(pm, sm, 0, moves), ps + 1)
 
 
-def _nested_pairs(seq: list[int], free: int, every: bool = False,
-                  counted: int = ALL_RANKS) -> int:
+def _nest_all(seq: list[int], free: int, counted: int = 0, need: int = 0) -> bool:
+    """Can every card of ``seq`` go, each in a pair of complementary ranks or with a rank
+    in ``free``, the pairs nesting (``_Search.stock_pairs``), with at least ``need``
+    pairs whose ranks are in ``counted``?
+
+    Dynamic programming over the suffixes, as bit sets: ``go[c][i]`` has bit j when
+    seq[i:j] can all go with at least c counted pairs.  seq[i] goes free (then seq[i+1:j]
+    must), or pairs with a later card k, where seq[i+1:k] and seq[k+1:j] all go."""
+    n = len(seq)
+    part: list[list[int]] = []  # the later cards each card could pair with
+    for i, r in enumerate(seq):
+        want = 13 - r
+        part.append([k for k in range(i + 1, n) if seq[k] == want])
+    go = [[0] * (n + 1) for _ in range(need + 1)]
+    go[0][n] = 1 << n
+    for i in range(n - 1, -1, -1):
+        free_i = (free >> seq[i]) & 1
+        one = (counted >> seq[i]) & 1
+        for c in range(need + 1):
+            v = 1 << i if c == 0 else 0
+            if free_i:
+                v |= go[c][i + 1]
+            for k in part[i]:
+                # the most counted pairs seq[i+1:k] can go with (-1: it cannot go)
+                inside = -1
+                while inside < need and (go[inside + 1][i + 1] >> k) & 1:
+                    inside += 1
+                if inside >= 0:
+                    v |= go[max(0, c - one - inside)][k + 1]
+            go[c][i] = v
+    return bool((go[need][0] >> n) & 1)
+
+
+def _nested_pairs(seq: list[int], free: int) -> int:
     """The most pairs of complementary ranks in ``seq`` that nest (no two cross), where
     every card inside a pair is in a pair nested in it or has a rank in ``free``
-    (``_Search.stock_pairs``), by dynamic programming over the spans.  With ``every``,
-    every card must be in a pair or free (-1: impossible).  Only the pairs whose ranks
-    are in ``counted`` count."""
+    (``_Search.stock_pairs``), by dynamic programming over the spans."""
     n = len(seq)
     part: list[list[int]] = []  # the later cards each card could pair with
     for i, r in enumerate(seq):
@@ -743,28 +769,24 @@ def _nested_pairs(seq: list[int], free: int, every: bool = False,
         if best is not None:
             return best
         best = inner(i + 1, j) if (free >> seq[i]) & 1 else -1
-        one = (counted >> seq[i]) & 1
         for k in part[i]:
             if k >= j:
                 break
             a = inner(i + 1, k)
             if a >= 0:
                 b = inner(k + 1, j)
-                if b >= 0 and a + b + one > best:
-                    best = a + b + one
+                if b >= 0 and a + b + 1 > best:
+                    best = a + b + 1
         memo[key] = best
         return best
 
-    if every:
-        return inner(0, n)
     top = [0] * (n + 1)  # top[i]: the most pairs in seq[i:], cards may stay
     for i in range(n - 1, -1, -1):
         best = top[i + 1]
-        one = (counted >> seq[i]) & 1
         for k in part[i]:
             a = inner(i + 1, k)
-            if a >= 0 and a + one + top[k + 1] > best:
-                best = a + one + top[k + 1]
+            if a >= 0 and a + 1 + top[k + 1] > best:
+                best = a + 1 + top[k + 1]
         top[i] = best
     return top[0]
 

@@ -316,6 +316,43 @@ def test_stock_pairs_bound_is_admissible(game, picks):
     assert par._stock_pairs_most(par.pos.pm, 0) >= _brute_most_stock_pairs(game)
 
 
+def _brute_nestings(seq: list[int], free: int, counted: int):
+    """Every way the cards of ``seq`` can pair in nesting pairs of complementary ranks
+    (a card inside a pair paired too, or with a rank in ``free``): for each, whether
+    every card goes, the pairs, and the pairs with ranks in ``counted``."""
+    def ways(i: int, j: int, top: bool):
+        if i >= j:
+            yield True, 0, 0
+            return
+        r = seq[i]
+        if top or (free >> r) & 1:  # seq[i] in no pair
+            for every, pairs, hits in ways(i + 1, j, top):
+                yield every and bool((free >> r) & 1), pairs, hits
+        for k in range(i + 1, j):
+            if seq[k] + r == 13:
+                one = (counted >> r) & 1
+                for every_in, pairs_in, hits_in in ways(i + 1, k, False):
+                    for every, pairs, hits in ways(k + 1, j, top):
+                        yield every_in and every, pairs_in + pairs + 1, hits_in + hits + one
+
+    return list(ways(0, len(seq), True))
+
+
+@settings(max_examples=2000 if SOAK else 300, deadline=None, derandomize=not SOAK)
+@given(st.lists(st.integers(1, 13), max_size=9), st.integers(0, (1 << 14) - 1),
+       st.integers(1, 6), st.integers(0, 4))
+def test_stock_nesting_counts_match_brute_force(seq, free, r, need):
+    """The nesting dynamic programs against every nesting: the most pairs (cards may
+    stay, the Par bound's cap) and "can every card go with at least ``need`` pairs of
+    ranks r and 13 - r" (the "all" cut)."""
+    free |= 1 << 13
+    counted = (1 << r) | (1 << (13 - r))
+    ways = _brute_nestings(seq, free, counted)
+    assert solver._nested_pairs(seq, free) == max(pairs for _, pairs, _ in ways)
+    assert solver._nest_all(seq, free, counted, need) == any(
+        every and hits >= need for every, _, hits in ways)
+
+
 @settings(max_examples=1000 if SOAK else 200, deadline=None, derandomize=not SOAK,
           suppress_health_check=[HealthCheck.too_slow])
 @given(small_boards(), st.lists(st.integers(0, 99), max_size=30))

@@ -172,7 +172,7 @@ class _Position:
         self.full_st = (1 << self.n) - 1
         # the searches' memo tables (``_Search``): they hold facts of this position
         self.memo: dict[str, dict] = {name: {} for name in (
-            "avail", "kings", "hopeless", "relax", "stack", "stuck")}
+            "avail", "kings", "hopeless", "relax", "stack", "stuck", "lost")}
         # stock masks by rank, for the "has a partner left" test
         self.st_by_rank = [0] * 14
         for j, r in enumerate(self.st):
@@ -228,6 +228,7 @@ class _Search:
         self.relax_memo: dict[int, bool] = pos.memo["relax"]
         self.stack_memo: dict[int, bool] = pos.memo["stack"]
         self.stuck_memo: dict[int, bool] = pos.memo["stuck"]
+        self.lost_memo: dict[int, bool] = pos.memo["lost"]
         self.expanded = 0
         self.last_ps = DEALS - 1  # the last pass (0-based)
         # the pass (0-based) by which the pyramid must be cleared (``_Par``'s probes)
@@ -582,7 +583,9 @@ class _Search:
                 ranks |= 1 << r
             # a card with no complementary stock card is free, or can never go
             seq = [r for r in live if (ranks >> (13 - r)) & 1 or not (free >> r) & 1]
-            stuck = not _nest_all(seq, free)
+            # every card must go, with enough pairs of each pair of ranks that wants
+            # them (each such check is also the check with none wanted)
+            stuck = False if wanted else not _nest_all(seq, free)
             r = 1
             while not stuck and wanted >> (3 * r):
                 need = (wanted >> (3 * r)) & 7
@@ -595,7 +598,13 @@ class _Search:
     def lost(self, pm: int, sm: int) -> bool:
         """Is the pattern (pm, sm) lost from every position: the joker relaxation
         (``hopeless``), and for "all" the nesting of the stock's pairs too?"""
-        return self.hopeless(pm, sm) or self.want_all and self.stock_stuck(pm, sm)
+        if not self.want_all:
+            return self.hopeless(pm, sm)
+        key = pm | (sm << 28)
+        lost = self.lost_memo.get(key)
+        if lost is None:
+            lost = self.lost_memo[key] = self.hopeless(pm, sm) or self.stock_stuck(pm, sm)
+        return lost
 
     def done(self, pm: int, sm: int) -> bool:
         return pm == FULL_PYR and (not self.want_all or sm == self.pos.full_st)
@@ -734,17 +743,19 @@ def _nest_all(seq: list[int], free: int, counted: int = 0, need: int = 0) -> boo
     for i in range(n - 1, -1, -1):
         free_i = (free >> seq[i]) & 1
         one = (counted >> seq[i]) & 1
+        pairs = []  # (k, the most counted pairs seq[i+1:k] can all go with, and this one)
+        for k in part[i]:
+            inside = -1
+            while inside < need and (go[inside + 1][i + 1] >> k) & 1:
+                inside += 1
+            if inside >= 0:
+                pairs.append((k + 1, inside + one))
         for c in range(need + 1):
             v = 1 << i if c == 0 else 0
             if free_i:
                 v |= go[c][i + 1]
-            for k in part[i]:
-                # the most counted pairs seq[i+1:k] can go with (-1: it cannot go)
-                inside = -1
-                while inside < need and (go[inside + 1][i + 1] >> k) & 1:
-                    inside += 1
-                if inside >= 0:
-                    v |= go[max(0, c - one - inside)][k + 1]
+            for after, got in pairs:
+                v |= go[c - got if c > got else 0][after]
             go[c][i] = v
     return bool((go[need][0] >> n) & 1)
 

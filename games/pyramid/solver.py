@@ -42,6 +42,13 @@ and the pass number.  Sound prunings only:
   in this deal?") and the relaxation cannot clear it, the state is lost.  Its search
   is capped (``STACK_EFFORT`` states; past that it cuts nothing).  In the last pass it
   also counts the fewest cards any line can leave (``_Par._stack_most``);
+- the stock's nesting (``_Search.stock_pairs``): two stock cards pair only as Waste
+  top and Pack top, with every live card between them in stock order gone first, so
+  such pairs nest, and a card inside one goes in a nested pair or with a pyramid card
+  (or alone, a King).  For "all" (``_Search.stock_stuck``) every live stock card must
+  go, and each pair of complementary ranks needs as many stock pairs as its stock
+  cards outnumber their pyramid partners: when no nesting does that, the pattern is
+  lost.  For Par it caps the pairs of two stock cards in the bound;
 - positions are compared canonically: any ``ptr`` between the top live Waste card and
   the next live Pack card is the same position.
 
@@ -522,6 +529,16 @@ class _Search:
                 free |= 1 << r
         return free
 
+    def live_stock(self, sm: int) -> tuple[list[int], int]:
+        """The ranks of the live stock cards in stock order, and the set of them (bit
+        r)."""
+        st = self.pos.st
+        live = [st[j] for j in range(self.pos.n) if not (sm >> j) & 1]
+        ranks = 0
+        for r in live:
+            ranks |= 1 << r
+        return live, ranks
+
     def stock_pairs(self, sm: int, free: int) -> int:
         """The most pairs of two live stock cards (``sm``) any line can still make,
         where ``free`` (``free_ranks``) are the ranks that may go otherwise.
@@ -531,11 +548,7 @@ class _Search:
         order), and every live card between them has gone before: with its own
         partner in a pair nested inside, with a pyramid card, or alone.  So the pairs
         nest, and a card left inside one must be free."""
-        st = self.pos.st
-        live = [st[j] for j in range(self.pos.n) if not (sm >> j) & 1]
-        ranks = 0
-        for r in live:
-            ranks |= 1 << r
+        live, ranks = self.live_stock(sm)
         # A card with no complementary stock card never pairs with one: leave it out
         # when it is free; else it stays for good, and no pair spans it (split there).
         most = 0
@@ -576,11 +589,7 @@ class _Search:
         memo = self.stuck_memo
         stuck = memo.get(key)
         if stuck is None:
-            st = pos.st
-            live = [st[j] for j in range(pos.n) if not (sm >> j) & 1]
-            ranks = 0
-            for r in live:
-                ranks |= 1 << r
+            live, ranks = self.live_stock(sm)
             # a card with no complementary stock card is free, or can never go
             seq = [r for r in live if (ranks >> (13 - r)) & 1 or not (free >> r) & 1]
             # every card must go, with enough pairs of each pair of ranks that wants
@@ -734,10 +743,7 @@ def _nest_all(seq: list[int], free: int, counted: int = 0, need: int = 0) -> boo
     seq[i:j] can all go with at least c counted pairs.  seq[i] goes free (then seq[i+1:j]
     must), or pairs with a later card k, where seq[i+1:k] and seq[k+1:j] all go."""
     n = len(seq)
-    part: list[list[int]] = []  # the later cards each card could pair with
-    for i, r in enumerate(seq):
-        want = 13 - r
-        part.append([k for k in range(i + 1, n) if seq[k] == want])
+    part = _partners(seq)
     go = [[0] * (n + 1) for _ in range(need + 1)]
     go[0][n] = 1 << n
     for i in range(n - 1, -1, -1):
@@ -760,15 +766,18 @@ def _nest_all(seq: list[int], free: int, counted: int = 0, need: int = 0) -> boo
     return bool((go[need][0] >> n) & 1)
 
 
+def _partners(seq: list[int]) -> list[list[int]]:
+    """For each card of ``seq``, the later cards of the complementary rank."""
+    n = len(seq)
+    return [[k for k in range(i + 1, n) if seq[k] == 13 - r] for i, r in enumerate(seq)]
+
+
 def _nested_pairs(seq: list[int], free: int) -> int:
     """The most pairs of complementary ranks in ``seq`` that nest (no two cross), where
     every card inside a pair is in a pair nested in it or has a rank in ``free``
     (``_Search.stock_pairs``), by dynamic programming over the spans."""
     n = len(seq)
-    part: list[list[int]] = []  # the later cards each card could pair with
-    for i, r in enumerate(seq):
-        need = 13 - r
-        part.append([k for k in range(i + 1, n) if seq[k] == need])
+    part = _partners(seq)
     memo: dict[int, int] = {}
 
     def inner(i: int, j: int) -> int:

@@ -238,6 +238,7 @@ class _Search:
         self.lost_memo: dict[int, bool] = pos.memo["lost"]
         self.expanded = 0
         self.last_ps = DEALS - 1  # the last pass (0-based)
+        self.stock_first = False
         # the pass (0-based) by which the pyramid must be cleared (``_Par``'s probes)
         self.clear_ps = DEALS - 1
 
@@ -686,31 +687,43 @@ class _Search:
                     if not dead(npm, nsm, (pr[i], rw)):
                         moves = [("pW", i)]
                         yield (moves, *settle(npm, nsm, ptr, moves), ps)
-        n_av = len(av)
-        for x in range(n_av):
-            i = av[x]
-            ri = pr[i]
-            need = 13 - ri
-            for y in range(x + 1, n_av):
-                j = av[y]
-                if pr[j] == need:
-                    npm = pm | (1 << i) | (1 << j)
-                    if not dead(npm, sm, (ri, need)):
-                        moves = [("pp", i, j)]
-                        yield (moves, *settle(npm, sm, ptr, moves), ps)
+        def pyramid_pairs():
+            n_av = len(av)
+            for x in range(n_av):
+                i = av[x]
+                ri = pr[i]
+                need = 13 - ri
+                for y in range(x + 1, n_av):
+                    j = av[y]
+                    if pr[j] == need:
+                        npm = pm | (1 << i) | (1 << j)
+                        if not dead(npm, sm, (ri, need)):
+                            moves = [("pp", i, j)]
+                            yield (moves, *settle(npm, sm, ptr, moves), ps)
+
+        def pack_pairs():
+            if pt >= 0:
+                rp = st[pt]
+                for i in av:
+                    if pr[i] + rp == 13:
+                        npm, nsm = pm | (1 << i), sm | (1 << pt)
+                        if not dead(npm, nsm, (pr[i], rp)):
+                            moves = [("pP", i)]
+                            yield (moves, *settle(npm, nsm, ptr, moves), ps)
+                if wt >= 0 and rp + st[wt] == 13:
+                    nsm = sm | (1 << pt) | (1 << wt)
+                    if not dead(pm, nsm, (rp, st[wt])):
+                        moves = [("PW",)]
+                        yield (moves, *settle(pm, nsm, ptr, moves), ps)
+
+        if self.stock_first:
+            yield from pack_pairs()
+            yield from pyramid_pairs()
+        else:
+            yield from pyramid_pairs()
+            yield from pack_pairs()
         if pt >= 0:
             rp = st[pt]
-            for i in av:
-                if pr[i] + rp == 13:
-                    npm, nsm = pm | (1 << i), sm | (1 << pt)
-                    if not dead(npm, nsm, (pr[i], rp)):
-                        moves = [("pP", i)]
-                        yield (moves, *settle(npm, nsm, ptr, moves), ps)
-            if wt >= 0 and rp + st[wt] == 13:
-                nsm = sm | (1 << pt) | (1 << wt)
-                if not dead(pm, nsm, (rp, st[wt])):
-                    moves = [("PW",)]
-                    yield (moves, *settle(pm, nsm, ptr, moves), ps)
             # D, repeated while nothing new can pair (pyramid pairs commute with
             # D, so they are tried before the jump).
             k, steps = pt, 0
@@ -960,15 +973,18 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
             # first pass or two is often far quicker to find with the redeal out of
             # reach, as the buried-Waste rule then applies in that pass; with the
             # pyramid due by an earlier pass instead, the stack relaxation's cost ate
-            # its gain); then the depth-first probe on its full budget, then the sweep.
+            # its gain), and all three passes trying the stock's pairs before the
+            # pyramid's (the move order that finds some wins at once and others late);
+            # then the depth-first probe on its full budget, then the sweep.
             proven = False
             stages = []
             if goal == "all":  # "pyramid" finds its wins as soon without them
-                stages.append((DEALS - 1, STAGE_NODES))
-                stages += [(last_ps, STAGE_NODES) for last_ps in range(pos.ps, DEALS - 1)]
-            stages.append((DEALS - 1, probe_nodes))
-            for last_ps, budget in stages:
-                search.last_ps = last_ps
+                stages += [(DEALS - 1, STAGE_NODES, False), (DEALS - 1, STAGE_NODES, True)]
+                stages += [(last_ps, STAGE_NODES, False)
+                           for last_ps in range(pos.ps, DEALS - 1)]
+            stages.append((DEALS - 1, probe_nodes, False))
+            for last_ps, budget, stock_first in stages:
+                search.last_ps, search.stock_first = last_ps, stock_first
                 try:
                     found = _dfs(search, root, min(search.expanded + budget, max_nodes),
                                  deadline)
@@ -977,7 +993,7 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
                 if found is not None or last_ps == DEALS - 1:
                     proven = True  # a win, or proved impossible
                     break
-            search.last_ps = DEALS - 1
+            search.last_ps, search.stock_first = DEALS - 1, False
             if not proven:
                 found = _sweep(search, root, max_nodes, deadline)
     except _Budget:
@@ -1459,15 +1475,19 @@ class _Par:
             self.record(PAR_BASE[ps + 1] - left, lead + found + tail)
             if not left:  # all 52 go: the best any line with a clear can score
                 return True
-            # can all 52 go with it?
-            search = _Search(pos, "all")
-            search.clear_ps = k
-            try:
-                found = _dfs(search, root, ALL_PROBE_NODES, deadline)
-            except _Budget:
-                return False
-            finally:
-                self.probe_expanded += search.expanded
+            # can all 52 go with it?  (the stock's pairs tried first, then the pyramid's:
+            # each move order finds some lines far sooner than the other)
+            for stock_first, budget in ((True, ALL_PROBE_NODES // 2), (False, ALL_PROBE_NODES)):
+                search = _Search(pos, "all")
+                search.clear_ps, search.stock_first = k, stock_first
+                try:
+                    found = _dfs(search, root, budget, deadline)
+                    break
+                except _Budget:
+                    if not stock_first:
+                        return False
+                finally:
+                    self.probe_expanded += search.expanded
             if found is None:
                 return False
             self.path = []

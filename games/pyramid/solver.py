@@ -687,6 +687,7 @@ class _Search:
                     if not dead(npm, nsm, (pr[i], rw)):
                         moves = [("pW", i)]
                         yield (moves, *settle(npm, nsm, ptr, moves), ps)
+
         def pyramid_pairs():
             n_av = len(av)
             for x in range(n_av):

@@ -45,6 +45,17 @@ def _reachable(game: Game):
                 todo.append(after)
 
 
+def walk(game: Game, picks) -> Game:
+    """Play on from ``game`` part way: each pick chooses one of the legal moves (END
+    aside), until the picks run out or the game is over."""
+    for pick in picks:
+        legal = [a for a in rules.game_actions(game) if a is not END]
+        if game.over or not legal:
+            break
+        game, _ = rules.play(game, legal[pick % len(legal)])
+    return game
+
+
 def brute_best_par(game: Game) -> int:
     """The best Par over every line: every position reachable through the engine, each
     scored as if the player ended there (END is always legal) or as it ended."""
@@ -91,11 +102,7 @@ def test_a_bigger_budget_never_gives_a_worse_answer_on_small_boards(game, budget
 def test_par_matches_brute_force_from_mid_game_positions(game, picks):
     """From positions part way through (after redeals, with the pyramid already cleared
     in an earlier deal, ...), reached by playing picked legal moves."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     sol = solver.solve_par(game, max_nodes=10**7, time_limit=NO_CLOCK)
     assert sol.proven and sol.score == brute_best_par(game)
     end = replay(game, sol.moves)
@@ -170,11 +177,7 @@ def test_par_bound_never_below_the_exact_best(game, picks):
     relaxation of a clear within the current pass) is admissible: never below the
     brute-force best, from the start or from positions part way through; and a pyramid
     the buried-Waste relaxation calls unclearable in this pass cannot be cleared in it."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     if game.over or game.pyramid_left == 0:
         return
     par = solver._Par(game, 10**7, NO_CLOCK)
@@ -218,11 +221,7 @@ def test_forced_pair_loses_nothing(game, picks):
     available, are taken at once): wherever it fires, the position after the pair has
     the same brute-force best Par, and clears the pyramid / wins exactly when the
     position before could."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     if game.over:
         return
     action = _forced_move(game)
@@ -240,11 +239,7 @@ def test_forced_pair_loses_nothing(game, picks):
 def test_win_goals_match_brute_force(game, picks):
     """The "pyramid" and "all" verdicts (with every pruning rule on) agree with a brute
     force over every line, from the start and from positions part way through."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     for goal, done in (("pyramid", lambda g: g.pyramid_left == 0),
                        ("all", lambda g: g.cards_left == 0)):
         sol = solver.solve(game, goal, max_nodes=10**7, time_limit=NO_CLOCK)
@@ -262,11 +257,7 @@ def test_stack_relaxations_are_admissible(game, picks):
     never calls a clear within this pass impossible when a line makes one; and in the
     last pass its count (``_Par.left_min``) never leaves more cards than the fewest any
     line leaves (the joker count likewise, in every pass)."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     if game.over:
         return
     par = solver._Par(game, 10**7, NO_CLOCK)
@@ -305,11 +296,7 @@ def test_stock_pairs_bound_is_admissible(game, picks):
     """``_Par._stock_pairs_most`` (nested pairs of two stock cards, a card inside a pair
     gone with its own pair or a pyramid card that may come) is never below the most
     such pairs any line makes, from the start or part way through."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     if game.over:
         return
     par = solver._Par(game, 10**7, NO_CLOCK)
@@ -360,11 +347,7 @@ def test_stock_nesting_cut_is_sound(game, picks):
     """``_Search.stock_stuck`` (the stock cards cannot all go in nested pairs and with
     pyramid partners) never rules out all 52 when a line removes them, from the start
     or part way through."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     if game.over:
         return
     pos = solver._Position(game)
@@ -380,11 +363,7 @@ def test_clear_by_pass_probes_match_brute_force(game, picks, k):
     clear by the end of pass k exactly when one exists, and the "all" search with the
     pyramid due by pass k finds a win with the pyramid cleared by then exactly when one
     exists."""
-    for pick in picks:
-        legal = [a for a in rules.game_actions(game) if a is not END]
-        if game.over or not legal:
-            break
-        game, _ = rules.play(game, legal[pick % len(legal)])
+    game = walk(game, picks)
     if game.over or game.pyramid_left == 0 or k < game.deal - 1:
         return
     pos = solver._Position(game)

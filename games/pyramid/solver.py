@@ -1171,6 +1171,7 @@ class _Par:
         self.left_memo: dict = {}
         self.stack_memo: dict = {}
         self.pairs_memo: dict[int, int] = {}
+        self.cap_memo: dict[int, int] = {}
         self.free_memo: dict[int, int] = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
         self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
@@ -1292,13 +1293,17 @@ class _Par:
 
     def _stock_pairs_most(self, pm: int, sm: int) -> int:
         """The most pairs of two stock cards any line from here can still make
-        (``_Search.stock_pairs``), memoised."""
-        key = sm | (self._free_ranks(pm, sm) << 24)
-        memo = self.pairs_memo
-        hit = memo.get(key)
-        if hit is None:
-            hit = memo[key] = self.gen.stock_pairs(sm, key >> 24)
-        return hit
+        (``_Search.stock_pairs``), memoised by pattern (a D leaves it the same) and by
+        what it depends on."""
+        cap = self.cap_memo.get(pm | (sm << 28))
+        if cap is None:
+            key = sm | (self._free_ranks(pm, sm) << 24)
+            memo = self.pairs_memo
+            cap = memo.get(key)
+            if cap is None:
+                cap = memo[key] = self.gen.stock_pairs(sm, key >> 24)
+            self.cap_memo[pm | (sm << 28)] = cap
+        return cap
 
     def _free_ranks(self, pm: int, sm: int) -> int:
         """``_Search.free_ranks``, sharper where it pays, in the Par bound: the ranks of

@@ -1172,6 +1172,7 @@ class _Par:
         self.stack_memo: dict = {}
         self.pairs_memo: dict[int, int] = {}
         self.cap_memo: dict[int, int] = {}
+        self.joker_left_memo: dict[int, int] = {}
         self.free_memo: dict[int, int] = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
         self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
@@ -1285,11 +1286,18 @@ class _Par:
         pos = self.pos
         rem = pos.full_st & ~sm
         waste = rem & ((1 << ptr) - 1) if ps >= DEALS - 1 else 0
+        if not waste:  # the same for the whole pattern (a D leaves it the same)
+            left = self.joker_left_memo.get(pm | (sm << 28))
+            if left is not None:
+                return left
         sc = pos.st_counts(rem ^ waste)
         cap = self._stock_pairs_most(pm, sm)
         most = self._stack_most(pm, waste, sc & COUNT_MASK, cap) if waste else (
             self._most(pm, sc & COUNT_MASK, cap))
-        return self.left_now(pm, sm) - (sc >> 52) - most
+        left = self.left_now(pm, sm) - (sc >> 52) - most
+        if not waste:
+            self.joker_left_memo[pm | (sm << 28)] = left
+        return left
 
     def _stock_pairs_most(self, pm: int, sm: int) -> int:
         """The most pairs of two stock cards any line from here can still make

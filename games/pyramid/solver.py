@@ -94,7 +94,7 @@ JOKER_MASK = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a r
 # Best Par: the budget of each root probe (``_Par.probe``), and the smallest node budget
 # they run with (a fixed amount, so the search after them is the same search on a
 # budget that grows with the caller's: see ``_Par``, "Anytime").
-PROBE_NODES = 100_000
+PROBE_NODES = 300_000
 ALL_PROBE_NODES = 30_000
 PAR_PROBE_MIN = 6 * PROBE_NODES
 
@@ -1469,7 +1469,7 @@ class _Par:
         # at most half the time left: the search after them finds the lines when they
         # cannot settle the deal
         deadline = time.perf_counter()
-        deadline += (self.deadline - deadline) / 2
+        deadline += (self.deadline - deadline) * 0.8
         for k in range(pos.ps, DEALS):
             search = _Search(pos, "pyramid")
             search.last_ps = search.clear_ps = k

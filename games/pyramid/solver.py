@@ -660,8 +660,8 @@ class _Search:
                 return ("PW",), pm, sm | (1 << pt) | (1 << wt)
         return None
 
-    def children(self, pm: int, sm: int, ptr: int, ps: int):
-        """Yield (moves, pm, sm, ptr, ps) for each move worth trying, best first."""
+    def children(self, pm: int, sm: int, ptr: int, ps: int) -> list[tuple]:
+        """(moves, pm, sm, ptr, ps) for each move worth trying, best first."""
         self.expanded += 1
         pr, st = self.pos.pr, self.pos.st
         dead = self.dead if self.cut_dead else _never_dead
@@ -672,13 +672,14 @@ class _Search:
         pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
         lo = rem & ((1 << ptr) - 1)
         wt = lo.bit_length() - 1 if lo else -1
+        out: list[tuple] = []
         forced = self.forced(pm, sm, av, avr, rem, pt, wt)
         if forced is not None:
             move, npm, nsm = forced
             if not dead(npm, nsm, range(1, 13)):
                 moves = [move]
-                yield (moves, *settle(npm, nsm, ptr, moves), ps)
-            return
+                out.append((moves, *settle(npm, nsm, ptr, moves), ps))
+            return out
         if wt >= 0:  # the Waste top first: the Waste is only ever reached from the top
             rw = st[wt]
             for i in av:
@@ -686,45 +687,40 @@ class _Search:
                     npm, nsm = pm | (1 << i), sm | (1 << wt)
                     if not dead(npm, nsm, (pr[i], rw)):
                         moves = [("pW", i)]
-                        yield (moves, *settle(npm, nsm, ptr, moves), ps)
-
-        def pyramid_pairs():
-            n_av = len(av)
-            for x in range(n_av):
-                i = av[x]
-                ri = pr[i]
-                need = 13 - ri
-                for y in range(x + 1, n_av):
-                    j = av[y]
-                    if pr[j] == need:
-                        npm = pm | (1 << i) | (1 << j)
-                        if not dead(npm, sm, (ri, need)):
-                            moves = [("pp", i, j)]
-                            yield (moves, *settle(npm, sm, ptr, moves), ps)
-
-        def pack_pairs():
-            if pt >= 0:
-                rp = st[pt]
+                        out.append((moves, *settle(npm, nsm, ptr, moves), ps))
+        # the pyramid's pairs, then the Pack top's (or the other way round)
+        first = len(out)
+        n_av = len(av)
+        for x in range(n_av):
+            i = av[x]
+            ri = pr[i]
+            need = 13 - ri
+            if not (avr >> need) & 1:
+                continue
+            for y in range(x + 1, n_av):
+                j = av[y]
+                if pr[j] == need:
+                    npm = pm | (1 << i) | (1 << j)
+                    if not dead(npm, sm, (ri, need)):
+                        moves = [("pp", i, j)]
+                        out.append((moves, *settle(npm, sm, ptr, moves), ps))
+        middle = len(out)
+        if pt >= 0:
+            rp = st[pt]
+            if (avr >> (13 - rp)) & 1:
                 for i in av:
                     if pr[i] + rp == 13:
                         npm, nsm = pm | (1 << i), sm | (1 << pt)
                         if not dead(npm, nsm, (pr[i], rp)):
                             moves = [("pP", i)]
-                            yield (moves, *settle(npm, nsm, ptr, moves), ps)
-                if wt >= 0 and rp + st[wt] == 13:
-                    nsm = sm | (1 << pt) | (1 << wt)
-                    if not dead(pm, nsm, (rp, st[wt])):
-                        moves = [("PW",)]
-                        yield (moves, *settle(pm, nsm, ptr, moves), ps)
-
-        if self.stock_first:
-            yield from pack_pairs()
-            yield from pyramid_pairs()
-        else:
-            yield from pyramid_pairs()
-            yield from pack_pairs()
-        if pt >= 0:
-            rp = st[pt]
+                            out.append((moves, *settle(npm, nsm, ptr, moves), ps))
+            if wt >= 0 and rp + st[wt] == 13:
+                nsm = sm | (1 << pt) | (1 << wt)
+                if not dead(pm, nsm, (rp, st[wt])):
+                    moves = [("PW",)]
+                    out.append((moves, *settle(pm, nsm, ptr, moves), ps))
+            if self.stock_first and middle < len(out):
+                out[first:] = out[middle:] + out[first:middle]
             # D, repeated while nothing new can pair (pyramid pairs commute with
             # D, so they are tried before the jump).
             k, steps = pt, 0
@@ -742,10 +738,11 @@ class _Search:
                     break
                 k = p
             moves = [("D", steps)]
-            yield (moves, *settle(pm, sm, k + 1, moves), ps)
+            out.append((moves, *settle(pm, sm, k + 1, moves), ps))
         elif ps < self.last_ps and lo:
             moves = [("D", 1)]
-            yield (moves, *settle(pm, sm, 0, moves), ps + 1)
+            out.append((moves, *settle(pm, sm, 0, moves), ps + 1))
+        return out
 
 
 def _nest_all(seq: list[int], free: int, counted: int = 0, need: int = 0) -> bool:
@@ -1584,7 +1581,7 @@ class _Par:
             return h
         gen = self.gen
         if gen.expanded >= self.max_nodes or (
-                time.perf_counter() > self.deadline):
+                not gen.expanded & 15 and time.perf_counter() > self.deadline):
             self.out = True
             return h
         ub = value

@@ -1463,8 +1463,9 @@ class _Par:
         pos = self.pos
         if root[0] == FULL_PYR:
             return False
-        # at most half the time left: the search after them finds the lines when they
-        # cannot settle the deal
+        # at most 80% of the time left: the search after them finds the lines when they
+        # cannot settle the deal, but redoes a clear-by-pass-k refutation they leave
+        # unfinished (which often needs 100k-300k nodes), so they get the larger share
         deadline = time.perf_counter()
         deadline += (self.deadline - deadline) * 0.8
         for k in range(pos.ps, DEALS):

@@ -97,6 +97,10 @@ JOKER_MASK = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a r
 PROBE_NODES = 300_000
 ALL_PROBE_NODES = 30_000
 PAR_PROBE_MIN = 6 * PROBE_NODES
+# the share of the time left that the root probes may take: the search after them finds
+# the lines when they cannot settle the deal, but redoes any clear-by-pass-k refutation
+# they leave unfinished (which often needs 100k-300k nodes)
+PROBE_SHARE = 0.8
 
 
 class _Budget(Exception):
@@ -719,7 +723,7 @@ class _Search:
                 if not dead(pm, nsm, (rp, st[wt])):
                     moves = [("PW",)]
                     out.append((moves, *settle(pm, nsm, ptr, moves), ps))
-            if self.stock_first and middle < len(out):
+            if self.stock_first and middle < len(out):  # the Pack's pairs before the pyramid's
                 out[first:] = out[middle:] + out[first:middle]
             # D, repeated while nothing new can pair (pyramid pairs commute with
             # D, so they are tried before the jump).
@@ -1463,11 +1467,8 @@ class _Par:
         pos = self.pos
         if root[0] == FULL_PYR:
             return False
-        # at most 80% of the time left: the search after them finds the lines when they
-        # cannot settle the deal, but redoes a clear-by-pass-k refutation they leave
-        # unfinished (which often needs 100k-300k nodes), so they get the larger share
         deadline = time.perf_counter()
-        deadline += (self.deadline - deadline) * 0.8
+        deadline += (self.deadline - deadline) * PROBE_SHARE
         for k in range(pos.ps, DEALS):
             search = _Search(pos, "pyramid")
             search.last_ps = search.clear_ps = k

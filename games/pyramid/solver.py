@@ -71,36 +71,42 @@ runs out it reports the best line found and an upper bound (``lower``/``upper``)
 from __future__ import annotations
 
 import time
+from typing import Final
 
 import attrs
 
 from games.pyramid.cards import COVERED_BY, PYRAMID_SIZE, SHADOW, rank, spot_name
 from games.pyramid.rules import DEAL, DEALS, PAR_BASE, Action, Game, play
 
-FULL_PYR = (1 << PYRAMID_SIZE) - 1
-COVER_MASK = tuple(sum(1 << j for j in COVERED_BY[i]) for i in range(PYRAMID_SIZE))
+# Built as a C extension with mypyc when installed with a C compiler (setup.py): the
+# same code, about four times as fast.  Plain Python otherwise.
+COMPILED: Final = not __file__.endswith(".py")
+
+FULL_PYR: Final = (1 << PYRAMID_SIZE) - 1
+COVER_MASK: Final = tuple(sum(1 << j for j in COVERED_BY[i]) for i in range(PYRAMID_SIZE))
 # Cards that can never pair with card i: those covering it and those it covers.
 _ABOVE = tuple(frozenset(j for j in range(PYRAMID_SIZE) if i in SHADOW[j])
                for i in range(PYRAMID_SIZE))
-BLOCK_MASK = tuple(sum(1 << j for j in SHADOW[i] | _ABOVE[i]) for i in range(PYRAMID_SIZE))
+BLOCK_MASK: Final = tuple(sum(1 << j for j in SHADOW[i] | _ABOVE[i]) for i in range(PYRAMID_SIZE))
+ALL_RANKS: Final = tuple(range(1, 13))  # the ranks ``_Search.dead`` checks after a forced pair
 
 
-STAGE_NODES = 2_000  # the budget of each fewer-passes probe of the win goals
+STAGE_NODES: Final = 2_000  # the budget of each fewer-passes probe of the win goals
 # the most states one stack relaxation (``_Search.waste_stuck``) explores before it
 # gives up (and cuts nothing)
-STACK_EFFORT = 400
-COUNT_MASK = (1 << 52) - 1  # the count fields of ranks 0..12 (4 bits a rank), Kings aside
-JOKER_MASK = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a rank)
+STACK_EFFORT: Final = 400
+COUNT_MASK: Final = (1 << 52) - 1  # the count fields of ranks 0..12 (4 bits a rank), Kings aside
+JOKER_MASK: Final = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a rank)
 # Best Par: the budget of each root probe (``_Par.probe``), and the smallest node budget
 # they run with (a fixed amount, so the search after them is the same search on a
 # budget that grows with the caller's: see ``_Par``, "Anytime").
-PROBE_NODES = 300_000
-ALL_PROBE_NODES = 30_000
-PAR_PROBE_MIN = 6 * PROBE_NODES
+PROBE_NODES: Final = 300_000
+ALL_PROBE_NODES: Final = 30_000
+PAR_PROBE_MIN: Final = 6 * PROBE_NODES
 # the share of the time left that the root probes may take: the search after them finds
 # the lines when they cannot settle the deal, but redoes any clear-by-pass-k refutation
 # they leave unfinished (which often needs 100k-300k nodes)
-PROBE_SHARE = 0.8
+PROBE_SHARE: Final = 0.8
 
 
 class _Budget(Exception):
@@ -221,6 +227,10 @@ class _Position:
         return out
 
 
+# a move of the search: (moves, pm, sm, ptr, ps) after it
+Child = tuple[list[tuple], int, int, int, int]
+
+
 class _Search:
     """Move generation over the compact state (pm, sm, ptr, ps) of one position."""
 
@@ -245,6 +255,7 @@ class _Search:
         self.stock_first = False
         # the pass (0-based) by which the pyramid must be cleared (``_Par``'s probes)
         self.clear_ps = DEALS - 1
+        self.final: tuple[int, int, int, int] = (0, 0, 0, 0)  # where ``_dfs`` found its goal
 
     def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
@@ -257,7 +268,7 @@ class _Search:
             self.avail_cache[pm] = a
         return a
 
-    def dead(self, pm: int, sm: int, ranks) -> bool:
+    def dead(self, pm: int, sm: int, ranks: tuple[int, ...]) -> bool:
         """After removing cards of ``ranks``: is some pyramid card left without enough
         partners (none it can ever meet, or more cards of one rank than partners)?"""
         pos = self.pos
@@ -517,7 +528,8 @@ class _Search:
                 if pr[av[y]] == need and self._clearable(pm | (1 << i) | (1 << av[y]), counts):
                     self.relax_memo[key] = True
                     return True
-            if (counts >> (3 * need)) & 7 and self._clearable(pm | (1 << i), counts - (1 << (3 * need))):
+            if (counts >> (3 * need)) & 7 and self._clearable(pm | (1 << i),
+                                                              counts - (1 << (3 * need))):
                 self.relax_memo[key] = True
                 return True
         self.relax_memo[key] = False
@@ -587,7 +599,7 @@ class _Search:
             need = max(s_q - p_r, s_r - p_q)
             if need > 0:
                 wanted |= need << (3 * r)
-            bound = bound or s_r and not p_q or s_q and not p_r
+            bound = bool(bound or s_r and not p_q or s_q and not p_r)
         if not wanted and not bound:  # every live stock card may go with the pyramid
             return False
         key = sm | (free << 24) | (wanted << 38)
@@ -623,7 +635,8 @@ class _Search:
     def done(self, pm: int, sm: int) -> bool:
         return pm == FULL_PYR and (not self.want_all or sm == self.pos.full_st)
 
-    def forced(self, pm: int, sm: int, av, avr: int, rem: int, pt: int, wt: int):
+    def forced(self, pm: int, sm: int, av: tuple[int, ...], avr: int, rem: int, pt: int,
+               wt: int) -> tuple[tuple, int, int] | None:
         """A pair that is safe to take at once: two available cards that are the last
         live cards of their two (complementary) ranks, or None.  Returns
         (move, pm, sm) after it.
@@ -664,34 +677,33 @@ class _Search:
                 return ("PW",), pm, sm | (1 << pt) | (1 << wt)
         return None
 
-    def children(self, pm: int, sm: int, ptr: int, ps: int) -> list[tuple]:
+    def children(self, pm: int, sm: int, ptr: int, ps: int) -> list[Child]:
         """(moves, pm, sm, ptr, ps) for each move worth trying, best first."""
         self.expanded += 1
         pr, st = self.pos.pr, self.pos.st
-        dead = self.dead if self.cut_dead else _never_dead
-        settle = self.settle
+        cut = self.cut_dead
         av, avr = self.avail(pm)
         rem = self.pos.full_st & ~sm
         hi = rem >> ptr
         pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
         lo = rem & ((1 << ptr) - 1)
         wt = lo.bit_length() - 1 if lo else -1
-        out: list[tuple] = []
+        out: list[Child] = []
         forced = self.forced(pm, sm, av, avr, rem, pt, wt)
         if forced is not None:
             move, npm, nsm = forced
-            if not dead(npm, nsm, range(1, 13)):
+            if not (cut and self.dead(npm, nsm, ALL_RANKS)):
                 moves = [move]
-                out.append((moves, *settle(npm, nsm, ptr, moves), ps))
+                out.append((moves, *self.settle(npm, nsm, ptr, moves), ps))
             return out
         if wt >= 0:  # the Waste top first: the Waste is only ever reached from the top
             rw = st[wt]
             for i in av:
                 if pr[i] + rw == 13:
                     npm, nsm = pm | (1 << i), sm | (1 << wt)
-                    if not dead(npm, nsm, (pr[i], rw)):
+                    if not (cut and self.dead(npm, nsm, (pr[i], rw))):
                         moves = [("pW", i)]
-                        out.append((moves, *settle(npm, nsm, ptr, moves), ps))
+                        out.append((moves, *self.settle(npm, nsm, ptr, moves), ps))
         # the pyramid's pairs, then the Pack top's (or the other way round)
         first = len(out)
         n_av = len(av)
@@ -705,9 +717,9 @@ class _Search:
                 j = av[y]
                 if pr[j] == need:
                     npm = pm | (1 << i) | (1 << j)
-                    if not dead(npm, sm, (ri, need)):
+                    if not (cut and self.dead(npm, sm, (ri, need))):
                         moves = [("pp", i, j)]
-                        out.append((moves, *settle(npm, sm, ptr, moves), ps))
+                        out.append((moves, *self.settle(npm, sm, ptr, moves), ps))
         middle = len(out)
         if pt >= 0:
             rp = st[pt]
@@ -715,14 +727,14 @@ class _Search:
                 for i in av:
                     if pr[i] + rp == 13:
                         npm, nsm = pm | (1 << i), sm | (1 << pt)
-                        if not dead(npm, nsm, (pr[i], rp)):
+                        if not (cut and self.dead(npm, nsm, (pr[i], rp))):
                             moves = [("pP", i)]
-                            out.append((moves, *settle(npm, nsm, ptr, moves), ps))
+                            out.append((moves, *self.settle(npm, nsm, ptr, moves), ps))
             if wt >= 0 and rp + st[wt] == 13:
                 nsm = sm | (1 << pt) | (1 << wt)
-                if not dead(pm, nsm, (rp, st[wt])):
+                if not (cut and self.dead(pm, nsm, (rp, st[wt]))):
                     moves = [("PW",)]
-                    out.append((moves, *settle(pm, nsm, ptr, moves), ps))
+                    out.append((moves, *self.settle(pm, nsm, ptr, moves), ps))
             if self.stock_first and middle < len(out):  # the Pack's pairs before the pyramid's
                 out[first:] = out[middle:] + out[first:middle]
             # D, repeated while nothing new can pair (pyramid pairs commute with
@@ -742,10 +754,10 @@ class _Search:
                     break
                 k = p
             moves = [("D", steps)]
-            out.append((moves, *settle(pm, sm, k + 1, moves), ps))
+            out.append((moves, *self.settle(pm, sm, k + 1, moves), ps))
         elif ps < self.last_ps and lo:
             moves = [("D", 1)]
-            out.append((moves, *settle(pm, sm, 0, moves), ps + 1))
+            out.append((moves, *self.settle(pm, sm, 0, moves), ps + 1))
         return out
 
 
@@ -826,11 +838,8 @@ def _nested_pairs(seq: list[int], free: int) -> int:
     return top[0]
 
 
-def _never_dead(pm: int, sm: int, ranks) -> bool:  # noqa: ARG001 - the Par search's cut
-    return False
-
-
-def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
+def _dfs(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
+         deadline: float) -> list[tuple] | None:
     """Depth-first probe; returns the move list, None (proved impossible) or raises
     _Budget.  A failed (pm, sm) pattern stays failed at any later Pack position: an
     earlier position reaches every later one by D alone."""
@@ -878,7 +887,8 @@ def _dfs(search: _Search, root: tuple, max_nodes: int, deadline: float):
     return list(path) if visit(*root) else None
 
 
-def _sweep(search: _Search, root: tuple, max_nodes: int, deadline: float):
+def _sweep(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
+           deadline: float) -> list[tuple] | None:
     """Exhaustive forward search in order of Pack position (deal, then ptr).
 
     A (pm, sm) pattern is expanded from the earliest position it is reached at and
@@ -949,7 +959,10 @@ def _trace(parent: dict, node: tuple) -> list[tuple]:
         key, here, moves = parent[node]
         out.append(moves)
         node = (key, here)
-    return [m for moves in reversed(out) for m in moves]
+    line: list[tuple] = []
+    for moves in out[::-1]:
+        line.extend(moves)
+    return line
 
 
 def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
@@ -970,7 +983,7 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
     found = None
     try:
-        if not search.dead(root[0], root[1], range(1, 13)) and not search.lost(root[0], root[1]):
+        if not search.dead(root[0], root[1], ALL_RANKS) and not search.lost(root[0], root[1]):
             # Short probes first: all three passes, then fewer passes (a win within the
             # first pass or two is often far quicker to find with the redeal out of
             # reach, as the buried-Waste rule then applies in that pass; with the
@@ -1213,7 +1226,7 @@ class _Par:
             pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
             lo = rem & ((1 << ptr) - 1)
             wt = lo.bit_length() - 1 if lo else -1
-            move = None
+            move: tuple | None = None
             for x, i in enumerate(av):
                 for j in av[x + 1:]:
                     if pr[i] + pr[j] == 13:
@@ -1493,14 +1506,17 @@ class _Par:
             for stock_first, budget in ((True, ALL_PROBE_NODES // 2), (False, ALL_PROBE_NODES)):
                 search = _Search(pos, "all")
                 search.clear_ps, search.stock_first = k, stock_first
+                ok = False
                 try:
                     found = _dfs(search, root, budget, deadline)
-                    break
+                    ok = True
                 except _Budget:
                     if not stock_first:
+                        self.probe_expanded += search.expanded
                         return False
-                finally:
-                    self.probe_expanded += search.expanded
+                self.probe_expanded += search.expanded
+                if ok:
+                    break
             if found is None:
                 return False
             self.path = []

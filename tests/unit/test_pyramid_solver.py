@@ -147,3 +147,22 @@ def test_benchmarks_run(capsys, monkeypatch):
         runpy.run_path(str(root / script), run_name="__main__")
     out = capsys.readouterr().out
     assert "goal pyramid" in out and "mean Par" in out
+
+
+def test_solver_is_compiled_and_current():
+    """Where there is a C compiler, installing builds the solver with mypyc (setup.py).
+    The build is not redone when solver.py changes: an edit is not seen until
+    `pip install -e .` runs again, so a build older than its source fails here."""
+    import shutil
+    import sysconfig
+    from pathlib import Path
+    built = Path(solver.__file__)
+    if not solver.COMPILED:
+        cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+        assert not shutil.which(cc), (
+            f"a C compiler ({cc}) is here but the solver runs as plain Python: "
+            "`pip install -e .` did not build it")
+        pytest.skip("no C compiler: the solver runs as plain Python")
+    source = built.with_name("solver.py")
+    assert source.stat().st_mtime <= built.stat().st_mtime, (
+        f"{source} changed after it was built: run `.venv/bin/pip install -e .` again")

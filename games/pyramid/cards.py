@@ -10,12 +10,14 @@ seventh row) is partly covered by two cards of the next row").
 
 from __future__ import annotations
 
+from typing import Final
+
 SUITS = "CDHS"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RANK_TEXT = {1: "A", 11: "J", 12: "Q", 13: "K"}
 KING = 13
 ROWS = 7
-PYRAMID_SIZE = 28
+PYRAMID_SIZE: Final = 28
 DECK_SIZE = 52
 
 

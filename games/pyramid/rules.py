@@ -24,7 +24,7 @@ Inside a game (``Game``):
 from __future__ import annotations
 
 import random
-from typing import Iterator
+from typing import Final, Iterator
 
 import attrs
 
@@ -45,7 +45,7 @@ from games.pyramid.cards import (
 
 PACK = "P"
 WASTE = "W"
-DEALS = 3  # two redeals: three passes through the Pack
+DEALS: Final = 3  # two redeals: three passes through the Pack
 TOURNAMENT_GAMES = 6
 #: Par Pyramid: the base score by the deal in which the pyramid was cleared.
 PAR_BASE = {1: 50, 2: 35, 3: 20}

@@ -88,6 +88,8 @@ COVER_MASK: Final = tuple(sum(1 << j for j in COVERED_BY[i]) for i in range(PYRA
 _ABOVE = tuple(frozenset(j for j in range(PYRAMID_SIZE) if i in SHADOW[j])
                for i in range(PYRAMID_SIZE))
 BLOCK_MASK: Final = tuple(sum(1 << j for j in SHADOW[i] | _ABOVE[i]) for i in range(PYRAMID_SIZE))
+# ``PAR_BASE`` as a tuple, by deal (1-based): read at every node of the Par search
+BASE: Final = tuple(PAR_BASE.get(deal, 0) for deal in range(DEALS + 1))
 ALL_RANKS: Final = tuple(range(1, 13))  # the ranks ``_Search.dead`` checks after a forced pair
 
 
@@ -163,6 +165,16 @@ def _to_action(move: tuple) -> Action:
     if kind == "PW":
         return Action("remove", ("P", "W"))
     raise AssertionError(move)
+
+
+# the number of bits set in each 14-bit number (``_popcount``)
+_POP14: Final = tuple(bin(x).count("1") for x in range(1 << 14))
+
+
+def _popcount(mask: int) -> int:
+    """``mask.bit_count()`` for a pyramid or stock mask (under 28 bits), by table:
+    compiled, ``int.bit_count`` is a method call."""
+    return _POP14[mask & 16383] + _POP14[mask >> 14]
 
 
 def _count_table(ranks: list[int], bits: int) -> list[int]:
@@ -272,6 +284,7 @@ class _Search:
         """After removing cards of ``ranks``: is some pyramid card left without enough
         partners (none it can ever meet, or more cards of one rank than partners)?"""
         pos = self.pos
+        pc = sc = -1
         for r in ranks:
             if r == 13:
                 continue
@@ -279,11 +292,12 @@ class _Search:
             m_need = pos.pyr_by_rank[need] & ~pm
             if not m_need:
                 continue
-            m_r = pos.pyr_by_rank[r] & ~pm
-            s_r = pos.st_by_rank[r] & ~sm
-            if m_need.bit_count() > m_r.bit_count() + s_r.bit_count():
-                return True
-            if m_r.bit_count() > m_need.bit_count() + (pos.st_by_rank[need] & ~sm).bit_count():
+            if pc < 0:  # the live cards by rank, packed (4 bits a rank)
+                pc = pos.pyr_counts(FULL_PYR & ~pm)
+                sc = pos.st_counts(pos.full_st & ~sm)
+            n_need, n_r = (pc >> (4 * need)) & 15, (pc >> (4 * r)) & 15
+            s_r = (sc >> (4 * r)) & 15
+            if n_need > n_r + s_r or n_r > n_need + ((sc >> (4 * need)) & 15):
                 return True
             if s_r:
                 continue
@@ -1189,7 +1203,7 @@ class _Par:
         self.joker_left_memo: dict[int, int] = {}
         self.free_memo: dict[int, int] = {}
         # a position whose pyramid is already gone keeps the base of the deal it went in
-        self.cleared_base = PAR_BASE[game.cleared_in] if game.cleared_in else None
+        self.cleared_base = BASE[game.cleared_in] if game.cleared_in else None
         # the earliest pass (0-based) the pyramid may still be cleared in: the root
         # probes (``probe``) raise it when they prove no clear by an earlier pass
         self.first_clear = self.pos.ps
@@ -1197,7 +1211,7 @@ class _Par:
 
     def base(self, ps: int) -> int:
         """The Par base of a pyramid cleared now, in pass ``ps`` (0-based)."""
-        return self.cleared_base if self.cleared_base is not None else PAR_BASE[ps + 1]
+        return self.cleared_base if self.cleared_base is not None else BASE[ps + 1]
 
     # -- scores and bounds ----------------------------------------------------------------
     def record(self, value: int, tail: list) -> None:
@@ -1251,7 +1265,7 @@ class _Par:
             moves.append(move)
 
     def left_now(self, pm: int, sm: int) -> int:
-        return PYRAMID_SIZE - pm.bit_count() + (self.pos.full_st & ~sm).bit_count()
+        return PYRAMID_SIZE - _popcount(pm) + _popcount(self.pos.full_st & ~sm)
 
     def bound(self, pm: int, sm: int, ptr: int, ps: int, cap: int = 1 << 30) -> int:
         """An upper bound on every Par score reachable from (pm, sm, ptr, ps), at most
@@ -1269,7 +1283,7 @@ class _Par:
                 return cap
             h = -max(1, self.left_min(pm, sm, ptr, ps))
             return h if h < cap else cap
-        top = PAR_BASE[k + 1]  # >= 20, above any uncleared score (-1 at most)
+        top = BASE[k + 1]  # >= 20, above any uncleared score (-1 at most)
         if cap < top:
             top = cap
         if top <= best:
@@ -1280,15 +1294,15 @@ class _Par:
         if k > ps:  # no clear in this pass (the probes): the base of pass k at most
             return top
         last = ps + 1 >= DEALS
-        if not last and cap <= PAR_BASE[ps + 2]:
+        if not last and cap <= BASE[ps + 2]:
             return cap
         # Cleared in this deal?  Only with the pyramid, the Pack and the Waste cards
         # not buried for the rest of this pass (the joker relaxation on those).
         b = gen.buried(pm, sm, ptr)
         if b and gen.hopeless(pm, sm | b) or (
-                (last or PAR_BASE[ps + 2] <= best)  # else it could not cut: not worth it
+                (last or BASE[ps + 2] <= best)  # else it could not cut: not worth it
                 and self.pos.full_st & ~sm & ((1 << ptr) - 1) and gen.waste_stuck(pm, sm, ptr)):
-            h = -max(1, self.left_min(pm, sm, ptr, ps)) if last else PAR_BASE[ps + 2]
+            h = -max(1, self.left_min(pm, sm, ptr, ps)) if last else BASE[ps + 2]
             return h if h < cap else cap
         return top
 
@@ -1498,7 +1512,7 @@ class _Par:
             _, sm, ptr, ps = search.final
             left, tail = _stock_min_left(self.gen, sm, ptr, ps, self.stock_memo)
             self.path = []
-            self.record(PAR_BASE[ps + 1] - left, lead + found + tail)
+            self.record(BASE[ps + 1] - left, lead + found + tail)
             if not left:  # all 52 go: the best any line with a clear can score
                 return True
             # can all 52 go with it?  (the stock's pairs tried first, then the pyramid's:
@@ -1520,7 +1534,7 @@ class _Par:
             if found is None:
                 return False
             self.path = []
-            self.record(PAR_BASE[k + 1], lead + found)
+            self.record(BASE[k + 1], lead + found)
             return True
         return False
 
@@ -1539,7 +1553,7 @@ class _Par:
         self.path = list(lead)
         max_nodes = self.max_nodes
         self.max_nodes = min(max_nodes, self.probe_nodes)
-        upper = max(self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1]), self.best)
+        upper = max(self.visit(pm, sm, ptr, pos.ps, BASE[1]), self.best)
         self.max_nodes = max_nodes
         if self.out and upper > self.best and gen.expanded < max_nodes and (
                 time.perf_counter() <= self.deadline) and self.best < -1:
@@ -1547,7 +1561,7 @@ class _Par:
             # in the later deals; go on depth first (what is in the table holds)
             self.out = False
             self.path = list(lead)
-            upper = min(upper, max(self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1]), self.best))
+            upper = min(upper, max(self.visit(pm, sm, ptr, pos.ps, BASE[1]), self.best))
         elif self.out and upper > self.best and gen.expanded < max_nodes and (
                 time.perf_counter() <= self.deadline):
             # 2b. one deal at a time (see the class docstring)
@@ -1555,7 +1569,7 @@ class _Par:
             self.layered = True
             self.tt0, self.tt = self.tt, {}
             self.path = list(lead)
-            upper2 = self.visit(pm, sm, ptr, pos.ps, PAR_BASE[1])
+            upper2 = self.visit(pm, sm, ptr, pos.ps, BASE[1])
             for ps in range(pos.ps + 1, DEALS):
                 for key, (cap, path) in self.queue[ps].items():
                     if self.out:
@@ -1591,7 +1605,7 @@ class _Par:
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
             return seen[1]
-        value = pm.bit_count() - PYRAMID_SIZE - (self.pos.full_st & ~sm).bit_count()
+        value = _popcount(pm) - PYRAMID_SIZE - _popcount(self.pos.full_st & ~sm)
         if value > self.best:  # as good as ending here, or better: play on to the end
             self.record(*self.play_on(pm, sm, ptr, ps))
         h = self.bound(pm, sm, ptr, ps, cap)

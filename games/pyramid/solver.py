@@ -52,11 +52,10 @@ and the pass number.  Sound prunings only:
 - positions are compared canonically: any ``ptr`` between the top live Waste card and
   the next live Pack card is the same position.
 
-"pyramid" runs a depth-first probe; "all" first runs short ones (``STAGE_NODES``
+"pyramid" runs one depth-first search; "all" first runs short ones (``STAGE_NODES``
 each: all passes, then the redeals cut off -- the buried-Waste rule then applies from
-the first pass, which finds a first-pass win far sooner), then that probe; then (if
-it ran out of nodes) a forward sweep in Pack-position order that expands each pattern
-from its earliest position; once the pyramid is gone, "all" solves the stock exactly
+the first pass, which finds a first-pass win far sooner), then that search on the rest
+of the budget; once the pyramid is gone, "all" solves the stock exactly
 (``_stock_min_left``).  A node budget and a time limit turn into ``result == "unknown"``.
 
 "par" first runs root probes (``_Par.probe``: win-goal searches with every cut above,
@@ -312,8 +311,7 @@ class _Search:
 
     def settle(self, pm: int, sm: int, ptr: int, moves: list) -> tuple[int, int, int]:
         """Remove available Kings at once (sound: see the module docstring); appends
-        the King moves to ``moves``.  ``ptr`` is left as it is (never lowered), so a
-        move never goes back to an earlier Pack position: the sweep relies on it."""
+        the King moves to ``moves``.  ``ptr`` is left as it is."""
         if (self.avail(pm)[1] >> 13) & 1:
             hit = self.king_cache.get(pm)
             if hit is None:
@@ -901,86 +899,8 @@ def _dfs(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
     return list(path) if visit(*root) else None
 
 
-def _sweep(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
-           deadline: float) -> list[tuple] | None:
-    """Exhaustive forward search in order of Pack position (deal, then ptr).
-
-    A (pm, sm) pattern is expanded from the earliest position it is reached at and
-    then along its own chain of D moves; reaching it again at a later position is
-    dominated (that chain passes there, or skips it only where nothing new can pair).
-    Returns the move list or None.
-    """
-    pm0, sm0, ptr0, ps0 = root
-    if search.done(pm0, sm0):
-        return []
-    buckets: list[list[tuple[int, bool]]] = [[] for _ in range(DEALS * 32)]
-    best: dict[int, int] = {}
-    on_chain: set[tuple[int, int]] = set()
-    parent: dict[tuple[int, int], tuple | None] = {}
-    here0 = ps0 * 32 + ptr0
-    key0 = pm0 | (sm0 << 28)
-    best[key0] = here0
-    buckets[here0].append((key0, False))
-    parent[(key0, here0)] = None
-    mask28 = FULL_PYR
-    stock_memo: dict = {}
-    for here in range(here0, DEALS * 32):
-        bucket = buckets[here]
-        ps, ptr = divmod(here, 32)
-        while bucket:
-            key, chain = bucket.pop()
-            if chain:
-                if (key, here) in on_chain:
-                    continue
-            elif best[key] != here:
-                continue
-            else:
-                pm, sm = key & mask28, key >> 28
-                if search.lost(pm, sm) or search.last_pass_dead(pm, sm, ptr, ps):
-                    continue
-            on_chain.add((key, here))
-            if search.expanded >= max_nodes or (
-                    not search.expanded & 15 and time.perf_counter() > deadline):
-                raise _Budget
-            pm, sm = key & mask28, key >> 28
-            for moves, npm, nsm, nptr, nps in search.children(pm, sm, ptr, ps):
-                nkey = npm | (nsm << 28)
-                nhere = nps * 32 + nptr
-                if nkey == key:  # D: follow this pattern's own chain
-                    if (nkey, nhere) not in on_chain:
-                        parent.setdefault((nkey, nhere), (key, here, moves))
-                        buckets[nhere].append((nkey, True))
-                    continue
-                b = best.get(nkey)
-                if b is not None and b <= nhere:
-                    continue
-                best[nkey] = nhere
-                parent[(nkey, nhere)] = (key, here, moves)
-                if search.done(npm, nsm):
-                    return _trace(parent, (nkey, nhere))
-                if npm == FULL_PYR:  # "all": the stock alone is left, solved exactly
-                    left, tail = _stock_min_left(search, nsm, nptr, nps, stock_memo)
-                    if not left:
-                        return _trace(parent, (nkey, nhere)) + tail
-                    continue
-                buckets[nhere].append((nkey, False))
-    return None
-
-
-def _trace(parent: dict, node: tuple) -> list[tuple]:
-    out: list[list[tuple]] = []
-    while parent[node] is not None:
-        key, here, moves = parent[node]
-        out.append(moves)
-        node = (key, here)
-    line: list[tuple] = []
-    for moves in out[::-1]:
-        line.extend(moves)
-    return line
-
-
 def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
-          time_limit: float = 10.0, probe_nodes: int = 200_000) -> Solution:
+          time_limit: float = 10.0) -> Solution:
     """Solve ``game`` from its current position for ``goal`` ("pyramid", "all", "par")."""
     if goal == "par":
         return solve_par(game, max_nodes=max_nodes, time_limit=time_limit)
@@ -998,33 +918,30 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
     found = None
     try:
         if not search.dead(root[0], root[1], ALL_RANKS) and not search.lost(root[0], root[1]):
-            # Short probes first: all three passes, then fewer passes (a win within the
-            # first pass or two is often far quicker to find with the redeal out of
-            # reach, as the buried-Waste rule then applies in that pass; with the
-            # pyramid due by an earlier pass instead, the stack relaxation's cost ate
-            # its gain), and all three passes trying the stock's pairs before the
-            # pyramid's (the move order that finds some wins at once and others late);
-            # then the depth-first probe on its full budget, then the sweep.
-            proven = False
-            stages = []
+            # Goal "all": short searches first, all three passes, then fewer passes (a
+            # win within the first pass or two is often far quicker to find with the
+            # redeal out of reach, as the buried-Waste rule then applies in that pass;
+            # with the pyramid due by an earlier pass instead, the stack relaxation's
+            # cost ate its gain), and all three passes trying the stock's pairs before
+            # the pyramid's (the move order that finds some wins at once and others
+            # late).  Then one depth-first search on the rest of the budget.
+            done = False
             if goal == "all":  # "pyramid" finds its wins as soon without them
-                stages += [(DEALS - 1, STAGE_NODES, False), (DEALS - 1, STAGE_NODES, True)]
-                stages += [(last_ps, STAGE_NODES, False)
-                           for last_ps in range(pos.ps, DEALS - 1)]
-            stages.append((DEALS - 1, probe_nodes, False))
-            for last_ps, budget, stock_first in stages:
-                search.last_ps, search.stock_first = last_ps, stock_first
-                try:
-                    found = _dfs(search, root, min(search.expanded + budget, max_nodes),
-                                 deadline)
-                except _Budget:
-                    continue
-                if found is not None or last_ps == DEALS - 1:
-                    proven = True  # a win, or proved impossible
-                    break
-            search.last_ps, search.stock_first = DEALS - 1, False
-            if not proven:
-                found = _sweep(search, root, max_nodes, deadline)
+                stages = [(DEALS - 1, False), (DEALS - 1, True)]
+                stages += [(last_ps, False) for last_ps in range(pos.ps, DEALS - 1)]
+                for last_ps, stock_first in stages:
+                    search.last_ps, search.stock_first = last_ps, stock_first
+                    try:
+                        found = _dfs(search, root,
+                                     min(search.expanded + STAGE_NODES, max_nodes), deadline)
+                    except _Budget:
+                        continue
+                    if found is not None or last_ps == DEALS - 1:
+                        done = True  # a win, or proved impossible
+                        break
+            if not done:
+                search.last_ps, search.stock_first = DEALS - 1, False
+                found = _dfs(search, root, max_nodes, deadline)
     except _Budget:
         return Solution(goal, "unknown", (), None, False, search.expanded,
                         time.perf_counter() - t0)

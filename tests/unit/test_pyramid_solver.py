@@ -62,7 +62,7 @@ def test_solver_from_mid_game_position():
 
 
 def test_budget_gives_unknown():
-    sol = solver.solve(Game.dealt(4), "pyramid", max_nodes=1, probe_nodes=1)
+    sol = solver.solve(Game.dealt(4), "pyramid", max_nodes=1)
     assert sol.result in ("unknown", "lose")
 
 

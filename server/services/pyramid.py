@@ -92,12 +92,12 @@ AUTO_BUDGET = 0.5      # ... and for each AUTO move
 TOP = 10
 BELL = "\x07"
 
-# The solver's searches (seconds, pure Python) run in one worker *process*: in a thread
-# they would hold the GIL and slow every connection (measured: a command's reply went from
-# 3 ms to 85 ms at the median, 370 ms at worst, while a Par search ran in a thread). One
-# worker, so searches queue rather than take both cores. It is spawned (a fresh
-# interpreter that imports only the engine), and exits when its parent does, even after a
-# SIGKILL. Should no process be available, the search runs in a thread.
+# The solver's searches (up to seconds, compiled or not: see setup.py) run in one worker
+# *process*: in a thread they would hold the GIL and slow every connection (measured: a
+# command's reply went from 3 ms to 85 ms at the median, 370 ms at worst, while a Par
+# search ran in a thread). One worker, so searches queue rather than take both cores. It
+# is spawned (a fresh interpreter that imports only the engine), and exits when its parent
+# does, even after a SIGKILL. Should no process be available, the search runs in a thread.
 _SOLVER = WorkerPool(1)  # spawned processes (server/workers.py)
 _threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pyramid-solver")
 

@@ -89,7 +89,8 @@ _ABOVE = tuple(frozenset(j for j in range(PYRAMID_SIZE) if i in SHADOW[j])
 BLOCK_MASK: Final = tuple(sum(1 << j for j in SHADOW[i] | _ABOVE[i]) for i in range(PYRAMID_SIZE))
 # ``PAR_BASE`` as a tuple, by deal (1-based): read at every node of the Par search
 BASE: Final = tuple(PAR_BASE.get(deal, 0) for deal in range(DEALS + 1))
-ALL_RANKS: Final = tuple(range(1, 13))  # the ranks ``_Search.dead`` checks after a forced pair
+# every rank but the King's: what ``_Search.dead`` checks at the root and after a forced pair
+ALL_RANKS: Final = tuple(range(1, 13))
 
 
 STAGE_NODES: Final = 2_000  # the budget of each fewer-passes probe of the win goals
@@ -239,7 +240,7 @@ class _Position:
 
 
 # a move of the search: (moves, pm, sm, ptr, ps) after it
-Child = tuple[list[tuple], int, int, int, int]
+_Child = tuple[list[tuple], int, int, int, int]
 
 
 class _Search:
@@ -700,7 +701,7 @@ class _Search:
         pt = ((hi & -hi).bit_length() - 1) + ptr if hi else -1
         lo = rem & ((1 << ptr) - 1)
         wt = lo.bit_length() - 1 if lo else -1
-        out: list[Child] = []
+        out: list[_Child] = []
         forced = self.forced(pm, sm, av, avr, rem, pt, wt)
         if forced is not None:
             move, npm, nsm = forced

@@ -4,8 +4,14 @@ mypyc refuse the module, the solver runs as plain Python (``solver.COMPILED`` sa
 which; tests/unit/test_pyramid_solver.py checks the build is there and current)."""
 
 import sys
+from pathlib import Path
 
 from setuptools import setup
+
+# An editable install builds in place, next to the source.  A build left from an older
+# source must not outlive a failed one: it would be imported instead of the new source.
+for built in Path(__file__).parent.glob("games/pyramid/solver*.so"):
+    built.unlink()
 
 ext_modules = []
 try:

@@ -690,7 +690,7 @@ class _Search:
                 return ("PW",), pm, sm | (1 << pt) | (1 << wt)
         return None
 
-    def children(self, pm: int, sm: int, ptr: int, ps: int) -> list[Child]:
+    def children(self, pm: int, sm: int, ptr: int, ps: int) -> list[_Child]:
         """(moves, pm, sm, ptr, ps) for each move worth trying, best first."""
         self.expanded += 1
         pr, st = self.pos.pr, self.pos.st

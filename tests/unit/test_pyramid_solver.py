@@ -161,7 +161,7 @@ def test_solver_is_compiled_and_current():
         cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
         assert not shutil.which(cc), (
             f"a C compiler ({cc}) is here but the solver runs as plain Python: "
-            "`pip install -e .` did not build it")
+            "`pip install -e .` did not build it (`pip install -v -e .` says why)")
         pytest.skip("no C compiler: the solver runs as plain Python")
     source = built.with_name("solver.py")
     assert source.stat().st_mtime <= built.stat().st_mtime, (

@@ -1435,21 +1435,19 @@ class _Par:
                 return True
             # can all 52 go with it?  (the stock's pairs tried first, then the pyramid's:
             # each move order finds some lines far sooner than the other)
+            finished = False
             for stock_first, budget in ((True, ALL_PROBE_NODES // 2), (False, ALL_PROBE_NODES)):
                 search = _Search(pos, "all")
                 search.clear_ps, search.stock_first = k, stock_first
-                ok = False
                 try:
                     found = _dfs(search, root, budget, deadline)
-                    ok = True
+                    finished = True
                 except _Budget:
-                    if not stock_first:
-                        self.probe_expanded += search.expanded
-                        return False
+                    pass
                 self.probe_expanded += search.expanded
-                if ok:
+                if finished:
                     break
-            if found is None:
+            if not finished or found is None:
                 return False
             self.path = []
             self.record(BASE[k + 1], lead + found)
@@ -1523,7 +1521,7 @@ class _Par:
         seen = self.tt.get(key)
         if seen is not None and seen[0] <= here:
             return seen[1]
-        value = _popcount(pm) - PYRAMID_SIZE - _popcount(self.pos.full_st & ~sm)
+        value = -self.left_now(pm, sm)
         if value > self.best:  # as good as ending here, or better: play on to the end
             self.record(*self.play_on(pm, sm, ptr, ps))
         h = self.bound(pm, sm, ptr, ps, cap)

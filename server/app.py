@@ -340,30 +340,44 @@ class Parlor:
         session.logged_in()
         while not session.closed:
             line = await session.read_line()
+            if not await self._turn(session):
+                continue
             if not line:
                 session.prompt()
                 continue
             session.last_command_at = time.time()
-            if session.limiter.allow():
-                session.queued = 0
-            elif session.queued < PASTE_QUEUE:  # a paste or a client's burst: wait its turn
-                session.queued += 1
-                await asyncio.sleep(session.limiter.wait())
-                if session.closed:
-                    break
-                session.limiter.allow()
-            else:
-                if not session.flooding:  # one warning per flood, not one per line
-                    session.write("You are sending commands too fast; commands are being "
-                                  "dropped until you slow down.")
-                    session.flooding = True
-                continue
-            session.flooding = False
-            await self.governor.turn(session)
-            if session.closed:  # gone while it waited: its command dies with it
-                break
             await self.registry.dispatch(session, line)
             session.prompt()
+
+    async def _turn(self, session: Session) -> bool:
+        """Wait until the line just read may run; False when it is dropped.
+
+        Every line counts, empty or not (10 MB of bare CR LF used to skip the limit). A
+        line past the rate limit waits its turn (a paste, a client's burst); past
+        ``PASTE_QUEUE`` of them in a row it is a flood: what the session sent is
+        dropped unread, and nothing more is read until it may send again, so the flood
+        backs up in the sender's socket rather than in the server's memory. While the
+        server lags, a session that has been sending hard also waits for the governor."""
+        limiter = session.limiter
+        if limiter.allow():
+            session.queued = 0
+        elif session.queued < PASTE_QUEUE:
+            session.queued += 1
+            await asyncio.sleep(limiter.wait())
+            if session.closed:
+                return False
+            limiter.allow()
+        else:
+            if not session.flooding:  # one warning per flood, not one per line
+                session.write("You are sending commands too fast; commands are being "
+                              "dropped until you slow down.")
+                session.flooding = True
+            session.drop_input()
+            await asyncio.sleep(limiter.wait())
+            return False
+        session.flooding = False
+        await self.governor.turn(session)
+        return not session.closed  # gone while it waited: its command dies with it
 
     async def _enter(self, session: Session, account) -> None:  # noqa: ANN001
         ignoring = await self.accounts.ignored_by(account.id)

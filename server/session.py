@@ -10,6 +10,7 @@ import asyncio
 import itertools
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from telnetlib3.telopt import ECHO, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
@@ -129,7 +130,8 @@ class Session:
         self.limiter = RateLimiter(parlor.config.server.commands_per_second,
                                    parlor.config.server.command_burst)
         self._buffer = ""
-        self._lines: list[str] = []
+        self._lines: deque[str] = deque()  # complete lines read, not yet cleaned or taken
+        self._skip_partial = False  # input was dropped mid-line: drop up to the next line end
         self._tasks: list[asyncio.Task] = []
         self._out: list[str] = []
         self._ga = False
@@ -405,10 +407,24 @@ class Session:
         self._lines.clear()
         self._buffer = ""
 
+    def drop_input(self) -> None:
+        """Forget what the player sent and was not yet served (a flood): the lines read,
+        and what the telnet reader holds, without splitting or cleaning any of it. The
+        rest of a line cut in two here is dropped with it."""
+        self._lines.clear()
+        self._buffer = ""
+        self._skip_partial = True
+        discard = getattr(self.reader, "discard", None)
+        if discard is not None:
+            discard()
+
     async def read_line(self) -> str:
         """The next line, without its ending, cleaned of control characters.
 
-        Lines longer than ``max_line`` are refused with one message and dropped whole.
+        The socket is read only when every line read before has been taken, so a
+        session is read no faster than it is served (the telnet reader pauses the socket
+        while it holds too much). Lines longer than ``max_line`` are refused with one
+        message and dropped whole.
         :raises Disconnect: at end of input.
         """
         limit = self.parlor.config.server.max_line
@@ -424,7 +440,7 @@ class Session:
                 raise Disconnect("end of input")
             self._feed(chunk, limit)
         self._prompted = False  # the player's Enter moved them past the last prompt
-        line = self._lines.pop(0)
+        line = self.next_line()
         if self._held:  # the pager waits: Enter or MORE turns the page, anything else stops
             if not line or line.lower() == "more":
                 self.more()
@@ -433,17 +449,25 @@ class Session:
             self._dropped = 0
         return line
 
+    def next_line(self) -> str:
+        """Take the oldest line read, cleaned (lines are cleaned only when taken: a
+        flood's lines are dropped unread)."""
+        return clean(self._lines.popleft()).strip()
+
     def _feed(self, chunk: str, limit: int) -> None:
         if self._after_cr and chunk.startswith("\n"):
             chunk = chunk[1:]  # a CR LF split over two reads is one line end, not two
         self._after_cr = chunk.endswith("\r")
         data = self._buffer + chunk.replace("\r\n", "\n").replace("\r\x00", "\n").replace("\r", "\n")
         *complete, self._buffer = data.split("\n")
+        if self._skip_partial and complete:
+            self._skip_partial = False
+            del complete[0]
         for line in complete:
             if len(line) > limit:
                 self.write(f"That line is too long (over {limit} characters); it was ignored.")
                 continue
-            self._lines.append(clean(line).strip())
+            self._lines.append(line)
         if len(self._buffer) > limit:
             # an unterminated line past the limit: not a player typing; stop reading
             self._buffer = ""

@@ -5,11 +5,14 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
 * **Options.** No BINARY offer (Debian's telnet then staircases every reply), UTF-8 both
   ways for every client whatever it negotiates (a CHARSET a client names is never used
   to decode or encode: a bogus or non-ASCII-compatible one would crash the session), and
-  no compression (telnetlib3 couples MCCP2 to MCCP3, and MCCP3 makes the server inflate
-  what a client sends: a 2 KB zlib stream became 2 MiB of work on the event loop).
+  no compression either way: the server never offers MCCP, and a client's MCCP3 start
+  (``IAC SB 87 IAC SE``, which telnetlib3 obeys unasked) is ignored, so nothing a client
+  sends is ever inflated (65 KB of zlib became 64 MiB of input and froze the server).
 * **Input costs time linear in the bytes received.** :class:`LineReader` hands the
   session everything buffered in one decode (telnetlib3's reader re-decoded the whole
   buffer on every ``read(4096)`` and popped it a byte at a time: quadratic).
+* **Backpressure.** The socket is read no faster than the session takes lines: the
+  reader pauses it while it holds more than twice its limit.
 * **Bounds.** A subnegotiation (``IAC SB`` … ``IAC SE``) longer than
   ``max_subnegotiation`` closes the connection before telnetlib3 walks it byte by byte;
   a connection that has not logged in may send at most ``prelogin_bytes``; the whole
@@ -29,6 +32,7 @@ from typing import Any, Callable
 
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
+from telnetlib3.stream_writer import TelnetWriterUnicode
 from telnetlib3.telopt import BINARY, DO, NAWS
 
 log = logging.getLogger(__name__)
@@ -71,6 +75,28 @@ class LineReader(TelnetReaderUnicode):
         self._maybe_resume_transport()
         return self.decode(data, final=not data and self._eof)
 
+    def discard(self) -> None:
+        """Drop everything buffered unread (a flood), and read the socket again."""
+        self._buffer.clear()
+        self._maybe_resume_transport()
+
+
+class Writer(TelnetWriterUnicode):
+    """telnetlib3's writer, with a malformed subnegotiation refused quietly.
+
+    A handler that fails on a client's bytes (a NAWS of three bytes makes ``struct``
+    raise) was logged by telnetlib3 as a traceback of a dozen warning lines, per
+    subnegotiation: 1.2 KB of them wrote 53 KB of log. Refused as a ``ValueError``, it
+    is one debug line, like every other bad byte."""
+
+    def handle_subnegotiation(self, buf: Any) -> None:  # noqa: D102
+        try:
+            super().handle_subnegotiation(buf)
+        except ValueError:
+            raise
+        except Exception as err:  # the client's bytes, not our bug
+            raise ValueError(f"malformed subnegotiation ({type(err).__name__})") from None
+
 
 class TelnetProtocol(telnetlib3.TelnetServer):
     """telnetlib3's server protocol with Esterport's option policy and bounds.
@@ -93,6 +119,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["reader_factory_encoding"] = LineReader
+        kwargs["writer_factory_encoding"] = Writer
         super().__init__(*args, **kwargs)
         self.refused = False
         self.logged_in = False        # set by the session: no pre-login budget any more
@@ -125,6 +152,10 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self.counter["open"] += 1
         self._keepalive(transport)
         super().connection_made(transport)
+        # Backpressure: the reader pauses the socket once it holds twice its limit and
+        # resumes when the session reads again. telnetlib3's client does this; its server
+        # never does, so what a client sent while its session waited piled up in memory.
+        self.reader.set_transport(transport)
 
     def _keepalive(self, transport: asyncio.BaseTransport) -> None:
         sock = transport.get_extra_info("socket")
@@ -153,6 +184,13 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         super().connection_lost(exc)
 
     # -- options -------------------------------------------------------------------------
+    def _mccp3_start(self) -> None:
+        """Never inflate what a client sends. telnetlib3 starts inflating (without a
+        bound) on a bare ``IAC SB MCCP3 IAC SE``, negotiated or not; the parlor never
+        agrees to MCCP3, so the subnegotiation means nothing and what follows is plain
+        bytes, counted and bounded like any others."""
+        self.writer.mccp3_active = False
+
     def begin_advanced_negotiation(self) -> None:
         """Ask the client to send 8-bit data and for its window size; offer nothing.
 

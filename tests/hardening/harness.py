@@ -1,6 +1,6 @@
 """An in-process parlor for the hardening tests: real Parlor, real Sessions, a fake
 telnet writer that captures every byte, lines fed through the session's own input
-path (``Session._feed``: bound, split, clean) and dispatched with the real registry.
+path (``Session._feed`` and ``next_line``: bound, split, clean) and dispatched with the real registry.
 
 It also snapshots every table in the database (plus the in-memory state a command
 could change), so a test can check that a refused command changed nothing.
@@ -144,7 +144,7 @@ class Player:
                       self.harness.parlor.config.server.max_line)
         statuses = []
         while session._lines and not session.closed:
-            line = session._lines.pop(0)
+            line = session.next_line()
             statuses.append(await self.harness.parlor.registry.dispatch(session, line))
         session._lines.clear()
         session.flush()

@@ -100,8 +100,12 @@ def not_applying(kind: "GameKind") -> dict[str, str]:
             out[name] = how
     two_players = GameHost.takes_rematches(kind)  # two fixed players
     if not two_players:
-        leave = (f"{p} {kind.resign_action} leaves your seat" if kind.resign_action != "RESIGN"
-                 else "its own commands end a game")
+        # what a player types for the game's resign action, in the game's own notation
+        # (Triad's Leave() is typed TRIAD LEAVE); RESIGN itself there: other commands end it
+        typed = (kind.format_action(kind.resign_action).upper()
+                 if kind.resign_action is not None else "RESIGN")
+        leave = (f"{p} {typed} leaves your seat" if typed != "RESIGN"
+                 else f"its own commands end a game (HELP {p} lists them)")
         out["resign"] = f"{title} is not a game between two fixed players: {leave}."
     if not two_players:
         out["claim"] = (f"{title} has no game to claim from an absent opponent"
@@ -157,6 +161,15 @@ def _own(kind: "GameKind"):  # noqa: ANN202
     return GAME_COMMANDS.get(kind.key)
 
 
+def _is_move(kind: "GameKind", word: str) -> bool:
+    """Whether ``word`` is a move in the game's own notation (``kind.parse_action``)."""
+    try:
+        kind.parse_action(word)
+    except RuleError:
+        return False
+    return True
+
+
 async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
     family = ctx.registry.find(kind.prefix.lower())
     if family is None:
@@ -179,6 +192,12 @@ async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
               if sub.name not in skip and (not sub.admin or ctx.session.is_admin))]))
         return
     sub = family.sub(word)
+    if sub is None and _is_move(kind, word):  # typed after the prefix too (PYR END, PYR D)
+        more = MOVES.get(kind.key, f"HELP {p} RULES gives the rules.")
+        ctx.send("\n".join([bold(f"Usage: {p} {word.upper()}"), *wrap(
+            f"{p} {word.upper()} is a move of {kind.title}, typed after {p}. {more}",
+            ctx.session.width)]))
+        return
     if sub is None or (sub.admin and not ctx.session.is_admin):
         raise CommandError(f"{p} has no command {word!r}. HELP {p} lists them.")
     text = _help_text(sub, ctx.session.width)

@@ -112,7 +112,7 @@ class Config:
                 if key not in known:
                     raise ValueError(f"config: unknown key {key!r} in [{name}]")
             sections[name] = section_cls(
-                **{key: _coerce(known[key], value) for key, value in values.items()}
+                **{key: _coerce(name, known[key], value) for key, value in values.items()}
             )
         return cls(**sections)
 
@@ -137,14 +137,27 @@ class Config:
         return attrs.evolve(self, server=server, database=db, web=web)
 
 
-def _coerce(field: attrs.Attribute, value: Any) -> Any:
+def _coerce(section: str, field: attrs.Attribute, value: Any) -> Any:
+    """``value`` as the field's type (the type of its default), or a ValueError naming the
+    key. TOML has its own true and false: a yes/no setting takes only those ("no" and 0
+    are refused, not read as a truthy value), and a number setting refuses them (in
+    Python a bool is an int). A list setting takes a list of strings."""
     default = field.default
-    if isinstance(default, bool) or default is None:
+    where = f"config: [{section}] {field.name}"
+    if default is None:
         return value
-    if isinstance(default, tuple) and isinstance(value, list):
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ValueError(f"{where} should be true or false, not {value!r}")
+        return value
+    if isinstance(value, bool):
+        raise ValueError(f"{where} should be {type(default).__name__}, not {value!r}")
+    if isinstance(default, tuple):
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{where} should be a list of strings, not {value!r}")
         return tuple(value)
     if isinstance(default, float) and isinstance(value, int):
         return float(value)
     if not isinstance(value, type(default)):
-        raise ValueError(f"config: {field.name} should be {type(default).__name__}, not {value!r}")
+        raise ValueError(f"{where} should be {type(default).__name__}, not {value!r}")
     return value

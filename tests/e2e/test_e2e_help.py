@@ -84,6 +84,24 @@ async def test_help_game_command_gives_the_detail(clients):
     assert "Triptycha: the rules" in rules[0]
 
 
+async def test_help_on_a_game_command_names_what_to_type(clients):
+    """HELP <game> RESIGN for a game without RESIGN names the command a player types
+    instead (the game's own notation of its resign action), never an engine value; a
+    move of the game's notation (PYR END) is explained, not called "no such command"."""
+    ann = await screen(clients, "Ann")
+    triad = "\n".join(await reply(ann, "help triad resign"))
+    assert "TRIAD LEAVE leaves your seat" in triad, triad
+    pyr = "\n".join(await reply(ann, "help pyr resign"))
+    assert "does not apply to Pyramid" in pyr and "its own commands end a game" in pyr, pyr
+    for text in (triad, pyr):
+        assert not re.search(r"\w\(", text), text  # no Leave(), no Close(what=...)
+    end = " ".join(await reply(ann, "help pyr end"))
+    assert "no command" not in end and "PYR END ends the game" in end, end
+    deal = "\n".join(await reply(ann, "help pyr d"))
+    assert "is a move" in deal, deal
+    assert "TRIAD has no command 'jump'" in "\n".join(await reply(ann, "help triad jump"))
+
+
 async def test_a_long_reply_pages_enter_continues_another_command_stops(clients):
     ann = await screen(clients, "Ann")
     first = await reply(ann, "help triad rules")

@@ -101,6 +101,24 @@ def test_config_refuses_unknown_keys_and_wrong_types():
         Config.from_dict({"server": {"port": "4000"}})
 
 
+def test_config_refuses_a_string_or_a_number_for_a_yes_no_setting():
+    """TOML has true and false; "no" (a string) or 0 for a boolean setting is refused
+    with the key's name, not loaded as a truthy string. A number setting refuses true."""
+    for bad in ("no", "false", "off", 0, 1):
+        with pytest.raises(ValueError, match=r"\[web\] enabled should be true or false"):
+            Config.from_dict({"web": {"enabled": bad}})
+    assert Config.from_dict({"web": {"enabled": False}}).web.enabled is False
+    assert Config.from_dict({"server": {"fairness": True}}).server.fairness is True
+    with pytest.raises(ValueError, match=r"\[server\] port should be int"):
+        Config.from_dict({"server": {"port": True}})
+    with pytest.raises(ValueError, match=r"\[login\] lines_per_second should be float"):
+        Config.from_dict({"login": {"lines_per_second": False}})
+    with pytest.raises(ValueError, match=r"\[web\] origins should be a list of strings"):
+        Config.from_dict({"web": {"origins": [8080]}})
+    with pytest.raises(ValueError, match=r"\[web\] origins should be a list of strings"):
+        Config.from_dict({"web": {"origins": "https://example.org"}})
+
+
 def test_world_data_is_connected_both_ways():
     world = World.load()
     for room in world.rooms.values():

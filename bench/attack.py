@@ -24,6 +24,13 @@ The attacks (from the attack campaign):
   names     ten connections typing names at the Name: prompt as fast as they can
   spam      100 players SAYing at 7.5 a second, then all leaving at once
   twins     eight simultaneous logins to one account
+  websilent 1,100 connections to the web port from one address, sending nothing
+  webslow   2,100 web connections from 105 addresses sending a request head a byte a
+            second (reconnecting when cut off)
+  webstreams 2,000 live-board streams over 5 games from 100 addresses, never reading
+            more than they must
+The web attacks also say how often, meanwhile, a page from another address was answered
+(200) and a new telnet connection got its Name: prompt.
 """
 
 from __future__ import annotations
@@ -82,7 +89,7 @@ def write_config(folder: Path, url: str) -> str:
         [database]
         url = "{url}"
         [web]
-        enabled = false  # telnet only: benches run side by side, one port 8080
+        port = 0  # a free port: benches run side by side
         [login]
         new_accounts_per_minute = 1000   # the bench's own 100 players; per address as shipped
         [accounts]
@@ -303,7 +310,188 @@ async def attack(name: str, port: int, ready: asyncio.Event, go: asyncio.Event,
     raise ValueError(name)
 
 
-ATTACKS = ("bomb", "newline", "sb", "sbstream", "gmcp", "conns", "new", "names", "spam", "twins")
+
+# -- the web door ---------------------------------------------------------------------------
+SLOW_HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 60000  # never ends
+
+
+def web_port(server: Server) -> int:
+    """The web door's port, from the line the server prints when the door opens."""
+    for line in server.log:
+        found = re.search(r"point a browser at http://[^/]+:(\d+)/", line)
+        if found:
+            return int(found.group(1))
+    raise RuntimeError("the server's web door did not open")
+
+
+async def _web_connect(port: int, address: str) -> tuple[asyncio.StreamReader,
+                                                          asyncio.StreamWriter] | None:
+    """A connection to the web door from ``address``, or None when the server did not
+    take it within 3 s (its listen queue full, its descriptors gone)."""
+    try:
+        return await asyncio.wait_for(
+            asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), 3)
+    except (OSError, asyncio.TimeoutError):
+        return None
+
+
+async def _cut_off(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                   stop: asyncio.Event, trickle: bytes) -> bool:
+    """Hold a connection until ``stop``, sending ``trickle`` a byte a second; True when
+    the server answered or closed it first (whatever it answered: the head is never
+    whole, so any answer ends the connection)."""
+    sent = 0
+    while not stop.is_set():
+        if sent < len(trickle):
+            writer.write(trickle[sent:sent + 1])
+            sent += 1
+        try:
+            await asyncio.wait_for(reader.read(65536), 1.0)
+            return True
+        except asyncio.TimeoutError:
+            continue
+        except OSError:
+            return True
+    return False
+
+
+async def _hold_web(port: int, addresses: list[str], per_address: int, stop: asyncio.Event,
+                    trickle: bytes = b"", reconnect: bool = False) -> dict:
+    """``per_address`` connections from each of ``addresses``, held until ``stop``."""
+    stats = {"opened": 0, "refused_at_connect": 0, "closed_by_server": 0}
+
+    async def one(address: str) -> None:
+        while not stop.is_set():
+            conn = await _web_connect(port, address)
+            if conn is None:
+                stats["refused_at_connect"] += 1
+            else:
+                stats["opened"] += 1
+                closed = await _cut_off(*conn, stop, trickle)
+                stats["closed_by_server"] += closed
+                conn[1].close()
+            if not reconnect:
+                return
+            await asyncio.sleep(1.0)
+
+    await asyncio.gather(*(one(a) for a in addresses for _ in range(per_address)))
+    return stats
+
+
+async def _stream(port: int, address: str, game: int, stop: asyncio.Event, stats: dict) -> None:
+    """One live-board stream of ``game``, held open until ``stop``; it reads the answer's
+    head and then only what keeps the socket from filling."""
+    conn = await _web_connect(port, address)
+    if conn is None:
+        stats["refused_at_connect"] += 1
+        return
+    reader, writer = conn
+    writer.write(f"GET /games/{game}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    try:
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        status = head.split(b" ", 2)[1].decode() if head.startswith(b"HTTP/") else "?"
+        stats[status] = stats.get(status, 0) + 1
+        while not stop.is_set():
+            try:
+                if not await asyncio.wait_for(reader.read(65536), 1.0):
+                    stats["closed_by_server"] += 1
+                    break
+            except asyncio.TimeoutError:
+                continue
+    except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, IndexError):
+        stats["closed_by_server"] += 1
+    finally:
+        writer.close()
+
+
+async def _web_page(port: int, address: str) -> bool:
+    """GET /api/who from ``address``: True when it was answered 200 within 3 s."""
+    conn = await _web_connect(port, address)
+    if conn is None:
+        return False
+    reader, writer = conn
+    try:
+        writer.write(b"GET /api/who HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answer = await asyncio.wait_for(reader.read(65536), 3)
+        return answer.startswith(b"HTTP/1.1 200")
+    except (OSError, asyncio.TimeoutError):
+        return False
+    finally:
+        writer.close()
+
+
+async def _telnet_prompt(port: int, address: str) -> bool:
+    """A new telnet connection from ``address`` gets its Name: prompt within 3 s."""
+    try:
+        conn = await asyncio.wait_for(connect(port, address), 3)
+    except (OSError, asyncio.TimeoutError):
+        return False
+    try:
+        await conn.expect("Name: ", 3)
+        return True
+    except (Lost, TimeoutError):
+        return False
+    finally:
+        conn.close()
+
+
+async def _doors_meanwhile(telnet: int, web: int, stop: asyncio.Event) -> dict:
+    """Every half second until ``stop`` (the first once the attack has had two seconds to
+    build up): is a page answered, does a telnet login start?"""
+    pages, logins, tries = 0, 0, 0
+    while True:
+        try:
+            await asyncio.wait_for(stop.wait(), 2.0 if tries == 0 else 0.5)
+            break
+        except asyncio.TimeoutError:
+            pass
+        tries += 1
+        page, login = await asyncio.gather(_web_page(web, "127.0.0.77"),
+                                           _telnet_prompt(telnet, "127.0.0.78"))
+        pages += page
+        logins += login
+    return {"pages_ok": f"{pages}/{tries}", "telnet_prompts_ok": f"{logins}/{tries}"}
+
+
+async def _games_in_play(port: int, count: int) -> tuple[list[int], list[Conn]]:
+    """``count`` games of Triad Dice against the computer, each waiting for its player."""
+    games, players = [], []
+    for i in range(count):
+        conn = await log_in(port, f"Host{i}", new=True, address="127.0.60.1")
+        conn.send("dice challenge computer easy")
+        out = await conn.expect(r"Game #\d+", 30)
+        games.append(int(re.search(r"#(\d+)", out).group(1)))
+        players.append(conn)
+    return games, players
+
+
+async def web_attack(name: str, server: Server, ready: asyncio.Event, go: asyncio.Event,
+                     stop: asyncio.Event) -> dict:
+    """A web attack (as :func:`attack`), with how the doors answered others meanwhile."""
+    port = web_port(server)
+    games, players = await _games_in_play(server.port, 5) if name == "webstreams" else ([], [])
+    ready.set()
+    await go.wait()
+    doors = asyncio.create_task(_doors_meanwhile(server.port, port, stop))
+    if name == "websilent":
+        result = await _hold_web(port, ["127.0.40.1"], 1100, stop)
+    elif name == "webslow":
+        result = await _hold_web(port, [f"127.0.50.{a}" for a in range(1, 106)], 20, stop,
+                                 trickle=SLOW_HEAD, reconnect=True)
+    elif name == "webstreams":
+        result = {"refused_at_connect": 0, "closed_by_server": 0}
+        await asyncio.gather(*(_stream(port, f"127.0.55.{i // 20 + 1}", games[i % len(games)],
+                                       stop, result) for i in range(2000)))
+    else:
+        raise ValueError(name)
+    for conn in players:
+        conn.close()
+    return {**result, **await doors}
+
+
+WEB_ATTACKS = ("websilent", "webslow", "webstreams")
+ATTACKS = ("bomb", "newline", "sb", "sbstream", "gmcp", "conns", "new", "names", "spam", "twins",
+           *WEB_ATTACKS)
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -319,7 +507,9 @@ async def run(args: argparse.Namespace) -> int:
               f"{'unanswered':>10} {'RSS MiB':>8}  result")
         for name in args.attacks.split(","):
             ready, go, stop = asyncio.Event(), asyncio.Event(), asyncio.Event()
-            task = asyncio.create_task(attack(name, server.port, ready, go, stop))
+            task = asyncio.create_task(
+                web_attack(name, server, ready, go, stop) if name in WEB_ATTACKS
+                else attack(name, server.port, ready, go, stop))
             await ready.wait()  # its players are logged in; nothing attacks yet
             before = await prober.phase(args.seconds)
             before["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)

@@ -31,7 +31,7 @@ from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
 from server.telnet import AcceptErrors, TelnetProtocol, connection_cap
 from server.text import paint
-from server.throttle import LoginThrottle, Sliding
+from server.throttle import KeyedLocks, LoginThrottle, Sliding
 from server.world import World, describe_room
 
 log = logging.getLogger(__name__)
@@ -78,8 +78,12 @@ class Parlor:
         lc = config.login
         # failed logins per (name, address) and per address; per name only when guessed at
         # from many addresses (four times the failures), never from a trusted address
-        self.throttle = LoginThrottle(lc.max_failures, lc.failure_window, lc.lockout)
-        self.name_throttle = LoginThrottle(4 * lc.max_failures, lc.failure_window, lc.lockout)
+        self.throttle = LoginThrottle(lc.max_failures, lc.failure_window, lc.lockout,
+                                      first_delay=lc.first_delay)
+        self.name_throttle = LoginThrottle(4 * lc.max_failures, lc.failure_window, lc.lockout,
+                                           first_delay=lc.first_delay)
+        self.logins = Sliding(lc.logins_per_minute, 60)  # successful logins per account
+        self.checking = KeyedLocks()  # one password check per account at a time
         self.trusted_logins: dict[tuple[str, str], float] = {}  # (name, address) -> until
         self.creations = Sliding(lc.new_accounts_per_address, 3600)
         self.creations_everywhere = Sliding(lc.new_accounts_per_minute, 60)
@@ -117,6 +121,7 @@ class Parlor:
             "prelogin_bytes": cfg.prelogin_bytes,
             "max_connections": connection_cap(cfg.max_connections),
             "counter": self.counter,
+            "prelogin": {},
         })
         asyncio.get_running_loop().set_exception_handler(AcceptErrors())
         # No compression (MCCP3 would inflate what clients send), no telnetlib3 idle

@@ -40,7 +40,9 @@ class DatabaseSection:
 class LoginSection:
     max_failures: int = 5
     failure_window: int = 300
+    first_delay: int = 5
     lockout: int = 300
+    logins_per_minute: int = 6
     new_accounts_per_address: int = 20
     new_accounts_per_minute: int = 60
     lines_per_second: float = 2.0

@@ -54,10 +54,16 @@ async def login(session: Session) -> "Account":
     """Run the login dialogue until a player is authenticated.
 
     Failed passwords are counted per (name, address) and per address, and, for a name
-    guessed at from many addresses, per name, except from an address this name logged in
-    from lately (so an attacker cannot lock a player out of their own parlor). An
+    guessed at from many addresses, per name; past a few, each try waits a little
+    longer (``LoginThrottle``). A name logging in from an address it logged in from
+    lately counts only its own failures there: neither an attacker guessing at it from
+    elsewhere nor someone mistyping behind the same address keeps its player out. An
     attempt counts from the moment its password is checked, so a hundred guesses in
     flight at once are as limited as a hundred in a row.
+
+    Successful logins cost a password hash too: one account has one password check at a
+    time and at most ``logins_per_minute`` successes a minute, and a login to an account
+    nobody logged in to lately is hashed first (``Accounts.authenticate``'s ``urgent``).
 
     :raises Disconnect: the player quits or the connection drops.
     """
@@ -80,41 +86,47 @@ async def login(session: Session) -> "Account":
             session.close("Goodbye.")
             raise Disconnect("quit at login")
         name_key, address = word.lower()[:40], session.address
-        keys = (f"addr:{address}", f"pair:{name_key}:{address}")
+        pair = f"pair:{name_key}:{address}"
         trusted = parlor.trusted_logins.get((name_key, address), 0) > time.monotonic()
+        keys = (pair,) if trusted else (f"addr:{address}", pair)
         name_keys = () if trusted else (f"name:{name_key}",)
-        wait = max(throttle.wait(*keys), by_name.wait(*name_keys))
-        if wait:
-            session.write(f"Too many failed logins; try again in {wait} seconds.")
+        refusal = _refusal(parlor, name_key, word, keys, name_keys)
+        if refusal:
+            session.write(refusal)
             continue
         if check_name(word) and await parlor.accounts.get(word) is None:
             session.write(f"There is no account named {word}. Type NEW to create one.")
             continue
         password = await _paced(session, "Password: ", secret=True)
-        # check again now, and count this attempt before the (slow) hash check: guesses
-        # waiting at the Password: prompt cannot all go through at once
-        wait = max(throttle.wait(*keys), by_name.wait(*name_keys))
-        if wait:
-            session.write(f"Too many failed logins; try again in {wait} seconds.")
-            continue
-        # In flight, an attempt counts against its name (guesses at one account); against
-        # the address only once decided, so people behind one address may log in at once
-        # (an address has at most max_connections_per_address attempts in flight anyway).
-        by_address, pair = keys
-        throttle.begin(pair)
-        by_name.begin(*name_keys)
-        account = None
-        try:
-            account = await parlor.accounts.authenticate(word, password)
-        finally:  # a failure (or a dropped connection mid-check) counts; a success clears
-            throttle.end(pair, ok=account is not None)
-            throttle.record(by_address, ok=account is not None)
-            by_name.end(*name_keys, ok=account is not None)
+        async with parlor.checking(name_key):  # one password check per account at a time
+            # check again now, and count this attempt before the (slow) hash check:
+            # guesses waiting at the Password: prompt cannot all go through at once
+            refusal = _refusal(parlor, name_key, word, keys, name_keys)
+            if refusal:
+                session.write(refusal)
+                continue
+            # In flight, an attempt counts against its name (guesses at one account) and
+            # pair; against the address only once decided, so people behind one address
+            # may log in at once (an address has at most max_connections_per_address
+            # attempts in flight anyway).
+            by_address = keys[:-1]
+            throttle.begin(pair)
+            by_name.begin(*name_keys)
+            account = None
+            urgent = not parlor.logins.count(name_key) and parlor.session_named(name_key) is None
+            try:
+                account = await parlor.accounts.authenticate(word, password, urgent=urgent)
+            finally:  # a failure (or a dropped connection mid-check) counts; a success clears
+                throttle.end(pair, ok=account is not None)
+                throttle.record(*by_address, ok=account is not None)
+                by_name.end(*name_keys, ok=account is not None)
+            if account is not None:
+                parlor.logins.add(name_key)
         if account is None:
             log.warning("failed login for %s from %s", name_key, address)
             for key in (*keys, *name_keys):
                 if throttle.locked(key) or by_name.locked(key):
-                    log.warning("login locked: %s", key)
+                    log.warning("login delayed: %s", key)
             exists = await parlor.accounts.get(word)
             session.write("Wrong password." if exists else
                           f"There is no account named {word}. Type NEW to create one.")
@@ -124,6 +136,18 @@ async def login(session: Session) -> "Account":
             session.close("This account is banned from Esterport.")
             raise Disconnect("banned")
         return account
+
+
+def _refusal(parlor, name_key: str, word: str, keys: tuple[str, ...],  # noqa: ANN001
+             name_keys: tuple[str, ...]) -> str | None:
+    """Why a login to ``word`` may not be tried now, or None."""
+    wait = max(parlor.throttle.wait(*keys), parlor.name_throttle.wait(*name_keys))
+    if wait:
+        return f"Too many failed logins; try again in {wait} seconds."
+    wait = parlor.logins.wait(name_key)
+    if wait:
+        return f"Too many logins to {word} in the last minute; try again in {wait} seconds."
+    return None
 
 
 async def create_account(session: Session) -> "Account | None":

@@ -411,12 +411,12 @@ class Session:
         """Forget what the player sent and was not yet served (a flood): the lines read,
         and what the telnet reader holds, without splitting or cleaning any of it. The
         rest of a line cut in two here is dropped with it."""
+        partial = bool(self._buffer)
         self._lines.clear()
         self._buffer = ""
-        self._skip_partial = True
         discard = getattr(self.reader, "discard", None)
-        if discard is not None:
-            discard()
+        dropped = discard() if discard is not None else None
+        self._skip_partial = partial if dropped is None else dropped
 
     async def read_line(self) -> str:
         """The next line, without its ending, cleaned of control characters.

@@ -16,8 +16,10 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
 * **Bounds.** A subnegotiation (``IAC SB`` … ``IAC SE``) longer than
   ``max_subnegotiation`` closes the connection before telnetlib3 walks it byte by byte;
   a connection that has not logged in may send at most ``prelogin_bytes``; the whole
-  server accepts at most ``max_connections`` at once (below the descriptor limit), and
-  refuses the rest politely.
+  server accepts at most ``max_connections`` at once (below the descriptor limit); when
+  full, the connection that has not logged in and has been silent longest makes room
+  (held idle connections cannot keep players out), and only when there is none is a
+  newcomer refused, politely.
 * **Dead peers** are found by TCP keepalive (see :class:`TelnetProtocol`).
 """
 
@@ -40,6 +42,9 @@ log = logging.getLogger(__name__)
 IAC, SB, SE = 255, 250, 240
 _IAC_SE = bytes([IAC, SE])
 FULL = "Esterport is full right now; please try again in a few minutes.\r\n".encode()
+EVICTED = ("Esterport is full; connections that have not logged in make room first. "
+           "Please connect again.\r\n").encode()
+EVICT_AFTER = 1.0  # seconds a pre-login connection must have been silent to make room
 DESCRIPTOR_HEADROOM = 64  # descriptors kept for the database, logs and the listener
 
 
@@ -75,10 +80,15 @@ class LineReader(TelnetReaderUnicode):
         self._maybe_resume_transport()
         return self.decode(data, final=not data and self._eof)
 
-    def discard(self) -> None:
-        """Drop everything buffered unread (a flood), and read the socket again."""
+    def discard(self) -> bool | None:
+        """Drop everything buffered unread (a flood), and read the socket again. Whether
+        what was dropped ended inside a line (None: nothing was buffered)."""
+        if not self._buffer:
+            return None
+        cut = self._buffer[-1] not in b"\r\n"
         self._buffer.clear()
         self._maybe_resume_transport()
+        return cut
 
 
 class Writer(TelnetWriterUnicode):
@@ -115,6 +125,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     prelogin_bytes = 65536
     max_connections = 1 << 20
     counter: dict[str, int] = {"open": 0, "refused": 0}
+    # connections not logged in yet, oldest first: the first to go when the server is full
+    prelogin: dict["TelnetProtocol", None] = {}
     on_refused: Callable[[], None] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -122,9 +134,10 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         kwargs["writer_factory_encoding"] = Writer
         super().__init__(*args, **kwargs)
         self.refused = False
-        self.logged_in = False        # set by the session: no pre-login budget any more
+        self._logged_in = False
         self.on_lost: Callable[[], None] | None = None  # the session's "gone" callback
         self._received = 0
+        self._heard = time.monotonic()  # when the client last sent a byte (before login)
         self._in_sb = False
         self._sb_len = 0
         self._tail_iac = False        # the last chunk ended with IAC
@@ -137,9 +150,20 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         super().on_naws(rows, cols)
         self.window.update(cols=cols, rows=rows)  # in place: the session holds this dict
 
+    @property
+    def logged_in(self) -> bool:
+        """Set by the session: no pre-login budget any more, and never evicted."""
+        return self._logged_in
+
+    @logged_in.setter
+    def logged_in(self, value: bool) -> None:
+        self._logged_in = value
+        if value:
+            self.prelogin.pop(self, None)
+
     # -- connecting ----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        if self.counter["open"] >= self.max_connections:
+        if self.counter["open"] >= self.max_connections and not self._make_room():
             self.refused = True
             self.counter["refused"] += 1
             if self.on_refused is not None:
@@ -150,12 +174,29 @@ class TelnetProtocol(telnetlib3.TelnetServer):
                 transport.close()
             return
         self.counter["open"] += 1
+        self.prelogin[self] = None
         self._keepalive(transport)
         super().connection_made(transport)
         # Backpressure: the reader pauses the socket once it holds twice its limit and
         # resumes when the session reads again. telnetlib3's client does this; its server
         # never does, so what a client sent while its session waited piled up in memory.
         self.reader.set_transport(transport)
+
+    def _make_room(self) -> bool:
+        """The server is full: close the connection that has not logged in and has been
+        silent longest (at least ``EVICT_AFTER`` seconds), so held idle connections
+        cannot keep new players out. False when there is none."""
+        now = time.monotonic()
+        quiet = min(self.prelogin, key=lambda p: p._heard, default=None)
+        if quiet is None or now - quiet._heard < EVICT_AFTER or quiet._transport is None:
+            return False
+        log.info("server full: closing a connection silent for %.0f s before login",
+                 now - quiet._heard)
+        self.prelogin.pop(quiet, None)
+        transport = quiet._transport
+        transport.write(EVICTED)
+        transport.close()
+        return True
 
     def _keepalive(self, transport: asyncio.BaseTransport) -> None:
         sock = transport.get_extra_info("socket")
@@ -178,6 +219,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.refused:
             return
+        self.prelogin.pop(self, None)
         self.counter["open"] -= 1
         if self.on_lost is not None:
             self.on_lost()  # the session drops its unread input at once
@@ -217,7 +259,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     def data_received(self, data: bytes) -> None:
         if self.refused or self._transport is None:
             return
-        if not self.logged_in:
+        if not self._logged_in:
+            self._heard = time.monotonic()
             self._received += len(data)
             if self._received > self.prelogin_bytes:
                 self._drop(f"sent {self._received} bytes without logging in")

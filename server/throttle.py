@@ -1,20 +1,32 @@
-"""Login throttling: too many failed logins for one name or from one address lock it out."""
+"""Login throttling: failed logins slow a name or an address down, and limits on how
+often something may happen per key (logins to an account, accounts made)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections import defaultdict, deque
+from typing import AsyncIterator
 
 
 class LoginThrottle:
+    """Failed logins per key (an address, a name, a name at an address).
+
+    A key may fail ``max_failures`` times within ``window`` seconds; past that, each try
+    waits after the last failure: ``first_delay`` seconds, doubling with every further
+    failure, never more than ``lockout``. A delay that grows, not a hard lock: one
+    person mistyping behind a shared address costs the others a few seconds, while a
+    guesser is slowed to one try per ``lockout``."""
+
     def __init__(self, max_failures: int, window: float, lockout: float,
-                 clock=time.monotonic) -> None:  # noqa: ANN001
+                 clock=time.monotonic, first_delay: float = 5.0) -> None:  # noqa: ANN001
         self.max_failures = max_failures
         self.window = window
         self.lockout = lockout
+        self.first_delay = min(first_delay, lockout)
         self.clock = clock
         self._failures: dict[str, deque[float]] = defaultdict(deque)
-        self._locked_until: dict[str, float] = {}
         self._in_flight: dict[str, int] = defaultdict(int)
 
     def wait(self, *keys: str) -> int:
@@ -22,8 +34,7 @@ class LoginThrottle:
         plus attempts still being checked reach the limit waits a second: guesses sent
         at once are as limited as guesses in a row."""
         now = self.clock()
-        waits = [self._locked_until.get(k, 0) - now for k in keys]
-        wait = max(0, int(max(waits, default=0) + 0.999))
+        wait = max(0, int(max((self._delay(k, now) for k in keys), default=0) + 0.999))
         if not wait and any(self._in_flight.get(k, 0) and self._recent(k, now)
                             + self._in_flight[k] >= self.max_failures for k in keys):
             return 1
@@ -31,7 +42,19 @@ class LoginThrottle:
 
     def _recent(self, key: str, now: float) -> int:
         times = self._failures.get(key)
-        return sum(1 for t in times if t >= now - self.window) if times else 0
+        if not times:
+            return 0
+        while times and times[0] < now - self.window:
+            times.popleft()
+        return len(times)
+
+    def _delay(self, key: str, now: float) -> float:
+        """Seconds ``key`` must still wait (0 or less: none)."""
+        over = self._recent(key, now) - self.max_failures + 1
+        if over <= 0:
+            return 0.0
+        delay = min(self.lockout, self.first_delay * 2 ** min(over - 1, 30))
+        return self._failures[key][-1] + delay - now
 
     def begin(self, *keys: str) -> None:
         """An attempt on ``keys`` is being checked (call ``end`` when it is)."""
@@ -57,18 +80,14 @@ class LoginThrottle:
     def fail(self, *keys: str) -> None:
         now = self.clock()
         for key in keys:
-            times = self._failures[key]
-            times.append(now)
-            while times and times[0] < now - self.window:
-                times.popleft()
-            if len(times) >= self.max_failures:
-                self._locked_until[key] = now + self.lockout
-                times.clear()
+            self._failures[key].append(now)
+            self._recent(key, now)  # drop what the window forgot
         if len(self._failures) > 10000:
             self._prune(now)
 
     def locked(self, key: str) -> bool:
-        return self._locked_until.get(key, 0) > self.clock()
+        """Whether ``key`` must wait before its next try."""
+        return self._delay(key, self.clock()) > 0
 
     def succeed(self, *keys: str) -> None:
         for key in keys:
@@ -77,8 +96,6 @@ class LoginThrottle:
     def _prune(self, now: float) -> None:
         for key in [k for k, t in self._failures.items() if not t or t[-1] < now - self.window]:
             del self._failures[key]
-        for key in [k for k, until in self._locked_until.items() if until < now]:
-            del self._locked_until[key]
 
 
 class Sliding:
@@ -101,9 +118,38 @@ class Sliding:
             return 0
         return max(1, int(times[0] + self.window - now + 0.999))
 
+    def count(self, key: str) -> int:
+        """How many events ``key`` had within the window."""
+        now = self.clock()
+        times = self._events.get(key)
+        return sum(1 for t in times if t > now - self.window) if times else 0
+
     def add(self, key: str) -> None:
         self._events[key].append(self.clock())
         if len(self._events) > 10000:
             now = self.clock()
             for k in [k for k, t in self._events.items() if not t or t[-1] < now - self.window]:
                 del self._events[k]
+
+
+class KeyedLocks:
+    """One lock per key, kept only while someone holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def __call__(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key, (None, 0))
+        if lock is None:
+            lock = asyncio.Lock()
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)

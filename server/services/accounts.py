@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections import deque
 from typing import Any
 
 import argon2
@@ -55,6 +56,42 @@ def check_name(name: str) -> str | None:
     return None
 
 
+class HashSlots:
+    """At most ``n`` password hashes at once (each takes argon2's memory), handed out
+    urgent-first: a login to an account nobody logged in to lately goes before the
+    repeated logins of a busy one, so a crowd logging in to one account over and over
+    keeps nobody else waiting behind its hashes. FIFO within each class."""
+
+    def __init__(self, n: int) -> None:
+        self.free = max(1, n)
+        self._waiting: tuple[deque, deque] = (deque(), deque())  # urgent, the rest
+
+    async def acquire(self, urgent: bool) -> None:
+        if self.free and not any(self._waiting):
+            self.free -= 1
+            return
+        turn = asyncio.get_running_loop().create_future()
+        queue = self._waiting[0 if urgent else 1]
+        queue.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.release()  # handed a slot just as it was cancelled: pass it on
+            elif turn in queue:
+                queue.remove(turn)
+            raise
+
+    def release(self) -> None:
+        for queue in self._waiting:
+            while queue:
+                turn = queue.popleft()
+                if not turn.done():
+                    turn.set_result(None)  # the slot passes straight to the next in line
+                    return
+        self.free += 1
+
+
 class Accounts:
     def __init__(self, db: Database, starting_cubits: int, *, argon2_time_cost: int = 3,
                  argon2_memory_kib: int = 65536, hashing_at_once: int = 2) -> None:
@@ -65,21 +102,27 @@ class Accounts:
         self._dummy_hash = self._hasher.hash("not a real password")
         self._new_account_hooks: list = []
         # argon2 takes its memory per hash: a bounded number at once bounds the server's
-        self._hashing = asyncio.Semaphore(max(1, hashing_at_once))
+        self._hashing = HashSlots(hashing_at_once)
+
+    async def _hashed(self, work, urgent: bool = False):  # noqa: ANN001, ANN202
+        """``work()`` in a thread, in its turn for a hashing slot."""
+        await self._hashing.acquire(urgent)
+        try:
+            return await asyncio.to_thread(work)
+        finally:
+            self._hashing.release()
 
     async def _hash(self, password: str) -> str:
-        async with self._hashing:
-            return await asyncio.to_thread(self._hasher.hash, password)
+        return await self._hashed(lambda: self._hasher.hash(password))
 
-    async def _verify(self, password_hash: str, password: str) -> bool:
+    async def _verify(self, password_hash: str, password: str, urgent: bool = False) -> bool:
         def check() -> bool:
             try:
                 return self._hasher.verify(password_hash, password)
             except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
                 return False
 
-        async with self._hashing:
-            return await asyncio.to_thread(check)
+        return await self._hashed(check, urgent)
 
     def on_new_account(self, hook) -> None:  # noqa: ANN001
         """``hook(tx, account)`` runs inside the transaction that creates an account
@@ -154,13 +197,16 @@ class Accounts:
             await tx.refresh(account)
             return account
 
-    async def authenticate(self, name: str, password: str) -> Account | None:
-        """The account if ``password`` is right, else None (same cost either way)."""
+    async def authenticate(self, name: str, password: str, *,
+                           urgent: bool = False) -> Account | None:
+        """The account if ``password`` is right, else None (same cost either way).
+        ``urgent``: its hash goes before those not urgent (:class:`HashSlots`)."""
         account = await self.get(name)
         if account is None or account.is_computer:
-            await self._verify(self._dummy_hash, password)  # do not reveal which names exist by timing
+            # do not reveal which names exist by timing
+            await self._verify(self._dummy_hash, password, urgent)
             return None
-        return account if await self._verify(account.password_hash, password) else None
+        return account if await self._verify(account.password_hash, password, urgent) else None
 
     async def computer(self, name: str = "Computer") -> Account:
         """The computer player's account, made on first use."""

@@ -273,3 +273,157 @@ def test_wide_names_fit_the_width():
         assert visible_len(row) <= 80, (visible_len(row), row)
     for line in wrap("漢字かな交じり文 " * 30, 40):
         assert visible_len(line) <= 40
+
+
+async def _log_in_at_once(port: int, name: str, count: int, password: str = "secret",
+                          address: str = "127.0.0.1") -> list[str]:
+    """``count`` connections typing ``name`` and ``password`` together; what each saw."""
+    clients = [await _from(port, address) for _ in range(count)]
+    for c in clients:
+        await c.expect("Name: ")
+        c.send(name)
+    for c in clients:
+        await c.expect("(Password: |Too many)")
+    for c in clients:
+        c.send(password)
+    seen = [await _drain(c, 1.0) for c in clients]
+    for c in clients:
+        await c.close()
+    return seen
+
+
+async def test_successful_logins_are_throttled_per_account(sqlite_url):
+    """Every login costs a password hash, a right one too: one account logs in at most
+    ``logins_per_minute`` times a minute (120 connections logging in to one account
+    used to keep the hashing busy for everyone)."""
+    parlor = await _started(sqlite_url, max_connections_per_address=100,
+                            login={"logins_per_minute": 3})
+    try:
+        await (await Client.connect(parlor.port)).create("Busy")
+        for _ in range(3):
+            await (await Client.connect(parlor.port)).login("Busy")
+        late = await Client.connect(parlor.port)
+        await late.expect("Name: ")
+        await late.cmd("Busy", "Too many logins to Busy in the last minute; try again in")
+    finally:
+        await parlor.stop()
+
+
+async def test_one_account_has_one_password_check_at_a_time(sqlite_url):
+    parlor = await _started(sqlite_url, max_connections_per_address=100)
+    try:
+        import threading
+        import time
+
+        real = parlor.accounts._hasher
+        lock = threading.Lock()
+        running = peak = 0
+
+        class Counting:
+            def hash(self, password: str) -> str:
+                return real.hash(password)
+
+            def verify(self, stored: str, password: str) -> bool:
+                nonlocal running, peak
+                with lock:
+                    running += 1
+                    peak = max(peak, running)
+                try:
+                    time.sleep(0.05)
+                    return real.verify(stored, password)
+                finally:
+                    with lock:
+                        running -= 1
+
+        await (await Client.connect(parlor.port)).create("Crowd")
+        parlor.accounts._hashing.free = 4  # room for four hashes at once
+        parlor.accounts._hasher = Counting()
+        await _log_in_at_once(parlor.port, "Crowd", 6)
+        assert peak == 1
+    finally:
+        await parlor.stop()
+
+
+async def test_a_quiet_account_is_hashed_before_a_busy_one():
+    """The hashing slots go urgent-first: a login to an account nobody logged in to
+    lately does not wait behind a crowd's repeated logins."""
+    from server.services.accounts import HashSlots
+
+    slots = HashSlots(1)
+    order: list[str] = []
+
+    async def one(name: str, urgent: bool) -> None:
+        await slots.acquire(urgent)
+        order.append(name)
+        await asyncio.sleep(0.01)
+        slots.release()
+
+    await slots.acquire(False)  # a busy login holds the only slot
+    waiting = [asyncio.create_task(one(f"busy{i}", False)) for i in range(5)]
+    await asyncio.sleep(0)
+    waiting.append(asyncio.create_task(one("quiet", True)))
+    await asyncio.sleep(0)
+    slots.release()
+    await asyncio.gather(*waiting)
+    assert order[0] == "quiet"
+    assert slots.free == 1
+
+
+async def test_failures_behind_a_shared_address_do_not_lock_out_its_players(sqlite_url):
+    """Someone behind a shared address typing wrong passwords (or ``look`` at the
+    Password prompt) five times used to lock every login from it, right passwords
+    included. Now a player who logged in from there lately gets in at once, and anyone
+    else there waits a few seconds, not the whole lockout."""
+    parlor = await _started(sqlite_url, max_connections_per_address=100,
+                            login={"first_delay": 2, "lockout": 60})
+    try:
+        dora = await _from(parlor.port, "127.0.3.1")
+        await dora.create("Dora", "her-own")
+        await dora.close()
+        await (await _from(parlor.port, "127.0.3.9")).create("Ned", "his-own")
+        typo = await _from(parlor.port, "127.0.3.1")
+        await typo.expect("Name: ")
+        for _ in range(parlor.config.login.max_failures + 1):
+            out = await typo.cmd("Carl", "(Password: |Too many|There is no)")
+            if "Password" in out:
+                await typo.cmd("look", "(Wrong password|There is no|Too many)")
+        back = await _from(parlor.port, "127.0.3.1")
+        await back.login("Dora", "her-own")  # trusted here: in at once
+        await back.cmd("look", "Exits:")
+        ned = await _from(parlor.port, "127.0.3.1")  # never logged in from here
+        await ned.expect("Name: ")
+        out = await ned.cmd("Ned", "(Password: |try again in \\d+ seconds)")
+        if "try again" in out:
+            assert int(out.rsplit("in ", 1)[1].split()[0]) <= 2
+            await asyncio.sleep(2.1)
+            await ned.cmd("Ned", "Password: ")
+        ned.send("his-own")
+        await ned.expect("Exits:")
+    finally:
+        await parlor.stop()
+
+
+async def test_held_connections_make_room_for_a_new_player(sqlite_url):
+    """Idle connections that never log in used to hold the server full ("full" for
+    every newcomer as long as they were held). Now the one silent longest makes room."""
+    parlor = await _started(sqlite_url, max_connections=6, max_connections_per_address=100)
+    try:
+        held = [await asyncio.open_connection("127.0.0.1", parlor.port) for _ in range(6)]
+        await asyncio.sleep(1.5)  # silent for longer than EVICT_AFTER
+        alice = await Client.connect(parlor.port)
+        await alice.create("Alice")
+        await alice.cmd("look", "Exits:")
+        gone = 0
+        for reader, _w in held:
+            try:
+                data = await asyncio.wait_for(reader.read(65536), 0.2)
+                while data and b"make room" not in data:
+                    data = await asyncio.wait_for(reader.read(65536), 0.2)
+                gone += bool(data)
+            except (asyncio.TimeoutError, ConnectionError):
+                pass
+        assert gone >= 1
+        for _r, w in held:
+            w.close()
+    finally:
+        await parlor.stop()

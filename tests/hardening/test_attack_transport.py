@@ -156,15 +156,17 @@ async def test_bytes_before_login_are_budgeted(sqlite_url):
 
 
 async def test_the_global_connection_cap_refuses_politely(sqlite_url):
-    parlor = await _started(sqlite_url, max_connections=6, max_connections_per_address=100)
+    """Full of players who logged in, the server refuses a newcomer with a sentence."""
+    parlor = await _started(sqlite_url, max_connections=3, max_connections_per_address=100)
     try:
-        held = [await asyncio.open_connection("127.0.0.1", parlor.port) for _ in range(6)]
+        held = [await Client.connect(parlor.port) for _ in range(3)]
+        for i, client in enumerate(held):
+            await client.create(f"Holder{i}")
         reader, writer = await asyncio.open_connection("127.0.0.1", parlor.port)
         out = await _read_for(reader, 3.0)
         assert b"full" in out and out.endswith(b"<EOF>")
         assert parlor.counter["refused"] >= 1
-        for _r, w in held:
-            w.close()
+        await held[0].close()
         await asyncio.sleep(0.5)
         alice = await Client.connect(parlor.port)  # room again
         await alice.create("Alice")

@@ -46,16 +46,27 @@ def test_visible_len_ignores_colour_and_counts_wide_characters():
     assert all(len(line) <= 30 for line in wrap("word " * 40, 30))
 
 
-def test_login_throttle_locks_a_key_after_max_failures():
+def test_login_throttle_delays_grow_after_max_failures():
+    """Past the allowance each failure makes the next try wait longer (5, 10, 20 ...),
+    up to the lockout, counted from the last failure: a delay, never a hard lock."""
     now = [0.0]
-    t = LoginThrottle(max_failures=3, window=60, lockout=100, clock=lambda: now[0])
+    t = LoginThrottle(max_failures=3, window=600, lockout=30, clock=lambda: now[0],
+                      first_delay=5)
     for _ in range(2):
         t.fail("addr:1", "name:bob")
     assert t.wait("addr:1", "name:bob") == 0
     t.fail("addr:1", "name:bob")
-    assert t.wait("name:bob") == 100
+    assert t.wait("name:bob") == 5
     assert t.wait("addr:2", "name:carol") == 0
-    now[0] = 101
+    now[0] = 5
+    assert t.wait("name:bob") == 0
+    t.fail("name:bob")
+    assert t.wait("name:bob") == 10
+    for delay in (20, 30, 30):
+        now[0] += 100
+        t.fail("name:bob")
+        assert t.wait("name:bob") == delay
+    t.succeed("name:bob")
     assert t.wait("name:bob") == 0
 
 

@@ -25,6 +25,12 @@ _ESCAPES = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
+# Characters that show as a blank (or nothing) but that ``str.split`` does not take for
+# whitespace: the Hangul fillers, the blank Braille pattern, the Khmer inherent vowels,
+# the combining grapheme joiner. Read as spaces, so padding made of them collapses like
+# spaces do and cannot push a player's text onto a line of its own.
+_BLANK_LOOKING = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f"),
+                               " ")
 
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
@@ -38,9 +44,12 @@ def clean(text: str, *, max_len: int | None = None) -> str:
     """Remove escape sequences and every control or format character from ``text``.
 
     What remains is printable text a terminal shows as-is: no colour changes, no cursor
-    moves, no title changes, no bidi tricks. Tabs become spaces.
+    moves, no title changes, no bidi tricks. Tabs and blank-looking characters become
+    spaces.
     """
     text = _ESCAPES.sub("", text.replace("\t", " "))
+    if not text.isascii():
+        text = text.translate(_BLANK_LOOKING)
     out = "".join(
         ch for ch in text if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
     )
@@ -178,19 +187,16 @@ def wrap_wide_lines(text: str, width: int) -> str:
     that fit, boards among them, are left as they are; colour codes count no columns.
 
     Every line it returns fits in ``width`` columns (so wrapping again changes nothing).
-    This runs on every line the server writes: text that plainly fits is returned without
-    a character being measured (``fits``), and the answer for text that needs wrapping is
-    remembered (replies repeat)."""
+    This runs on every line the server writes: ASCII text that plainly fits is returned
+    without a character being measured, and the answer for other text is remembered
+    (replies repeat, and a broadcast reaches many listeners: wide text is measured once
+    per message and width, not once per listener)."""
     if width <= 0:
         return text
-    plain = text.isascii()  # one column a character at most (a colour code's none)
-    if plain and len(text) <= width:
-        return text
-    lines = text.split("\n")
-    if plain:
-        if max(map(len, lines)) <= width:
+    if text.isascii():  # one column a character at most (a colour code's none)
+        if len(text) <= width or max(map(len, text.split("\n"))) <= width:
             return text
-    elif all(fits(line, width) for line in lines):
+    elif 2 * len(text) <= width:
         return text
     if len(text) > 4096:
         return _wrap_lines(text, width)

@@ -24,6 +24,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from games.pyramid import solver_build
+
 from server.config import Config
 
 if TYPE_CHECKING:
@@ -187,6 +189,8 @@ async def serve(config: Config, app: App) -> int:
         await parlor.db.close()
         return 1
     await parlor.load_default_data()
+    level, line = solver_build.describe()  # the compiled Pyramid solver, or plain Python
+    log.log(level, "%s", line)
     if config.web.enabled:
         from server.web import WebDoor, WebDoorError  # the web door (pages, /play)
 

@@ -25,6 +25,28 @@ def test_help_and_bad_config(tmp_path):
     assert done.returncode == 2 and "unknown key 'prot'" in done.stderr
 
 
+def test_serve_logs_which_pyramid_solver_runs(tmp_path):
+    """At start the server says whether the Pyramid solver is the compiled build or
+    plain Python (and, when a build failed or is stale, why)."""
+    from games.pyramid import solver_build
+
+    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--config",
+                             write_config(tmp_path)], stderr=subprocess.PIPE, text=True,
+                            cwd=os.getcwd())
+    seen = []
+    try:
+        for line in proc.stderr:
+            seen.append(line)
+            if "Connect with: telnet" in line:
+                break
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    said = [line for line in seen if "the Pyramid solver" in line]
+    assert len(said) == 1, "".join(seen)
+    assert said[0].rstrip().endswith(solver_build.describe()[1]), said
+
+
 def test_migrate_seed_and_admin_tasks(tmp_path):
     config = write_config(tmp_path)
     assert esterport("migrate", "--config", config).returncode == 0

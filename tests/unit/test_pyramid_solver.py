@@ -1,10 +1,13 @@
 """Pyramid solver, computer player and renderer: move lists replay through the engine."""
 
+import logging
+import os
 import random
+from pathlib import Path
 
 import pytest
 
-from games.pyramid import ai, notation, render, rules, solver
+from games.pyramid import ai, notation, render, rules, solver, solver_build
 from games.pyramid.rules import END, Game
 
 
@@ -150,21 +153,81 @@ def test_benchmarks_run(capsys, monkeypatch):
 
 
 def test_solver_is_compiled_and_current():
-    """Where there is a C compiler, installing builds the solver with mypyc (setup.py).
-    The build is not redone when solver.py changes: an edit is not seen until
-    `pip install -e .` runs again, so a build older than its source fails here."""
+    """Where there is a C compiler, installing builds the solver with mypyc (setup.py),
+    and records a hash of every module the build was made from. The build is not redone
+    when they change: an edit is not seen until `pip install -e .` runs again, so a build
+    whose sources changed since fails here."""
     import shutil
     import sysconfig
-    from pathlib import Path
-    built = Path(solver.__file__)
+    st = solver_build.status()
     if not solver.COMPILED:
         cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
         headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+        why = f" ({st.reason})" if st.reason else ""
         assert not (shutil.which(cc) and headers.exists()), (
             f"a C compiler ({cc}) and Python's headers are here but the solver runs as "
-            "plain Python: `pip install -e .` did not build it (`pip install -v -e .` "
-            "says why)")
+            f"plain Python{why}: `pip install -e .` did not build it "
+            "(`pip install -v -e .` says why)")
         pytest.skip("no C compiler or no Python headers: the solver runs as plain Python")
-    source = built.with_name("solver.py")
-    assert source.stat().st_mtime <= built.stat().st_mtime, (
-        f"{source} changed after it was built: run `.venv/bin/pip install -e .` again")
+    assert st.record is not None and st.record["compiled"], (
+        "the compiled solver has no record of its build: run `.venv/bin/pip install -e .` "
+        "again")
+    assert not st.changed, (f"{', '.join(st.changed)} changed after the solver was built: "
+                            "run `.venv/bin/pip install -e .` again")
+    assert st.current
+    assert solver_build.describe(st)[1].endswith("the compiled build (mypyc)")
+
+
+def _project_copy(tmp_path):
+    """The modules the solver build is made from, copied under ``tmp_path``."""
+    root = Path(solver_build.ROOT)
+    for name in solver_build.build_sources(root):
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((root / name).read_bytes())
+    return tmp_path
+
+
+def test_the_build_is_made_from_the_solver_and_what_it_imports():
+    names = solver_build.build_sources()
+    assert {"games/pyramid/solver.py", "games/pyramid/cards.py", "games/pyramid/rules.py",
+            "games/errors.py", "games/outcome.py", "games/__init__.py",
+            "games/pyramid/__init__.py"} <= set(names)
+    assert "games/pyramid/solver_build.py" not in names  # the solver does not import it
+    assert not any(name.startswith(("server/", "commands/")) for name in names)
+
+
+def test_a_changed_module_of_the_build_makes_it_stale(tmp_path):
+    root = _project_copy(tmp_path)
+    record = solver_build.make_record(True, "", root)
+    here = root / "games" / "pyramid"
+    solver_build.write_record(here, record)
+    assert solver_build.status(True, here, root).current
+    assert solver_build.describe(solver_build.status(True, here, root))[0] == logging.INFO
+    # an edit to a module the solver only imports (mypyc reads its types, inlines its
+    # constants) makes the build stale as surely as one to the solver itself
+    rules_py = here / "rules.py"
+    rules_py.write_text(rules_py.read_text() + "\n# edited\n")
+    st = solver_build.status(True, here, root)
+    assert st.changed == ("games/pyramid/rules.py",) and not st.current
+    level, line = solver_build.describe(st)
+    assert level == logging.WARNING and "older than its sources" in line
+    assert "games/pyramid/rules.py changed" in line
+    # a file's time alone changes nothing
+    rules_py.write_bytes((Path(solver_build.ROOT) / "games/pyramid/rules.py").read_bytes())
+    os.utime(rules_py, (0, 0))
+    assert solver_build.status(True, here, root).current
+
+
+def test_a_failed_build_is_told_with_its_reason(tmp_path):
+    root = _project_copy(tmp_path)
+    here = root / "games" / "pyramid"
+    solver_build.write_record(here, solver_build.make_record(
+        False, "the C compiler cc exited with status 1", root))
+    level, line = solver_build.describe(solver_build.status(False, here, root))
+    assert level == logging.WARNING
+    assert line == ("the Pyramid solver runs as plain Python: the compiled build failed "
+                    "(the C compiler cc exited with status 1)")
+    (here / solver_build.RECORD).unlink()  # never built (run from a checkout)
+    level, line = solver_build.describe(solver_build.status(False, here, root))
+    assert line.startswith("the Pyramid solver runs as plain Python (it was not built")

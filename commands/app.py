@@ -3,7 +3,7 @@ and the parlor that runs them. ``esterport`` (``python -m commands.app``) runs t
 command line of ``server/cli.py`` with :func:`assemble`; the tests' ``parlor``
 fixture calls :func:`assemble` too.
 
-Layers point one way (``DESIGN.md``, principle 7): this module imports ``server/``,
+Layers point one way (docs/design.md, principle 7): this module imports ``server/``,
 ``server/`` never imports ``commands/``. The parlor is handed its games and its
 command table (a :class:`~commands.registry.Registry`) and knows neither.
 """

@@ -1,4 +1,4 @@
-"""Triad Dice (prefix ``DICE``): the abstract 6x6 dice game of ``rules/dice.md``.
+"""Triad Dice (prefix ``DICE``): the abstract 6x6 dice game of ``docs/rules/dice.md``.
 
 ``rules`` holds the engine, ``notation`` the text and JSON forms, ``render`` the board
 drawing and GMCP view, ``ai`` the computer player.

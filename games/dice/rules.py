@@ -1,4 +1,4 @@
-"""Triad Dice: the rules as ``/work/shared/rules/dice.md`` states them.
+"""Triad Dice: the rules as ``docs/rules/dice.md`` states them.
 
 Board
     A 6x6 grid.  Cells are numbered ``row * 6 + col`` with row 0 = row "1" (the

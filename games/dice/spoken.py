@@ -1,4 +1,5 @@
-"""Triad Dice read out: the view as short lines for a screen reader (SCREENS.md, 8).
+"""Triad Dice read out: the view as short lines for a screen reader
+(docs/design.md, Screens, principle 8).
 
 ``speak(view, names)`` takes the view ``render`` takes and returns lines in a fixed
 order, the most important first: the result or whose move (and the cells to remove

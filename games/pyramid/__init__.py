@@ -1,4 +1,4 @@
-"""Pyramid solitaire (rules/pyramid.md).
+"""Pyramid solitaire (docs/rules/pyramid.md).
 
 ``cards``     the deck, card codes and the pyramid's spots
 ``rules``     one player's match (a standard game, or a tournament of six deals)

@@ -1,7 +1,7 @@
 """Pyramid's computer player and HINT.
 
-The rules page: the computer "sees only what a person would: the pyramid and the
-turned cards, never the face-down Pack order".  So:
+docs/rules/pyramid.md, "Play modes": the computer "knows only what a person would:
+the pyramid and the cards turned up, never the order of the face-down Pack".  So:
 
 - ``knowledge(game)`` is what a player with a perfect memory knows: the pyramid, the
   Waste Pile, the Pack's top card and, from deal 2 on, the whole Pack order (the

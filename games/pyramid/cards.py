@@ -4,8 +4,8 @@ A card is an int 0..51: ``rank = card % 13 + 1`` (A=1 .. K=13, the values the
 seed gives for pairing) and ``suit = card // 13`` in the order clubs, diamonds,
 hearts, spades.  A pyramid position is an index 0..27 in row-major order; row r
 (1..7) holds r cards, so ``index = r*(r-1)//2 + (c-1)`` for "r,c".  The card at
-"r,c" is covered by "r+1,c" and "r+1,c+1" (the seed: "each card (except in the
-seventh row) is partly covered by two cards of the next row").
+"r,c" is covered by "r+1,c" and "r+1,c+1" (docs/rules/pyramid.md, "Deal and play":
+every card above row 7 lies under two cards of the row below).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Pyramid notation: the keyboard grammar of the seed as typed lines, and the JSON
-codec of the State.
+"""Pyramid notation: the keyboard grammar of the original game as typed lines, and the
+JSON codec of the State.
 
-Grammar (rules page, "Commands"): a card is "r,c" or "rc" (row then column, 1..7),
-``P`` (or keypad ``8``) the Pack's top, ``W`` (or keypad ``9``) the Waste top;
+Grammar (docs/rules/pyramid.md, "Commands"): a card is "r,c" or "rc" (row then column,
+1..7), ``P`` (or keypad ``8``) the Pack's top, ``W`` (or keypad ``9``) the Waste top;
 ``D`` (or keypad ``0``, ``DEAL``, ``DISCARD``) is Pack-to-Waste or a redeal;
 ``END`` ends the game.  Two cards make a pair, one card a King:
 

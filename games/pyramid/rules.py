@@ -1,4 +1,4 @@
-"""Pyramid: the rules engine (rules/pyramid.md, seed 003).
+"""Pyramid: the rules engine (docs/rules/pyramid.md).
 
 One ``State`` is a *match*: a standard game is a match of one game, a tournament a
 match of six ("A tournament is six games; par is a net zero; the best net score
@@ -257,8 +257,8 @@ class Game:
 
 
 def par_score(game: Game) -> int:
-    """Par Pyramid (rules page): 50/35/20 less the Waste Pile if the pyramid was
-    cleared in deal 1/2/3 (so a win in deal 1 is 50), else minus every card left.
+    """Par Pyramid (docs/rules/pyramid.md): 50/35/20 less the Waste Pile if the pyramid
+    was cleared in deal 1/2/3 (so a win in deal 1 is 50), else minus every card left.
 
     A game ended by the player before the Pack was depleted counts the cards still in
     the Pack with the Waste Pile.

@@ -1,7 +1,7 @@
 """A perfect-information Pyramid solver (it sees the face-down Pack: never use it
 for a player's HINT or the computer player in deal 1; see ai.py).
 
-Goals (rules/pyramid.md, "Par Pyramid"):
+Goals (docs/rules/pyramid.md, "Par Pyramid"):
 
 - ``"pyramid"`` -- remove all 28 pyramid cards within the three deals;
 - ``"all"``     -- remove all 52 cards within the three deals (a win);

@@ -1,4 +1,4 @@
-"""Triad, the six-card draw game with cubit betting (rules/triad.md).
+"""Triad, the six-card draw game with cubit betting (docs/rules/triad.md).
 
 ``cards``     the deck and card codes (``14B``, ``13P``, ``2R``, ``C``)
 ``hands``     ``evaluate(six codes) -> HandValue`` (an int: compare hands with < == >)

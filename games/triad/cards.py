@@ -62,7 +62,7 @@ def long_name(code: str) -> str:
 
 
 def pips(d: int) -> str:
-    """The seed's marks: dashes for five, dots for one; the Pyramid is a triangle."""
+    """The original cards' marks: dashes for five, dots for one; the Pyramid a triangle."""
     if d == 14:
         return "\u25b2"
     return "\u2014" * (d // 5) + "\u2022" * (d % 5)

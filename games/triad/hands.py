@@ -1,4 +1,5 @@
-"""Triad hand evaluation: six cards -> a HandValue that orders like the rules page.
+"""Triad hand evaluation: six cards -> a HandValue that orders like
+docs/rules/triad.md ("Which hand wins").
 
 Rules page, "Hand categories" and "Comparing two hands":
 
@@ -163,7 +164,7 @@ def _pack(cat: int, dk: tuple, ck: tuple, caps: int) -> int:
 class HandValue(int):
     """The worth of a six-card hand; compare with <, ==, > like ints.
 
-    ``category`` is 1..25 as on the rules page (1 best), ``name`` the category with
+    ``category`` is 1..25 as in docs/rules/triad.md (1 best), ``name`` the category with
     its detail ("Colony, Prince High Red"), ``denominations`` the compared
     denominations, ``colors`` the compared Colors (letters, "-" = colorless).
     """

@@ -1,4 +1,4 @@
-"""Triad (the card game): the table as ``/work/shared/rules/triad.md`` states it.
+"""Triad (the card game): the table as ``docs/rules/triad.md`` states it.
 
 Everything that moves the table from one phase to the next lives in this file.
 
@@ -398,7 +398,7 @@ def _bet(state: State, seat: int, kind: str, amount: int, rng) -> tuple[State, l
     to_call = state.current_bet - s.bet
     events: list = []
     if kind == "EQUAL" and to_call == 0:
-        kind = "PASS"  # the seed: equal means pass when nobody has raised
+        kind = "PASS"  # the original rules: equal means pass when nobody has raised
     if kind == "PASS":
         if to_call:
             raise IllegalAction(f"You can't pass: equal {to_call}, raise or fold.")

@@ -1,4 +1,5 @@
-"""Triad read out: the table as short lines for a screen reader (SCREENS.md, 8).
+"""Triad read out: the table as short lines for a screen reader
+(docs/design.md, Screens, principle 8).
 
 ``speak(view, names)`` takes the view the kind's ``render`` takes (``table.view_for``:
 the hand's view with the table's names and notes) and returns lines in a fixed order,

@@ -1,6 +1,6 @@
 """A Triad table whose players come and go: the engine around ``rules`` (one hand's
 state machine) that knows who sits where, and what happens when they sit, leave,
-go away and come back (rules page: "timeouts and disconnects").
+go away and come back (docs/rules/triad.md, "Timeouts and disconnects").
 
 State
     :class:`Table`: the hand engine's state (``game``, whose seats are "positions"),

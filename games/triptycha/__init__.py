@@ -1,7 +1,7 @@
 """Triptycha: triangular tile battles on a board of 9 niches (``TT`` commands).
 
 ``rules`` is the engine, ``notation`` reads and prints actions and rules, ``render``
-draws a view, ``ai`` plays.  See /work/shared/rules/triptycha.md.
+draws a view, ``ai`` plays.  See docs/rules/triptycha.md.
 """
 
 from .rules import (Action, Done, Draw, Flip, Lay, Options, Resign, Rotate, Rules, State,

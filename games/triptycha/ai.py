@@ -10,8 +10,8 @@
   other side's strongest edge, tempo).  Every search checks the clock and stops
   within ``budget_s``.
 
-Hidden information (a decision; the rules page is silent): the AI sees the board,
-its own hand and its own deck.  With Truth on it also uses the opponent's hand
+Hidden information (a decision; docs/rules/triptycha.md is silent): the AI sees the
+board, its own hand and its own deck.  With Truth on it also uses the opponent's hand
 (the rules let it view it).  Otherwise the opponent's unlaid tiles are unknown: the
 AI treats the opponent's deck minus the tiles already seen on the board as the
 possibilities, and searches a few *determinizations* -- hands sampled from those

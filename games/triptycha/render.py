@@ -227,8 +227,8 @@ def render(view: dict, width: int = 80, color: bool = True, names=("Alice", "Bob
     ``game_no`` fills the ``Game #N`` header.  ``show_opponent`` draws the opponent's
     hand when the view holds it (default: only for the winner while trading).
     ``height``: the rows the drawing may take; when the full drawing (hand tiles as
-    pictures) is taller, the compact one is drawn (SCREENS.md, principle 1): the board
-    with the hand listed beside it, a tile a line.
+    pictures) is taller, the compact one is drawn (docs/design.md, Screens, principle
+    1): the board with the hand listed beside it, a tile a line.
     """
     full = _render(view, width, color, names, game_no, show_opponent, compact=False)
     if height is None or full.count("\n") + 1 <= height:

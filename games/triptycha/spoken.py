@@ -1,4 +1,5 @@
-"""Triptycha read out: the view as short lines for a screen reader (SCREENS.md, 8).
+"""Triptycha read out: the view as short lines for a screen reader
+(docs/design.md, Screens, principle 8).
 
 ``speak(view, names)`` takes the view ``render`` takes (``view_for``) and returns lines,
 one fact a line, in a fixed order, the most important first: whose turn and what to type,

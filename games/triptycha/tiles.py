@@ -142,10 +142,10 @@ def random_deck(rng, size: int, first_id: int, collection: str = "Practice") -> 
 
 
 def name_forms(name: str) -> list[str]:
-    """A tile's name from longest to shortest, each made of whole words (SCREENS.md,
-    principle 6): "a painted tile of the Ferryman", "painted tile of the Ferryman",
-    "painted (Ferryman)", "painted". A name of another shape gives itself and its
-    words without the article, then its first word."""
+    """A tile's name from longest to shortest, each made of whole words
+    (docs/design.md, Screens, principle 6): "a painted tile of the Ferryman", "painted
+    tile of the Ferryman", "painted (Ferryman)", "painted". A name of another shape
+    gives itself and its words without the article, then its first word."""
     words = name.split()
     bare = words[1:] if len(words) > 1 and words[0].lower() in ("a", "an", "the") else words
     forms = [name, " ".join(bare)]

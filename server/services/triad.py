@@ -32,7 +32,7 @@ Hands
     ``NEXT_HAND_S`` seconds (never longer than the action clock). A player who joins
     during a hand sits out until the next one.
 
-Clocks, disconnects, leaving (rules page: "timeouts and disconnects")
+Clocks, disconnects, leaving (docs/rules/triad.md, "Timeouts and disconnects")
     The player to act has ``[games] triad_action_timeout`` seconds (default 60); then
     the engine's default action is applied (pass if they can, else fold; in the draw,
     keep every card). A player who disconnects is marked away (``AWAY``): at their

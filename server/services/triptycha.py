@@ -21,7 +21,7 @@ tile instances (``server/services/tiles.py``):
 Options are the rules words as a flat dict (``notation.rules_to_json``), so ``ranked``
 sits where the host and ``is_ranked`` look for it.
 
-Decisions where the rules page is silent (server side; the engine's are in
+Decisions where docs/rules/triptycha.md is silent (server side; the engine's are in
 ``games/triptycha/DECISIONS.md``):
 
 * A player's deck listing for ``TT DRAW`` is the deck in ``ITD SORT`` order when the game

@@ -193,9 +193,10 @@ async def test_a_crowd_of_one_more_is_one_other(parlor, clients, monkeypatch):
 
 
 async def test_a_message_after_the_prompt_starts_on_a_fresh_line(parlor, clients):
-    """SCREENS.md 7: output that interrupts (a tell while the player sits at "> ") starts
-    on its own line, not after the prompt; a reply to what the player typed follows the
-    prompt as before (their Enter already moved the cursor)."""
+    """docs/design.md, Screens, principle 7: output that interrupts (a tell while the
+    player sits at "> ") starts on its own line, not after the prompt; a reply to what
+    the player typed follows the prompt as before (their Enter already moved the
+    cursor)."""
     alice = await clients("Alice")
     bob = await clients("Bob")
     await quiet_read(alice)

@@ -164,7 +164,8 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
                    "REMOVE <cell>" in out.replace("\r\n", " ").replace("\n", " ")
             assert f"The mover chooses which of their dice to remove: {offered} " \
                    "(DICE REMOVE <cell>)." in out
-            # the opponent is told in a line, not a redrawn board (SCREENS.md, 2)
+            # the opponent is told in a line, not a redrawn board (docs/design.md,
+            # Screens, 2)
             seen += await other.expect(re.escape(
                 f"The mover chooses which of their dice to remove: {offered} "
                 "(DICE REMOVE <cell>)."))

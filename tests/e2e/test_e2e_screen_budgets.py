@@ -1,6 +1,6 @@
-"""Screen budgets (issue 12, SCREENS.md): a scripted game of each kind over real sockets,
-counting what each participant receives: lines, and boards (a board begins with the
-game's header line, ``Game #N: <kind>, A vs B`` with its ``[your move]`` mark).
+"""Screen budgets (issue 12; docs/design.md, Screens): a scripted game of each kind over
+real sockets, counting what each participant receives: lines, and boards (a board begins
+with the game's header line, ``Game #N: <kind>, A vs B`` with its ``[your move]`` mark).
 
 Run with ``-s`` to see the figures; each is checked against its budget:
 
@@ -107,7 +107,6 @@ async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp
     await settle(alice, carol)
     watched, seen = carol.seen[carol_start:], alice.seen[start:]
     opponent = told(seen, "Computer(easy)")
-    open("/tmp/tt_alice.txt", "w").write(seen); open("/tmp/tt_carol.txt", "w").write(watched)
     print(f"\nTriptycha vs computer: boards before the first lay {first_lay}; the "
           f"computer's {len(opponent)} actions took at most {max(opponent)} lines each "
           f"(boards aside); Alice: {boards(seen)} boards, {lines(seen)} lines in all; "

@@ -91,7 +91,7 @@ GAMES = [
 
 def test_the_acting_view_of_each_game_fits_one_screen_of_debian_telnet(server_process):
     """At 80x24 the view a player acts on (the header with "[your move]" down to what to
-    type) is on the screen at once, without scrolling back (SCREENS.md, principle 1)."""
+    type) is on the screen at once, without scrolling back (docs/design.md, Screens, 1)."""
     require_program("tmux")
     telnet = require_program("telnet")
     screen = Screen(f"{telnet} 127.0.0.1 {server_process}")

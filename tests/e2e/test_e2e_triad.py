@@ -46,7 +46,7 @@ async def drain(client: Client) -> None:
 
 def announced(name: str, line: str) -> str:
     """The one line that tells ``name``'s move ``line`` (Triad notation) to the table: a
-    draw in words, a bet as typed (SCREENS.md, 3)."""
+    draw in words, a bet as typed (docs/design.md, Screens, 3)."""
     words = line.split()
     if words[0] == "DRAW":
         n = len(words) - 1

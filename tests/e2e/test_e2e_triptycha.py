@@ -55,7 +55,8 @@ async def raw_cmd(client: Client, line: str, until: str, timeout: float = 5.0) -
 
 def announced(name: str, text: str) -> str:
     """The one line that tells ``name``'s move ``text`` (notation: ``LAY 1 IN 5``,
-    ``FLIP 2``, ``ROTATE 3``, ``DRAW 4``, ``TAKE 1``) to everyone (SCREENS.md, 3)."""
+    ``FLIP 2``, ``ROTATE 3``, ``DRAW 4``, ``TAKE 1``) to everyone (docs/design.md,
+    Screens, 3)."""
     words = text.upper().replace("TT ", "").split()
     verb, n = words[0], words[1]
     if verb == "LAY":
@@ -129,7 +130,8 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
                      announced("Alice", "TAKE 1"), f"Game #{number}: Alice wins"]:
             assert text in seen, text
         # a player's hidden actions (a draw, a tile turned in hand) are nothing to a
-        # watcher (SCREENS.md, 4); the draw that fills the hands starts play, and is told
+        # watcher (docs/design.md, Screens, 4); the draw that fills the hands starts play,
+        # and is told
         for text in ["Alice draws a tile <1>", announced("Bob", "FLIP 2")]:
             assert text not in seen, text
         assert "Alice: LAY" not in seen and "Bob: FLIP" not in seen  # told once, not twice

@@ -1,4 +1,4 @@
-"""Triad Dice rules, table by table from rules/dice.md (boards drawn row 6 first:
+"""Triad Dice rules, table by table from docs/rules/dice.md (boards drawn row 6 first:
 ``(n)`` a die of seat 0, ``[n]`` a die of seat 1, as the renderer draws them)."""
 
 import random

@@ -1,4 +1,5 @@
-"""Layers point one way (DESIGN.md, principle 7): ``commands/`` -> ``server/`` -> ``games/``.
+"""Layers point one way (docs/design.md, principle 7): ``commands/`` -> ``server/`` ->
+``games/``.
 
 Every import of every module (at the top, inside functions, under ``TYPE_CHECKING``) is
 read from the source with ``ast``; nothing is imported to find them.

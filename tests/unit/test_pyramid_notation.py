@@ -1,4 +1,4 @@
-"""Pyramid notation: the keyboard grammar of the rules page."""
+"""Pyramid notation: the keyboard grammar of docs/rules/pyramid.md."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Pyramid engine: table tests from rules/pyramid.md and hypothesis properties."""
+"""Pyramid engine: table tests from docs/rules/pyramid.md and hypothesis properties."""
 
 import json
 import random

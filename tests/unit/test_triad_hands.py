@@ -1,4 +1,4 @@
-"""Triad hand evaluation: table tests from the rules page, and the fast evaluator
+"""Triad hand evaluation: table tests from docs/rules/triad.md, and the fast evaluator
 checked against a slow, obviously-correct reference.
 
 The reference tries every category in rank order; for each, every way of cutting

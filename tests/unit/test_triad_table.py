@@ -1,5 +1,5 @@
 """The Triad table engine (games/triad/table.py): seating, leaving, hidden cards,
-clocks, notation and JSON, with no database; the rules page's cases for sitting,
+clocks, notation and JSON, with no database; docs/rules/triad.md's cases for sitting,
 leaving, going away, coming back and closing; and properties over random sequences."""
 
 from __future__ import annotations
@@ -261,7 +261,7 @@ def test_pots_are_told_with_names_split_and_side_pots():
                     "Alice shows 14B 13B 12B 11B 10B 9B: Full Colors."]
 
 
-# -- the rules page's cases, as tables ---------------------------------------------------------
+# -- docs/rules/triad.md's cases, as tables ----------------------------------------------------
 # "A table has 2..6 seats, an opening bet (ante, also the minimum bet and minimum raise) and
 # an optional upper limit for one raise": one check, one wording (rules.check_options).
 @pytest.mark.parametrize(("opening", "limit", "seats", "buyin", "refusal"), [

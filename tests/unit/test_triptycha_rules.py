@@ -1,4 +1,4 @@
-"""Triptycha rules, table-driven from rules/triptycha.md."""
+"""Triptycha rules, table-driven from docs/rules/triptycha.md."""
 
 import random
 

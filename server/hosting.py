@@ -106,7 +106,8 @@ class GameKind(abc.ABC):
     ``staticmethod``): ``apply(state, seat, action, rng) -> (state, events)``,
     ``outcome(state)``, ``to_move(state)``, ``parse_action(text)``,
     ``format_action(action)``, ``state_to_json``/``state_from_json``,
-    ``view_for(state, seat | None)``, ``render(view, width, color, names, height)``,
+    ``view_for(state, seat | None)`` (what that seat, or a watcher, may see now),
+    ``render(view, width, color, names, height)``,
     ``speak(view, names) -> lines`` (the view read out for a screen reader, one fact a
     line, no drawing), ``choose_action(state, seat, level, rng, budget_s)`` (the
     computer player) and ``describe_event(event) -> sentence | None``.
@@ -117,13 +118,14 @@ class GameKind(abc.ABC):
       (""), ``is_ranked(options)`` (the option ``ranked``);
     - words: ``describe_move`` (None: REPLAY shows "<name>: <notation>"),
       ``describe_outcome`` (the host's "X wins (...)" / "ends in a draw (...)");
+    - REPLAY: ``replay_view(state, seat, now)`` (``view_for(state, seat)``);
     - the database, inside the transaction that stores the game: ``on_start(ctx)``
       (abstract: the first state), ``on_action(ctx)`` (nothing), ``on_finish(ctx)``
       (no lines), and ``check_offer`` before a challenge is offered (no refusal);
     - the clock and the players: ``timeout(state)`` (no clock), ``seats_of(state,
       seats)`` (the seats do not change), ``presence(state, seat, here)`` (nothing
       happens when a player leaves or comes back), ``pace(game, seat)`` (the host's
-      ``computer_delay``), ``audience(state, seat, events)`` (every player is told),
+      ``computer_delay``), ``audience(state, seat, events)`` (everyone is told),
       ``counts(outcome)`` (every finished game counts in the records).
 
     **The service.** ``GameHost.register`` sets ``host``, the one host of this kind
@@ -183,6 +185,12 @@ class GameKind(abc.ABC):
 
     @abc.abstractmethod
     def describe_event(self, event: Any) -> str | None: ...
+
+    def replay_view(self, state: Any, seat: int | None, now: Any) -> dict:
+        """``view_for`` of ``state``, a past point of a game that stands at ``now`` (in
+        play, or finished): REPLAY shows no more than may be seen ``now``, and may show
+        more of a finished game than was seen while it was played."""
+        return self.view_for(state, seat)
 
     # -- options -----------------------------------------------------------------------
     def parse_options(self, words: list[str]) -> dict[str, Any]:
@@ -257,9 +265,20 @@ class GameKind(abc.ABC):
         return self.host.computer_delay
 
     def audience(self, state: Any, seat: int, events: list) -> Any:
-        """The seats whose players are told of an action by ``seat`` that led to
-        ``state``; None: every player. Watchers are always told, and so is everyone when
-        the game ends."""
+        """Who is told of the action by ``seat`` whose ``events`` led to ``state``; None:
+        everyone (every player and every watcher), as everyone always is when the game
+        ends. Otherwise a value (the game's own: ``games/`` imports nothing from here) with
+        three attributes:
+
+        - ``seats``: the seats whose players are told it in full (None: every player);
+        - ``watchers``: whether the watchers are too (a web page or a telnet watcher);
+        - ``public``: the events that everyone else is told of (their sentences, with the
+          actor's name, and not the action itself); with none, the players left out hear
+          nothing, and the watchers get the event's facts without a line, so that they
+          keep up with the game's version and redraw what they may see.
+
+        ``state`` may also be a later state of the game (REPLAY asks who may be told of a
+        past action now): a game in play replays only as far as its watchers are told."""
         return None
 
     def counts(self, outcome: Outcome) -> bool:

@@ -13,6 +13,9 @@ State
       (:func:`waiting_for_deal`), so its moves never tell of a deal still to be played.
     * A tournament against a person: two seats, each told only of their own moves
       (:func:`audience`), and of the other's when one of the other's games ends.
+    * Use Same Deck, whoever plays: nobody but its player sees a deal, or hears of its
+      moves, before every seat has finished it (:func:`is_shown`), since the others are
+      dealt the same cards; the running scores are everyone's to see.
 
 Actions
     The match engine's (``rules.Action``: a pair, a King, ``D``, ``END``), for the seat's
@@ -21,7 +24,8 @@ Actions
     ``apply`` raises :class:`games.errors.IllegalAction` and leaves the table unchanged.
 
 Events
-    :class:`Told` (an engine event of one seat's match) and :class:`Closed`.
+    :class:`Told` (an engine event of one seat's match) and :class:`Closed`; who hears
+    them is :func:`audience` (an :class:`Audience`).
 
 How a table ends (``outcome``)
     Played out (every match over), or closed: SAVE, EXIT and NEW are not counted in the
@@ -169,6 +173,15 @@ def waiting_for_deal(table: Table, seat: int) -> bool:
                for i, m in enumerate(table.matches) if not table.computer[i])
 
 
+def is_shown(table: Table, game_no: int) -> bool:
+    """Whether deal ``game_no`` may be shown to anyone besides a seat playing it: with Use
+    Same Deck at a table of two only once every seat has finished it (the other would see
+    the cards it is still to be dealt), or once the table is over."""
+    if not table.same_deck or len(table.matches) == 1 or table.closed or table.played_out:
+        return True
+    return all(len(m.scores) >= game_no for m in table.matches)
+
+
 def to_move(table: Table) -> tuple[int, ...]:
     if table.closed:
         return ()
@@ -279,14 +292,39 @@ def counts(result: Outcome) -> bool:
     return result.reason not in NOT_COUNTED
 
 
-def audience(table: Table, seat: int, events: list) -> tuple[int, ...] | None:
-    """At a table of two, a player hears of the other's moves only when one of the
-    other's games ends (the running score changes) or the table closes."""
+@attrs.frozen
+class Audience:
+    """Who hears an action in full (the parlor's ``GameKind.audience``): the players of
+    ``seats`` (None: every player) and, if ``watchers``, the watchers. Everyone else hears
+    only its ``public`` events (a game's end and score, the next deal), if any."""
+
+    seats: tuple[int, ...] | None = None
+    watchers: bool = True
+    public: tuple = ()
+
+
+#: Events that tell how far a player is, never a card: whoever may not hear the move hears them.
+_PUBLIC = (rules.GameOver, rules.NewDeal)
+
+
+def audience(table: Table, seat: int, events: list) -> Audience | None:
+    """Who hears of ``seat``'s action that led to ``table`` (None: everyone, watchers too).
+
+    At a table of two a player hears of the other's moves only when one of the other's
+    games ends (the running score changes) or the table closes. With Use Same Deck, a
+    move in a deal not yet finished by every seat (:func:`is_shown`) is heard by its
+    player alone: the others, watchers included, hear only that a game ended and the next
+    was dealt. ``table`` may also be a later table than the action's: then the answer is
+    who may hear of the action now (REPLAY)."""
     if len(table.matches) == 1 or table.closed:
         return None
-    if any(isinstance(e, Told) and isinstance(e.event, rules.GameOver) for e in events):
+    told = [e for e in events if isinstance(e, Told)]
+    shown = all(is_shown(table, e.event.game_no) for e in told
+                if not isinstance(e.event, rules.NewDeal))  # a deal dealt tells no card
+    if shown and any(isinstance(e.event, rules.GameOver) for e in told):
         return None
-    return (seat,)
+    return Audience(seats=(seat,), watchers=shown,
+                    public=tuple(e for e in told if isinstance(e.event, _PUBLIC)))
 
 
 def choose_action(table: Table, seat: int, level: str | None, rng: random.Random,
@@ -332,11 +370,21 @@ def state_from_json(data: dict[str, Any]) -> Table:
 
 
 # -- what a player sees ------------------------------------------------------------------------
-def view_for(table: Table, seat: int | None) -> dict[str, Any]:
+def view_for(table: Table, seat: int | None, now: Table | None = None) -> dict[str, Any]:
     """The engine's view of the seat's own match (a watcher: seat 0's), with the other
-    seats' running scores. The Pack order and the deal seeds stay hidden."""
-    me = seat if seat is not None and 0 <= seat < len(table.matches) else 0
-    view = board.view_for(table.matches[me])
+    seats' running scores. The Pack order and the deal seeds stay hidden, and so does
+    every card of a deal that only its player may see yet (:func:`is_shown`): anyone
+    else gets ``render.hidden_view``.
+
+    ``now``: the table as it stands now, when ``table`` is a past point of it (REPLAY): a
+    deal is shown if it may be now (all of a finished table)."""
+    playing = seat is not None and 0 <= seat < len(table.matches)
+    me = seat if playing else 0
+    match = table.matches[me]
+    if playing or is_shown(now or table, match.game_no):
+        view = board.view_for(match)
+    else:
+        view = board.hidden_view(match)
     view.update(seat=seat, board_of=me, same_deck=table.same_deck, closed=table.closed,
                 waiting=any(waiting_for_deal(table, i) for i in range(len(table.matches))
                             if i != me), others=[
@@ -349,8 +397,10 @@ def view_for(table: Table, seat: int | None) -> dict[str, Any]:
 
 def render(view: dict[str, Any], width: int = 80, color: bool = True,
            names: tuple[str, ...] = ("Alice", "Bob"), height: int = 24) -> str:  # noqa: ARG001
-    """The engine's board, with the owner's name and the other players' running scores."""
+    """The engine's board, with the owner's name and the other players' running scores
+    (before the how-to-move line; after everything on a hidden deal's board)."""
     lines = board.render(view, width=width, color=color, names=names).split("\n")
+    at = len(lines) if view["game"] == board.HIDDEN else len(lines) - 1
     others = view.get("others") or []
     if others:
         owner = view.get("board_of", 0)
@@ -372,7 +422,7 @@ def render(view: dict[str, Any], width: int = 80, color: bool = True,
                 extra.append(line)
         if view.get("waiting"):
             extra.append("(Use Same Deck: the computer plays each deal after you.)")
-        lines[-1:-1] = extra
+        lines[at:at] = extra
     return "\n".join(line if len(line) <= width or "\x1b" in line else line[:width]
                      for line in lines)
 

@@ -4,9 +4,15 @@
 The seed's screen: row numbers at the left of the pyramid (light green), column
 numbers on top of the cards (yellow), the Pack, the Waste Pile, redeals left and
 the score.  Hidden: the order of the face-down Pack and the match's deal seeds.
+
+A deal that may not be shown at all (Use Same Deck, to anyone but its player until
+every player has finished it: ``match.view_for`` decides) has its own view,
+``hidden_view``: how far its player is and the scores, not one card.
 """
 
 from __future__ import annotations
+
+import textwrap
 
 from games.pyramid.cards import ROWS, card_text, index_of, is_red
 from games.pyramid.rules import State
@@ -18,6 +24,11 @@ GREEN = "\x1b[92m"
 YELLOW = "\x1b[93m"
 DIM = "\x1b[2m"
 CELL = 6  # each card drawn as "[10H]" plus a space
+
+#: The ``"game"`` of a view whose cards are hidden: its own word, so that whatever draws
+#: views by that word never takes it for a board with cards.
+HIDDEN = "pyramid-hidden"
+HIDDEN_NOTE = "Use Same Deck: this deal's cards stay hidden until both players have played it."
 
 
 def _card(card: int | None) -> dict | None:
@@ -57,6 +68,22 @@ def view_for(state: State, seat: int | None = None) -> dict:
     }
 
 
+def hidden_view(state: State) -> dict:
+    """JSON-able view of a match whose current deal may not be shown: which game it is,
+    the cards left and the scores (the running score is everyone's to see), no card."""
+    return {
+        "game": HIDDEN,
+        "mode": state.mode,
+        "game_no": state.game_no,
+        "games": state.n_games,
+        "cards_left": state.game.cards_left,
+        "scores": list(state.scores),
+        "total": state.total,
+        "match_over": state.over,
+        "note": HIDDEN_NOTE,
+    }
+
+
 def _plural(n: int, noun: str, pad: int = 0) -> str:
     """'1 card', '0 cards', '23 cards' (the number right-aligned in ``pad`` columns)."""
     return f"{n:>{pad}} {noun}{'' if n == 1 else 's'}"
@@ -79,11 +106,9 @@ def _cell(entry: dict | None, color: bool) -> str:
 def render(view: dict, width: int = 80, color: bool = True,
            names: tuple[str, ...] = ("Alice", "Bob")) -> str:
     """Draw the view within ``width`` (>= 60) columns."""
-    lines: list[str] = []
-    title = "Pyramid"
-    if view["mode"] == "tournament":
-        title += f" -- tournament game {view['game_no']} of {view['games']}"
-    lines.append(title)
+    if view["game"] == HIDDEN:
+        return _render_hidden(view, width)
+    lines = [_title(view)]
     heads = "".join(f"{c:^{CELL}}" for c in range(1, ROWS + 1))
     lines.append(" " * 4 + _paint(heads.rstrip(), YELLOW, color))
     for row in range(1, ROWS + 1):
@@ -104,13 +129,32 @@ def render(view: dict, width: int = 80, color: bool = True,
     elif view["cleared_in"]:
         lines.append(f"Pyramid cleared in deal {view['cleared_in']}: play the Pack out")
     if view["mode"] == "tournament" or view["scores"]:
-        scores = " ".join(f"{s:+d}" for s in view["scores"]) or "-"
-        lines.append(f"Scores: {scores}   running total {view['total']:+d}")
+        lines.append(_scores(view))
     if not view["over"]:  # how to move, not a hint: no cell is named
         how = "Pair to 13: PYR <row,col> <row,col>; a King alone; P Pack, W Waste, D draws"
         if len(how) > width:
             how = "Pair to 13: PYR <r,c> <r,c>; a King alone; P W D"
         lines.append(_paint(how, DIM, color))
+    return "\n".join(_fit(line, width) for line in lines)
+
+
+def _title(view: dict) -> str:
+    if view["mode"] == "tournament":
+        return f"Pyramid -- tournament game {view['game_no']} of {view['games']}"
+    return "Pyramid"
+
+
+def _scores(view: dict) -> str:
+    scores = " ".join(f"{s:+d}" for s in view["scores"]) or "-"
+    return f"Scores: {scores}   running total {view['total']:+d}"
+
+
+def _render_hidden(view: dict, width: int) -> str:
+    """A hidden deal: the title with the cards left, why no card shows, the scores."""
+    left = (f"all {view['games']} games played" if view["match_over"]
+            else f"{_plural(view['cards_left'], 'card')} left")
+    lines = [f"{_title(view)}: {left}", *textwrap.wrap(view["note"], min(width, 80)),
+             _scores(view)]
     return "\n".join(_fit(line, width) for line in lines)
 
 

@@ -5,12 +5,15 @@ the board of ``render.view_for`` and the other seats' running scores) and return
 in a fixed order, the most important first: the result if the game is over, the cards
 that may be played now (the exposed pyramid cards, the Pack and Waste tops), the Pack
 and the Waste, the deal, then the pyramid row by row (a card still covered says so), the
-scores, and the other players. No drawing: "7,1 K spades", not ``[ KS]``.
+scores, and the other players. No drawing: "7,1 K spades", not ``[ KS]``. A deal whose
+cards are hidden (``render.hidden_view``) is read as the title, the cards left, why no
+card is read, the scores and the other players.
 """
 
 from __future__ import annotations
 
 from .cards import ROWS, SUIT_NAMES, SUITS, index_of
+from .render import HIDDEN
 
 _HOW = {"won": "all cards removed", "stuck": "no move left", "ended": "ended"}
 
@@ -35,6 +38,8 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
     if view["mode"] == "tournament":
         title += f", tournament game {view['game_no']} of {view['games']}"
     lines.append(title + ".")
+    if view["game"] == HIDDEN:
+        return [*lines, *_hidden(view), *_others(view, names)]
     if view["over"]:
         how = _HOW.get(view["how"], view["how"])
         lines.append(f"Game over ({how}): Par score {view['score']:+d}.")
@@ -61,8 +66,26 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
                 cards.append(f"{r},{c} {card_words(entry)}{covered}")
         lines.append(f"Row {r}: {', '.join(cards)}." if cards else f"Row {r}: cleared.")
     if view["mode"] == "tournament" or view["scores"]:
-        scores = ", ".join(f"{s:+d}" for s in view["scores"]) or "none yet"
-        lines.append(f"Scores: {scores}; running total {view['total']:+d}.")
+        lines.append(_scores(view))
+    lines.extend(_others(view, names))
+    return lines
+
+
+def _scores(view: dict) -> str:
+    scores = ", ".join(f"{s:+d}" for s in view["scores"]) or "none yet"
+    return f"Scores: {scores}; running total {view['total']:+d}."
+
+
+def _hidden(view: dict) -> list[str]:
+    """A deal no card of which may be read: how far it is, why, the scores."""
+    left = (f"All {view['games']} games played." if view["match_over"]
+            else f"{_plural(view['cards_left'], 'card')} left.")
+    return [left, view["note"], _scores(view)]
+
+
+def _others(view: dict, names) -> list[str]:  # noqa: ANN001
+    """The other players' running scores, and whether the computer waits for a deal."""
+    lines = []
     for o in view.get("others") or ():
         who = names[o["seat"]] if o["seat"] < len(names) else f"Seat {o['seat'] + 1}"
         if o["over"]:

@@ -82,6 +82,9 @@ class LiveGame:
     absent: dict[int, float] = attrs.field(factory=dict)  # seat -> since when
     outcome: Outcome | None = None
     thinking: set[int] = attrs.field(factory=set)  # computer seats with a move in flight
+    # A game rebuilt by ``GameHost.replay``: the game's state as it stands now, which
+    # decides what its views may show (``GameKind.replay_view``); None for a live game.
+    now: Any = None
 
     def rng(self, step: int) -> random.Random:
         """The RNG of action number ``step``: replaying the moves replays the dice."""
@@ -108,7 +111,9 @@ class LiveGame:
         return f"Game #{self.id}: {self.kind.title}, {' vs '.join(self.players)}"
 
     def view(self, seat: int | None) -> dict:
-        return self.kind.view_for(self.state, seat)
+        if self.now is None:
+            return self.kind.view_for(self.state, seat)
+        return self.kind.replay_view(self.state, seat, self.now)
 
     def render(self, seat: int | None, width: int = 80, color: bool = True) -> str:
         return self.kind.render(self.view(seat), width=width, color=color, names=self.names)
@@ -461,8 +466,8 @@ class GameHost:
                         ranked=record.ranked, seed=seed, state=state, version=0)
         self._add_live(game)
         opts = kind.describe_options(options)
-        self._publish(game, [f"{game.title} begins{' (' + opts + ')' if opts else ''}."],
-                      kind="game.start")
+        self._publish(game, self._event(
+            game, "game.start", [f"{game.title} begins{' (' + opts + ')' if opts else ''}."]))
         self._schedule(game)
         return game
 
@@ -596,8 +601,8 @@ class GameHost:
         told = self._told(game)  # a player who leaves with this action hears of it too
         only = None
         audience = None if outcome is not None else game.kind.audience(new_state, seat, events)
-        if audience is not None:  # None: every player
-            only = {game.seats[s].account_id for s in audience
+        if audience is not None and audience.seats is not None:  # None: every player
+            only = {game.seats[s].account_id for s in audience.seats
                     if game.seats[s].computer is None and not game.seats[s].left}
         if seats != game.seats:
             self._reseat(game, seats)
@@ -622,8 +627,22 @@ class GameHost:
             lines.append(self.describe_outcome(game, outcome))
             lines.extend(finish_lines)
             self._drop_live(game)
-        self._publish(game, lines, kind="game.end" if outcome else "game.update", also=told,
-                      only=only, facts=facts)
+        event = self._event(game, "game.end" if outcome else "game.update", lines, facts)
+        outline = None if audience is None else self._outline(game, seat, note, audience, facts)
+        self._publish(game, event, also=told, only=only, outline=outline,
+                      watched=audience is None or audience.watchers)
+
+    def _outline(self, game: LiveGame, seat: int, note: str | None, audience: Any,
+                 facts: dict[str, Any]) -> Event:
+        """The action as told to those the kind's ``audience`` does not tell in full: the
+        note and its public events' sentences, with the actor's name; and its facts, with
+        the board changed only if a public event tells of it."""
+        public = audience.public
+        said = " ".join(t for t in map(game.kind.describe_event, public) if t)
+        lines = ([note] if note else []) + ([f"{game.seats[seat].name}: {said}"] if said else [])
+        return self._event(game, "game.update", lines, {
+            **facts, "board": bool(said),
+            "new_phase": any(_fact(e, "new_phase") for e in public)})
 
     async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome,
                       seats: tuple[Seat, ...]) -> list[str]:
@@ -806,25 +825,44 @@ class GameHost:
 
     async def replay(self, game_id: int, upto: int | None = None) -> tuple[LiveGame, list[GameMove]]:
         """The game as it stood after ``upto`` moves (all of them when None), rebuilt from
-        its initial state and stored move list, as a detached LiveGame."""
+        its initial state and stored move list, as a detached LiveGame shown as the game
+        stands now (``LiveGame.now``). A game in play is replayed only as far as its
+        watchers have been told (``_told_to_watchers``): REPLAY never shows more of it than
+        a watcher may see now."""
         record, moves = await self.record(game_id)
         kind = self.kinds.get(record.kind)
         if kind is None:
             raise GameError(f"Game #{game_id} is a game this server does not host now.")
-        if upto is not None and not 0 <= upto <= len(moves):
-            raise GameError(f"Game #{game_id} has moves 0 to {len(moves)}.")
         game = LiveGame(id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
                         options=record.options, ranked=record.ranked, seed=record.seed,
-                        state=kind.state_from_json(record.initial_state), version=0)
+                        state=kind.state_from_json(record.initial_state), version=0,
+                        now=kind.state_from_json(record.state))
+        shown = self._told_to_watchers(game, moves) if record.status == "active" else moves
+        if upto is not None and not 0 <= upto <= len(shown):
+            yet = " that may be shown yet" if len(shown) < len(moves) else ""
+            raise GameError(f"Game #{game_id} has moves 0 to {len(shown)}{yet}.")
         game.seats = kind.seats_of(game.state, game.seats)
-        for move in moves[:upto]:
+        for move in shown[:upto]:
             game.state, _ = kind.apply(game.state, move.seat, kind.parse_action(move.notation),
                                        game.rng(move.seq))
             game.version = move.seq
             game.seats = kind.seats_of(game.state, game.seats)
         if record.result:
             game.outcome = Outcome.from_json(record.result)
-        return game, moves
+        return game, shown
+
+    @staticmethod
+    def _told_to_watchers(game: LiveGame, moves: list[GameMove]) -> list[GameMove]:
+        """The first of ``moves`` (replayed from ``game``'s state) up to the first that
+        the kind's ``audience`` does not tell the watchers of now (``game.now``)."""
+        kind, state = game.kind, game.state
+        for count, move in enumerate(moves):
+            state, events = kind.apply(state, move.seat, kind.parse_action(move.notation),
+                                       game.rng(move.seq))
+            audience = kind.audience(game.now, move.seat, events)
+            if audience is not None and not audience.watchers:
+                return moves[:count]
+        return moves
 
     async def history(self, account_id: int, limit: int = 10) -> list[GameRecord]:
         """Recent finished games with ``account_id`` in a seat, newest first."""
@@ -847,20 +885,31 @@ class GameHost:
         """The accounts told of the game's changes: its players, not the computer."""
         return {s.account_id for s in game.seats if s.computer is None and not s.left}
 
-    def _publish(self, game: LiveGame, lines: list[str], kind: str,
-                 also: set[int] = frozenset(), only: set[int] | None = None,
-                 facts: dict[str, Any] | None = None) -> None:
-        """Tell the players (on their account topics; ``also`` these accounts; ``only``
-        these accounts instead, for a kind's ``audience``) and the watchers (on the game
-        topic). The event is data: the game's number and version, the lines, and the
+    @staticmethod
+    def _event(game: LiveGame, kind: str, lines: list[str],
+               facts: dict[str, Any] | None = None) -> Event:
+        """A game event as data: the game's number and version, the lines, and the
         ``facts`` of an action the presentation decides from (who acted, who was and is
         to move, whether the shared board changed, whether a new phase began, whether it
         was played for the player); a session looks the game up (``lookup``) to draw it."""
-        event = Event(kind, {"game": game.id, "version": game.version, "lines": lines,
-                             **(facts or {})})
-        for account_id in sorted(only if only is not None else self._told(game) | also):
+        return Event(kind, {"game": game.id, "version": game.version, "lines": lines,
+                            **(facts or {})})
+
+    def _publish(self, game: LiveGame, event: Event, also: set[int] = frozenset(),
+                 only: set[int] | None = None, outline: Event | None = None,
+                 watched: bool = True) -> None:
+        """Tell ``event`` to the players (on their account topics; ``also`` these accounts;
+        ``only`` these instead) and, if ``watched``, to the watchers (on the game topic).
+        When the kind's ``audience`` tells an action in full to some only, ``outline`` is
+        what the others get: the players left out, if it has lines, and the watchers
+        (always: it keeps their version in step) when they are not ``watched``."""
+        players = self._told(game) | also
+        for account_id in sorted(only if only is not None else players):
             self.bus.publish(f"account:{account_id}", event)
-        self.bus.publish(f"game:{game.id}", event)
+        if outline is not None and outline.data["lines"] and only is not None:
+            for account_id in sorted(players - only):
+                self.bus.publish(f"account:{account_id}", outline)
+        self.bus.publish(f"game:{game.id}", event if watched else outline)
 
     def watchers(self, game_id: int) -> int:
         return self.bus.subscribers(f"game:{game_id}")

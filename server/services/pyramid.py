@@ -19,6 +19,9 @@ SAVE/EXIT/NEW and their refusals, notation, JSON, views and words are
   (or ``PYR CHALLENGE <person>``) and accepted with ``PYR ACCEPT``. Each player is told
   only of their own moves (``GameKind.audience``), and of the other's when one of the
   other's games ends; every board shows the other's running score.
+* Use Same Deck: nobody but its player sees a deal, or hears of its moves, before both
+  players have finished it: not the other, not a watcher, not the web door nor REPLAY
+  (``games.pyramid.match.is_shown``, through ``view_for`` and ``audience``).
 
 Durability: the table is the host's game state, committed with every move, so a
 tournament survives a disconnect and a restart without SAVE. ``PYR SAVE`` puts a
@@ -348,6 +351,7 @@ class Pyramid(GameKind):
     state_to_json = staticmethod(state_to_json)
     state_from_json = staticmethod(state_from_json)
     view_for = staticmethod(view_for)
+    replay_view = staticmethod(view_for)  # with the table as it stands now: match.view_for
     render = staticmethod(render)
     speak = staticmethod(spoken.speak)
     choose_action = staticmethod(choose_action)

@@ -257,9 +257,11 @@ async def test_two_players_play_a_tournament_with_the_same_deals(parlor, clients
     await alice.cmd("pyr d", r"Alice: D\r?\n")
     await asyncio.sleep(0.2)
     assert "Bob: D" not in alice.seen and "Alice: D" not in bob.seen
-    # ... until a game ends: then the other hears of it and sees the running score.
+    # ... until a game ends: then the other hears of it and sees the running score (not
+    # the move that ended it: Bob is still to play that deal).
     await alice.cmd("pyr end", "Game 1 of 6 over")
-    out = await bob.expect(r"Alice: END(.|\n)*?Game 1 of 6 over[^\n]*net (-\d+)")
+    out = await bob.expect(r"Alice: Game 1 of 6 over[^\n]*net (-\d+)")
+    assert "Alice: END" not in bob.seen
     net = int(re.findall(r"net (-\d+)", out)[-1])
     await bob.cmd("pyr", rf"Alice: game 2 of 6 \(52 cards left\), scores {net:+d}, net {net:+d}")
     await bob.cmd("pyr save", "A tournament against a person cannot be saved")
@@ -269,11 +271,14 @@ async def test_two_players_play_a_tournament_with_the_same_deals(parlor, clients
     out = await alice.cmd("pyr", r"\[to move: Bob\](.|\n)*?Bob: game 1 of 6")
     await bob.expect("Game 6 of 6 over")  # told in a line: not Bob's move to redraw
     await bob.cmd("pyr", "Alice: all 6 games played")
-    out = await bob.cmd(f"replay {game.id}", r"\(REPLAY \d+ <move> shows")
-    assert "Bob: D" in out and "Alice: END" in out
+    # A replay shows no more than a watcher sees: nothing of deals Bob is still to finish.
+    out = await bob.cmd(f"replay {game.id}", r"\(REPLAY \d+ <move> shows(.|\n)*?Bob: game 1")
+    assert "Bob: D" not in out and "Alice: END" not in out and "stay hidden" in out
     await bob.cmd("pyr exit", "EXIT resigns this tournament")
     await bob.cmd("pyr exit yes", r"Game #\d+: Alice wins \(resignation\)")
     await alice.expect(r"Game #\d+: Alice wins \(resignation\)")
+    out = await bob.cmd(f"replay {game.id}", r"\(REPLAY \d+ <move> shows")
+    assert "Bob: D" in out and "Alice: END" in out  # over: everything
     assert live(parlor, "Alice") is None and live(parlor, "Bob") is None
 
 

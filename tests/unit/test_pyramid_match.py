@@ -43,7 +43,8 @@ def test_seats_play_their_own_matches_at_once_and_hear_of_each_other_at_game_end
     assert table.matches[0].seeds != table.matches[1].seeds
     after, events = apply(table, 1, rules.DEAL)
     assert after.matches[0] == table.matches[0] and after.matches[1] != table.matches[1]
-    assert audience(after, 1, events) == (1,)  # only the mover sees an ordinary move
+    assert audience(after, 1, events) == match.Audience(seats=(1,))  # only the mover sees an
+    # ordinary move (and the watchers: the deals are not the same)
     ended, events = apply(after, 1, rules.END)
     assert any(isinstance(e, Told) and isinstance(e.event, rules.GameOver) for e in events)
     assert audience(ended, 1, events) is None  # a game's end: everyone

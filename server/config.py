@@ -73,12 +73,16 @@ class WebSection:
     host: str = "127.0.0.1"
     port: int = 8080
     origins: tuple[str, ...] = attrs.field(default=(), converter=tuple)  # more allowed Origins
+    hosts: tuple[str, ...] = attrs.field(default=(), converter=tuple)  # names /play answers to
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     max_message: int = 16384          # bytes in one WebSocket message
     messages_per_second: float = 20.0  # WebSocket messages a second, sustained ...
     message_burst: int = 60            # ... and the burst above it
     watchers_per_game: int = 500       # live board streams open on one game at once
-    max_requests: int = 2000           # HTTP connections and requests at once (then 503)
+    max_streams: int = 500             # ... and on all games (at most half the web's share)
+    stream_idle: float = 600.0         # seconds a stream of a game that does not change lasts
+    max_requests: int = 2000           # web connections at once (at most 3/4 of the budget)
+    max_connections_per_address: int = 20  # web connections from one address at once
     request_timeout: float = 10.0      # a request head arriving (400), an answer made (503)
 
 

@@ -10,7 +10,9 @@ signals), so a page reads the same in-memory games, sessions and bus as a telnet
 command, with no second process or copy of the state.
 
 ``esterport serve`` starts the door after the parlor (``[web] enabled``, ``host``,
-``port``, ``--web-port``); the parlor stops it first when it stops.
+``port``, ``--web-port``); the parlor stops it first when it stops. Its connections count
+in the one budget of descriptors it shares with telnet (``server/web/budget.py``), and
+each is timed from its opening (``server/web/protocol.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from typing import TYPE_CHECKING
 
 import uvicorn
 
+from server.web.budget import Budget, proxy_test, web_share
 from server.web.live import Watchers
+from server.web.play import host_names
+from server.web.protocol import protocols
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -30,60 +35,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_HEAD = 16 * 1024  # bytes of a request line and headers
-
-
-def _http_protocol(head_timeout: float) -> "type | str":
-    """uvicorn's httptools protocol (its C parser) with two bounds on a request's head
-    (its line and headers): at most :data:`MAX_HEAD` bytes (h11's bound; httptools takes
-    headers of any size), and complete within ``head_timeout`` seconds of its first byte
-    (a client trickling a head byte by byte would hold its connection for ever). h11 (the
-    size bound only) when httptools is missing."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:
-        return "h11"
-
-    class BoundedHttpTools(HttpToolsProtocol):
-        _head: int | None = 0   # bytes of the current request's head so far (None: body)
-        _timer: asyncio.TimerHandle | None = None
-
-        def on_headers_complete(self) -> None:
-            self._head = None
-            self._stop_timer()
-            super().on_headers_complete()
-
-        def on_message_complete(self) -> None:
-            super().on_message_complete()
-            self._head = 0
-
-        def data_received(self, data: bytes) -> None:
-            if self._head is not None:
-                if self._head == 0 and self._timer is None:
-                    self._timer = asyncio.get_running_loop().call_later(
-                        head_timeout, self._too_slow)
-                self._head += len(data)
-                if self._head > MAX_HEAD:
-                    self._stop_timer()
-                    self.send_400_response("Request line and headers too large.")
-                    return
-            super().data_received(data)
-
-        def _too_slow(self) -> None:
-            self._timer = None
-            if self._head is not None and not self.transport.is_closing():
-                self.send_400_response("Request line and headers too slow.")
-
-        def _stop_timer(self) -> None:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._stop_timer()
-            super().connection_lost(exc)
-
-    return BoundedHttpTools
+# asyncio accepts up to ``backlog`` connections at a time, each a descriptor, before any of
+# them reaches the budget (in ``connection_made``, a loop turn later): uvicorn's 2,048 let
+# one burst take every descriptor there was. asyncio's own default (the telnet listener's).
+BACKLOG = 100
 
 
 class WebDoorError(OSError):
@@ -96,11 +51,17 @@ class WebDoor:
         from server.web.app import build_app  # templates load once, with the door
 
         cfg = parlor.config.web
+        assert parlor.telnet_protocol is not None, "start() the parlor before its web door"
+        total = parlor.telnet_protocol.max_connections   # both doors' connections at most
         self.parlor = parlor
         self.host = cfg.host if host is None else host
         self.requested_port = cfg.port if port is None else port
         self.closing = asyncio.Event()
-        self.watchers = Watchers(cfg.watchers_per_game)
+        self.budget = Budget(parlor.counter, total, web_share(total, cfg.max_requests),
+                             cfg.max_connections_per_address, proxy_test(cfg.trusted_proxies))
+        self.watchers = Watchers(cfg.watchers_per_game,
+                                 max(1, min(cfg.max_streams, self.budget.share // 2)))
+        self.host_names = host_names(self)   # what /play's Host may name (DNS rebinding)
         self.streams: set["GameStream"] = set()
         self.plays: set["WebSocketTransport"] = set()
         self.app = build_app(self)
@@ -109,13 +70,16 @@ class WebDoor:
 
     async def start(self) -> None:
         cfg = self.parlor.config.web
+        http, ws = protocols(self.budget, cfg.request_timeout)
         config = uvicorn.Config(
             self.app, host=self.host, port=self.requested_port, lifespan="off", log_config=None,
-            log_level="warning", access_log=False, ws="websockets-sansio",
+            log_level="warning", access_log=False, ws=ws,
             ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
-            limit_concurrency=cfg.max_requests, timeout_keep_alive=5,
-            timeout_graceful_shutdown=3,
-            http=_http_protocol(cfg.request_timeout), h11_max_incomplete_event_size=MAX_HEAD,
+            # uvicorn answers 503 once it holds this many connections, the asking one
+            # included: one more than the budget lets in, so the budget decides
+            limit_concurrency=min(self.budget.share + 1, self.budget.total),
+            timeout_keep_alive=5, timeout_graceful_shutdown=3, backlog=BACKLOG,
+            http=http,
             proxy_headers=bool(cfg.trusted_proxies),
             forwarded_allow_ips=list(cfg.trusted_proxies) or None,
             server_header=False,

@@ -46,6 +46,16 @@ MAX_GAME = 2**31 - 1  # game numbers past this are not looked up
 BOARD_CACHE = 512    # boards (and game pages) drawn, kept by (game, version)
 
 
+def whole_number(text: str, digits: int) -> int | None:
+    """``text`` as a whole number when it is 1 to ``digits`` ASCII digits, else None.
+
+    Not ``str.isdigit`` alone: it says yes to '²' and '①', which ``int`` refuses; and
+    ``int`` refuses more than 4,300 digits. Both were answered 500."""
+    if 0 < len(text) <= digits and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 class SecurityHeaders:
     """Adds :data:`HEADERS` to every HTTP response."""
 
@@ -134,9 +144,11 @@ class Pages:
 
     @staticmethod
     def _number(request: Request) -> int:
-        number = request.path_params["number"]
-        if number > MAX_GAME:
-            raise HTTPException(404, f"There is no game #{number}.")
+        """The game number in the path (any text: routes take it as a string)."""
+        text = request.path_params["number"]
+        number = whole_number(text, len(str(MAX_GAME)))
+        if number is None or number > MAX_GAME:
+            raise HTTPException(404, f"There is no game #{text[:20]}.")
         return number
 
     def _game(self, request: Request) -> "LiveGame":
@@ -152,9 +164,10 @@ class Pages:
         text = request.query_params.get("move")
         if text is None or text == "":
             return None
-        if not text.isdigit() or len(text) > 6:
+        move = whole_number(text, 6)
+        if move is None:
             raise HTTPException(400, "move should be a whole number (0 is the start).")
-        return int(text)
+        return move
 
     # -- pages -----------------------------------------------------------------------------
     async def index(self, request: Request) -> Response:
@@ -189,11 +202,9 @@ class Pages:
 
     async def game_events(self, request: Request) -> Response:
         game = self._game(request)
-        if game.outcome is None and not self.door.watchers.admit(game.id):
-            raise HTTPException(503, f"Game #{game.id} has as many live watchers as it may; "
-                                     "reload the page to see the board now.")
-        elif game.outcome is not None:
-            self.door.watchers.open[game.id] += 1
+        refused = self.door.watchers.admit(game.id, bounded=game.outcome is None)
+        if refused is not None:
+            raise HTTPException(503, refused)
         stream = GameStream(self.parlor, game.id, self.draw, self.door.closing)
         self.door.streams.add(stream)
 
@@ -224,9 +235,17 @@ class Pages:
         table = await self.bounded(data.rankings(self.parlor, kind))
         return self.page("rankings.html", table=table)
 
-    async def player(self, request: Request) -> Response:
+    @staticmethod
+    def _name(request: Request) -> str:
+        """The player name in the path; one no account can have (a control character:
+        PostgreSQL refuses a NUL in a query) is not looked up."""
         name = request.path_params["name"][:MAX_NAME]
-        found = await self.bounded(data.player(self.parlor, name))
+        if not name.isprintable():
+            raise HTTPException(404, "There is no player by that name.")
+        return name
+
+    async def player(self, request: Request) -> Response:
+        found = await self.bounded(data.player(self.parlor, self._name(request)))
         if found is None:
             raise HTTPException(404, "There is no player by that name.")
         return self.page("player.html", player=found)
@@ -258,7 +277,7 @@ class Pages:
         return JSONResponse(await self.bounded(data.rankings(self.parlor, self._kind(request))))
 
     async def api_player(self, request: Request) -> Response:
-        found = await self.bounded(data.player(self.parlor, request.path_params["name"][:MAX_NAME]))
+        found = await self.bounded(data.player(self.parlor, self._name(request)))
         if found is None:
             raise HTTPException(404, "There is no player by that name.")
         return JSONResponse(found)
@@ -288,17 +307,17 @@ def build_app(door: "WebDoor") -> Starlette:
         Route("/play", p.play_page),
         WebSocketRoute("/play/ws", play),
         Route("/games", p.games),
-        Route("/games/{number:int}", p.game),
-        Route("/games/{number:int}/events", p.game_events),
-        Route("/games/{number:int}/replay", p.replay),
+        Route("/games/{number}", p.game),
+        Route("/games/{number}/events", p.game_events),
+        Route("/games/{number}/replay", p.replay),
         Route("/rankings", p.rankings_index),
         Route("/rankings/{game}", p.rankings),
         Route("/players/{name}", p.player),
         Route("/pyramid/top10", p.top10),
         Route("/api/who", p.api_who),
         Route("/api/games", p.api_games),
-        Route("/api/games/{number:int}", p.api_game),
-        Route("/api/games/{number:int}/replay", p.api_replay),
+        Route("/api/games/{number}", p.api_game),
+        Route("/api/games/{number}/replay", p.api_replay),
         Route("/api/rankings/{game}", p.api_rankings),
         Route("/api/players/{name}", p.api_player),
         Route("/api/pyramid/top10", p.api_top10),

@@ -5,9 +5,13 @@ stream subscribes to the bus topic ``game:<n>`` exactly as a telnet watcher's se
 does, and for each change sends one ``update`` event: the game's summary, the board
 drawn as HTML from ``view(None)`` (what every watcher may see) and the event's lines.
 Changes that arrive faster than a browser reads are merged (the newest board, every
-line up to a bound), so a slow reader costs memory bounded per stream; a game has at
-most ``[web] watchers_per_game`` streams open at once. Read-only: nothing a page sends
-reaches the game.
+line up to a bound), so a slow reader costs memory bounded per stream. Streams are
+bounded too, since each holds a connection of the door's budget: a game has at most
+``[web] watchers_per_game`` open at once, all games together at most ``[web]
+max_streams`` (about 2,000 idle ones once left no connection for any other page), and a
+stream whose game has not changed for ``[web] stream_idle`` seconds ends (the page says
+so; reloading it follows the game again). Read-only: nothing a page sends reaches the
+game.
 """
 
 from __future__ import annotations
@@ -29,17 +33,25 @@ KEEPALIVE = 15.0     # seconds between comments on a quiet stream (proxies close
 
 
 class Watchers:
-    """How many live streams each game has open, against the cap."""
+    """How many live streams each game, and all games, have open, against the caps."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
+    def __init__(self, limit: int, most: int) -> None:
+        self.limit = limit      # streams of one game
+        self.most = most        # streams of all games
         self.open: Counter[int] = Counter()
 
-    def admit(self, game_id: int) -> bool:
-        if self.open[game_id] >= self.limit:
-            return False
+    def admit(self, game_id: int, *, bounded: bool = True) -> str | None:
+        """Count a new stream of ``game_id``; None when it may open, else why not. A
+        stream that is not ``bounded`` (a finished game's: one board, then its end) is
+        counted but never refused."""
+        if bounded and self.open[game_id] >= self.limit:
+            return (f"Game #{game_id} has as many live watchers as it may; reload the page "
+                    "to see the board now.")
+        if bounded and self.open.total() >= self.most:
+            return ("The parlor has as many live boards open as it may; reload the page to "
+                    "see the board now.")
         self.open[game_id] += 1
-        return True
+        return None
 
     def leave(self, game_id: int) -> None:
         self.open[game_id] -= 1
@@ -61,6 +73,7 @@ class GameStream:
         self.game_id = game_id
         self.draw = draw          # game -> {"summary":..., "board": html} (cached by version)
         self.closing = closing
+        self.idle = parlor.config.web.stream_idle
         self.changed = asyncio.Event()
         self.lines: list[str] = []
         self.ended = False
@@ -79,6 +92,18 @@ class GameStream:
         lines, self.lines = self.lines, []
         return sse("update", {**self.draw(game), "lines": lines})
 
+    async def _next(self, quiet_until: float) -> str:
+        """Wait for the game to change: "change"; or "keepalive" when :data:`KEEPALIVE`
+        seconds pass first; or "idle" once it has not changed until ``quiet_until``."""
+        left = quiet_until - asyncio.get_running_loop().time()
+        if left <= 0:
+            return "idle"
+        try:
+            await asyncio.wait_for(self.changed.wait(), min(KEEPALIVE, left))
+        except asyncio.TimeoutError:
+            return "keepalive" if left > KEEPALIVE else "idle"
+        return "change"
+
     async def events(self) -> AsyncIterator[str]:
         topic = f"game:{self.game_id}"
         self.parlor.bus.subscribe(topic, self.on_event)
@@ -91,13 +116,18 @@ class GameStream:
             if game.outcome is not None:
                 yield sse("end", {"reason": "finished"})
                 return
+            loop = asyncio.get_running_loop()
+            quiet_until = loop.time() + self.idle
             while not self.closing.is_set():
-                try:
-                    await asyncio.wait_for(self.changed.wait(), KEEPALIVE)
-                except asyncio.TimeoutError:
+                step = await self._next(quiet_until)
+                if step == "idle":
+                    yield sse("end", {"reason": "idle"})
+                    return
+                if step == "keepalive":
                     yield ": still here\n\n"
                     continue
                 self.changed.clear()
+                quiet_until = loop.time() + self.idle
                 if self.closing.is_set():
                     break
                 game = self.parlor.host.lookup(self.game_id)

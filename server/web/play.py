@@ -14,17 +14,22 @@ budget and idle sweep. The page (``static/play.js``) is a small telnet client: i
 answers DO NAWS with its width in columns (again on every resize), turns WILL/WONT
 ECHO into a password field, and reads GMCP.
 
-Bounds of the door itself: the handshake's ``Origin`` must be the page's own (or one of
+Bounds of the door itself: the handshake's ``Host`` must be a name this server answers to
+(see :func:`host_allowed`: a page on a foreign name whose DNS turns to this server
+would otherwise be the page's own origin), and its ``Origin`` the page's own (or one of
 ``[web] origins``); a message is at most ``[web] max_message`` bytes (uvicorn closes
 the socket, 1009); a browser may send ``messages_per_second`` messages a second with a
 burst of ``message_burst`` (past it the socket closes, 1008); output a browser does not
 read is dropped with the connection past ``server.session.MAX_PENDING_OUTPUT``, as for
-telnet.
+telnet. The socket counts once in the budget of connections: the telnet protocol counts
+it while the session runs (and refuses it when the parlor is full, as it would a telnet
+client), the door's budget before and after.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -144,6 +149,46 @@ def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
     return parts.scheme in ("http", "https") and bool(host) and parts.netloc == host
 
 
+def _hostname(netloc: str) -> str:
+    """The name in a Host header or an origin's netloc: lower case, no port, no brackets
+    round an IPv6 address, no final dot; "" when it is not one."""
+    try:
+        return (urlsplit("//" + netloc).hostname or "").rstrip(".")
+    except ValueError:
+        return ""
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def host_names(door: "WebDoor") -> frozenset[str]:
+    """The names /play answers to: localhost, the door's host when it is a name, ``[web]
+    hosts``, and the names in ``[web] origins``."""
+    cfg = door.parlor.config.web
+    names = {"localhost", _hostname(door.host)}
+    names.update(_hostname(host) for host in cfg.hosts)
+    names.update(_hostname(urlsplit(origin).netloc) for origin in cfg.origins)
+    return frozenset(names - {""})
+
+
+def host_allowed(websocket: WebSocket, names: frozenset[str]) -> bool:
+    """The handshake's Host is one of ``names`` or an IP address. DNS rebinding: a page
+    on ``evil.example`` whose name the attacker then points at this server speaks to it
+    as its own origin (Origin and Host both ``evil.example``); only the name in Host
+    tells it from the parlor's page. An address is never a rebound name, and a request
+    without Host is not a browser's."""
+    host = websocket.headers.get("host")
+    if host is None:
+        return True
+    name = _hostname(host)
+    return name in names or _is_address(name)
+
+
 async def play(websocket: WebSocket) -> None:
     door: "WebDoor" = websocket.app.state.door
     cfg = door.parlor.config.web
@@ -154,10 +199,22 @@ async def play(websocket: WebSocket) -> None:
         log.warning("refused /play from origin %r", websocket.headers.get("origin"))
         await websocket.close(1008)  # before accept: the handshake gets 403
         return
+    if not host_allowed(websocket, door.host_names):
+        log.warning("refused /play for host %r (not in [web] hosts)",
+                    websocket.headers.get("host"))
+        await websocket.close(1008)
+        return
     if SUBPROTOCOL not in websocket.scope.get("subprotocols", ()):
         await websocket.close(1002)
         return
     await websocket.accept(subprotocol=SUBPROTOCOL)
+    with door.budget.lent():
+        await _session(websocket, door)
+
+
+async def _session(websocket: WebSocket, door: "WebDoor") -> None:
+    """The telnet session over an accepted WebSocket, until either side ends it."""
+    cfg = door.parlor.config.web
     client = websocket.client
     transport = WebSocketTransport((client.host, client.port) if client else ("?", 0))
     protocol = door.parlor.telnet_connection()

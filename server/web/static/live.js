@@ -1,6 +1,7 @@
 // Follows a game on /games/<n>: server-sent events from /games/<n>/events. Each update
 // carries the board as HTML drawn by the server (escaped there) and the event's lines,
-// which are added as text.
+// which are added as text. A stream ends when its game does (or has not changed for a
+// long while: the page says so).
 "use strict";
 (function () {
   const live = document.getElementById("live");
@@ -25,9 +26,15 @@
     log.scrollTop = log.scrollHeight;
     live.dataset.version = String(s.moves);
   });
-  source.addEventListener("end", () => {
+  source.addEventListener("end", (ev) => {
     source.close();
     live.dataset.ended = "1";
+    if (JSON.parse(ev.data).reason === "idle") {
+      const li = document.createElement("li");
+      li.textContent = "No move for a while, so this page stopped following the game; " +
+        "reload it to follow again.";
+      log.appendChild(li);
+    }
   });
   source.onerror = () => {
     if (live.dataset.ended) source.close();

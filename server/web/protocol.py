@@ -1,0 +1,120 @@
+"""uvicorn's protocols (its httptools HTTP parser, its WebSocket), with the door's bounds.
+
+* Every connection is counted in the door's :class:`~server.web.budget.Budget` from the
+  moment it is accepted to the moment it is lost, whichever protocol holds it then (an
+  upgraded connection ends as a WebSocket); one the budget will not take is answered 503
+  and closed before uvicorn sees it.
+* A request's head (its line and headers) is at most :data:`MAX_HEAD` bytes (httptools
+  takes headers of any size), and must be complete within ``head_timeout`` seconds: of
+  the connection's opening for its first request (a connection that sends nothing was
+  never timed out before), of its first byte for the next ones (between requests,
+  uvicorn's keep-alive timeout applies). A connection that sent nothing is closed without
+  a word; one that began a head is told 400.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from server.web.budget import Budget
+
+MAX_HEAD = 16 * 1024  # bytes of a request line and headers
+
+
+def refusal(reason: str) -> bytes:
+    """A whole 503 answer, written before the request is read."""
+    body = reason.encode()
+    return (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: %d\r\nretry-after: 10\r\nconnection: close\r\n\r\n" % len(body)
+            + body)
+
+
+def peer_address(transport: asyncio.BaseTransport) -> str:
+    peer = transport.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, (tuple, list)) and peer else ""
+
+
+def protocols(budget: Budget, head_timeout: float) -> tuple[type, type]:
+    """uvicorn's HTTP and WebSocket protocol classes, bound to ``budget``."""
+
+    class BoundedHttp(HttpToolsProtocol):
+        """An HTTP connection: counted, timed, its heads bounded."""
+
+        refused = False
+        _head: int | None = 0   # bytes of the current request's head so far (None: past it)
+        _timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            why = budget.admit(transport, peer_address(transport))
+            if why is not None:
+                self.refused = True
+                transport.write(refusal(why))
+                transport.close()
+                return
+            super().connection_made(transport)
+            budget.wait(transport)
+            self._start_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.refused:
+                return
+            budget.release(self.transport)
+            self._stop_timer()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self.refused:
+                return
+            if self._head is not None:
+                if self._timer is None:
+                    self._start_timer()
+                self._head += len(data)
+                if self._head > MAX_HEAD:
+                    self._stop_timer()
+                    self.send_400_response("Request line and headers too large.")
+                    return
+            super().data_received(data)
+
+        def on_headers_complete(self) -> None:
+            self._head = None
+            self._stop_timer()
+            budget.busy(self.transport)
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._head = 0
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self.timeout_keep_alive_task is not None:   # idle until its next request
+                budget.wait(self.transport)
+
+        def _start_timer(self) -> None:
+            self._timer = asyncio.get_running_loop().call_later(head_timeout, self._too_slow)
+
+        def _too_slow(self) -> None:
+            self._timer = None
+            if self._head is None or self.transport.is_closing():
+                return
+            if self._head == 0:   # not a byte since it opened
+                self.transport.close()
+            else:
+                self.send_400_response("Request line and headers too slow.")
+
+        def _stop_timer(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+    class CountedWebSocket(WebSocketsSansIOProtocol):
+        """A connection upgraded to a WebSocket: still counted, until it is lost."""
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            budget.release(self.transport)
+            super().connection_lost(exc)
+
+    return BoundedHttp, CountedWebSocket

@@ -1,7 +1,7 @@
-"""Pyramid's commands: the ``PYR`` subcommands of the seed (NEW, HINT, AUTO, QUIT, TOUR,
-RESTORE, SAVE, SCORE, TOP10, EXIT, CONFIG, INFO) and SOLUTION, and :func:`play`, the
-kind's handler for moves (``PYR 7,1 6,3``, ``PYR 71 63``, ``PYR P``, ``PYR D``, keypad
-digits) and for ``PYR`` alone.
+"""Pyramid's commands: the ``PYR`` subcommands of the original game
+(docs/rules/pyramid.md) (NEW, HINT, AUTO, QUIT, TOUR, RESTORE, SAVE, SCORE, TOP10, EXIT,
+CONFIG, INFO) and SOLUTION, and :func:`play`, the kind's handler for moves (``PYR 7,1
+6,3``, ``PYR 71 63``, ``PYR P``, ``PYR D``, keypad digits) and for ``PYR`` alone.
 
 The rest of the family (CHALLENGE, ACCEPT, DECLINE, WITHDRAW, RESIGN, DISPLAY, GAMES,
 STATUS, RANKINGS, HELP) comes from :func:`commands.games.game_family`. Handlers parse,
@@ -70,7 +70,7 @@ def _say(ctx: Context, text: str) -> None:
 
 
 def _yes(parts: list[str]) -> bool:
-    """A trailing YES (the seed's confirmation dialog); it is taken off ``parts``."""
+    """A trailing YES (the original game's confirmation dialog); it is taken off ``parts``."""
     if parts and parts[-1].upper() in ("YES", "Y"):
         parts.pop()
         return True
@@ -521,7 +521,7 @@ COMMANDS = (
             "Show or set your Pyramid config, kept with your account: SPEED SLOW|MEDIUM|FAST "
             "(the computer and AUTO), ERRORS YES|NO (NO: a refused move only rings the "
             "bell), SAMEDECK YES|NO (Use Same Deck in tournaments), SOUND FULL|PARTIAL|OFF "
-            "(the terminal bell on game end and errors; PARTIAL: errors only). The seed's "
+            "(the terminal bell on game end and errors; PARTIAL: errors only). The original game's "
             "switches work too: PYR CONFIG -fast -nosound -errormsgoff."),
     Command("info", info, "PYR INFO", "Version and credits."),
     Command("solution", solution, "PYR SOLUTION",

@@ -130,7 +130,7 @@ class Parlor:
         self.telnet_options = dict(
             shell=self._shell, encoding="utf8", encoding_errors="replace", force_binary=True,
             line_mode=True, connect_maxwait=0.5, timeout=False, compression=False,
-            cols=80, rows=24)  # a client that sends no NAWS: SCREENS.md's 80x24
+            cols=80, rows=24)  # no NAWS: 80x24 (docs/design.md, Screens, principle 1)
         self.server = await telnetlib3.create_server(
             host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
         if cfg.fairness:

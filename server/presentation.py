@@ -42,7 +42,7 @@ class Viewer:
 def wants_board(viewer: Viewer, event: Event) -> bool:
     """Whether ``event`` redraws the board for ``viewer`` (else: its lines alone).
 
-    SCREENS.md, principle 2, decided here and nowhere else. A board is drawn when the
+    docs/design.md, Screens, principle 2, decided here and nowhere else. A board is drawn when the
     game starts or ends, when something begins that every player must look at (play
     after the draw, a Triad hand dealt, a new pass through the Pyramid Pack), and for a
     player when it becomes their move, or when they moved and move again on a board
@@ -66,7 +66,7 @@ def wants_board(viewer: Viewer, event: Event) -> bool:
 
 def keeps_quiet(viewer: Viewer, event: Event) -> bool:
     """Whether ``event`` is nothing at all for ``viewer``: another player's hidden action
-    (a tile drawn or turned in their hand: SCREENS.md, principle 4); its player gets
+    (a tile drawn or turned in their hand: docs/design.md, Screens, principle 4); its player gets
     their line, and what it changed shows on the next board."""
     data = event.data
     return (event.kind == "game.update" and "board" in data and not data["board"]

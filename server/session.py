@@ -171,7 +171,7 @@ class Session:
     @property
     def height(self) -> int:
         """The rows the player's screen shows: SET HEIGHT, else the client's (NAWS), else
-        24 (SCREENS.md: the acting view fits this)."""
+        24 (docs/design.md, Screens, principle 1: the acting view fits this)."""
         if self._height:
             return self._height
         window = self._window
@@ -247,7 +247,7 @@ class Session:
     def prompt(self, text: str = PROMPT) -> None:
         """Show a prompt, followed by IAC GA so MUD clients know it is one.
 
-        One prompt after a burst (SCREENS.md, "never > >"): the plain prompt is not sent
+        One prompt after a burst (docs/design.md, Screens, principle 7: never "> >"): the plain prompt is not sent
         again while it is the last thing the player was sent and they have typed nothing
         since. Text written after it (a tell, an opponent's move) takes its place when it
         is still queued, or else starts on a fresh line below it (as Diku MUDs do)."""

@@ -183,7 +183,7 @@ def fits(line: str, width: int) -> bool:
 
 def wrap_wide_lines(text: str, width: int) -> str:
     """``text`` with every line wider than ``width`` columns wrapped on word boundaries
-    (SCREENS.md, principle 6: whatever the server sends, broadcasts included). Lines
+    (docs/design.md, Screens, principle 6: whatever the server sends, broadcasts included). Lines
     that fit, boards among them, are left as they are; colour codes count no columns.
 
     Every line it returns fits in ``width`` columns (so wrapping again changes nothing).

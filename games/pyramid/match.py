@@ -1,5 +1,5 @@
 """A hosted Pyramid match: one engine match (``rules.State``) per seat, all played at
-once (rules page, "Play modes"). ``rules`` plays one player's standard game or
+once (docs/rules/pyramid.md, "Play modes"). ``rules`` plays one player's standard game or
 tournament; this module is the table around those matches that the parlor hosts.
 
 State
@@ -71,7 +71,7 @@ CLOSE_REFUSALS = {
                        "finish it, or PYR EXIT to resign it.",
 }
 
-#: The rules page ("Play modes"): in tournament play HINT, TOUR, AUTO and QUIT are replaced
+#: docs/rules/pyramid.md ("Play modes"): in tournament play HINT, TOUR, AUTO and QUIT are replaced
 #: by TOP10, SAVE, SCORE and EXIT. The parlor's commands that are no action of the table,
 #: refused by (mode, command); SAVE, EXIT and NEW are Closes (``CLOSE_REFUSALS``).
 COMMAND_REFUSALS = {

@@ -1,7 +1,7 @@
 """Pyramid on screen: ``view_for`` (what a seat may see; also the GMCP
 ``Pyramid.Game`` payload) and ``render`` (ANSI text, readable with color off).
 
-The seed's screen: row numbers at the left of the pyramid (light green), column
+The original game's screen: row numbers at the left of the pyramid (light green), column
 numbers on top of the cards (yellow), the Pack, the Waste Pile, redeals left and
 the score.  Hidden: the order of the face-down Pack and the match's deal seeds.
 

@@ -1,4 +1,4 @@
-"""Pyramid read out: the view as short lines for a screen reader (SCREENS.md, 8).
+"""Pyramid read out: the view as short lines for a screen reader (docs/design.md, Screens, principle 8).
 
 ``speak(view, names)`` takes the view the kind's ``render`` takes (``match.view_for``:
 the board of ``render.view_for`` and the other seats' running scores) and returns lines

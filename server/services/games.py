@@ -616,7 +616,7 @@ class GameHost:
                 worded[-1] += " " + text
             elif text:
                 worded.append(text)
-        # one announcement per action (SCREENS.md, 3): the move as typed, unless an
+        # one announcement per action (docs/design.md, Screens, 3): the move as typed, unless an
         # event's sentence tells it, attributed ("Bob lays tile <3> in niche 6.")
         said = any(_fact(e, "tells_action") for e in events)
         if not (seat_change and worded) and not said:

@@ -31,14 +31,14 @@ in the transaction that starts the new game). The TOP 10 (``pyramid_top10``) is 
 in the transaction that finishes a tournament. Config lives in the account's settings
 (``settings["pyramid"]``).
 
-Decisions where the rules page is silent:
+Decisions where docs/rules/pyramid.md is silent:
 
 * SAVE puts the tournament away (it leaves play, and RESTORE brings it back exactly as it
   was): a snapshot one could go back to after seeing the Pack would let a player replay a
   deal knowing its order. A tournament against a person cannot be saved; EXIT there
   resigns it (the other wins). A player may keep several saved tournaments.
 * NEW, QUIT, EXIT and TOUR (over a game in progress) end something: with moves made they
-  ask first, and the same command with ``YES`` does it (the seed's Yes/No dialog).
+  ask first, and the same command with ``YES`` does it (the original game's Yes/No dialog).
 * END (``PYR END``) ends the current game as it stands, in either mode; a NEW or QUIT in
   standard play does the same. A saved, exited or renewed tournament is not counted in
   the records and never enters the TOP 10; only a complete tournament above zero does.
@@ -124,7 +124,7 @@ async def solve(game: rules.Game, goal: str, time_limit: float) -> solver.Soluti
 # -- per-player config ----------------------------------------------------------------------
 @attrs.frozen
 class Prefs:
-    """CONFIG: Speed, Error messages, Use Same Deck, Sound (the seed's options; Mouse has
+    """CONFIG: Speed, Error messages, Use Same Deck, Sound (the original game's options; Mouse has
     no meaning over telnet)."""
 
     speed: str = attrs.field(default="medium", validator=attrs.validators.in_(SPEEDS))
@@ -261,7 +261,7 @@ def reached_text(score: int | None, best: solver.Solution) -> str:
 
 
 def won_text(where: str, won: str, cleared: str) -> str:
-    """"Could have been won" means all 52 cards removed (the rules page), everywhere."""
+    """"Could have been won" means all 52 cards removed (docs/rules/pyramid.md), everywhere."""
     if won == "win":
         return f"{where} could have been won (all 52 cards removed)"
     if won == "lose" and cleared == "win":

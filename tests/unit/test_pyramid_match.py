@@ -1,5 +1,5 @@
 """The Pyramid match table (games/pyramid/match.py): one engine match per seat, played
-at once, with no database. The rules page's cases for the match (a tournament of six,
+at once, with no database. docs/rules/pyramid.md's cases for the match (a tournament of six,
 SAVE/EXIT/NEW, Use Same Deck, the computer never seeing the Pack) as tables; tables
 stored before the table became an engine replay and load unchanged; and properties over
 random sequences of legal actions."""
@@ -155,7 +155,7 @@ def test_closing_a_table(who, word, expected):
 
 
 @pytest.mark.parametrize("command, in_standard, in_tournament", [
-    # the rules page: in tournament play HINT, TOUR, AUTO and QUIT are replaced
+    # docs/rules/pyramid.md, "Play modes": in tournament play HINT, TOUR, AUTO and QUIT are replaced
     ("HINT", None, "HINT is not available in tournament play."),
     ("AUTO", None, "AUTO is not available in tournament play."),
     ("QUIT", None, "In tournament play QUIT is replaced by EXIT"),

@@ -13,8 +13,8 @@ after each phase, what the attack achieved, and the slowest LOOK of all. It exit
 a LOOK went unanswered (10 s) during an attack, or a second session of one account
 survived.
 
-The attacks (from the attack campaign):
-  bomb      client-to-server compression (MCCP3) with a 2 KB zlib stream of 2 MiB
+The attacks (from the attack campaigns):
+  bomb      a bare, never negotiated MCCP3 start, then a 65 KB zlib stream of 64 MiB
   newline   ten connections writing 64 KB at a time, never a newline
   sb        forty connections each opening a 1 MB subnegotiation that never ends
   sbstream  ten connections streaming subnegotiation data
@@ -24,12 +24,23 @@ The attacks (from the attack campaign):
   names     ten connections typing names at the Name: prompt as fast as they can
   spam      100 players SAYing at 7.5 a second, then all leaving at once
   twins     eight simultaneous logins to one account
+  flood     one logged-in player sending SAY lines as fast as the server takes them
+  crlf      the same with empty lines (CR LF)
+  logins    120 connections from 30 addresses logging in to one account, over and over,
+            while another player logs in once a second (how long each took)
+  lockout   someone at a shared address types look at the Password prompt six times;
+            then a player who logged in from there before logs in once a second
+  held      920 connections from 92 addresses that never log in, while a new player
+            tries to log in once a second
+  chat      1,000 non-ASCII characters of CHAT, 7.5 a second, to 100 listeners
+  naws      ten connections sending window sizes of the wrong length (1.2 KB at a time)
   websilent 1,100 connections to the web port from one address, sending nothing
   webslow   2,100 web connections from 105 addresses sending a request head a byte a
             second (reconnecting when cut off)
   webstreams 2,000 live-board streams over 5 games from 100 addresses, never reading
             more than they must
-The web attacks also say how often, meanwhile, a page from another address was answered
+Each attack's row also gives the server's log lines written during it. The web attacks
+also say how often, meanwhile, a page from another address was answered
 (200) and a new telnet connection got its Name: prompt.
 """
 
@@ -56,7 +67,7 @@ from bench.chaos import Conn, Lost, Server  # noqa: E402
 from bench.storm import rss_kib  # noqa: E402
 
 IAC, SB, SE, WILL = 255, 250, 240, 251
-MCCP3, TTYPE, GMCP = 87, 24, 201
+MCCP3, TTYPE, GMCP, NAWS = 87, 24, 201, 31
 PASSWORD = "secret"
 
 
@@ -186,10 +197,9 @@ async def attack(name: str, port: int, ready: asyncio.Event, go: asyncio.Event,
     if name not in ("spam", "twins"):
         ready.set()
         await go.wait()
-    if name == "bomb":
-        bomb = zlib.compress(b"\0" * (2 << 20), 9)
-        return await _keep_writing(port, bomb, 5, bytes([IAC, WILL, MCCP3, IAC, SB, MCCP3, IAC, SE]),
-                                   stop)
+    if name == "bomb":  # never negotiated: a bare MCCP3 start, then 64 MiB in 65 KB
+        bomb = zlib.compress(b"x\n" * (32 << 20), 9)
+        return await _keep_writing(port, bomb, 5, bytes([IAC, SB, MCCP3, IAC, SE]), stop)
     if name == "newline":
         return await _keep_writing(port, b"x" * 65536, 10, b"", stop)
     if name == "sb":
@@ -489,9 +499,140 @@ async def web_attack(name: str, server: Server, ready: asyncio.Event, go: asynci
     return {**result, **await doors}
 
 
+async def _pour(conn: Conn, payload: bytes, stop: asyncio.Event) -> int:
+    """Write ``payload`` over and over as fast as the server takes it; bytes taken."""
+    sent = 0
+    try:
+        while not stop.is_set():
+            conn.writer.write(payload)
+            try:
+                await asyncio.wait_for(conn.writer.drain(), 0.5)
+            except asyncio.TimeoutError:
+                continue  # the server stopped reading us: backpressure
+            sent += len(payload)
+    except (ConnectionError, OSError):
+        pass
+    return sent
+
+
+async def _timed_login(port: int, name: str, address: str) -> float | None:
+    """Seconds a login of ``name`` takes from connecting to the room (None: refused)."""
+    t0 = time.monotonic()
+    try:
+        conn = await connect(port, address)
+        try:
+            await conn.expect("Name: ", 30)
+            conn.send(name)
+            out = await conn.expect("(Password: |Too many[^\n]*\n|full)", 30)
+            if "Password" not in out:
+                return None
+            conn.send(PASSWORD)
+            out = await conn.expect("(Exits:|Too many[^\n]*\n|Wrong)", 30)
+            return time.monotonic() - t0 if "Exits" in out else None
+        finally:
+            conn.close()
+    except (Lost, TimeoutError, OSError):
+        return None
+
+
+async def _victim_logins(port: int, name: str, address: str, stop: asyncio.Event) -> dict:
+    """Another player logging in once a second meanwhile: how long each login took."""
+    took, refused = [], 0
+    while not stop.is_set():
+        t = await _timed_login(port, name, address)
+        if t is None:
+            refused += 1
+        else:
+            took.append(t)
+        await asyncio.sleep(1.0)
+    return {"victim_logins": len(took), "victim_refused": refused,
+            "victim_login_ms_max": round(max(took) * 1000) if took else None}
+
+
+async def input_attack(name: str, port: int, ready: asyncio.Event, go: asyncio.Event,
+                       stop: asyncio.Event) -> dict:
+    """The third campaign's attacks on input and logins (as :func:`attack`)."""
+    if name in ("flood", "crlf"):  # one logged-in player sending as fast as it can
+        conn = await log_in(port, "Pourer", new=True, address="127.0.65.1")
+        ready.set()
+        await go.wait()
+        sent = await _pour(conn, b"say hi\r\n" * 8192 if name == "flood" else b"\r\n" * 32768,
+                           stop)
+        conn.writer.transport.abort()
+        return {"mb_taken_by_server": round(sent / 1e6, 1)}
+    if name == "logins":  # 120 connections from 30 addresses logging in to one account
+        await (await log_in(port, "Crowd", new=True, address="127.0.70.1")).writer.drain()
+        quiet = await log_in(port, "Quiet", new=True, address="127.0.71.1")
+        quiet.close()
+        ready.set()
+        await go.wait()
+        stats = {"crowd_logins": 0, "crowd_refused": 0}
+
+        async def crowd(i: int) -> None:
+            while not stop.is_set():
+                ok = await _timed_login(port, "Crowd", f"127.0.70.{i % 30 + 1}")
+                stats["crowd_logins" if ok is not None else "crowd_refused"] += 1
+
+        victim = asyncio.create_task(_victim_logins(port, "Quiet", "127.0.71.1", stop))
+        await asyncio.gather(*(crowd(i) for i in range(120)))
+        return {**stats, **await victim}
+    if name == "lockout":  # someone at a shared address mistypes; its players log in
+        local = await log_in(port, "Local", new=True, address="127.0.72.1")
+        local.close()
+        ready.set()
+        await go.wait()
+        for _ in range(6):  # ``look`` typed at the Password prompt, again and again
+            conn = await connect(port, "127.0.72.1")
+            try:
+                await conn.expect("Name: ", 10)
+                conn.send("Local2")
+                await conn.expect("(Password: |Too many|There is no)", 10)
+                conn.send("look")
+                await conn.expect("(Wrong|There is no|Too many)", 10)
+            except (Lost, TimeoutError, OSError):
+                pass
+            conn.close()
+        return await _victim_logins(port, "Local", "127.0.72.1", stop)
+    if name == "held":  # 920 idle connections from 92 addresses, never logging in
+        held = []
+        ready.set()
+        await go.wait()
+        for a in range(92):
+            for _ in range(10):
+                try:
+                    held.append(await connect(port, f"127.0.80.{a + 1}"))
+                except OSError:
+                    break
+        newcomers = await _victim_logins(port, "Watcher", "127.0.81.1", stop)
+        for conn in held:
+            conn.close()
+        return {"held": len(held), **newcomers}
+    if name == "chat":  # 1,000 characters of non-ASCII CHAT to 100 listeners
+        ears = [await log_in(port, f"Ear{i:03d}", new=True, address=f"127.0.90.{i // 8 + 1}")
+                for i in range(100)]
+        mouth = await log_in(port, "Mouth", new=True, address="127.0.91.1")
+        ready.set()
+        await go.wait()
+        said = 0
+        while not stop.is_set():
+            mouth.send("chat " + "é" * 994)
+            said += 1
+            await asyncio.sleep(1 / 7.5)
+        for conn in (*ears, mouth):
+            conn.writer.transport.abort()
+        return {"chats": said, "listeners": len(ears)}
+    if name == "naws":  # window sizes of the wrong length, before login
+        ready.set()
+        await go.wait()
+        bad = bytes([IAC, SB, NAWS, 1, 2, 3, IAC, SE]) * 150  # 1.2 KB
+        return await _keep_writing(port, bad, 10, b"", stop)
+    raise ValueError(name)
+
+
 WEB_ATTACKS = ("websilent", "webslow", "webstreams")
+INPUT_ATTACKS = ("flood", "crlf", "logins", "lockout", "held", "chat", "naws")
 ATTACKS = ("bomb", "newline", "sb", "sbstream", "gmcp", "conns", "new", "names", "spam", "twins",
-           *WEB_ATTACKS)
+           *INPUT_ATTACKS, *WEB_ATTACKS)
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -503,19 +644,22 @@ async def run(args: argparse.Namespace) -> int:
     slowest = 0.0
     try:
         prober = Prober(await log_in(server.port, "Watcher", new=True, address="127.0.0.9"))
-        print(f"{'attack':<9} {'phase':<7} {'looks':>5} {'median ms':>10} {'max ms':>8} "
-              f"{'unanswered':>10} {'RSS MiB':>8}  result")
+        print(f"{'attack':<10} {'phase':<7} {'looks':>5} {'median ms':>10} {'max ms':>8} "
+              f"{'unanswered':>10} {'RSS MiB':>8} {'log':>5}  result")
         for name in args.attacks.split(","):
             ready, go, stop = asyncio.Event(), asyncio.Event(), asyncio.Event()
             task = asyncio.create_task(
                 web_attack(name, server, ready, go, stop) if name in WEB_ATTACKS
+                else input_attack(name, server.port, ready, go, stop) if name in INPUT_ATTACKS
                 else attack(name, server.port, ready, go, stop))
             await ready.wait()  # its players are logged in; nothing attacks yet
             before = await prober.phase(args.seconds)
             before["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            logged = len(server.log)
             go.set()
             during = await prober.phase(args.seconds)
             during["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            during["log_lines"] = len(server.log) - logged
             twins = None
             if name == "twins":  # while they are all still connected
                 prober.conn.send("who twin")
@@ -535,8 +679,9 @@ async def run(args: argparse.Namespace) -> int:
             failed |= bool(during["unanswered"])
             slowest = max(slowest, during["max_ms"] or 0)
             for phase, row in (("before", before), ("during", during), ("after", after)):
-                print(f"{name:<9} {phase:<7} {row['looks']:>5} {row['median_ms']!s:>10} "
-                      f"{row['max_ms']!s:>8} {row['unanswered']:>10} {row['rss_mib']:>8}  "
+                print(f"{name:<10} {phase:<7} {row['looks']:>5} {row['median_ms']!s:>10} "
+                      f"{row['max_ms']!s:>8} {row['unanswered']:>10} {row['rss_mib']:>8} "
+                      f"{row.get('log_lines', ''):>5}  "
                       f"{json.dumps(result) if phase == 'during' else ''}", flush=True)
     finally:
         server.stop()

@@ -75,9 +75,11 @@ class WebDoor:
             self.app, host=self.host, port=self.requested_port, lifespan="off", log_config=None,
             log_level="warning", access_log=False, ws=ws,
             ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
-            # uvicorn answers 503 once it holds this many connections, the asking one
-            # included: one more than the budget lets in, so the budget decides
-            limit_concurrency=min(self.budget.share + 1, self.budget.total),
+            # uvicorn's own bound (503 and a log line per request past it), never above
+            # the budget and well above the web door's share of it: connections evicted
+            # from the share stay in uvicorn's count for a loop turn, requests' tasks a
+            # little longer, and the budget alone should decide
+            limit_concurrency=self.budget.total,
             timeout_keep_alive=5, timeout_graceful_shutdown=3, backlog=BACKLOG,
             http=http,
             proxy_headers=bool(cfg.trusted_proxies),

@@ -84,6 +84,94 @@ def test_no_import_cycle_between_the_top_level_packages():
     assert not backwards, f"imports against the layers: {backwards}"
 
 
+# -- no import cycle between files ---------------------------------------------------------
+# What runs when a module is imported: its imports at the top (in ``if``/``try`` blocks
+# too), not those inside functions nor under ``if TYPE_CHECKING:``.
+def _is_type_checking(test: ast.expr) -> bool:
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _at_import(body: list[ast.stmt]):  # noqa: ANN202
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                yield from _at_import(node.body)
+            yield from _at_import(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, *(h.body for h in node.handlers), node.orelse,
+                          node.finalbody):
+                yield from _at_import(block)
+
+
+def _imported_at_import(name: str, path: Path) -> set[str]:
+    """The project modules ``name`` imports when it is imported (``from server import
+    cli`` is the module server.cli; ``from server.hosting import GameKind`` is
+    server.hosting)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in _at_import(tree.body):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names if alias.name in MODULES)
+            continue
+        if node.level:
+            base = package.split(".")
+            base = base[:len(base) - node.level + 1]
+            module = ".".join([*base, *([node.module] if node.module else [])])
+        else:
+            module = node.module or ""
+        for alias in node.names:
+            if f"{module}.{alias.name}" in MODULES:
+                out.add(f"{module}.{alias.name}")
+            elif module in MODULES:
+                out.add(module)
+    out.discard(name)
+    return out
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` (module -> the modules it imports), as the path that closes
+    it (``[a, b, a]``), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for other in sorted(graph.get(module, ())):
+            if state.get(other) == 1:
+                return path[path.index(other):] + [other]
+            if other not in state:
+                found = visit(other)
+                if found:
+                    return found
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert import_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_import_cycle_between_files():
+    graph = {name: _imported_at_import(name, path) for name, path in MODULES.items()}
+    assert "server.hosting" in graph["server.app"]
+    cycle = import_cycle(graph)
+    assert cycle is None, f"an import cycle: {' -> '.join(cycle)}"
+
+
 # -- commands reach the parlor only through their Context (commands/registry.py) -------------
 # registry.py builds the Context (and dispatches); app.py assembles the parlor itself.
 BEHIND_THE_DOOR = {"commands.registry", "commands.app"}

@@ -137,7 +137,7 @@ async def replay(ctx: Context, rest: str) -> None:
         last = moves[upto - 1] if upto else None
         lines.append(f"After move {upto} of {len(moves)}"
                      + (f" ({words[-1]})" if last else "") + ":")
-    lines.append(game.render(None, width=ctx.session.width, color=ctx.session.color))
+    lines.append(ctx.presentation.board(ctx.session, game.frame(None), titled=False))
     ctx.send("\n".join(lines))
 
 

@@ -71,7 +71,7 @@ class Parlor:
                              computer_delay=config.games.computer_delay)
         for kind in kinds:
             self.host.register(kind)
-        self.presentation = Presentation(self.host)  # what each viewer sees of a game
+        self.presentation = Presentation(self.host.kinds)  # what each viewer sees of a game
         self.registry = registry
         # the data-file tables ``seed`` loads (server/seeding.py): accounts, and more
         self.seeders: dict[str, seeding.Seeder] = {**seeding.BUILTIN, **(seeders or {})}

@@ -1,138 +1,154 @@
 """What each viewer is shown of a game: the one presentation path.
 
-Every game reaches a screen through here, whether a player asks to see it (the game's
-view command, a returning player) or an event arrives from the bus (``game.start``,
-``game.update``, ``game.end``: plain data naming the game, its version and the lines
-the engine's events were worded into). For each viewer this module decides what to send:
+A game reaches a screen as a *frame* (``LiveGame.frame``): plain data about one game as
+one audience (a seat, or the watchers) sees it, with that audience's view, decided by the
+game's own visibility rules when the frame was made. Every game event on the bus is a
+frame with the lines its audience is told and the facts of the action
+(``GameHost._publish``); asking for a board (the game's view command, OBSERVE, REPLAY, a
+returning player) makes a frame of the game as it stands. This module draws frames and
+nothing else: it never looks a game up, so a frame drawn on another node shows the same.
 
-- the telnet text: a board (the header, the engine's view rendered for that viewer's
-  width and colour) followed by the event's lines, or the event's lines alone;
-- the GMCP package: the same view as JSON, on every change, for MUD clients.
-
-Games supply views (``GameKind.view_for``/``render``) and sentences
-(``describe_event``); they do not decide when boards are sent. That decision is
-:func:`wants_board`.
+For a viewer and a frame, :func:`decide` says what to send (a board, its lines, or
+nothing: docs/design.md, Screens, principles 2 and 4), and :func:`board_text` draws the
+board in the viewer's form: the game's renderer at their width and colour, or, in
+screen-reader mode, the game's spoken lines. GMCP gets the frame's view as JSON on every
+change. The web door draws the same frames (``server/web/live.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import attrs
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Mapping
 
 from server.bus import Event
-from server.services.games import GameHost, LiveGame
+from server.hosting import GameKind
 from server.text import bold, wrap
 
 if TYPE_CHECKING:
+    from server.services.games import LiveGame
     from server.session import Session
 
 
-@attrs.frozen
-class Viewer:
-    """Who looks at a game: the seat they play (None for a watcher)."""
+class Shown(Enum):
+    """What a viewer is sent of an event."""
 
-    seat: int | None
-
-    @classmethod
-    def of(cls, session: "Session", game: LiveGame) -> "Viewer":
-        return cls(game.seat_of(session.account.id) if session.account else None)
+    BOARD = "board"      # its lines, then the board
+    LINES = "lines"      # its lines alone
+    NOTHING = "nothing"
 
 
-def wants_board(viewer: Viewer, event: Event) -> bool:
-    """Whether ``event`` redraws the board for ``viewer`` (else: its lines alone).
+def decide(frame: Mapping[str, Any], kind: str = "game.update") -> Shown:
+    """What the audience of ``frame`` (an event's) is sent.
 
-    docs/design.md, Screens, principle 2, decided here and nowhere else. A board is drawn when the
-    game starts or ends, when something begins that every player must look at (play
-    after the draw, a Triad hand dealt, a new pass through the Pyramid Pack), and for a
-    player when it becomes their move, or when they moved and move again on a board
-    their move changed (Pyramid). A watcher gets one board per action that changed the
-    shared board. Everything else (an opponent's move while it is not your turn, a tile
-    drawn or turned in hand, AUTO's moves) is its lines alone.
+    docs/design.md, Screens, principle 2, decided here and nowhere else. A board is drawn
+    when the game starts or ends, when something begins that every player must look at
+    (play after the draw, a Triad hand dealt, a new pass through the Pyramid Pack), and
+    for a player when it becomes their move, or when they moved and move again on a
+    board their move changed (Pyramid). A watcher gets one board per action that changed
+    the shared board. Everything else (an opponent's move while it is not your turn, AUTO's
+    moves) is its lines alone; an audience told no lines (another player's hidden
+    action: principle 4) is sent nothing.
     """
-    data = event.data
-    if event.kind != "game.update" or "to_move" not in data:
-        return True  # the start, the end, or an event without an action's facts
-    if data["new_phase"]:
-        return True
-    if viewer.seat is None:
-        return data["board"] and not data["auto"]
-    if viewer.seat not in data["to_move"]:
-        return False
-    if viewer.seat not in data["was_to_move"]:
-        return True  # your move now
-    return data["seat"] == viewer.seat and data["board"] and not data["auto"]
+    seat = frame["seat"]
+    if kind != "game.update" or "actor" not in frame or frame["new_phase"]:
+        board = True  # the start, the end, or an event without an action's facts
+    elif seat is None:
+        board = frame["board"] and not frame["auto"]
+    elif seat not in frame["to_move"]:
+        board = False
+    elif seat not in frame["was_to_move"]:
+        board = True  # your move now
+    else:
+        board = frame["actor"] == seat and frame["board"] and not frame["auto"]
+    if board:
+        return Shown.BOARD
+    return Shown.LINES if frame.get("lines") else Shown.NOTHING
 
 
-def keeps_quiet(viewer: Viewer, event: Event) -> bool:
-    """Whether ``event`` is nothing at all for ``viewer``: another player's hidden action
-    (a tile drawn or turned in their hand: docs/design.md, Screens, principle 4); its player gets
-    their line, and what it changed shows on the next board."""
-    data = event.data
-    return (event.kind == "game.update" and "board" in data and not data["board"]
-            and not data["new_phase"] and viewer.seat != data["seat"])
+def header(frame: Mapping[str, Any]) -> str:
+    """The board's first line: the game's title and whose move it is."""
+    text = bold(frame["title"])
+    movers, seat = frame["to_move"], frame["seat"]
+    if seat is not None and seat in movers:
+        text += "  [your move]"
+    elif movers:
+        names = [frame["seats"][s]["name"] for s in movers]
+        text += f"  [to move: {', '.join(names)}]"
+    return text
+
+
+def board_text(kind: GameKind, frame: Mapping[str, Any], *, width: int, height: int,
+               color: bool, screenreader: bool, titled: bool = True) -> str:
+    """The header (if ``titled``) and the board drawn from the frame's view: read out as
+    short lines, no drawing, for a screen reader (``GameKind.speak``), else the game's
+    renderer."""
+    names = tuple(s["name"] for s in frame["seats"])
+    view = frame["view"]
+    if screenreader:
+        board = "\n".join(line for fact in kind.speak(view, names=names)
+                          for line in wrap(fact, width))
+    else:
+        board = kind.render(view, width=width, color=color, names=names,
+                            height=height - 1)  # the header's row
+    return f"{header(frame)}\n{board}" if titled else board
 
 
 class Presentation:
-    """Draws games for sessions: asked for (:meth:`show`) or told (:meth:`on_event`)."""
+    """Draws frames for sessions: asked for (:meth:`show`) or told (:meth:`on_event`).
 
-    def __init__(self, host: GameHost) -> None:
-        self.host = host
+    ``kinds`` are the hosted games by key: their code (renderers, spoken lines), not their
+    live games."""
 
-    def show(self, session: "Session", game: LiveGame) -> None:
-        """The board, as the player asked for it (or found it on their return)."""
-        viewer = Viewer.of(session, game)
-        view = game.view(viewer.seat)
-        session.write(self._board(session, game, viewer, view))
-        self._gmcp(session, game, viewer, view)
+    def __init__(self, kinds: Mapping[str, GameKind]) -> None:
+        self.kinds = kinds
+
+    def board(self, session: "Session", frame: Mapping[str, Any], titled: bool = True) -> str:
+        """The frame's board as ``session`` reads it."""
+        return board_text(self.kinds[frame["kind"]], frame, width=session.width,
+                          height=session.height, color=session.color,
+                          screenreader=session.screenreader, titled=titled)
+
+    def show(self, session: "Session", game: "LiveGame") -> None:
+        """The board of a game as it stands, as the player asked for it (or found it on
+        their return): the frame of their seat, or the watchers'."""
+        seat = game.seat_of(session.account.id) if session.account else None
+        self.show_frame(session, game.frame(seat))
+
+    def show_frame(self, session: "Session", frame: Mapping[str, Any]) -> None:
+        """A board the player asked for (a game as it stands, a replayed position)."""
+        session.write(self.board(session, frame))
+        self._gmcp(session, frame)
+        if not frame["finished"]:
+            session.seen_versions[frame["game"]] = frame["version"]
 
     def on_event(self, session: "Session", event: Event) -> None:
-        """A game event from the bus, for one session (a player's or a watcher's)."""
-        game_id, lines = event.data["game"], list(event.data.get("lines", ()))
-        game = self.host.lookup(game_id)
-        if game is None:  # ended and forgotten: what happened is still worth its lines
-            if lines:
-                session.notify("\n".join(lines))
-        else:
-            viewer = Viewer.of(session, game)
-            view = game.view(viewer.seat)
-            if wants_board(viewer, event):
-                session.notify("\n".join([*lines, self._board(session, game, viewer, view)]))
-            elif lines and not keeps_quiet(viewer, event):
-                session.notify("\n".join(lines))
-            self._gmcp(session, game, viewer, view)
-        if event.kind == "game.end" and game_id in session.watching:
-            session.watching.discard(game_id)
-            session.unsubscribe(f"game:{game_id}")
+        """A game event from the bus (a frame with its lines), for one session."""
+        frame = event.data
+        game_id, version = frame["game"], frame["version"]
+        last = session.seen_versions.get(game_id)
+        shown = decide(frame, event.kind)
+        if last is not None and version > last + 1 and shown is not Shown.BOARD:
+            shown = Shown.BOARD  # events were missed: the board as it stands, once
+        session.seen_versions[game_id] = max(version, last or 0)
+        lines = list(frame.get("lines", ()))
+        if shown is Shown.BOARD:
+            session.notify("\n".join([*lines, self.board(session, frame)]))
+        elif shown is Shown.LINES:
+            session.notify("\n".join(lines))
+        self._gmcp(session, frame)
+        if event.kind == "game.end":
+            session.seen_versions.pop(game_id, None)
+            if game_id in session.watching:
+                session.watching.discard(game_id)
+                session.unsubscribe(f"game:{game_id}")
 
-    # -- the two renderings of one view ----------------------------------------------------
-    @staticmethod
-    def _board(session: "Session", game: LiveGame, viewer: Viewer, view: dict) -> str:
-        """The header (title, whose move) and the board drawn from this viewer's view (read
-        out as short lines, no drawing, for a screen reader: ``GameKind.speak``)."""
-        if session.screenreader:
-            board = "\n".join(line for fact in game.kind.speak(view, names=game.names)
-                              for line in wrap(fact, session.width))
-        else:
-            board = game.kind.render(view, width=session.width, color=session.color,
-                                     height=session.height - 1,  # the header's row
-                                     names=game.names)
-        header = bold(game.title)
-        if game.outcome is None:
-            movers = game.kind.to_move(game.state)
-            if viewer.seat is not None and viewer.seat in movers:
-                header += "  [your move]"
-            elif movers:
-                header += f"  [to move: {', '.join(game.seats[s].name for s in movers)}]"
-        return f"{header}\n{board}"
-
-    @staticmethod
-    def _gmcp(session: "Session", game: LiveGame, viewer: Viewer, view: dict) -> None:
-        if game.kind.gmcp_package:
-            session.gmcp(game.kind.gmcp_package, {
-                "game": game.id, "version": game.version, "seat": viewer.seat,
-                "players": list(game.names), "finished": game.outcome is not None,
-                "view": view})
+    def _gmcp(self, session: "Session", frame: Mapping[str, Any]) -> None:
+        package = self.kinds[frame["kind"]].gmcp_package
+        if package:
+            session.gmcp(package, {
+                "game": frame["game"], "version": frame["version"], "seat": frame["seat"],
+                "players": [s["name"] for s in frame["seats"]],
+                "finished": frame["finished"], "view": frame["view"]})
 
 
-__all__ = ["Presentation", "Viewer", "keeps_quiet", "wants_board"]
+__all__ = ["Presentation", "Shown", "board_text", "decide", "header"]

@@ -121,6 +121,7 @@ class Session:
         self.screenreader = False  # SET SCREENREADER: boards read out, no ASCII art
         self.ignoring: set[int] = set()
         self.watching: set[int] = set()
+        self.seen_versions: dict[int, int] = {}  # game -> the last version drawn or told
         self.quit_warned_at = 0.0  # when QUIT last warned of games in progress
         self.client_name: str | None = None
         self.closed = False

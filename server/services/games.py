@@ -17,7 +17,6 @@ import itertools
 import logging
 import random
 import time
-from collections import OrderedDict
 from typing import Any, Callable
 
 import attrs
@@ -33,8 +32,6 @@ from server.services.accounts import Accounts
 from server.services.ratings import record_result
 
 log = logging.getLogger(__name__)
-
-ENDED_KEPT = 256  # ended games kept for the sessions that look up an event's game
 
 
 def _fact(event: Any, name: str) -> bool:
@@ -64,6 +61,24 @@ class Offer:
     def describe(self) -> str:
         opts = self.kind.describe_options(self.options)
         return f"{self.kind.title}{' (' + opts + ')' if opts else ''}"
+
+
+@attrs.frozen
+class Told:
+    """What a change of a game tells: its ``lines`` and the ``facts`` the presentation
+    decides from, to the seats in ``seats`` (None: every seat) and, if ``watchers``, to
+    the watchers; everyone else gets ``others`` (None: the same)."""
+
+    lines: list[str]
+    facts: dict[str, Any]
+    seats: tuple[int, ...] | None = None
+    watchers: bool = True
+    others: "Told | None" = None
+
+    def to(self, seat: int | None) -> "Told":
+        """What the audience ``seat`` (None: the watchers) is told."""
+        full = self.watchers if seat is None else self.seats is None or seat in self.seats
+        return self if full or self.others is None else self.others
 
 
 @attrs.define(eq=False)
@@ -115,8 +130,20 @@ class LiveGame:
             return self.kind.view_for(self.state, seat)
         return self.kind.replay_view(self.state, seat, self.now)
 
-    def render(self, seat: int | None, width: int = 80, color: bool = True) -> str:
-        return self.kind.render(self.view(seat), width=width, color=color, names=self.names)
+    def frame(self, seat: int | None, *, with_view: bool = True) -> dict[str, Any]:
+        """The game as one audience sees it now (``seat``; None: its watchers), as plain
+        data a consumer draws from alone, on this node or another: which game and kind,
+        its version, the seats, whose move it is, how it ended, and the view the game's
+        own visibility rules give that audience. Every game event is a frame with the
+        lines that audience is told (``GameHost._publish``)."""
+        finished = self.outcome is not None
+        return {"game": self.id, "kind": self.kind.key, "kind_title": self.kind.title,
+                "title": self.title, "version": self.version, "seat": seat,
+                "seats": [s.to_json() for s in self.seats], "ranked": self.ranked,
+                "to_move": [] if finished else list(self.kind.to_move(self.state)),
+                "finished": finished,
+                "result": GameHost.describe_outcome(self, self.outcome) if finished else None,
+                "view": self.view(seat) if with_view else None}
 
 
 class GameHost:
@@ -140,7 +167,6 @@ class GameHost:
         self.live: dict[int, LiveGame] = {}
         # games that ended lately, for the sessions that look up a game an event names
         # after it has left ``live`` (its last board, the end of a watched game)
-        self._ended: OrderedDict[int, LiveGame] = OrderedDict()
         self._by_player: dict[tuple[int, str], int] = {}
         self.offers: dict[int, Offer] = {}
         self._offer_ids = itertools.count(1)
@@ -221,16 +247,9 @@ class GameHost:
 
     def _drop_live(self, game: LiveGame) -> None:
         self.live.pop(game.id, None)
-        self._ended[game.id] = game
-        while len(self._ended) > ENDED_KEPT:
-            self._ended.popitem(last=False)
         for seat in game.seats:
             if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
                 del self._by_player[(seat.account_id, game.kind.key)]
-
-    def lookup(self, game_id: int) -> LiveGame | None:
-        """The game an event names: in play, or ended lately (None once forgotten)."""
-        return self.live.get(game_id) or self._ended.get(game_id)
 
     def game_of(self, account_id: int, kind_key: str) -> LiveGame | None:
         game_id = self._by_player.get((account_id, kind_key))
@@ -466,8 +485,8 @@ class GameHost:
                         ranked=record.ranked, seed=seed, state=state, version=0)
         self._add_live(game)
         opts = kind.describe_options(options)
-        self._publish(game, self._event(
-            game, "game.start", [f"{game.title} begins{' (' + opts + ')' if opts else ''}."]))
+        self._publish(game, "game.start", Told(
+            [f"{game.title} begins{' (' + opts + ')' if opts else ''}."], {}))
         self._schedule(game)
         return game
 
@@ -594,16 +613,12 @@ class GameHost:
             if outcome is not None:
                 finish_lines = await self._finish(tx, game, new_state, outcome, seats)
             await tx.commit()
-        facts = {"seat": seat, "was_to_move": list(game.kind.to_move(game.state)),
+        facts = {"actor": seat, "was_to_move": list(game.kind.to_move(game.state)),
                  "to_move": [] if outcome else list(game.kind.to_move(new_state)),
                  "board": not events or not all(_fact(e, "private") for e in events),
                  "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
-        told = self._told(game)  # a player who leaves with this action hears of it too
-        only = None
+        players = self._told(game)  # a player who leaves with this action hears of it too
         audience = None if outcome is not None else game.kind.audience(new_state, seat, events)
-        if audience is not None and audience.seats is not None:  # None: every player
-            only = {game.seats[s].account_id for s in audience.seats
-                    if game.seats[s].computer is None and not game.seats[s].left}
         if seats != game.seats:
             self._reseat(game, seats)
         game.state = new_state
@@ -627,22 +642,26 @@ class GameHost:
             lines.append(self.describe_outcome(game, outcome))
             lines.extend(finish_lines)
             self._drop_live(game)
-        event = self._event(game, "game.end" if outcome else "game.update", lines, facts)
-        outline = None if audience is None else self._outline(game, seat, note, audience, facts)
-        self._publish(game, event, also=told, only=only, outline=outline,
-                      watched=audience is None or audience.watchers)
+        full = Told(lines, facts)
+        if audience is not None:  # the kind tells it in full to some only
+            full = Told(lines, facts, seats=audience.seats, watchers=audience.watchers,
+                        others=self._outline(game, seat, note, audience, facts))
+        elif not facts["board"] and not facts["new_phase"]:
+            # hidden (a tile drawn or turned in hand): its player is told; everyone else
+            # sees nothing at all (docs/design.md, Screens, principle 4)
+            full = Told(lines, facts, seats=(seat,), watchers=False, others=Told([], facts))
+        self._publish(game, "game.end" if outcome else "game.update", full, also=players)
 
     def _outline(self, game: LiveGame, seat: int, note: str | None, audience: Any,
-                 facts: dict[str, Any]) -> Event:
+                 facts: dict[str, Any]) -> "Told":
         """The action as told to those the kind's ``audience`` does not tell in full: the
         note and its public events' sentences, with the actor's name; and its facts, with
         the board changed only if a public event tells of it."""
         public = audience.public
         said = " ".join(t for t in map(game.kind.describe_event, public) if t)
         lines = ([note] if note else []) + ([f"{game.seats[seat].name}: {said}"] if said else [])
-        return self._event(game, "game.update", lines, {
-            **facts, "board": bool(said),
-            "new_phase": any(_fact(e, "new_phase") for e in public)})
+        return Told(lines, {**facts, "board": bool(said),
+                            "new_phase": any(_fact(e, "new_phase") for e in public)})
 
     async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome,
                       seats: tuple[Seat, ...]) -> list[str]:
@@ -885,31 +904,30 @@ class GameHost:
         """The accounts told of the game's changes: its players, not the computer."""
         return {s.account_id for s in game.seats if s.computer is None and not s.left}
 
-    @staticmethod
-    def _event(game: LiveGame, kind: str, lines: list[str],
-               facts: dict[str, Any] | None = None) -> Event:
-        """A game event as data: the game's number and version, the lines, and the
-        ``facts`` of an action the presentation decides from (who acted, who was and is
-        to move, whether the shared board changed, whether a new phase began, whether it
-        was played for the player); a session looks the game up (``lookup``) to draw it."""
-        return Event(kind, {"game": game.id, "version": game.version, "lines": lines,
-                            **(facts or {})})
-
-    def _publish(self, game: LiveGame, event: Event, also: set[int] = frozenset(),
-                 only: set[int] | None = None, outline: Event | None = None,
-                 watched: bool = True) -> None:
-        """Tell ``event`` to the players (on their account topics; ``also`` these accounts;
-        ``only`` these instead) and, if ``watched``, to the watchers (on the game topic).
-        When the kind's ``audience`` tells an action in full to some only, ``outline`` is
-        what the others get: the players left out, if it has lines, and the watchers
-        (always: it keeps their version in step) when they are not ``watched``."""
-        players = self._told(game) | also
-        for account_id in sorted(only if only is not None else players):
-            self.bus.publish(f"account:{account_id}", event)
-        if outline is not None and outline.data["lines"] and only is not None:
-            for account_id in sorted(players - only):
-                self.bus.publish(f"account:{account_id}", outline)
-        self.bus.publish(f"game:{game.id}", event if watched else outline)
+    def _publish(self, game: LiveGame, kind: str, told: "Told",
+                 also: set[int] = frozenset()) -> None:
+        """Tell every audience of ``game`` what it is told of this change, each as one
+        self-contained event (a :meth:`LiveGame.frame` with its ``lines`` and the
+        action's ``facts``): every player on their account topic (``also`` these
+        accounts, players who left with this action) and the watchers on the game topic.
+        ``told`` says who hears it in full; the others get ``told.others`` (lines that
+        name only what they may know, or none). Each audience gets every version, so a
+        consumer that sees a gap has missed an event, and each carries its audience's
+        whole view, so the next one draws the board as it stands."""
+        seats = {s.account_id: i for i, s in enumerate(game.seats)
+                 if s.computer is None and (not s.left or s.account_id in also)}
+        for account_id in sorted(self._told(game) | also):
+            seat = seats.get(account_id)
+            if seat is None:
+                continue
+            part = told.to(seat)
+            self.bus.publish(f"account:{account_id}", Event(kind, {
+                **game.frame(seat), "lines": part.lines, **part.facts}))
+        topic = f"game:{game.id}"
+        if self.bus.subscribers(topic):
+            part = told.to(None)
+            self.bus.publish(topic, Event(kind, {**game.frame(None), "lines": part.lines,
+                                                 **part.facts}))
 
     def watchers(self, game_id: int) -> int:
         return self.bus.subscribers(f"game:{game_id}")

@@ -119,21 +119,22 @@ class Pages:
         except asyncio.TimeoutError:
             raise HTTPException(503, "The parlor is busy; try again in a moment.") from None
 
-    def board_html(self, game: "LiveGame") -> str:
-        """The board of ``game`` as a watcher sees it, drawn once per version."""
-        key = (game.id, game.version, game.outcome is not None)
+    def board_html(self, frame: dict[str, Any]) -> str:
+        """The board of a watchers' frame, drawn once per game, version and ending."""
+        key = (frame["game"], frame["version"], frame["finished"])
         html = self.boards.get(key)
         if html is None:
             if len(self.boards) >= BOARD_CACHE:
                 self.boards.clear()
             html = self.env.get_template("_board.html").render(
-                game=data.game_board(self.parlor, game))
+                game=data.board(frame, 0))
             self.boards[key] = html
         return html
 
-    def draw(self, game: "LiveGame") -> dict:
-        summary = data.game_summary(self.parlor, game)
-        return {"summary": summary, "board": self.board_html(game)}
+    def draw(self, frame: dict[str, Any]) -> dict:
+        """A live page's update from a watchers' frame: the summary and the board."""
+        watchers = self.parlor.host.watchers(frame["game"])
+        return {"summary": data.summary(frame, watchers), "board": self.board_html(frame)}
 
     def _kind(self, request: Request):  # noqa: ANN202
         kind = self.parlor.host.kind_named(request.path_params["game"][:MAX_NAME])
@@ -153,7 +154,7 @@ class Pages:
 
     def _game(self, request: Request) -> "LiveGame":
         number = self._number(request)
-        game = self.parlor.host.lookup(number)
+        game = self.parlor.host.live.get(number)
         if game is None:
             raise HTTPException(404, f"Game #{number} is not in play (its replay may be: "
                                      f"/games/{number}/replay).")
@@ -182,7 +183,7 @@ class Pages:
 
     async def game(self, request: Request) -> Response:
         number = self._number(request)
-        game = self.parlor.host.lookup(number)
+        game = self.parlor.host.live.get(number)
         if game is None:
             try:
                 replay = await self.bounded(data.replay(self.parlor, number, None))
@@ -195,8 +196,9 @@ class Pages:
         if html is None:
             if len(self.game_pages) >= BOARD_CACHE:
                 self.game_pages.clear()
-            html = self.render("game.html", game=data.game_summary(self.parlor, game),
-                               board=self.board_html(game))
+            frame = game.frame(None)
+            html = self.render("game.html", game=data.summary(frame, key[3]),
+                               board=self.board_html(frame))
             self.game_pages[key] = html
         return HTMLResponse(html)
 
@@ -205,7 +207,13 @@ class Pages:
         refused = self.door.watchers.admit(game.id, bounded=game.outcome is None)
         if refused is not None:
             raise HTTPException(503, refused)
-        stream = GameStream(self.parlor, game.id, self.draw, self.door.closing)
+        host = self.parlor.host
+
+        def snapshot() -> dict[str, Any] | None:  # the game as it stands, once, at the start
+            live = host.live.get(game.id)
+            return live.frame(None) if live is not None else None
+
+        stream = GameStream(self.parlor, game.id, snapshot, self.draw, self.door.closing)
         self.door.streams.add(stream)
 
         async def body():  # noqa: ANN202

@@ -2,9 +2,10 @@
 
 Every page and its ``/api/`` twin are drawn from the same dict, built here and only
 here, so the two cannot disagree about what is public. What goes in is chosen field by
-field: a game gives its number, kind, seats' names, version and ``LiveGame.view(None)``
-(what a telnet watcher is shown), never its state, seed or options; an account gives
-what FINGER shows, never its password hash, settings or admin data.
+field: a game gives what its watchers' frame holds (``LiveGame.frame(None)``: its number,
+kind, seats' names, version, result and the view a telnet watcher is shown), never its
+state, seed or options; an account gives what FINGER shows, never its password hash,
+settings or admin data.
 """
 
 from __future__ import annotations
@@ -41,33 +42,38 @@ def who(parlor: "Parlor") -> dict[str, Any]:
     return {"online": len(parlor.sessions), "players": players}
 
 
-def _seat(game: LiveGame, index: int) -> dict[str, Any]:
-    seat = game.seats[index]
-    return {"seat": index, "name": seat.name, "computer": seat.computer, "left": seat.left}
-
-
-def game_summary(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
-    """One game, as a list shows it (no board)."""
-    finished = game.outcome is not None
-    movers = () if finished else game.kind.to_move(game.state)
+def summary(frame: dict[str, Any], watchers: int) -> dict[str, Any]:
+    """One game, as a list shows it (no board), from a frame of it (``LiveGame.frame``)."""
+    seats = frame["seats"]
     return {
-        "id": game.id,
-        "kind": game.kind.key,
-        "title": game.kind.title,
-        "players": list(game.players),
-        "seats": [_seat(game, i) for i in range(len(game.seats))],
-        "ranked": game.ranked,
-        "moves": game.version,
-        "to_move": [game.seats[s].name for s in movers],
-        "watchers": parlor.host.watchers(game.id),
-        "finished": finished,
-        "result": GameHost.describe_outcome(game, game.outcome) if finished else None,
+        "id": frame["game"],
+        "kind": frame["kind"],
+        "title": frame["kind_title"],
+        "players": [s["name"] for s in seats if not s.get("left")],
+        "seats": [{"seat": i, "name": s["name"], "computer": s.get("computer"),
+                   "left": bool(s.get("left"))} for i, s in enumerate(seats)],
+        "ranked": frame["ranked"],
+        "moves": frame["version"],
+        "to_move": [seats[s]["name"] for s in frame["to_move"]],
+        "watchers": watchers,
+        "finished": frame["finished"],
+        "result": frame["result"],
     }
 
 
+def game_summary(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
+    """One game in play, as a list shows it (no board)."""
+    return summary(game.frame(None, with_view=False), parlor.host.watchers(game.id))
+
+
+def board(frame: dict[str, Any], watchers: int) -> dict[str, Any]:
+    """One game with its board, from a watchers' frame (what a telnet watcher is shown)."""
+    return {**summary(frame, watchers), "view": frame["view"]}
+
+
 def game_board(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
-    """One game with its board: the view a telnet watcher gets (``view(None)``)."""
-    return {**game_summary(parlor, game), "view": game.view(None)}
+    """One game with its board as it stands: the watchers' frame."""
+    return board(game.frame(None), parlor.host.watchers(game.id))
 
 
 def games_in_play(parlor: "Parlor", kind: GameKind | None = None) -> list[dict[str, Any]]:
@@ -153,5 +159,5 @@ async def top10(parlor: "Parlor") -> list[dict[str, Any]] | None:
              "opponent": r.opponent or None} for i, r in enumerate(rows, 1)]
 
 
-__all__ = ["GameError", "kinds", "who", "game_summary", "game_board",
+__all__ = ["GameError", "kinds", "who", "summary", "game_summary", "board", "game_board",
            "games_in_play", "replay", "rankings", "player", "top10"]

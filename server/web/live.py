@@ -2,8 +2,9 @@
 
 A page showing ``/games/<n>`` opens ``/games/<n>/events`` (``text/event-stream``). The
 stream subscribes to the bus topic ``game:<n>`` exactly as a telnet watcher's session
-does, and for each change sends one ``update`` event: the game's summary, the board
-drawn as HTML from ``view(None)`` (what every watcher may see) and the event's lines.
+does, and for each change sends one ``update`` event drawn from the event alone (its
+watchers' frame: the summary, the board as HTML from the view every watcher may see, and
+the lines the watchers are told, the same a telnet watcher reads).
 Changes that arrive faster than a browser reads are merged (the newest board, every
 line up to a bound), so a slow reader costs memory bounded per stream. Streams are
 bounded too, since each holds a connection of the door's budget: a game has at most
@@ -19,14 +20,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from typing import TYPE_CHECKING, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from server.bus import Event
 from server.text import clean
 
 if TYPE_CHECKING:
     from server.app import Parlor
-    from server.services.games import LiveGame
 
 MAX_LINES = 200      # lines kept for a stream that has not read them yet
 KEEPALIVE = 15.0     # seconds between comments on a quiet stream (proxies close idle ones)
@@ -65,32 +65,38 @@ def sse(kind: str, data: dict) -> str:
 
 
 class GameStream:
-    """One page's subscription to one game."""
+    """One page's subscription to one game, drawn from the watchers' frames the bus
+    brings (``GameHost._publish``): the game is read once, when the stream starts
+    (``snapshot``), and never again."""
 
     def __init__(self, parlor: "Parlor", game_id: int,
-                 draw: Callable[["LiveGame"], dict], closing: asyncio.Event) -> None:
+                 snapshot: Callable[[], dict[str, Any] | None],
+                 draw: Callable[[dict[str, Any]], dict], closing: asyncio.Event) -> None:
         self.parlor = parlor
         self.game_id = game_id
-        self.draw = draw          # game -> {"summary":..., "board": html} (cached by version)
+        self.snapshot = snapshot
+        self.draw = draw          # frame -> {"summary":..., "board": html} (cached by version)
         self.closing = closing
         self.idle = parlor.config.web.stream_idle
         self.changed = asyncio.Event()
+        self.frame: dict[str, Any] | None = None  # the newest the page has not been sent
         self.lines: list[str] = []
-        self.ended = False
 
     def on_event(self, topic: str, event: Event) -> None:  # noqa: ARG002 - the bus's shape
         if not event.kind.startswith("game."):
             return
-        for line in event.data.get("lines", ()):
+        frame = event.data
+        if self.frame is not None and frame["version"] < self.frame["version"]:
+            return  # older than what the page has
+        for line in frame.get("lines", ()):
             self.lines.append(clean(str(line)))
         del self.lines[:-MAX_LINES]
-        if event.kind == "game.end":
-            self.ended = True
+        self.frame = frame
         self.changed.set()
 
-    def _update(self, game: "LiveGame") -> str:
+    def _update(self) -> str:
         lines, self.lines = self.lines, []
-        return sse("update", {**self.draw(game), "lines": lines})
+        return sse("update", {**self.draw(self.frame), "lines": lines})
 
     async def _next(self, quiet_until: float) -> str:
         """Wait for the game to change: "change"; or "keepalive" when :data:`KEEPALIVE`
@@ -108,12 +114,15 @@ class GameStream:
         topic = f"game:{self.game_id}"
         self.parlor.bus.subscribe(topic, self.on_event)
         try:
-            game = self.parlor.host.lookup(self.game_id)
-            if game is None:
+            first = self.snapshot()
+            if first is None:
                 yield sse("end", {"reason": "gone"})
                 return
-            yield self._update(game)
-            if game.outcome is not None:
+            if self.frame is None or self.frame["version"] < first["version"]:
+                self.frame = first
+            self.changed.clear()
+            yield self._update()
+            if self.frame["finished"]:
                 yield sse("end", {"reason": "finished"})
                 return
             loop = asyncio.get_running_loop()
@@ -130,12 +139,8 @@ class GameStream:
                 quiet_until = loop.time() + self.idle
                 if self.closing.is_set():
                     break
-                game = self.parlor.host.lookup(self.game_id)
-                if game is None:
-                    yield sse("end", {"reason": "gone"})
-                    return
-                yield self._update(game)
-                if self.ended or game.outcome is not None:
+                yield self._update()
+                if self.frame["finished"]:
                     yield sse("end", {"reason": "finished"})
                     return
         finally:

@@ -1,6 +1,7 @@
 """Events are data: everything published on the bus during a whole game of each kind
-is plain JSON (the game's number and version and the lines, never a live object), so a
-bus between several server nodes could carry it unchanged."""
+is plain JSON (a frame of the game as its audience sees it, and the lines it is told,
+never a live object), so a bus between several server nodes could carry it unchanged and
+a consumer there could draw it alone."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from server.bus import Event, LocalBus
 from server.hosting import Seat
+from server.presentation import board_text
 
 
 class Recorder:
@@ -79,10 +81,16 @@ async def test_every_event_of_a_whole_game_round_trips_through_json(parlor, key)
             break
         await asyncio.sleep(0.01)
     recorder.assert_plain_data()
-    for _, event in recorder.events:
+    seat = game.seat_of(alice.id)
+    for topic, event in recorder.events:
         if event.kind.startswith("game."):
             assert event.data["game"] == game.id and isinstance(event.data["version"], int)
-    assert parlor.host.lookup(game.id) is game  # ended, still found for a late reader
+            # self-contained: the audience's own frame, drawn with no look-up of the game
+            assert event.data["seat"] == (None if topic.startswith("game:") else seat)
+            assert board_text(parlor.host.kinds[event.data["kind"]], event.data, width=80,
+                              height=24, color=False, screenreader=True)
+            assert board_text(parlor.host.kinds[event.data["kind"]], event.data, width=80,
+                              height=24, color=True, screenreader=False)
 
 
 async def test_every_event_of_a_triad_table_round_trips_through_json(parlor):

@@ -623,34 +623,48 @@ class GameHost:
             self._reseat(game, seats)
         game.state = new_state
         game.version = step
+        hidden = any(_fact(e, "private") for e in events)
         lines = [note] if note else []
-        worded: list[str] = []
-        for e in events:
-            text = game.kind.describe_event(e)
-            if text and worded and _fact(e, "continues"):
-                worded[-1] += " " + text
-            elif text:
-                worded.append(text)
+        worded = self._worded(game.kind, events)
         # one announcement per action (docs/design.md, Screens, 3): the move as typed, unless an
         # event's sentence tells it, attributed ("Bob lays tile <3> in niche 6.")
         said = any(_fact(e, "tells_action") for e in events)
         if not (seat_change and worded) and not said:
             lines.append(f"{game.seats[seat].name}: {notation}")
+        # what the others are told of an action with a hidden part (a tile drawn into a
+        # hand): the note and the sentences of its public events, never the move as typed
+        public = ([note] if note else []) + self._worded(game.kind, events, public_only=True)
         lines.extend(worded)
         if outcome is not None:
             game.outcome = outcome
-            lines.append(self.describe_outcome(game, outcome))
-            lines.extend(finish_lines)
+            ending = [self.describe_outcome(game, outcome), *finish_lines]
+            lines.extend(ending)
+            public.extend(ending)
             self._drop_live(game)
         full = Told(lines, facts)
         if audience is not None:  # the kind tells it in full to some only
             full = Told(lines, facts, seats=audience.seats, watchers=audience.watchers,
                         others=self._outline(game, seat, note, audience, facts))
-        elif not facts["board"] and not facts["new_phase"]:
-            # hidden (a tile drawn or turned in hand): its player is told; everyone else
-            # sees nothing at all (docs/design.md, Screens, principle 4)
-            full = Told(lines, facts, seats=(seat,), watchers=False, others=Told([], facts))
+        elif hidden and not facts["new_phase"]:
+            # its player is told all; everyone else what is public of it (the action that
+            # starts a new phase, which everyone must look at, is told to all)
+            full = Told(lines, facts, seats=(seat,), watchers=False, others=Told(public, facts))
         self._publish(game, "game.end" if outcome else "game.update", full, also=players)
+
+    @staticmethod
+    def _worded(kind: GameKind, events: list, public_only: bool = False) -> list[str]:
+        """The sentences of ``events`` (of the public ones only, if ``public_only``); an
+        event that ``continues`` the one before joins its sentence."""
+        worded: list[str] = []
+        for e in events:
+            text = kind.describe_event(e)
+            if not text or (public_only and _fact(e, "private")):
+                continue
+            if worded and _fact(e, "continues"):
+                worded[-1] += " " + text
+            else:
+                worded.append(text)
+        return worded
 
     def _outline(self, game: LiveGame, seat: int, note: str | None, audience: Any,
                  facts: dict[str, Any]) -> "Told":

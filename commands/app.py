@@ -6,6 +6,10 @@ fixture calls :func:`assemble` too.
 Layers point one way (docs/design.md, principle 7): this module imports ``server/``,
 ``server/`` never imports ``commands/``. The parlor is handed its games and its
 command table (a :class:`~commands.registry.Registry`) and knows neither.
+
+A game is one line here (docs/design.md, principle 9): its entry in :data:`GAMES`
+(``commands/<game>.py``'s ``GAME``: its kind and its commands). Everything else a game
+brings (its settings, data files, starter sets, web pages) its kind hands over.
 """
 
 from __future__ import annotations
@@ -14,23 +18,15 @@ import importlib
 import sys
 from typing import Iterable
 
-from commands import admin, basics, dice, games, people, pyramid, settings, talk, triad
-from commands import triptycha, world
+from commands import admin, basics, games, people, settings, talk, world
+from commands import dice, pyramid, triad, triptycha
 from commands.registry import GameCommands, Registry, build
 from server import cli
 from server.app import Parlor
 from server.config import Config
 from server.hosting import GameKind
-from server.services import dice as dice_service
-from server.services import pyramid as pyramid_service
-from server.services import tiles as tiles_service
-from server.services import triad as triad_service
-from server.services import triptycha as triptycha_service
 
-# Each game's own commands, by its kind's key. A kind without an entry (an extra game
-# from the config) gets the commands every game has (``commands.games.game_family``).
-GAME_COMMANDS: dict[str, GameCommands] = {
-    own.key: own for own in (triptycha.GAME, dice.GAME, triad.GAME, pyramid.GAME)}
+GAMES: tuple[GameCommands, ...] = (triptycha.GAME, dice.GAME, triad.GAME, pyramid.GAME)
 
 COMMANDS = (basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
             settings.COMMANDS, games.COMMANDS, admin.COMMANDS)
@@ -38,41 +34,49 @@ COMMANDS = (basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
 
 def default_kinds(config: Config) -> list[GameKind]:
     """The games Esterport hosts, fresh (a kind is hosted by one parlor, and is its game's
-    service there). Each game registers its kind here when it lands."""
-    games = config.games
-    return [triptycha_service.Triptycha(trade_timeout=games.trade_timeout),
-            dice_service.Dice(),
-            triad_service.TriadTables(action_timeout=games.triad_action_timeout),
-            pyramid_service.Pyramid()]
+    service there), each with its settings from the config."""
+    return [game.kind.from_config(config.games) for game in GAMES]
 
 
-def load_kind(spec: str) -> GameKind:
-    """A fresh GameKind of the class named ``module:attribute`` (``[games] extra`` in the
-    config: extra games, such as the tests' noughts and crosses)."""
+def load_entry(spec: str) -> GameCommands:
+    """The entry ``module:attribute`` names (``[games] extra`` in the config: extra games,
+    such as the tests' noughts and crosses): a ``GameCommands`` with its kind, or a
+    GameKind subclass alone (then the game has the commands every game gets)."""
     module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr or "KIND")()
+    found = getattr(importlib.import_module(module), attr or "KIND")
+    return found if isinstance(found, GameCommands) else GameCommands(found.key, kind=found)
 
 
-def registry_for(kinds: Iterable[GameKind]) -> Registry:
-    """Every command: the families above, and for each game its prefix family (with its
-    own subcommands) and its commands outside the prefix."""
-    owns = [(kind, GAME_COMMANDS.get(kind.key)) for kind in kinds]
+def load_kind(spec: str, config: Config | None = None) -> GameKind:
+    """A fresh kind of the game ``spec`` names (:func:`load_entry`)."""
+    return load_entry(spec).kind.from_config((config or Config()).games)
+
+
+def registry_for(kinds: Iterable[GameKind], entries: Iterable[GameCommands] = GAMES) -> Registry:
+    """Every command: the families above, and for each game its prefix family (with what
+    its entry in ``entries`` adds) and its commands outside the prefix."""
+    known = {game.key: game for game in entries}
+    owns = [(kind, known.get(kind.key)) for kind in kinds]
     return build([
         *COMMANDS,
         [games.game_family(kind, own) for kind, own in owns],
         [cmd for _, own in owns if own is not None for cmd in own.top_commands],
-    ])
+    ], [own for _, own in owns if own is not None])
 
 
 def assemble(config: Config, kinds: Iterable[GameKind] | None = None) -> Parlor:
     """The parlor for ``config``: ``kinds`` (default: :func:`default_kinds`) and the
-    config's extra games, with their commands; the tile economy's data files (Triptycha's
-    collections and the starter set) and the starter set every new account gets. Not
-    started (``await parlor.start()``)."""
+    config's extra games, with their commands, the data-file tables they load and what
+    they give every new account. Not started (``await parlor.start()``)."""
+    extra = [load_entry(spec) for spec in config.games.extra]
     hosted = [*(default_kinds(config) if kinds is None else kinds),
-              *(load_kind(spec) for spec in config.games.extra)]
-    parlor = Parlor(config, hosted, registry_for(hosted), seeders=triptycha_service.SEEDERS)
-    parlor.accounts.on_new_account(tiles_service.grant_starter)
+              *(entry.kind.from_config(config.games) for entry in extra)]
+    config.games.check_read({name for kind in hosted for name in (kind.key, *kind.old_settings)})
+    parlor = Parlor(config, hosted, registry_for(hosted, [*GAMES, *extra]),
+                    seeders={name: seeder for kind in hosted
+                             for name, seeder in kind.seeders.items()})
+    for kind in hosted:
+        parlor.accounts.on_new_account(kind.on_new_account)
     return parlor
 
 

@@ -1,7 +1,8 @@
 """HELP (a topic for every command, a one-screen summary for each game), MORE and QUIT.
 
 ``HELP <game>`` (its prefix, key or title: TT, TRIPTYCHA, TRIAD DICE …) lists, on one
-screen, only the commands of that game that apply to it, grouped; ``HELP <game>
+screen, only the commands of that game that apply to it, grouped as the game's entry
+says (``GameCommands.groups``, ``commands/<game>.py``); ``HELP <game>
 <command>`` gives one command's detail and ``HELP <game> RULES`` the game's whole text
 (paged when it is taller than the screen). Which of the commands every game gets
 (``commands.games.game_family``) apply is read from the game's kind: offers only for a
@@ -14,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from commands.registry import Command, CommandError, Context
+from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
 from server.services.games import GameHost
 from server.text import bold, counted, wrap
@@ -42,32 +43,20 @@ def _help_text(cmd: Command, width: int, prefix: str = "") -> str:
 
 
 # -- one game's help ------------------------------------------------------------------------
-# The groups of a game's summary, in order; a subcommand in none of them is listed under
-# "More". The shared subcommands first, then each game's own (``commands/<game>.py``).
+# The groups of the shared subcommands. A game's summary shows "Start", then the game's
+# own groups (``GameCommands.groups``: a game may put a shared subcommand in one of its
+# own too), then the rest of these; a subcommand in no group is under "More".
 SHARED_GROUPS = {"challenge": "Start", "rematch": "Start", "accept": "Start",
                  "decline": "Start", "withdraw": "Start", "resign": "End", "claim": "End",
                  "display": "Watch", "games": "Watch", "status": "Records",
                  "rankings": "Records"}
-GAME_GROUPS = {
-    "tt": {"draw": "Play", "lay": "Play", "rotate": "Play", "flip": "Play", "view": "Play",
-           "inspect": "Play", "take": "Trading", "done": "Trading"},
-    "dice": {"move": "Play", "remove": "Play"},
-    "triad": {"tables": "Tables", "open": "Tables", "join": "Tables", "bot": "Tables",
-              "start": "Tables", "leave": "Tables", "back": "Tables", "pass": "Betting",
-              "equal": "Betting", "raise": "Betting", "fold": "Betting", "discard": "Draw",
-              "stand": "Draw", "hand": "Draw"},
-    "pyr": {"new": "Standard", "hint": "Standard", "auto": "Standard", "quit": "Standard",
-            "tour": "Tournament", "challenge": "Tournament", "accept": "Tournament",
-            "decline": "Tournament", "withdraw": "Tournament", "restore": "Tournament",
-            "save": "Tournament", "score": "Tournament", "top10": "Tournament",
-            "exit": "Tournament", "config": "Anytime", "info": "Anytime",
-            "solution": "Anytime"},
-}
-# Moves typed after the prefix, not a subcommand (the game's notation)
-MOVES = {"pyr": "Moves: PYR 7,1 6,3 (two cards to 13), PYR 7,4 (a King), PYR P 7,2 "
-                "(P = Pack, W = Waste), PYR D (deal). PYR END ends the game."}
-GROUP_ORDER = ("Start", "Tables", "Play", "Betting", "Draw", "Trading", "Standard",
-               "Tournament", "Anytime", "End", "Watch", "Records", "More")
+SHARED_ORDER = ("Start", "End", "Watch", "Records", "More")
+
+
+def group_order(own: GameCommands | None) -> tuple[str, ...]:
+    """The groups of a game's summary, in order."""
+    theirs = dict.fromkeys(own.groups.values()) if own is not None else {}
+    return (SHARED_ORDER[0], *(g for g in theirs if g not in SHARED_ORDER), *SHARED_ORDER[1:])
 
 
 def _kind_for(ctx: Context, words: list[str]) -> "tuple[GameKind, int] | None":
@@ -127,21 +116,22 @@ def game_summary(ctx: Context, kind: "GameKind", family: Command) -> list[str]:
     width = ctx.session.width
     p = kind.prefix
     skip = not_applying(kind)
-    groups = {**SHARED_GROUPS, **GAME_GROUPS.get(kind.key, {})}
+    own = ctx.registry.game(kind.key)
+    groups = {**SHARED_GROUPS, **(own.groups if own is not None else {})}
+    order = group_order(own)
     listed: dict[str, list[str]] = {}
     for sub in family.subcommands:
         if sub.name in skip or sub.name == "help" or (sub.admin and not ctx.session.is_admin):
             continue
         listed.setdefault(groups.get(sub.name, "More"), []).append(sub.name.upper())
-    own = _own(kind)
     lines = [bold(f"{kind.title} ({p})")]
     if own is not None and own.help:
         lines.extend(wrap(_first_sentence(own.help), width))
     lines.append(f"Usage: {p} [<command>] ({p} alone shows your game)")
-    if kind.key in MOVES:
-        lines.extend(wrap(MOVES[kind.key], width))
+    if own is not None and own.moves:
+        lines.extend(wrap(own.moves, width))
     label_w = max(len(g) for g in listed) + 2
-    for group in GROUP_ORDER:
+    for group in order:
         if group in listed:
             lines.extend(wrap(f"{group + ':':<{label_w}}" + ", ".join(listed[group]), width,
                               indent=" " * label_w))
@@ -149,16 +139,10 @@ def game_summary(ctx: Context, kind: "GameKind", family: Command) -> list[str]:
     if top:
         lines.extend(wrap(f"{'Also:':<{label_w}}" + ", ".join(c.name.upper() for c in top)
                           + " (HELP <command>)", width, indent=" " * label_w))
-    first = next(listed[g][0] for g in GROUP_ORDER if g in listed)
+    first = next(listed[g][0] for g in order if g in listed)
     lines.extend(wrap(f"HELP {p} <command> explains one (HELP {p} {first}); "
                       f"HELP {p} RULES gives the rules.", width))
     return lines
-
-
-def _own(kind: "GameKind"):  # noqa: ANN202
-    """The game's own commands (``commands/<game>.py``), if it has any."""
-    from commands.app import GAME_COMMANDS  # the assembly imports this module
-    return GAME_COMMANDS.get(kind.key)
 
 
 def _is_move(kind: "GameKind", word: str) -> bool:
@@ -182,7 +166,7 @@ async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
         raise CommandError(f"HELP {p} <command> explains one command; HELP {p} lists them.")
     word = words[0]
     if word == "rules":
-        own = _own(kind)
+        own = ctx.registry.game(kind.key)
         text = own.help if own is not None and own.help else family.help
         skip = not_applying(kind)
         ctx.send("\n".join([
@@ -193,7 +177,8 @@ async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
         return
     sub = family.sub(word)
     if sub is None and _is_move(kind, word):  # typed after the prefix too (PYR END, PYR D)
-        more = MOVES.get(kind.key, f"HELP {p} RULES gives the rules.")
+        own = ctx.registry.game(kind.key)
+        more = own.moves if own is not None and own.moves else f"HELP {p} RULES gives the rules."
         ctx.send("\n".join([bold(f"Usage: {p} {word.upper()}"), *wrap(
             f"{p} {word.upper()} is a move of {kind.title}, typed after {p}. {more}",
             ctx.session.width)]))
@@ -267,9 +252,9 @@ async def more(ctx: Context, rest: str) -> None:
 
 COMMANDS = [
     Command("help", help_, "HELP [<command> [<subcommand>]] | HELP <game> [<command>|RULES]",
-            "List the commands, or explain one. HELP <game> (TT, TRIAD, PYR, DICE or the "
-            "game's name) lists that game's commands on one screen; HELP <game> <command> "
-            "explains one, HELP <game> RULES gives the rules.", aliases=("?",)),
+            "List the commands, or explain one. HELP <game> (the game's command prefix or "
+            "name, as HELP lists them) lists that game's commands on one screen; HELP <game> "
+            "<command> explains one, HELP <game> RULES gives the rules.", aliases=("?",)),
     Command("more", more, "MORE", "When a reply is taller than your screen it stops after a "
             "page: Enter or MORE shows the next page, any other command drops the rest. SET "
             "HEIGHT sets your screen's height."),

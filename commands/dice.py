@@ -13,6 +13,7 @@ from __future__ import annotations
 from commands import args
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.errors import BadNotation
+from server.services.dice import Dice
 from server.services.games import GameError
 
 KEY = "dice"
@@ -91,4 +92,5 @@ COMMANDS = (
             "and your turn ends when you remove one. Three removals win."),
 )
 
-GAME = GameCommands(KEY, help=HELP, commands=COMMANDS)
+GAME = GameCommands(KEY, help=HELP, commands=COMMANDS, kind=Dice,
+                    groups={"move": "Play", "remove": "Play"})

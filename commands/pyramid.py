@@ -35,7 +35,8 @@ GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D
 
 # -- helpers --------------------------------------------------------------------------------
 def _svc(ctx: Context) -> pyramid.Pyramid:
-    return ctx.pyramid
+    """Pyramid's service: its kind as the host hosts it."""
+    return ctx.host.kind(KEY)
 
 
 def _me(ctx: Context) -> Seat:
@@ -529,4 +530,13 @@ COMMANDS = (
             "solver's best Par line, move by move (D xN is N D's in a row)."),
 )
 
-GAME = GameCommands(KEY, help=pyramid.HELP, commands=COMMANDS, act=play)
+GAME = GameCommands(
+    KEY, help=pyramid.HELP, commands=COMMANDS, act=play, kind=pyramid.Pyramid,
+    groups={"new": "Standard", "hint": "Standard", "auto": "Standard", "quit": "Standard",
+            "tour": "Tournament", "challenge": "Tournament", "accept": "Tournament",
+            "decline": "Tournament", "withdraw": "Tournament", "restore": "Tournament",
+            "save": "Tournament", "score": "Tournament", "top10": "Tournament",
+            "exit": "Tournament", "config": "Anytime", "info": "Anytime",
+            "solution": "Anytime"},
+    moves="Moves: PYR 7,1 6,3 (two cards to 13), PYR 7,4 (a King), PYR P 7,2 (P = Pack, "
+          "W = Waste), PYR D (deal). PYR END ends the game.")

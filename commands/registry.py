@@ -8,8 +8,9 @@ answer; it raises :class:`UsageError` for a wrong use (the usage line is printed
 words are read by the game (``GameKind.parse_options``), which raises
 ``games.errors.BadOption`` for a word it does not know: that too prints the usage line.
 
-Each game's own commands are a :class:`GameCommands` (``commands/<game>.py``), keyed by
-its kind's key; ``commands/app.py`` joins them to the kinds the parlor hosts.
+Each game's entry is a :class:`GameCommands` (``commands/<game>.py``): its kind, and
+what its commands add to those every game gets; ``commands/app.py`` lists the entries,
+and the registry keeps them by key (HELP reads a game's groups and moves from there).
 """
 
 from __future__ import annotations
@@ -21,21 +22,17 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 import attrs
 
 from games.errors import BadOption, RuleError
-
-from server.services import pyramid, triad, triptycha
 from server.world import describe_room
 
 if TYPE_CHECKING:
     from server.app import Parlor
     from server.bus import Event
     from server.db import Database
+    from server.hosting import GameKind
     from server.presentation import Presentation
     from server.services.accounts import Accounts
     from server.services.games import GameHost
-    from server.services.pyramid import Pyramid
     from server.services.ratings import Ratings
-    from server.services.tiles import Tiles
-    from server.services.triad import TriadTables
     from server.session import Session
     from server.world import World
 
@@ -74,9 +71,9 @@ class Context:
     - ``publish(topic, event)``: an event on the bus (talk); ``tell(account_id, text)``: a
       notice to one player; ``log_admin(what)``: an admin's act in the log
     - ``request_shutdown(message)``: stop the server (``@SHUTDOWN``)
-    - ``pyramid``, ``triad``, ``tiles``: the per-game services commands call directly,
-      each its game's kind as the host hosts it (``host.kind(key)``; Triptycha's tiles
-      are its kind's ``tiles``)
+
+    A game's own service (what it offers beyond hosting) is its kind as the host hosts
+    it, ``host.kind(key)``, which the game's commands reach themselves.
     """
 
     session: "Session"
@@ -114,21 +111,6 @@ class Context:
     @property
     def registry(self) -> "Registry":
         return self._parlor.registry  # type: ignore[return-value]  # built by commands/app.py
-
-    @property
-    def tiles(self) -> "Tiles":
-        """Triptycha's tiles, discs and shop (one transaction a call)."""
-        return self.host.kind(triptycha.KEY).tiles
-
-    @property
-    def pyramid(self) -> "Pyramid":
-        """The Pyramid service (preferences, saved matches, TOP 10, HINT, AUTO)."""
-        return self.host.kind(pyramid.KEY)
-
-    @property
-    def triad(self) -> "TriadTables":
-        """The Triad tables (open, join, computer players)."""
-        return self.host.kind(triad.KEY)
 
     # -- the world -------------------------------------------------------------------------
     @property
@@ -202,26 +184,42 @@ class Command:
 
 @attrs.frozen
 class GameCommands:
-    """What a game adds to the commands every hosted game gets (``commands/games.py``):
-    its help, the extra subcommands of its prefix (``DICE MOVE``), its commands outside
-    the prefix (``ITD``, ``BUY``), and its own handler for the bare prefix and for a move
-    typed after it (``act``; default: show the game, or ``GameHost.act``). Keyed by the
-    kind's ``key``."""
+    """A game's entry, keyed by its kind's ``key``: its kind (the ``GameKind`` subclass
+    the parlor hosts, made from the game's own settings: ``GameKind.from_config``; None
+    for the commands of a kind hosted on its own) and what the game adds to the commands
+    every hosted game gets (``commands/games.py``): its help, the extra subcommands of
+    its prefix (``DICE MOVE``), its commands outside the prefix (``ITD``, ``BUY``), its
+    own handler for the bare prefix and for a move typed after it (``act``; default:
+    show the game, or ``GameHost.act``), and for ``HELP <game>`` the group of each
+    subcommand (``groups``, in the order the summary shows them; a subcommand in none is
+    under "More") and how its moves are typed after the prefix (``moves``)."""
 
     key: str
     help: str = ""
     commands: tuple[Command, ...] = attrs.field(default=(), converter=tuple)
     top_commands: tuple[Command, ...] = attrs.field(default=(), converter=tuple)
     act: Handler | None = None
+    groups: dict[str, str] = attrs.field(factory=dict)
+    moves: str = ""
+    kind: "type[GameKind] | None" = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind is not None and self.kind.key != self.key:
+            raise ValueError(f"the entry {self.key!r} names the kind {self.kind.key!r}")
 
 
 @attrs.frozen
 class Registry:
     commands: MappingProxyType  # name or alias -> Command
     ordered: tuple[Command, ...]
+    games: MappingProxyType = MappingProxyType({})  # kind key -> GameCommands
 
     def find(self, word: str) -> Command | None:
         return self.commands.get(word.lower())
+
+    def game(self, key: str) -> GameCommands | None:
+        """The entry of the game ``key``, or None (a game hosted with its kind alone)."""
+        return self.games.get(key)
 
     def visible(self, admin: bool) -> list[Command]:
         return [c for c in self.ordered if admin or not c.admin]
@@ -297,7 +295,8 @@ async def _refresh_admin(session: "Session") -> None:
         session.account.is_admin = await session.parlor.accounts.is_admin(session.account.id)
 
 
-def build(families: Iterable[Iterable[Command]]) -> Registry:
+def build(families: Iterable[Iterable[Command]], games: Iterable[GameCommands] = ()) -> Registry:
+    """The registry of ``families`` of commands, and the entries of ``games``."""
     table: dict[str, Command] = {}
     ordered: list[Command] = []
     for family in families:
@@ -308,4 +307,5 @@ def build(families: Iterable[Iterable[Command]]) -> Registry:
                 table[key] = cmd
             ordered.append(cmd)
     ordered.sort(key=lambda c: c.name)
-    return Registry(MappingProxyType(table), tuple(ordered))
+    return Registry(MappingProxyType(table), tuple(ordered),
+                    MappingProxyType({game.key: game for game in games}))

@@ -69,9 +69,14 @@ HELP = (
     "during a hand you are still in works the same way; TRIAD BACK takes it back.")
 
 
+def _tables(ctx: Context) -> service.TriadTables:
+    """The tables: the service of Triad's kind as the host hosts it."""
+    return ctx.host.kind(KEY)
+
+
 def _seated(ctx: Context):  # noqa: ANN202
     try:
-        return ctx.triad.my_table(ctx.account.id)
+        return _tables(ctx).my_table(ctx.account.id)
     except service.GameError as err:
         raise CommandError(str(err)) from None
 
@@ -100,7 +105,7 @@ def _amount(word: str) -> int:
 # -- tables ------------------------------------------------------------------------------------
 async def tables_(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
-    live = ctx.triad.tables()
+    live = _tables(ctx).tables()
     if not live:
         ctx.send("No Triad tables are open. TRIAD OPEN opens one.")
         return
@@ -153,7 +158,7 @@ async def open_(ctx: Context, rest: str) -> None:
         options = engine.table_options(opening, limit, seats, buyin)
     except IllegalAction as err:
         raise UsageError(str(err)) from None
-    game = await _guard(ctx.triad.open(ctx.account.id, ctx.account.name, options))
+    game = await _guard(_tables(ctx).open(ctx.account.id, ctx.account.name, options))
     ctx.send(f"You open Triad table #{game.id} ({engine.describe_options(options)}) and sit "
              f"in seat 1 with {options['buyin']} cubits. Others can TRIAD JOIN {game.id}; "
              "TRIAD BOT seats a computer player; TRIAD START deals the first hand.")
@@ -171,7 +176,7 @@ async def join(ctx: Context, rest: str) -> None:
         ctx.session.unsubscribe(f"game:{number}")
         ctx.session.watching.discard(number)
     try:
-        await _guard(ctx.triad.join(ctx.account.id, ctx.account.name, number, stack))
+        await _guard(_tables(ctx).join(ctx.account.id, ctx.account.name, number, stack))
     except Exception:
         if watching:
             ctx.session.subscribe(f"game:{number}")
@@ -207,7 +212,7 @@ async def bot(ctx: Context, rest: str) -> None:
         raise UsageError(f"{parts[0]!r} is not a number of computer players (1-5) or a "
                          "level (EASY, NORMAL, HARD).")
     _seated(ctx)
-    await _guard(ctx.triad.add_bots(ctx.account.id, count, level))
+    await _guard(_tables(ctx).add_bots(ctx.account.id, count, level))
 
 
 # -- betting and the draw -------------------------------------------------------------------------
@@ -284,6 +289,11 @@ COMMANDS = (
 )
 
 
-GAME = GameCommands(KEY, help=HELP, commands=COMMANDS)
+GAME = GameCommands(
+    KEY, help=HELP, commands=COMMANDS, kind=service.TriadTables,
+    groups={"tables": "Tables", "open": "Tables", "join": "Tables", "bot": "Tables",
+            "start": "Tables", "leave": "Tables", "back": "Tables", "pass": "Betting",
+            "equal": "Betting", "raise": "Betting", "fold": "Betting", "discard": "Draw",
+            "stand": "Draw", "hand": "Draw"})
 
 __all__ = ["COMMANDS", "GAME", "HELP"]

@@ -20,6 +20,7 @@ from games.triptycha.rules import may_view_opponent
 from games.triptycha.tiles import CORNER_NAMES, EDGE_NAMES, RARITIES, edge_scores, short_name
 from server.services.games import GameError, LiveGame
 from server.services.tiles import SORTS, DiscView, TileError, Tiles, TileView, a_or_an
+from server.services.triptycha import Triptycha
 from server.text import bold, clean, counted, fit, paint, table, visible_len, wrap
 
 KEY = "tt"
@@ -31,7 +32,8 @@ RARITY_PAINT = {"common": None, "uncommon": "green", "rare": "blue", "legendary"
 
 
 def _tiles(ctx: Context) -> Tiles:
-    return ctx.tiles
+    """Tiles, discs and the shop: the service of Triptycha's kind as the host hosts it."""
+    return ctx.host.kind(KEY).tiles
 
 
 async def _guard(coro):  # noqa: ANN001, ANN202
@@ -649,6 +651,9 @@ TOP_COMMANDS = (
 )
 
 
-GAME = GameCommands(KEY, help=HELP, commands=TT_COMMANDS, top_commands=TOP_COMMANDS)
+GAME = GameCommands(
+    KEY, help=HELP, commands=TT_COMMANDS, top_commands=TOP_COMMANDS, kind=Triptycha,
+    groups={"draw": "Play", "lay": "Play", "rotate": "Play", "flip": "Play", "view": "Play",
+            "inspect": "Play", "take": "Trading", "done": "Trading"})
 
 __all__ = ["GAME", "HELP", "TOP_COMMANDS", "TT_COMMANDS", "inspect_lines", "inspect_spoken"]

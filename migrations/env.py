@@ -1,6 +1,10 @@
 """Alembic environment (async). The server passes its open connection in
 ``config.attributes["connection"]``; run from the command line, the URL comes from
-$ESTERPORT_DATABASE_URL or the ``[database] url`` of ./config.toml."""
+$ESTERPORT_DATABASE_URL or the ``[database] url`` of ./config.toml.
+
+The tables are the shared ones (``server/models.py``) and each game's own, declared on
+the same ``Base`` beside the game's service: importing the assembled application (its
+games' kinds, ``commands/app.py``) declares them all, so autogenerate sees every one."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import os
 from alembic import context
 from sqlalchemy.engine import Connection
 
+import commands.app  # noqa: F401  every game's kind, and so every game's tables
 from server.models import Base
 
 target_metadata = Base.metadata

@@ -24,8 +24,6 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from games.pyramid import solver_build
-
 from server.config import Config
 
 if TYPE_CHECKING:
@@ -179,8 +177,20 @@ def main(argv: list[str] | None = None, app: App | None = None) -> int:
         return 130
 
 
+def _assemble(config: Config, app: App) -> "Parlor | None":
+    """``app(config)``, or None once told why not: a game reads its own settings
+    (``[games.<key>]``) as it is made."""
+    try:
+        return app(config)
+    except ValueError as err:
+        print(f"esterport: {err}", file=sys.stderr)
+        return None
+
+
 async def serve(config: Config, app: App) -> int:
-    parlor = app(config)
+    parlor = _assemble(config, app)
+    if parlor is None:
+        return 2
     try:
         await parlor.start()
     except OSError as err:
@@ -189,8 +199,9 @@ async def serve(config: Config, app: App) -> int:
         await parlor.db.close()
         return 1
     await parlor.load_default_data()
-    level, line = solver_build.describe()  # the compiled Pyramid solver, or plain Python
-    log.log(level, "%s", line)
+    for kind in parlor.host.kinds.values():  # e.g. which Pyramid solver runs
+        for level, line in kind.notes():
+            log.log(level, "%s", line)
     if config.web.enabled:
         from server.web import WebDoor, WebDoorError  # the web door (pages, /play)
 
@@ -227,7 +238,9 @@ async def migrate(config: Config) -> int:
 
 
 async def seed(config: Config, app: App, files: list[str]) -> int:
-    parlor = app(config)
+    parlor = _assemble(config, app)
+    if parlor is None:
+        return 2
     await parlor.db.migrate()
     try:
         paths = [Path(f) for f in files] or None

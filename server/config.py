@@ -1,13 +1,16 @@
 """Configuration: ``config.toml`` read into frozen attrs sections, with command-line overrides.
 
-Every key has a default, so an empty or missing file gives a working server.
+Every key has a default, so an empty or missing file gives a working server. A game's
+own settings are its table ``[games.<key>]``, read by the game (``GameKind.Settings``)
+with the same checks, so this module names no game.
 """
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import attrs
 
@@ -50,11 +53,36 @@ class LoginSection:
 
 @attrs.frozen
 class GamesSection:
+    """``[games]``: what every game shares. ``own`` holds the rest as written: each
+    game's table ``[games.<key>]``, and keys of ``[games]`` itself that a game reads as
+    its own (``GameKind.old_settings``: a game's settings were once written there). A
+    game reads its part with :meth:`settings`; :meth:`check_read` refuses what no game
+    read."""
+
     reconnect_grace: int = 120
-    trade_timeout: int = 300
-    triad_action_timeout: float = 60.0  # Triad: seconds to act before the default action
     computer_delay: float = 0.5
     extra: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    own: Mapping[str, Any] = attrs.field(factory=dict, converter=lambda m: MappingProxyType(dict(m)))
+
+    def settings(self, key: str, fields: type, old: Mapping[str, str] | None = None) -> Any:
+        """The settings of the game ``key``: ``fields`` (an attrs class whose fields have
+        defaults) from ``[games.<key>]``, and from the keys of ``[games]`` that ``old``
+        names (old key -> field; the table wins)."""
+        table = self.own.get(key, {})
+        if not isinstance(table, dict):
+            raise ValueError(f"config: [games] {key} should be a table ([games.{key}])")
+        values = {field: self.own[name] for name, field in (old or {}).items()
+                  if name in self.own}
+        return read_section(f"games.{key}", fields, {**values, **table})
+
+    def check_read(self, read: set[str]) -> None:
+        """Refuse, naming it, a key of ``own`` that is not in ``read`` (the keys of the
+        games hosted, and the old keys they read)."""
+        for name, value in self.own.items():
+            if name not in read:
+                what = f"section [games.{name}]" if isinstance(value, dict) else \
+                    f"key {name!r} in [games]"
+                raise ValueError(f"config: unknown {what} (no game hosted here reads it)")
 
 
 @attrs.frozen
@@ -112,14 +140,13 @@ class Config:
         for name, values in data.items():
             if name not in _SECTIONS:
                 raise ValueError(f"config: unknown section [{name}]")
-            section_cls = _SECTIONS[name]
-            known = {f.name: f for f in attrs.fields(section_cls)}
-            for key in values:
-                if key not in known:
-                    raise ValueError(f"config: unknown key {key!r} in [{name}]")
-            sections[name] = section_cls(
-                **{key: _coerce(name, known[key], value) for key, value in values.items()}
-            )
+            if name == "games":  # what is not every game's is the games' own
+                shared = {f.name for f in attrs.fields(GamesSection)} - {"own"}
+                own = {k: v for k, v in values.items() if k not in shared}
+                values = {k: v for k, v in values.items() if k in shared}
+                sections[name] = attrs.evolve(read_section(name, GamesSection, values), own=own)
+                continue
+            sections[name] = read_section(name, _SECTIONS[name], values)
         return cls(**sections)
 
     @classmethod
@@ -141,6 +168,16 @@ class Config:
         db = self.database if database is None else attrs.evolve(self.database, url=database)
         web = self.web if web_port is None else attrs.evolve(self.web, port=web_port)
         return attrs.evolve(self, server=server, database=db, web=web)
+
+
+def read_section(name: str, section_cls: type, values: dict[str, Any]) -> Any:
+    """``section_cls`` (an attrs class whose fields have defaults) from the TOML table
+    ``[name]``; an unknown key or a value of the wrong type is a ValueError naming it."""
+    known = {f.name: f for f in attrs.fields(section_cls)}
+    for key in values:
+        if key not in known:
+            raise ValueError(f"config: unknown key {key!r} in [{name}]")
+    return section_cls(**{key: _coerce(name, known[key], value) for key, value in values.items()})
 
 
 def _coerce(section: str, field: attrs.Attribute, value: Any) -> Any:

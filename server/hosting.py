@@ -5,14 +5,14 @@ Each game subclasses ``GameKind`` once, in ``server/services/<game>.py``, with i
 engine's functions (``games/<game>/``) and whatever it does differently; the game host
 (``server/services/games.py``) calls every kind the same way. What a game's commands are
 (its subcommands, help, prefix handler) is ``commands/``'s business
-(``commands/<game>.py``), keyed by the kind's ``key``.
+(``commands/<game>.py``: the game's entry, with its kind), keyed by the kind's ``key``.
 """
 
 from __future__ import annotations
 
 import abc
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 import attrs
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,6 +21,9 @@ from games.errors import BadNotation, RuleError
 from games.outcome import Outcome
 
 if TYPE_CHECKING:
+    from server.config import GamesSection
+    from server.models import Account
+    from server.seeding import Seeder
     from server.services.games import GameHost
 
 
@@ -82,6 +85,18 @@ class FinishContext:
     outcome: Outcome
 
 
+@attrs.frozen
+class WebPage:
+    """A page a game adds to the web door (``GameKind.web_pages``): drawn at ``path``
+    with ``template`` from what ``data()`` gives (a JSON-able dict), which is also its
+    JSON twin at ``/api`` + ``path``; ``title`` is its link in the site's menu."""
+
+    path: str
+    title: str
+    template: str
+    data: Callable[[], Awaitable[dict[str, Any]]]
+
+
 class GameKind(abc.ABC):
     """One hostable game: the adapter between a pure engine in ``games/`` and the game
     host (``server/services/games.py``). Each game subclasses it once
@@ -127,6 +142,14 @@ class GameKind(abc.ABC):
       happens when a player leaves or comes back), ``pace(game, seat)`` (the host's
       ``computer_delay``), ``audience(state, seat, events)`` (everyone is told),
       ``counts(outcome)`` (every finished game counts in the records).
+
+    **What the game adds to the parlor** (all optional, so a game from ``[games] extra``
+    needs none): ``Settings`` (its ``[games.<key>]`` table, read by ``from_config``),
+    ``seeders`` (tables of data files), ``on_new_account`` (a starter set),
+    ``web_templates`` (a folder for its web board, ``board.html``, when it is not the web
+    door's ``templates/games/<key>/``), ``web_pages()`` (a Top 10) and ``notes()`` (lines
+    for the log at start). ``commands/app.py`` hands them over where the application is
+    assembled; no module that serves every game names a game.
 
     **The service.** ``GameHost.register`` sets ``host``, the one host of this kind
     (a kind is hosted once). What a game offers beyond hosting (Triad's tables,
@@ -286,5 +309,36 @@ class GameKind(abc.ABC):
         taken up again later)."""
         return True
 
+    # -- what the game adds to the parlor (all optional) -------------------------------
+    # Its settings: ``Settings``, an attrs class (defaults for every field), read from
+    # ``[games.<key>]`` and given to the constructor as keywords; ``old_settings``: keys
+    # of ``[games]`` it reads too (old key -> field), from before games had tables.
+    Settings: Any = None
+    old_settings: dict[str, str] = {}
+    # Tables of data files it loads (``server/seeding.py``), by name.
+    seeders: "dict[str, Seeder]" = {}
+    # The folder of its web templates (``board.html``, its pages'), when they are not
+    # in the web door's own ``templates/games/<key>/``.
+    web_templates: str | None = None
 
-__all__ = ["ActionContext", "FinishContext", "GameKind", "RuleError", "Seat", "StartContext"]
+    @classmethod
+    def from_config(cls, games: "GamesSection") -> "GameKind":
+        """A fresh kind, with its settings from the config's ``[games]``."""
+        if cls.Settings is None:
+            return cls()
+        return cls(**attrs.asdict(games.settings(cls.key, cls.Settings, cls.old_settings)))
+
+    async def on_new_account(self, tx: AsyncSession, account: "Account") -> None:
+        """Inside the transaction that creates ``account`` (a starter set)."""
+
+    def web_pages(self) -> list[WebPage]:
+        """The pages the game adds to the web door (a Top 10)."""
+        return []
+
+    def notes(self) -> list[tuple[int, str]]:
+        """Lines for the server's log when it starts, with their logging levels."""
+        return []
+
+
+__all__ = ["ActionContext", "FinishContext", "GameKind", "RuleError", "Seat", "StartContext",
+           "WebPage"]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from server.services.accounts import AccountError, check_name
 from server.session import Disconnect, Session
-from server.text import paint, wrap
+from server.text import listing, paint, wrap
 
 if TYPE_CHECKING:
     from server.models import Account
@@ -28,12 +28,14 @@ BANNER = r"""
 
 
 def welcome(session: Session) -> str:
+    """The banner, the parlor's name and its games (the titles of the kinds it hosts)."""
     parlor = session.parlor
     online = len(parlor.sessions)
+    games = listing([kind.title for kind in parlor.host.kinds.values()])
     lines = [
         paint(BANNER.strip("\n"), "yellow", bold=True) if session.width >= 50 else "",
-        *wrap(f"Welcome to {parlor.config.server.name}, a parlor of games: "
-              "Triptycha, Triad, Pyramid and Triad Dice.", session.width),
+        *wrap(f"Welcome to {parlor.config.server.name}, a parlor of games: {games}.",
+              session.width),
         f"{online} player{'s' if online != 1 else ''} connected.",
         "",
         "Type your name to log in, or NEW to create an account.",

@@ -1,9 +1,9 @@
 """Data files (TOML) loaded into the database by ``esterport seed`` and at start-up.
 
-Each top-level table of a file names a seeder: ``accounts`` here, and those the
-application hands the parlor where it is assembled (``commands/app.py``: Triptycha's
-tile collections and starter set). Seeders are idempotent: loading a file twice changes
-nothing the second time.
+Each top-level table of a file names a seeder: ``accounts`` here, and those the games
+bring (``GameKind.seeders``: Triptycha's tile collections and starter set), handed to
+the parlor where the application is assembled (``commands/app.py``). Seeders are
+idempotent: loading a file twice changes nothing the second time.
 
     [[accounts]]
     name = "Alice"

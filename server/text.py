@@ -125,6 +125,11 @@ def a(noun: str) -> str:
     return f"{'an' if vowel else 'a'} {noun}"
 
 
+def listing(items: list[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    return " and ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def bold(text: str) -> str:
     return f"{BOLD}{text}{RESET}"
 

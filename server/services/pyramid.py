@@ -65,15 +65,16 @@ import attrs
 import sqlalchemy as sa
 
 from games.errors import RuleError
-from games.pyramid import ai, notation, rules, solver, spoken
+from games.pyramid import ai, notation, rules, solver, solver_build, spoken
 from games.pyramid.cards import card_text
 from games.pyramid.match import (RESIGN, SAVE, Close, Table, Told, apply, audience,
                                  choose_action, counts, describe_event, describe_options,
                                  format_action, new_table, outcome, parse_action, parse_options,
                                  render, state_from_json, state_to_json, to_move, view_for)
-from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
-from server.models import Account, GameRecord, PyramidSave, PyramidTopScore
+from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext, WebPage
+from server.models import Account, GameRecord
 from server.services.games import GameError, LiveGame
+from server.services.pyramid_models import PyramidSave, PyramidTopScore
 from server.text import counted
 from server.workers import WorkerPool
 
@@ -717,6 +718,23 @@ class Pyramid(GameKind):
             return list(await tx.scalars(
                 sa.select(PyramidTopScore)
                 .order_by(PyramidTopScore.score.desc(), PyramidTopScore.id).limit(TOP)))
+
+    # -- what Pyramid adds to the parlor ---------------------------------------------------
+    def web_pages(self) -> list[WebPage]:
+        """The TOP 10 (``/pyramid/top10``, and ``/api/pyramid/top10``)."""
+        return [WebPage("/pyramid/top10", "Pyramid Top 10", "games/pyr/top10.html",
+                        self.top10_page)]
+
+    async def top10_page(self) -> dict[str, Any]:
+        """The TOP 10 as the web door shows it, and its JSON twin."""
+        rows = await self.top10()
+        return {"top10": [{"place": i, "name": r.name, "score": r.score, "game": r.game_id,
+                           "date": time.strftime("%Y-%m-%d", time.gmtime(r.created_at)),
+                           "opponent": r.opponent or None} for i, r in enumerate(rows, 1)]}
+
+    def notes(self) -> list[tuple[int, str]]:
+        """Which solver runs: the compiled build, or plain Python and why."""
+        return [solver_build.describe()]
 
 
 HELP = (

@@ -30,8 +30,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from games.triptycha.tiles import MAX_NUMBER, RARITIES, Tile
 from server.db import Database
-from server.models import (Account, Disc, GameRecord, StarterTile, TileCollection, TileDesign,
-                           TileInstance, TileMove)
+from server.models import Account, GameRecord
+from server.services.triptycha_models import (Disc, StarterTile, TileCollection, TileDesign,
+                                              TileInstance, TileMove)
 from server.services import ledger
 from server.text import a, clean
 

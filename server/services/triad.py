@@ -33,7 +33,7 @@ Hands
     during a hand sits out until the next one.
 
 Clocks, disconnects, leaving (docs/rules/triad.md, "Timeouts and disconnects")
-    The player to act has ``[games] triad_action_timeout`` seconds (default 60); then
+    The player to act has ``[games.triad] action_timeout`` seconds (default 60); then
     the engine's default action is applied (pass if they can, else fold; in the draw,
     keep every card). A player who disconnects is marked away (``AWAY``): at their
     turns the default action is applied at once, and they stand up (their stack back
@@ -61,6 +61,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import sqlalchemy as sa
 
 from games.errors import BadNotation, IllegalAction
@@ -75,9 +76,10 @@ from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, L
                                to_move, view_for, warm)
 from server.bus import Event
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
-from server.models import GameRecord, LedgerEntry, TableLedgerEntry
+from server.models import GameRecord, LedgerEntry
 from server.services import ledger
 from server.services.games import GameError, LiveGame
+from server.services.triad_models import TableLedgerEntry
 from server.text import counted
 
 if TYPE_CHECKING:
@@ -156,6 +158,15 @@ async def audit_tables(tx, states: dict[int, Table] | None = None) -> list[tuple
 
 
 # -- the kind, and the service: tables for the commands ------------------------------------------
+@attrs.frozen
+class Settings:
+    """``[games.triad]`` in ``config.toml`` (``action_timeout`` is also read as ``[games]
+    triad_action_timeout``, where it was first written)."""
+
+    action_timeout: float = float(rules.DEFAULT_ACTION_TIMEOUT_S)  # seconds to act, then
+    # the default action (pass if one can, else fold; in the draw, keep every card)
+
+
 class TriadTables(GameKind):
     """The ``triad`` kind (a table is one hosted game) and the service that opens tables,
     seats players and computer players, and moves their cubits."""
@@ -180,9 +191,11 @@ class TriadTables(GameKind):
     describe_event = staticmethod(describe_event)
     describe_move = staticmethod(describe_move)
     presence = staticmethod(presence)
+    Settings = Settings
+    old_settings = {"triad_action_timeout": "action_timeout"}
 
-    def __init__(self, action_timeout: float = rules.DEFAULT_ACTION_TIMEOUT_S) -> None:
-        self.action_timeout = float(action_timeout)  # ``[games] triad_action_timeout``
+    def __init__(self, action_timeout: float = Settings().action_timeout) -> None:
+        self.action_timeout = float(action_timeout)  # ``[games.triad] action_timeout``
         self._seating = asyncio.Lock()  # one seat change at a time: one table per player
         self._warned: dict[int, int] = {}  # table -> the version whose clock warns already
         self._warming: asyncio.Future | None = None

@@ -12,11 +12,11 @@ tile instances (``server/services/tiles.py``):
   Plunder and releases every locked tile to its owner's deck. All three run inside the
   transaction that stores the game's state, so a tile changes hands exactly when the move
   that moves it is durable.
-* ``timeout`` ends a trading phase after ``[games] trade_timeout`` seconds (the winner's
-  ``DONE``), also after a restart.
+* ``timeout`` ends a trading phase after ``[games.tt] trade_timeout`` seconds (the
+  winner's ``DONE``), also after a restart.
 * ``SEEDERS`` load ``[[collections]]`` and ``[tiles]`` from data files (see
-  ``server/data/seed/collections.toml``); ``commands/app.py`` hands them to the parlor,
-  with the starter set every new account gets (``tiles.grant_starter``).
+  ``server/data/seed/collections.toml``); the kind hands them to the parlor
+  (``seeders``), and every new account gets the starter set (``on_new_account``).
 
 Options are the rules words as a flat dict (``notation.rules_to_json``), so ``ranked``
 sits where the host and ``is_ranked`` look for it.
@@ -54,9 +54,10 @@ from games.errors import RuleError
 from games.triptycha import ai, notation, render, rules, spoken
 from games.triptycha.rules import HAND_SIZE, Options, Rules
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
-from server.models import Account, TileDesign, TileInstance
+from server.models import Account
 from server.services import tiles
 from server.services.tiles import TileError, Tiles
+from server.services.triptycha_models import TileDesign, TileInstance
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -80,6 +81,14 @@ def parse_options(words: list[str]) -> dict[str, Any]:
 
 def describe_options(options: dict[str, Any]) -> str:
     return notation.format_rules(rules_of(options))
+
+
+@attrs.frozen
+class Settings:
+    """``[games.tt]`` in ``config.toml`` (``trade_timeout`` also in ``[games]``, where it
+    was first written)."""
+
+    trade_timeout: float = 300.0  # seconds of a trading phase: then the winner's DONE
 
 
 @attrs.frozen
@@ -120,9 +129,11 @@ class Triptycha(GameKind):
     speak = staticmethod(spoken.speak)
     choose_action = staticmethod(ai.choose_action)
     describe_event = staticmethod(describe_event)
+    Settings = Settings
+    old_settings = {"trade_timeout": "trade_timeout"}
 
-    def __init__(self, trade_timeout: float = 300.0) -> None:
-        self.trade_timeout = float(trade_timeout)  # ``[games] trade_timeout``
+    def __init__(self, trade_timeout: float = Settings().trade_timeout) -> None:
+        self.trade_timeout = float(trade_timeout)  # ``[games.tt] trade_timeout``
         self._tiles: Tiles | None = None
 
     @property
@@ -281,6 +292,15 @@ class Triptycha(GameKind):
         await tiles.release(ctx.tx, ctx.game_id)
         return lines
 
+    @property
+    def seeders(self):  # noqa: ANN201
+        """The data files' tile collections and starter set (``SEEDERS``)."""
+        return SEEDERS
+
+    async def on_new_account(self, tx, account: Account) -> None:  # noqa: ANN001
+        """Every new account gets the starter set."""
+        await tiles.grant_starter(tx, account)
+
     def timeout(self, state: engine.State) -> tuple[float, int, rules.Done] | None:
         """While trading, the winner's DONE after ``trade_timeout`` seconds."""
         if state.phase != "trading":
@@ -370,9 +390,9 @@ async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
     return out
 
 
-# What ``server/seeding.py`` loads for Triptycha (wired in ``commands/app.py``).
+# What ``server/seeding.py`` loads for Triptycha (the kind's ``seeders``).
 SEEDERS = {"collections": seed_collections, "tiles": seed_tiles}
 
 
-__all__ = ["KEY", "SEEDERS", "Told", "Triptycha", "rules_of", "seed_collections",
+__all__ = ["KEY", "SEEDERS", "Settings", "Told", "Triptycha", "rules_of", "seed_collections",
            "seed_tiles"]

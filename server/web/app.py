@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable
+from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 
 import jinja2
 from markupsafe import Markup
@@ -29,6 +29,7 @@ from server.web.live import GameStream
 from server.web.play import SUBPROTOCOL, play
 
 if TYPE_CHECKING:
+    from server.hosting import GameKind, WebPage
     from server.services.games import LiveGame
     from server.web import WebDoor
 
@@ -85,12 +86,17 @@ def _printable(value: Any) -> Any:
     return value
 
 
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("server.web", "templates"),
-                             autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                             undefined=jinja2.StrictUndefined, finalize=_printable)
-    env.filters["cells"] = lambda view: {d["cell"]: d for d in view.get("dice", ())}
-    return env
+def _environment(kinds: Iterable["GameKind"] = ()) -> jinja2.Environment:
+    """The templates: the door's own (``templates/``, a game's under ``games/<key>/``),
+    and those in the folder a game names for them instead (``GameKind.web_templates``),
+    as ``games/<key>/...`` too."""
+    theirs = {kind.key: jinja2.FileSystemLoader(kind.web_templates)
+              for kind in kinds if kind.web_templates}
+    loader = jinja2.ChoiceLoader([jinja2.PrefixLoader({"games": jinja2.PrefixLoader(theirs)}),
+                                  jinja2.PackageLoader("server.web", "templates")])
+    return jinja2.Environment(loader=loader, autoescape=True, trim_blocks=True,
+                              lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+                              finalize=_printable)
 
 
 class Pages:
@@ -99,7 +105,9 @@ class Pages:
     def __init__(self, door: "WebDoor") -> None:
         self.door = door
         self.parlor = door.parlor
-        self.env = _environment()
+        kinds = list(self.parlor.host.kinds.values())
+        self.env = _environment(kinds)
+        self.added: list["WebPage"] = [page for kind in kinds for page in kind.web_pages()]
         self.boards: dict[tuple[int, int, bool], str] = {}
         self.game_pages: dict[tuple, str] = {}  # /games/<n> as drawn, by what it shows
 
@@ -107,7 +115,7 @@ class Pages:
     def render(self, template: str, **context: Any) -> str:
         return self.env.get_template(template).render(
             server_name=self.parlor.config.server.name, kinds=data.kinds(self.parlor),
-            **context)
+            pages=[{"path": p.path, "title": p.title} for p in self.added], **context)
 
     def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(self.render(template, **context), status_code=status)
@@ -258,11 +266,19 @@ class Pages:
             raise HTTPException(404, "There is no player by that name.")
         return self.page("player.html", player=found)
 
-    async def top10(self, request: Request) -> Response:
-        rows = await self.bounded(data.top10(self.parlor))
-        if rows is None:
-            raise HTTPException(404, "This parlor does not host Pyramid.")
-        return self.page("top10.html", rows=rows)
+    def added_routes(self) -> list[Route]:
+        """The pages games add (``GameKind.web_pages``), each with its JSON twin under
+        ``/api``, both drawn from the same dict."""
+        routes = []
+        for added in self.added:
+            async def html(request: Request, added: "WebPage" = added) -> Response:
+                return self.page(added.template, **await self.bounded(added.data()))
+
+            async def api(request: Request, added: "WebPage" = added) -> Response:
+                return JSONResponse(await self.bounded(added.data()))
+
+            routes += [Route(added.path, html), Route("/api" + added.path, api)]
+        return routes
 
     # -- JSON ------------------------------------------------------------------------------
     async def api_who(self, request: Request) -> Response:
@@ -290,12 +306,6 @@ class Pages:
             raise HTTPException(404, "There is no player by that name.")
         return JSONResponse(found)
 
-    async def api_top10(self, request: Request) -> Response:
-        rows = await self.bounded(data.top10(self.parlor))
-        if rows is None:
-            raise HTTPException(404, "This parlor does not host Pyramid.")
-        return JSONResponse({"top10": rows})
-
     # -- errors ----------------------------------------------------------------------------
     async def error(self, request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 500)
@@ -321,14 +331,13 @@ def build_app(door: "WebDoor") -> Starlette:
         Route("/rankings", p.rankings_index),
         Route("/rankings/{game}", p.rankings),
         Route("/players/{name}", p.player),
-        Route("/pyramid/top10", p.top10),
         Route("/api/who", p.api_who),
         Route("/api/games", p.api_games),
         Route("/api/games/{number}", p.api_game),
         Route("/api/games/{number}/replay", p.api_replay),
         Route("/api/rankings/{game}", p.api_rankings),
         Route("/api/players/{name}", p.api_player),
-        Route("/api/pyramid/top10", p.api_top10),
+        *p.added_routes(),
         Mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: p.error,

@@ -14,7 +14,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from server.hosting import GameKind
-from server.services import pyramid as pyramid_service
 from server.services.games import GameError, GameHost, LiveGame
 from server.services.ratings import PROVISIONAL_RD, rating_text
 
@@ -147,17 +146,5 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
     }
 
 
-async def top10(parlor: "Parlor") -> list[dict[str, Any]] | None:
-    """The Pyramid TOP 10, or None when the parlor does not host Pyramid."""
-    try:
-        service = parlor.host.kind(pyramid_service.KEY)
-    except KeyError:
-        return None
-    rows = await service.top10()
-    return [{"place": i, "name": r.name, "score": r.score, "game": r.game_id,
-             "date": time.strftime("%Y-%m-%d", time.gmtime(r.created_at)),
-             "opponent": r.opponent or None} for i, r in enumerate(rows, 1)]
-
-
 __all__ = ["GameError", "kinds", "who", "summary", "game_summary", "board", "game_board",
-           "games_in_play", "replay", "rankings", "player", "top10"]
+           "games_in_play", "replay", "rankings", "player"]

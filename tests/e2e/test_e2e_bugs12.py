@@ -156,8 +156,8 @@ async def test_a_triad_table_closes_in_words_and_replays_in_words(parlor, client
 # -- 6. Triad's clock warns the player to act before "Time is up" ---------------------------------
 async def test_the_triad_clock_warns_before_time_is_up(tmp_path):
     config = make_config(f"sqlite+aiosqlite:///{tmp_path}/triad.db")
-    parlor = assemble(attrs.evolve(config, games=attrs.evolve(config.games,
-                                                              triad_action_timeout=2.0)))
+    parlor = assemble(attrs.evolve(config, games=attrs.evolve(
+        config.games, own={"triad": {"action_timeout": 2.0}})))
     await parlor.start()
     try:
         alice = await (await Client.connect(parlor.port)).create("Alice")

@@ -141,7 +141,7 @@ def account_id(parlor: Parlor, name: str) -> int:
 
 async def test_three_players_and_a_bot_play_to_showdown_and_a_restart_resumes(tmp_path):
     url = f"sqlite+aiosqlite:///{tmp_path}/triad.db"
-    settings = dict(triad_action_timeout=30.0, reconnect_grace=30)
+    settings = dict(own={"triad": {"action_timeout": 30.0}}, reconnect_grace=30)
     parlor = await start(url, **settings)
     try:
         alice = await (await Client.connect(parlor.port)).create("Alice")
@@ -309,7 +309,7 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
 
 async def test_the_clock_and_a_disconnect_at_the_players_turn(tmp_path):
     url = f"sqlite+aiosqlite:///{tmp_path}/triad.db"
-    parlor = await start(url, triad_action_timeout=1.0, reconnect_grace=30)
+    parlor = await start(url, own={"triad": {"action_timeout": 1.0}}, reconnect_grace=30)
     try:
         alice = await (await Client.connect(parlor.port)).create("Alice")
         bob = await (await Client.connect(parlor.port)).create("Bob")

@@ -8,7 +8,8 @@ import asyncio
 import pytest
 import sqlalchemy as sa
 
-from server.models import Account, Disc, GameRecord, TileInstance
+from server.models import Account, GameRecord
+from server.services.triptycha_models import Disc, TileInstance
 from server.services import ledger
 from server.services import tiles as tile_service
 from server.session import Session

@@ -16,7 +16,8 @@ from commands.app import assemble
 from games.pyramid import match, notation
 from server.app import Parlor
 from server.hosting import Seat
-from server.models import GameRecord, PyramidSave, PyramidTopScore, Rating
+from server.models import GameRecord, Rating
+from server.services.pyramid_models import PyramidSave, PyramidTopScore
 from server.services import pyramid
 from server.services.games import GameError
 from server.services.pyramid import Prefs

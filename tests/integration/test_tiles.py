@@ -20,7 +20,8 @@ from games.errors import RuleError
 from games.triptycha import notation, rules
 from server.app import Parlor
 from server.hosting import Seat
-from server.models import Account, TileCollection, TileDesign, TileInstance, TileMove
+from server.models import Account
+from server.services.triptycha_models import TileCollection, TileDesign, TileInstance, TileMove
 from server.services import ledger
 from server.services.tiles import TileError, Tiles
 from tests.conftest import make_config
@@ -452,7 +453,7 @@ async def test_a_busy_computer_takes_more_tiles_from_stock(parlor):
 
 
 async def test_trading_times_out_and_survives_a_restart(db_url, tmp_path):
-    parlor = await make_parlor(db_url, tmp_path, trade_timeout=1)
+    parlor = await make_parlor(db_url, tmp_path, own={"tt": {"trade_timeout": 1}})
     alice = await player(parlor, "Alice", CHAIN_ALICE)
     bob = await player(parlor, "Bob", CHAIN_BOB)
     game = await parlor.host.start_game(
@@ -464,7 +465,8 @@ async def test_trading_times_out_and_survives_a_restart(db_url, tmp_path):
     await parlor.db.close()
 
     parlor = assemble(attrs.evolve(make_config(db_url),
-                                 games=attrs.evolve(make_config(db_url).games, trade_timeout=1)))
+                                 games=attrs.evolve(make_config(db_url).games,
+                                                    own={"tt": {"trade_timeout": 1}})))
     try:
         assert await parlor.host.restore() == 1
         restored = parlor.host.get_live(game.id)

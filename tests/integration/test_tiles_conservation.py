@@ -23,7 +23,8 @@ from games.errors import RuleError
 from games.triptycha import notation, rules
 from server.db import Database
 from server.hosting import Seat
-from server.models import GameRecord, TileInstance
+from server.models import GameRecord
+from server.services.triptycha_models import TileInstance
 from server.services import ledger, tiles
 from server.services.tiles import TileError, Tiles
 from tests.conftest import start_server, write_config

@@ -13,7 +13,8 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.triad import notation, rules
 from server.bus import LocalBus
-from server.models import Account, GameRecord, LedgerEntry, TableLedgerEntry
+from server.models import Account, GameRecord, LedgerEntry
+from server.services.triad_models import TableLedgerEntry
 from server.services import ledger, triad
 from server.services.accounts import Accounts
 from server.services.games import GameError, GameHost

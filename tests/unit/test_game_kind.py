@@ -4,6 +4,7 @@ gives, defaults for the rest, and a kind that is hosted once and is its game's s
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -12,8 +13,9 @@ from commands.app import assemble
 from games.outcome import Outcome
 from games.pyramid import match
 from server.bus import LocalBus
+from server.config import Config
 from server.hosting import GameKind, Seat
-from server.services import pyramid, tiles, triad, triptycha
+from server.services import pyramid, triad, triptycha
 from server.services.games import GameHost
 from tests.conftest import make_config
 from tests.support import tictactoe
@@ -90,17 +92,35 @@ async def test_each_parlor_gets_its_own_kinds_and_finds_each_service_one_way(tmp
     assert isinstance(first.host.kind(triad.KEY), triad.TriadTables)
     tt = first.host.kind(triptycha.KEY)
     assert tt.tiles is tt.tiles and tt.tiles.db is first.db
-    assert tt.trade_timeout == config.games.trade_timeout
-    assert first.host.kind(triad.KEY).action_timeout == config.games.triad_action_timeout
+    assert tt.trade_timeout == triptycha.Settings().trade_timeout
+    assert first.host.kind(triad.KEY).action_timeout == triad.Settings().action_timeout
     await first.db.close()
     await second.db.close()
 
 
+async def test_a_game_reads_its_own_settings_and_the_old_keys_still_work(tmp_path):
+    """``[games.<key>]`` is the game's own table; a key of ``[games]`` a game used to be
+    set by still sets it; a key or table no game reads is refused, by name."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/x.db"
+    parlor = assemble(Config.from_dict({"database": {"url": url}, "games": {
+        "tt": {"trade_timeout": 7}, "triad_action_timeout": 9}}))
+    assert parlor.host.kind(triptycha.KEY).trade_timeout == 7.0
+    assert parlor.host.kind(triad.KEY).action_timeout == 9.0
+    await parlor.db.close()
+    for games, refused in (({"tt": {"trade_timout": 7}}, "'trade_timout' in [games.tt]"),
+                           ({"trade_timout": 7}, "'trade_timout' in [games]"),
+                           ({"chess": {"clock": 5}}, "[games.chess]"),
+                           ({"tt": {"trade_timeout": "soon"}}, "[games.tt] trade_timeout")):
+        with pytest.raises(ValueError, match=re.escape(refused)):
+            assemble(Config.from_dict({"database": {"url": url}, "games": games}))
+
+
 async def test_tiles_are_wired_where_the_application_is_assembled(tmp_path):
-    """The starter set and the tile data files are the application's, not the host's."""
+    """The starter set and the tile data files are Triptycha's, handed over by its kind
+    where the application is assembled, not the host's."""
     parlor = assemble(make_config(f"sqlite+aiosqlite:///{tmp_path}/x.db"))
     assert {"accounts", "collections", "tiles"} <= set(parlor.seeders)
-    assert tiles.grant_starter in parlor.accounts._new_account_hooks
+    assert parlor.host.kind(triptycha.KEY).on_new_account in parlor.accounts._new_account_hooks
     await parlor.db.close()
 
 

@@ -18,8 +18,6 @@ import re
 import tokenize
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = {"triptycha": "tt", "triad": "triad", "pyramid": "pyr", "dice": "dice"}
 # Every word that names a game: names, keys, prefixes (TT, TRIAD, PYR, DICE)
@@ -105,7 +103,6 @@ def test_the_count_sees_game_names_where_they_are():
     assert not _own("server/models.py") and not _own("commands/basics.py")
 
 
-@pytest.mark.xfail(strict=True, reason="65 names in 11 generic files: moving them is next")
 def test_generic_modules_name_no_game():
     found = game_names_in_generic_modules()
     count = sum(map(len, found.values()))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from commands.app import GAMES
 from commands.registry import Command, build
 from server.config import Config
 from server.glicko2 import Glicko, update
@@ -100,7 +102,15 @@ def test_glicko2_no_games_only_widens_rd():
 
 
 def test_config_file_in_the_repo_loads_and_matches_the_defaults():
-    assert Config.load("config.toml") == Config()
+    """Every section, and each game's own table ([games.<key>]) as its game reads it."""
+    config = Config.load("config.toml")
+    assert attrs.evolve(config, games=attrs.evolve(config.games, own={})) == Config()
+    for game in GAMES:
+        kind = game.kind
+        if kind.Settings is not None:
+            assert config.games.settings(kind.key, kind.Settings, kind.old_settings) \
+                == kind.Settings(), kind.key
+    config.games.check_read({name for g in GAMES for name in (g.key, *g.kind.old_settings)})
 
 
 def test_config_refuses_unknown_keys_and_wrong_types():

@@ -39,8 +39,8 @@ def default_kinds(config: Config) -> list[GameKind]:
 
 
 def load_entry(spec: str) -> GameCommands:
-    """The entry ``module:attribute`` names (``[games] extra`` in the config: extra games,
-    such as the tests' noughts and crosses): a ``GameCommands`` with its kind, or a
+    """The entry ``module:attribute`` names (``[games] extra`` in the config: games added
+    as plugins, the tests' own among them): a ``GameCommands`` with its kind, or a
     GameKind subclass alone (then the game has the commands every game gets)."""
     module, _, attr = spec.partition(":")
     found = getattr(importlib.import_module(module), attr or "KIND")

@@ -1,13 +1,20 @@
 """A test-only game for the parlor's hosting mechanism: noughts and crosses.
 
 It follows the engine contract of ``games/__init__.py`` in one module (rules, notation,
-renderer and a computer player), and ``TicTacToe`` (``KIND``) hosts it under the prefix ``TTT``.
-Seat 0 plays X and moves first. ``PLAY <1..9>`` marks a cell; ``RESIGN`` gives up.
+renderer, spoken lines and a computer player), and ``TicTacToe`` (``KIND``) hosts it under
+the prefix ``TTT``. Seat 0 plays X and moves first. ``PLAY <1..9>`` marks a cell;
+``RESIGN`` gives up.
+
+It is a plugin: the parlor hosts it because ``[games] extra`` names ``KIND``, and nothing
+outside this module and its web board (``tictactoe_web/board.html``) names it. That it
+still gets challenges, play, telnet and web boards, GMCP, OBSERVE, REPLAY and screen-reader
+lines is what ``tests/e2e/test_plugin_game.py`` shows (docs/design.md, principle 9).
 """
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import attrs
 
@@ -143,6 +150,7 @@ class TicTacToe(GameKind):
     """The ``ttt`` kind: this module's engine, with a clock when the options give one."""
 
     key, title, prefix, gmcp_package = "ttt", "Noughts and Crosses", "TTT", "Ttt.Game"
+    web_templates = str(Path(__file__).with_name("tictactoe_web"))  # its web board
     resign_action = Resign()
     parse_options = staticmethod(_options)
     apply = staticmethod(apply)

@@ -1,9 +1,10 @@
 """What a game must provide to be hosted: the ``GameKind`` adapter (its docstring is the
 contract), and the contexts its database hooks get.
 
-Each game subclasses ``GameKind`` once, in ``server/services/<game>.py``, with its
-engine's functions (``games/<game>/``) and whatever it does differently; the game host
-(``server/services/games.py``) calls every kind the same way. What a game's commands are
+Each game subclasses ``GameKind`` once, in ``server/services/<game>.py``: through
+``HostedGame``, which hosts the game's ``PlaySpec`` (``games/<game>/spec.py``: what the game
+is, how it is played and its engine's functions, as data), adding what needs the parlor;
+the game host (``server/services/games.py``) calls every kind the same way. What a game's commands are
 (its subcommands, help, prefix handler) is ``commands/``'s business
 (``commands/<game>.py``: the game's entry, with its kind), keyed by the kind's ``key``.
 """
@@ -12,13 +13,14 @@ from __future__ import annotations
 
 import abc
 import random
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
 
 import attrs
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from games.errors import BadNotation, RuleError
 from games.outcome import Outcome
+from games.spec import PlaySpec
 
 if TYPE_CHECKING:
     from server.config import GamesSection
@@ -340,5 +342,115 @@ class GameKind(abc.ABC):
         return []
 
 
-__all__ = ["ActionContext", "FinishContext", "GameKind", "RuleError", "Seat", "StartContext",
-           "WebPage"]
+class HostedGame(GameKind):
+    """A ``GameKind`` made from a game's ``PlaySpec`` (``games/spec.py``): what the game is
+    and every function of its engine are the spec's, so a game's service is a subclass
+    naming it (``spec = SPEC``) and adding only what needs the parlor (its database
+    hooks, its settings, a worker process). A function the spec leaves None is
+    ``GameKind``'s default."""
+
+    spec: ClassVar[PlaySpec]
+    FACTS: ClassVar[tuple[str, ...]] = ("key", "title", "prefix", "gmcp_package", "seats",
+                                        "min_seats", "resign_action", "simultaneous",
+                                        "open_table")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """The spec's facts are the class's (the host and the commands read them from
+        the class as well as from a kind)."""
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is not None:
+            for name in cls.FACTS:
+                setattr(cls, name, getattr(spec, name))
+
+    # -- the engine --------------------------------------------------------------------
+    def apply(self, state: Any, seat: int, action: Any, rng: random.Random) -> tuple[Any, list]:
+        return self.spec.apply(state, seat, action, rng)
+
+    def outcome(self, state: Any) -> Outcome | None:
+        return self.spec.outcome(state)
+
+    def to_move(self, state: Any) -> tuple[int, ...]:
+        return self.spec.to_move(state)
+
+    def parse_action(self, text: str) -> Any:
+        return self.spec.parse_action(text)
+
+    def format_action(self, action: Any) -> str:
+        return self.spec.format_action(action)
+
+    def state_to_json(self, state: Any) -> dict:
+        return self.spec.state_to_json(state)
+
+    def state_from_json(self, data: dict) -> Any:
+        return self.spec.state_from_json(data)
+
+    def view_for(self, state: Any, seat: int | None) -> dict:
+        return self.spec.view_for(state, seat)
+
+    def render(self, view: dict, *args: Any, **kwargs: Any) -> str:
+        return self.spec.render(view, *args, **kwargs)
+
+    def speak(self, view: dict, *args: Any, **kwargs: Any) -> list[str]:
+        return self.spec.speak(view, *args, **kwargs)
+
+    def choose_action(self, state: Any, seat: int, level: str, rng: random.Random,
+                      budget_s: float = 1.0) -> Any:
+        return self.spec.choose_action(state, seat, level, rng, budget_s)
+
+    def describe_event(self, event: Any) -> str | None:
+        return self.spec.describe_event(event)
+
+    async def on_start(self, ctx: StartContext) -> Any:
+        """The spec's first state of the options; a game whose first state needs the
+        parlor (decks of tiles, stacks of cubits) makes it in its own ``on_start``."""
+        if self.spec.new_game is None:
+            raise TypeError(f"game kind {self.key}: its spec has no new_game, and the kind "
+                            "no on_start")
+        return self.spec.new_game(ctx.options, ctx.rng)
+
+    # -- what may vary -----------------------------------------------------------------
+    def parse_options(self, words: list[str]) -> dict[str, Any]:
+        if self.spec.parse_options is None:
+            return super().parse_options(words)
+        return self.spec.parse_options(words)
+
+    def describe_options(self, options: dict[str, Any]) -> str:
+        if self.spec.describe_options is None:
+            return super().describe_options(options)
+        return self.spec.describe_options(options)
+
+    def is_ranked(self, options: dict[str, Any]) -> bool:
+        return self.spec.ranked is not False and super().is_ranked(options)
+
+    def describe_move(self, state: Any, seat: int, notation: str, name: str) -> str | None:
+        if self.spec.describe_move is None:
+            return super().describe_move(state, seat, notation, name)
+        return self.spec.describe_move(state, seat, notation, name)
+
+    def describe_outcome(self, state: Any, number: int, outcome: Outcome,
+                         names: tuple[str, ...]) -> str:
+        if self.spec.describe_outcome is None:
+            return super().describe_outcome(state, number, outcome, names)
+        return self.spec.describe_outcome(state, number, outcome)
+
+    def replay_view(self, state: Any, seat: int | None, now: Any) -> dict:
+        if self.spec.replay_view is None:
+            return super().replay_view(state, seat, now)
+        return self.spec.replay_view(state, seat, now)
+
+    def timeout(self, state: Any) -> tuple | None:
+        return None if self.spec.timeout is None else self.spec.timeout(state)
+
+    def presence(self, state: Any, seat: int, here: bool) -> Any:
+        return None if self.spec.presence is None else self.spec.presence(state, seat, here)
+
+    def audience(self, state: Any, seat: int, events: list) -> Any:
+        return None if self.spec.audience is None else self.spec.audience(state, seat, events)
+
+    def counts(self, outcome: Outcome) -> bool:
+        return True if self.spec.counts is None else self.spec.counts(outcome)
+
+
+__all__ = ["ActionContext", "FinishContext", "GameKind", "HostedGame", "RuleError", "Seat",
+           "StartContext", "WebPage"]

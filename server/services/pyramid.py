@@ -65,13 +65,12 @@ import attrs
 import sqlalchemy as sa
 
 from games.errors import RuleError
-from games.pyramid import ai, notation, rules, solver, solver_build, spoken
+from games.pyramid import ai, notation, rules, solver, solver_build
 from games.pyramid.cards import card_text
-from games.pyramid.match import (RESIGN, SAVE, Close, Table, Told, apply, audience,
-                                 choose_action, counts, describe_event, describe_options,
-                                 format_action, new_table, outcome, parse_action, parse_options,
-                                 render, state_from_json, state_to_json, to_move, view_for)
-from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext, WebPage
+from games.pyramid.match import (SAVE, Table, Told, counts, new_table, state_from_json,
+                                 state_to_json, to_move)
+from games.pyramid.spec import SPEC
+from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext, WebPage
 from server.models import Account, GameRecord
 from server.services.games import GameError, LiveGame
 from server.services.pyramid_models import PyramidSave, PyramidTopScore
@@ -80,10 +79,7 @@ from server.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
-KEY = "pyr"
-PREFIX = "PYR"
-TITLE = "Pyramid"
-GMCP = "Pyramid.Game"
+KEY = SPEC.key
 
 SPEEDS = ("slow", "medium", "fast")
 SOUNDS = ("full", "partial", "off")
@@ -333,32 +329,11 @@ def _untouched(game: rules.Game) -> bool:
             and game.pyramid_left == 28)
 
 
-class Pyramid(GameKind):
-    """The ``pyr`` kind (the match engine, its players' speed, who hears of what, which
-    games count) and Pyramid's services: config, saves, the TOP 10, HINT, AUTO and the
-    solver's verdicts."""
+class Pyramid(HostedGame):
+    """The ``pyr`` kind (the game's spec, with its players' speed) and Pyramid's services:
+    config, saves, the TOP 10, HINT, AUTO and the solver's verdicts."""
 
-    key, title, prefix, gmcp_package = KEY, TITLE, PREFIX, GMCP
-    seats, min_seats = 1, 1
-    resign_action = Close(RESIGN)
-    simultaneous = True
-    parse_options = staticmethod(parse_options)
-    describe_options = staticmethod(describe_options)
-    apply = staticmethod(apply)
-    outcome = staticmethod(outcome)
-    to_move = staticmethod(to_move)
-    parse_action = staticmethod(parse_action)
-    format_action = staticmethod(format_action)
-    state_to_json = staticmethod(state_to_json)
-    state_from_json = staticmethod(state_from_json)
-    view_for = staticmethod(view_for)
-    replay_view = staticmethod(view_for)  # with the table as it stands now: match.view_for
-    render = staticmethod(render)
-    speak = staticmethod(spoken.speak)
-    choose_action = staticmethod(choose_action)
-    describe_event = staticmethod(describe_event)
-    audience = staticmethod(audience)
-    counts = staticmethod(counts)
+    spec = SPEC
 
     def __init__(self) -> None:
         self._prefs: dict[int, Prefs] = {}
@@ -369,9 +344,6 @@ class Pyramid(GameKind):
         self._judging: set[int] = set()      # players whose verdict is being worked out
         self.solving: set[int] = set()       # players waiting for a PYR SOLUTION
         self._lines: dict[int, Line] = {}
-
-    def is_ranked(self, options: dict[str, Any]) -> bool:
-        return False
 
     @property
     def db(self):  # noqa: ANN201
@@ -765,4 +737,4 @@ INFO = (
 )
 
 
-__all__ = ["HELP", "KEY", "Prefs", "Pyramid", "parse_options"]
+__all__ = ["HELP", "KEY", "Prefs", "Pyramid"]

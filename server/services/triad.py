@@ -65,17 +65,17 @@ import attrs
 import sqlalchemy as sa
 
 from games.errors import BadNotation, IllegalAction
-from games.triad import rules, spoken
+from games.triad import rules
+from games.triad.spec import SPEC
 from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, LEVELS,
                                NEXT_HAND_S, Away, Back, Cubits, Leave, Player, PotMove, Said,
-                               Sit, Table, apply, choose_action, close, closing_text,
-                               describe_event, describe_move, describe_options,
-                               format_action, hand_text, is_warm, new_table, next_dealer,
-                               outcome, parse_action, parse_options, presence, render_table,
-                               state_from_json, state_to_json, table_options, table_timeout,
-                               to_move, view_for, warm)
+                               Sit, Table, apply, choose_action, close, describe_event,
+                               describe_options, format_action, hand_text, is_warm, new_table,
+                               next_dealer, outcome, parse_action, parse_options, presence,
+                               render_table, state_from_json, state_to_json, table_options,
+                               table_timeout, to_move, view_for, warm)
 from server.bus import Event
-from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
+from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext
 from server.models import GameRecord, LedgerEntry
 from server.services import ledger
 from server.services.games import GameError, LiveGame
@@ -86,7 +86,7 @@ if TYPE_CHECKING:
     from server.services.accounts import Accounts
     from server.services.games import GameHost
 
-KEY = "triad"
+KEY = SPEC.key
 BANKROLL = "triad house bankroll"
 WARN_BEFORE_S = 15.0  # the player to act is warned this long before their time is up
 
@@ -167,30 +167,11 @@ class Settings:
     # the default action (pass if one can, else fold; in the draw, keep every card)
 
 
-class TriadTables(GameKind):
+class TriadTables(HostedGame):
     """The ``triad`` kind (a table is one hosted game) and the service that opens tables,
     seats players and computer players, and moves their cubits."""
 
-    key, title, prefix, gmcp_package = KEY, "Triad", "TRIAD", "Triad.Game"
-    seats, min_seats = rules.MAX_SEATS, 1
-    resign_action = Leave()
-    open_table = True
-    parse_options = staticmethod(parse_options)
-    describe_options = staticmethod(describe_options)
-    apply = staticmethod(apply)
-    outcome = staticmethod(outcome)
-    to_move = staticmethod(to_move)
-    parse_action = staticmethod(parse_action)
-    format_action = staticmethod(format_action)
-    state_to_json = staticmethod(state_to_json)
-    state_from_json = staticmethod(state_from_json)
-    view_for = staticmethod(view_for)
-    render = staticmethod(render_table)
-    speak = staticmethod(spoken.speak)
-    choose_action = staticmethod(choose_action)
-    describe_event = staticmethod(describe_event)
-    describe_move = staticmethod(describe_move)
-    presence = staticmethod(presence)
+    spec = SPEC
     Settings = Settings
     old_settings = {"triad_action_timeout": "action_timeout"}
 
@@ -199,13 +180,6 @@ class TriadTables(GameKind):
         self._seating = asyncio.Lock()  # one seat change at a time: one table per player
         self._warned: dict[int, int] = {}  # table -> the version whose clock warns already
         self._warming: asyncio.Future | None = None
-
-    def is_ranked(self, options: dict[str, Any]) -> bool:
-        return False
-
-    def describe_outcome(self, state: Table, number: int, outcome: Any,
-                         names: tuple[str, ...]) -> str:
-        return closing_text(state, number, outcome)
 
     def seats_of(self, state: Table, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
         return seats_of(state)

@@ -18,8 +18,8 @@ tile instances (``server/services/tiles.py``):
   ``server/data/seed/collections.toml``); the kind hands them to the parlor
   (``seeders``), and every new account gets the starter set (``on_new_account``).
 
-Options are the rules words as a flat dict (``notation.rules_to_json``), so ``ranked``
-sits where the host and ``is_ranked`` look for it.
+The game itself (engine, notation, option words, event sentences) is its spec,
+``games/triptycha/spec.py``.
 
 Decisions where docs/rules/triptycha.md is silent (server side; the engine's are in
 ``games/triptycha/DECISIONS.md``):
@@ -51,9 +51,11 @@ import sqlalchemy as sa
 
 import games.triptycha as engine
 from games.errors import RuleError
-from games.triptycha import ai, notation, render, rules, spoken
+from games.triptycha import rules
 from games.triptycha.rules import HAND_SIZE, Options, Rules
-from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
+from games.triptycha.spec import SPEC
+from games.triptycha.words import Told, rules_of
+from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext
 from server.models import Account
 from server.services import tiles
 from server.services.tiles import TileError, Tiles
@@ -62,25 +64,10 @@ from server.services.triptycha_models import TileDesign, TileInstance
 if TYPE_CHECKING:
     from server.app import Parlor
 
-KEY = "tt"
+KEY = SPEC.key
 COMPUTER_DECK = 9     # tiles of its deck the computer brings to a game (locked at the start)
 DEFAULT_SORT = "id"
 SORT_SETTING = "tt_sort"
-
-
-def rules_of(options: dict[str, Any]) -> Rules:
-    """The Rules of a game's options (keys missing, e.g. ``ranked`` against the computer,
-    take their defaults)."""
-    known = {f.name for f in attrs.fields(Rules)}
-    return Rules(**{k: v for k, v in options.items() if k in known})
-
-
-def parse_options(words: list[str]) -> dict[str, Any]:
-    return notation.rules_to_json(notation.parse_rules(words))
-
-
-def describe_options(options: dict[str, Any]) -> str:
-    return notation.format_rules(rules_of(options))
 
 
 @attrs.frozen
@@ -91,44 +78,11 @@ class Settings:
     trade_timeout: float = 300.0  # seconds of a trading phase: then the winner's DONE
 
 
-@attrs.frozen
-class Told:
-    """An engine event with the players' names, so the host can describe it."""
+class Triptycha(HostedGame):
+    """The ``tt`` kind: the game's spec, tied to real tile instances by its database
+    hooks, and the tile service the commands use (``tiles``)."""
 
-    event: Any
-    names: tuple[str, ...]
-
-    def text(self) -> str:
-        return self.event.text(self.names)
-
-
-def describe_event(event: Any) -> str | None:
-    if isinstance(event, Told):
-        return event.text()
-    text = getattr(event, "text", None)
-    return text() if callable(text) else None
-
-
-class Triptycha(GameKind):
-    """The ``tt`` kind: the engine, tied to real tile instances by its database hooks,
-    and the tile service the commands use (``tiles``)."""
-
-    key, title, prefix, gmcp_package = KEY, "Triptycha", "TT", "Triptycha.Game"
-    resign_action = rules.Resign()
-    parse_options = staticmethod(parse_options)
-    describe_options = staticmethod(describe_options)
-    apply = staticmethod(rules.apply)
-    outcome = staticmethod(rules.outcome)
-    to_move = staticmethod(rules.to_move)
-    parse_action = staticmethod(notation.parse_action)
-    format_action = staticmethod(notation.format_action)
-    state_to_json = staticmethod(notation.state_to_json)
-    state_from_json = staticmethod(notation.state_from_json)
-    view_for = staticmethod(render.view_for)
-    render = staticmethod(render.render)
-    speak = staticmethod(spoken.speak)
-    choose_action = staticmethod(ai.choose_action)
-    describe_event = staticmethod(describe_event)
+    spec = SPEC
     Settings = Settings
     old_settings = {"trade_timeout": "trade_timeout"}
 
@@ -394,5 +348,4 @@ async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
 SEEDERS = {"collections": seed_collections, "tiles": seed_tiles}
 
 
-__all__ = ["KEY", "SEEDERS", "Settings", "Told", "Triptycha", "rules_of", "seed_collections",
-           "seed_tiles"]
+__all__ = ["KEY", "SEEDERS", "Settings", "Triptycha", "seed_collections", "seed_tiles"]

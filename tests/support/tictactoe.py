@@ -1,8 +1,8 @@
 """A test-only game for the parlor's hosting mechanism: noughts and crosses.
 
 It follows the engine contract of ``games/__init__.py`` in one module (rules, notation,
-renderer, spoken lines and a computer player), and ``TicTacToe`` (``KIND``) hosts it under
-the prefix ``TTT``. Seat 0 plays X and moves first. ``PLAY <1..9>`` marks a cell;
+renderer, spoken lines and a computer player), says how it is played in its ``SPEC``
+(``games/spec.py``), and ``TicTacToe`` (``KIND``) hosts it under the prefix ``TTT``. Seat 0 plays X and moves first. ``PLAY <1..9>`` marks a cell;
 ``RESIGN`` gives up.
 
 It is a plugin: the parlor hosts it because ``[games] extra`` names ``KIND``, and nothing
@@ -20,7 +20,8 @@ import attrs
 
 from games.errors import BadNotation, IllegalAction
 from games.outcome import Outcome
-from server.hosting import GameKind, StartContext
+from games.spec import PlaySpec
+from server.hosting import HostedGame
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 MARKS = "XO"
@@ -146,32 +147,25 @@ def speak(view: dict, names=("X", "O")) -> list[str]:  # noqa: ARG001
     return [f"Row {r + 1}: {', '.join(cells[r * 3:r * 3 + 3])}." for r in range(3)]
 
 
-class TicTacToe(GameKind):
-    """The ``ttt`` kind: this module's engine, with a clock when the options give one."""
+def _describe_options(options: dict) -> str:
+    return "ranked" if options.get("ranked") else "unranked"
 
-    key, title, prefix, gmcp_package = "ttt", "Noughts and Crosses", "TTT", "Ttt.Game"
-    web_templates = str(Path(__file__).with_name("tictactoe_web"))  # its web board
-    resign_action = Resign()
-    parse_options = staticmethod(_options)
-    apply = staticmethod(apply)
-    outcome = staticmethod(outcome)
-    to_move = staticmethod(to_move)
-    parse_action = staticmethod(parse_action)
-    format_action = staticmethod(format_action)
-    state_to_json = staticmethod(state_to_json)
-    state_from_json = staticmethod(state_from_json)
-    view_for = staticmethod(view_for)
-    render = staticmethod(render)
-    speak = staticmethod(speak)
-    choose_action = staticmethod(choose_action)
-    describe_event = staticmethod(describe_event)
-    timeout = staticmethod(timeout)
 
-    def describe_options(self, options: dict) -> str:
-        return "ranked" if options.get("ranked") else "unranked"
+SPEC = PlaySpec(
+    key="ttt", title="Noughts and Crosses", prefix="TTT", gmcp_package="Ttt.Game",
+    resign_action=Resign(), new_game=new_game, apply=apply, outcome=outcome, to_move=to_move,
+    parse_action=parse_action, format_action=format_action, state_to_json=state_to_json,
+    state_from_json=state_from_json, view_for=view_for, render=render, speak=speak,
+    choose_action=choose_action, describe_event=describe_event, parse_options=_options,
+    describe_options=_describe_options, timeout=timeout)
 
-    async def on_start(self, ctx: StartContext) -> State:
-        return new_game(ctx.options, ctx.rng)
+
+class TicTacToe(HostedGame):
+    """The ``ttt`` kind: this module's game, with a clock when the options give one, and
+    its own web board."""
+
+    spec = SPEC
+    web_templates = str(Path(__file__).with_name("tictactoe_web"))
 
 
 KIND = TicTacToe  # ``[games] extra = ["tests.support.tictactoe:KIND"]``: a fresh one per parlor

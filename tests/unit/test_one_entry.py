@@ -110,3 +110,20 @@ def test_generic_modules_name_no_game():
     for rel, hits in found.items():
         print(f"  {rel}: " + ", ".join(f"{line}:{word}" for line, word in hits))
     assert count == 0, f"{count} game name(s) in generic modules: {', '.join(found)}"
+
+
+def test_each_game_is_hosted_from_its_play_spec():
+    """A game says how it is played as data (``games/<game>/spec.py``); its service hosts
+    that spec (``HostedGame``) and adds only what needs the parlor, rewiring nothing."""
+    from commands.app import GAMES
+    from server.hosting import GameKind, HostedGame
+
+    for game in GAMES:
+        kind = game.kind
+        assert issubclass(kind, HostedGame), kind
+        assert kind.spec.__class__.__module__ == "games.spec"
+        assert (kind.key, kind.prefix, kind.title) == (kind.spec.key, kind.spec.prefix,
+                                                       kind.spec.title)
+        rewired = [name for name, value in vars(kind).items()
+                   if isinstance(value, staticmethod) and hasattr(GameKind, name)]
+        assert not rewired, f"{kind.__name__} rewires {', '.join(rewired)}"

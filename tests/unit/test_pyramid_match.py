@@ -24,6 +24,7 @@ from games.pyramid.cards import new_deck_order
 from games.pyramid.match import (EXIT, RENEW, RESIGN, SAVE, Close, Closed, Told, apply,
                                  audience, check_close, choose_action, counts, new_table,
                                  outcome, to_move, view_for)
+from games.pyramid.spec import SPEC
 
 STORED = pathlib.Path(__file__).parent / "data" / "pyramid_match_stored.json"
 
@@ -341,10 +342,11 @@ def test_the_hosted_kind_plays_the_engine():
     from server.services import pyramid as service
 
     kind = service.Pyramid()
+    assert kind.spec is SPEC
     for hook in ("apply", "outcome", "to_move", "parse_action", "format_action",
                  "state_to_json", "state_from_json", "view_for", "render", "choose_action",
                  "describe_event", "describe_options", "audience", "counts"):
-        assert getattr(kind, hook) is getattr(match, hook), hook
+        assert getattr(SPEC, hook) is getattr(match, hook), hook
 
 
 # -- properties -------------------------------------------------------------------------------

@@ -8,19 +8,33 @@ the pyramid and the cards turned up, never the order of the face-down Pack".  So
   Pack is then the Waste Pile of deal 1 turned over: every card of it has been
   turned face up, in that order).  In deal 1 the cards under the Pack top are known
   only as a set (the cards not seen anywhere else), never in order.
-- In deal 1 the player ranks moves by a heuristic ("easy") or, at "normal" (4
-  samples) and "hard" (16), by sampling orders of the unseen cards from its own rng and asking the solver how
-  often each move still clears the pyramid (perfect-information Monte Carlo: the
-  true order is never read).
-- From deal 2 on nothing is hidden from a remembering player, so "normal" and
-  "hard" follow the solver's line; "easy" forgets and stays greedy.
+- Every level plays for Par (docs/rules/pyramid.md, "Par Pyramid"): a clear in deal 1
+  is worth 50, in deal 2 35, in deal 3 20, less the cards left in the Waste; no clear
+  is minus every card left.
+- From deal 2 on nothing is hidden from a remembering player, so "normal" and "hard"
+  play the first move of the solver's best Par line from the position
+  (``solver.solve_par``): whenever the solver proves the best within the budget, the
+  line reaches it.
+- In deal 1, "normal" and "hard" rank the moves by perfect-information Monte Carlo:
+  orders of the unseen cards are drawn from the player's own rng (the true order is
+  never read), every move is played in each, and the solver's best Par from there is
+  that move's value in that sample, so a clear counts for the Par it is worth (an
+  early clear over a late one).  The move with the best mean wins.
+- "easy" forgets and stays greedy.
 
-It plays only through ``legal_actions`` / ``apply`` (moves come from
-``legal_actions``) and keeps to its time budget.
+Budgets (``budget_s``) are node counts, not time: ``budget_s`` seconds are
+``NODES_PER_SECOND`` solver nodes a second (a fixed rate), of which each level uses
+its ``NODE_SHARE``, so the same position with the same budget and the same rng
+gives the same move on a busy machine or an idle one, compiled or not.  The wall clock
+is only a last guard (``solver.guard_for``): should it stop the thinking first, the
+move may depend on the load, and a warning is logged.
+
+It plays only through ``legal_actions`` / ``apply`` (moves come from ``legal_actions``).
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 
@@ -40,6 +54,17 @@ from games.pyramid.rules import (
 )
 
 LEVELS = ("easy", "normal", "hard")
+#: the solver nodes a second of budget buys: about the compiled solver's pace in the
+#: player's many small searches (a fixed rate, not a measurement)
+NODES_PER_SECOND = 100_000
+#: the share of the budget's solver nodes each level thinks with
+NODE_SHARE = {"easy": 0.0, "normal": 0.25, "hard": 1.0}
+#: orders of the unseen cards sampled in deal 1
+SAMPLES = {"easy": 0, "normal": 6, "hard": 16}
+#: the fewest nodes one sampled evaluation gets, whatever the budget
+MIN_EVAL_NODES = 300
+
+log = logging.getLogger(__name__)
 
 
 def knowledge(game: Game) -> dict:
@@ -92,39 +117,75 @@ def _greedy(game: Game) -> Action:
     return max(actions, key=lambda a: _heuristic(game, a))
 
 
-def _solver_move(game: Game, budget_s: float) -> Action | None:
-    """With nothing hidden: the first move of a solver line (Par if it finishes in
-    time, else a pyramid-clearing line), or None."""
-    sol = solver.solve(game, "pyramid", max_nodes=200_000, time_limit=budget_s * 0.5)
-    if sol.result == "win" and sol.moves:
-        return sol.moves[0]
-    if game.pyramid_left == 0:
-        par = solver.solve(game, "par", max_nodes=200_000, time_limit=budget_s * 0.5)
-        if par.moves:
-            return par.moves[0]
-    return None
+@attrs.define
+class _Clock:
+    """The wall-clock guard of one move: never the budget, only a last resort."""
+
+    deadline: float
+    fired: bool = False
+
+    def left(self) -> float:
+        return max(0.0, self.deadline - time.perf_counter())
+
+    def passed(self) -> bool:
+        if not self.fired and time.perf_counter() > self.deadline:
+            self.fired = True
+        return self.fired
+
+    def note(self, sol: solver.Solution) -> solver.Solution:
+        self.fired = self.fired or sol.timed_out
+        return sol
 
 
-def _sampled_move(game: Game, rng: random.Random, budget_s: float, max_rounds: int = 16) -> Action:
-    """Deal 1 at "hard": rank candidate moves by how often the pyramid can still be
-    cleared over sampled orders of the unseen cards."""
-    deadline = time.perf_counter() + budget_s * 0.9
+def thinking_nodes(level: str, budget_s: float) -> int:
+    """The solver nodes ``level`` may spend on one move with a budget of ``budget_s``."""
+    return int(budget_s * NODES_PER_SECOND * NODE_SHARE[level])
+
+
+def _probe_nodes(nodes: int) -> int:
+    """The root probes' budget in a Par search of ``nodes`` (they run when it is at
+    least six times theirs): the solver's own, or a sixth of a smaller budget."""
+    return max(1, min(solver.PROBE_NODES, nodes // 6))
+
+
+def par_line(game: Game, nodes: int, clock: _Clock | None = None) -> solver.Solution:
+    """The solver's best Par line from ``game`` (every card known) on ``nodes`` nodes."""
+    left = clock.left() if clock is not None else solver.GUARD_SECONDS
+    sol = solver.solve_par(game, max_nodes=nodes, time_limit=left,
+                           probe_nodes=_probe_nodes(nodes))
+    return clock.note(sol) if clock is not None else sol
+
+
+def _par_move(game: Game, nodes: int, clock: _Clock) -> Action | None:
+    """With nothing hidden: the first move of the solver's best Par line."""
+    sol = par_line(game, nodes, clock)
+    return sol.moves[0] if sol.moves else None
+
+
+def _value(game: Game, nodes: int, clock: _Clock) -> float:
+    """The best Par the solver finds from ``game`` (all cards known) on ``nodes``."""
+    if game.over:
+        return float(game.score)
+    return float(par_line(game, nodes, clock).lower)
+
+
+def _sampled_move(game: Game, rng: random.Random, nodes: int, samples: int,
+                  clock: _Clock) -> Action:
+    """Deal 1: rank the moves by their mean Par over sampled orders of the unseen
+    cards (the same orders for every move), each valued by the solver."""
     actions = [a for a in game_actions(game) if a is not END]
     if len(actions) == 1:
         return actions[0]
-    wins = {a: 0.0 for a in actions}
-    rounds = 0
-    while time.perf_counter() < deadline and rounds < max_rounds:
+    per = max(MIN_EVAL_NODES, nodes // (samples * len(actions)))
+    totals = {a: 0.0 for a in actions}
+    for _ in range(samples):
+        if clock.passed():
+            break
         sample = _determinize(game, rng)
         for a in actions:
             after, _ = play(sample, a)
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                break
-            sol = solver.solve(after, "pyramid", max_nodes=3_000, time_limit=min(left, 0.05))
-            wins[a] += {"win": 1.0, "lose": 0.0}.get(sol.result, 0.5)
-        rounds += 1
-    return max(actions, key=lambda a: (wins[a], _heuristic(game, a)))
+            totals[a] += _value(after, per, clock)
+    return max(actions, key=lambda a: (totals[a], _heuristic(game, a)))
 
 
 def choose_action(state: State, seat: int, level: str = "normal",
@@ -141,10 +202,17 @@ def choose_action(state: State, seat: int, level: str = "normal",
     if kings:
         return kings[0]
     move = None
-    if level != "easy" and game.deal > 1:
-        move = _solver_move(game, budget_s)
-    elif level != "easy":
-        move = _sampled_move(game, rng, budget_s, 16 if level == "hard" else 4)
+    nodes = thinking_nodes(level, budget_s)
+    if level != "easy":
+        clock = _Clock(time.perf_counter() + solver.guard_for(budget_s))
+        if game.deal > 1:
+            move = _par_move(game, nodes, clock)
+        else:
+            move = _sampled_move(game, rng, nodes, SAMPLES[level], clock)
+        if clock.fired:
+            log.warning("Pyramid %s: the wall-clock guard (%.1f s) stopped the thinking "
+                        "before its node budget: this move may depend on the load",
+                        level, solver.guard_for(budget_s))
     if move is None or move not in legal:
         move = _greedy(game)
     return move

@@ -65,10 +65,19 @@ bound; then a depth-first branch and bound with its own bounds (``_Par``): the d
 cut above is sound for the win goals but not for Par on a deal whose pyramid cannot be
 cleared, so it is used only once a line scoring -1 or more is known.  When its budget
 runs out it reports the best line found and an upper bound (``lower``/``upper``).
+
+Budgets.  The search is bounded by *nodes* (``max_nodes``: positions expanded, the root
+probes' included), so the same position with the same budget gives the same answer
+whatever the load, compiled or not (the search order and every cut are the same in
+both).  ``time_limit`` is only a last guard: when the wall clock stops a search first,
+the answer may depend on the load, so ``Solution.timed_out`` says so and a warning is
+logged.  ``solve_for`` reads a budget given in seconds as nodes at ``NODES_PER_SECOND``
+with a guard ``GUARD_FACTOR`` times as long.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Final
 
@@ -80,6 +89,20 @@ from games.pyramid.rules import DEAL, DEALS, PAR_BASE, Action, Game, play
 # Built as a C extension with mypyc when installed with a C compiler (setup.py): the
 # same code, about four times as fast.  Plain Python otherwise.
 COMPILED: Final = not __file__.endswith(".py")
+
+log = logging.getLogger(__name__)
+
+# A budget given in seconds (``solve_for``, the computer players' ``budget_s``) is this
+# many nodes a second: a fixed rate, not a measurement, so the answer does not change
+# with the load.  The compiled build searches some 200,000 to 300,000 nodes a second on
+# one core for Par, plain Python about a fifth of that; most searches end far sooner,
+# proven.  The wall clock is only a guard, at ``GUARD_FACTOR`` times the seconds and
+# never under ``GUARD_MIN`` seconds (``guard_for``).
+NODES_PER_SECOND: Final = 400_000
+GUARD_FACTOR: Final = 12.0
+GUARD_MIN: Final = 10.0
+#: the default time limit of ``solve``: a guard that a node budget normally comes first
+GUARD_SECONDS: Final = 60.0
 
 FULL_PYR: Final = (1 << PYRAMID_SIZE) - 1
 COVER_MASK: Final = tuple(sum(1 << j for j in COVERED_BY[i]) for i in range(PYRAMID_SIZE))
@@ -125,6 +148,9 @@ class Solution:
     For "par", the best Par lies in ``[lower, upper]``: ``lower`` is ``score`` (the
     best line found) and no line scores more than ``upper``; ``proven`` is
     ``lower == upper``.  A bigger budget never lowers ``lower`` nor raises ``upper``.
+
+    ``timed_out``: the time limit (a guard) stopped the search before its node budget
+    did, so the answer may depend on the machine's load.
     """
 
     goal: str
@@ -136,6 +162,7 @@ class Solution:
     seconds: float
     lower: int | None = None
     upper: int | None = None
+    timed_out: bool = False
 
 
 def _to_actions(moves) -> tuple[Action, ...]:
@@ -268,6 +295,7 @@ class _Search:
         # the pass (0-based) by which the pyramid must be cleared (``_Par``'s probes)
         self.clear_ps = DEALS - 1
         self.final: tuple[int, int, int, int] = (0, 0, 0, 0)  # where ``_dfs`` found its goal
+        self.timed_out = False  # the time limit (a guard) stopped ``_dfs``
 
     def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
@@ -871,8 +899,10 @@ def _dfs(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
             path.extend(tail)
             search.final = (pm, search.pos.full_st, ptr, ps)
             return True
-        if search.expanded >= max_nodes or (
-                not search.expanded & 15 and time.perf_counter() > deadline):
+        if search.expanded >= max_nodes:
+            raise _Budget
+        if not search.expanded & 15 and time.perf_counter() > deadline:
+            search.timed_out = True
             raise _Budget
         key = pm | (sm << 28)
         # the position, canonical: any ptr between the top live Waste card and the
@@ -900,11 +930,43 @@ def _dfs(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
     return list(path) if visit(*root) else None
 
 
+def nodes_for(seconds: float) -> int:
+    """A budget in seconds as nodes (``NODES_PER_SECOND``): the same whatever the load."""
+    return max(1, int(seconds * NODES_PER_SECOND))
+
+
+def guard_for(seconds: float) -> float:
+    """The wall-clock guard of a budget of ``seconds``: a last resort, far beyond it."""
+    return max(GUARD_MIN, seconds * GUARD_FACTOR)
+
+
+def solve_for(game: Game, goal: str, seconds: float) -> Solution:
+    """``solve`` on a budget given in seconds: ``nodes_for(seconds)`` nodes, with the
+    wall clock a guard (``guard_for``)."""
+    return solve(game, goal, max_nodes=nodes_for(seconds), time_limit=guard_for(seconds))
+
+
+def _timed_out(sol: Solution) -> Solution:
+    """Report a search that the time limit (a guard) stopped."""
+    if sol.timed_out:
+        log.warning("the Pyramid solver's time limit stopped a %s search after %.1f s and "
+                    "%d nodes, before its node budget: this answer may depend on the load",
+                    sol.goal, sol.seconds, sol.nodes)
+    return sol
+
+
 def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
-          time_limit: float = 10.0) -> Solution:
-    """Solve ``game`` from its current position for ``goal`` ("pyramid", "all", "par")."""
+          time_limit: float = GUARD_SECONDS) -> Solution:
+    """Solve ``game`` from its current position for ``goal`` ("pyramid", "all", "par"),
+    within ``max_nodes`` (the budget; ``time_limit`` is a guard: see the module
+    docstring)."""
     if goal == "par":
         return solve_par(game, max_nodes=max_nodes, time_limit=time_limit)
+    return _timed_out(_solve_win(game, goal, max_nodes, time_limit))
+
+
+def _solve_win(game: Game, goal: str, max_nodes: int, time_limit: float) -> Solution:
+    """``solve`` for the win goals ("pyramid", "all")."""
     if goal not in ("pyramid", "all"):
         raise ValueError(f"unknown goal {goal!r}")
     t0 = time.perf_counter()
@@ -945,10 +1007,10 @@ def solve(game: Game, goal: str = "pyramid", max_nodes: int = 2_000_000,
                 found = _dfs(search, root, max_nodes, deadline)
     except _Budget:
         return Solution(goal, "unknown", (), None, False, search.expanded,
-                        time.perf_counter() - t0)
+                        time.perf_counter() - t0, timed_out=search.timed_out)
     moves = _to_actions(lead + found) if found is not None else ()
     return Solution(goal, "win" if found is not None else "lose", moves, None, True,
-                    search.expanded, time.perf_counter() - t0)
+                    search.expanded, time.perf_counter() - t0, timed_out=search.timed_out)
 
 
 def _stock_min_left(search: _Search, sm: int, ptr: int, ps: int, memo: dict) -> tuple[int, list]:
@@ -1002,25 +1064,29 @@ def _finish_line(game: Game, actions) -> tuple[Game, tuple[Action, ...]]:
     return game, tuple(line)
 
 
-def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = 10.0) -> Solution:
+def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = GUARD_SECONDS,
+              probe_nodes: int = PROBE_NODES) -> Solution:
     """The best Par score reachable from ``game``, a line reaching it, and bounds.
 
     Returns a Solution whose ``lower`` is the score of the line given (the best found)
     and whose ``upper`` no line can beat; ``proven`` when they meet.  See ``_Par``.
+    ``probe_nodes`` is the budget of each root probe (``_Par.probe``; they run when
+    ``max_nodes`` is at least six times it): a smaller one lets a small search probe.
     """
     t0 = time.perf_counter()
     if game.over:
         return Solution("par", "win" if game.cards_left == 0 else "lose", (),
                         game.score, True, 0, 0.0, game.score, game.score)
     par = _Par(game, max_nodes, t0 + time_limit)
+    par.root_probe = probe_nodes
     lower, upper, line = par.run()
     end = game
     for action in line:
         end, _ = play(end, action)
     assert end.over and end.score == lower, (end, lower)
-    return Solution("par", "win" if end.cards_left == 0 else "lose", line, lower,
-                    lower == upper, par.gen.expanded + par.probe_expanded,
-                    time.perf_counter() - t0, lower, upper)
+    return _timed_out(Solution("par", "win" if end.cards_left == 0 else "lose", line, lower,
+                               lower == upper, par.gen.expanded + par.probe_expanded,
+                               time.perf_counter() - t0, lower, upper, par.timed_out))
 
 
 class _Par:
@@ -1071,7 +1137,8 @@ class _Par:
     cleared it would cut exactly the lines that leave the fewest cards.
 
     **Phases.**  The root probes (``probe``; only with a node budget of at least
-    ``PAR_PROBE_MIN``, each on its own fixed budget, counted in the nodes): they may
+    ``PAR_PROBE_MIN``, or six times ``root_probe`` when a caller sets a smaller one,
+    each on its own fixed budget, counted in the nodes): they may
     solve the deal (a win with the pyramid cleared in the earliest pass it can be) or
     raise ``first_clear``.  Then a plain depth-first search on a small budget
     (``probe_nodes``).
@@ -1088,7 +1155,8 @@ class _Par:
     does the same first steps and more: ``lower`` (= ``best``) never drops.  (The root
     probes run on fixed budgets, so for every node budget from ``PAR_PROBE_MIN`` up they
     learn the same and the search after them is the same search; below it they do not
-    run.  A time limit that stops a probe leaves what it had learned.)  When the
+    run.  A time limit, a guard, that stops a probe leaves what it had learned, and is
+    reported in ``timed_out``.)  When the
     budget runs out the search unwinds, each position not expanded counting its bound,
     so the root's value is an upper bound; expanding a position replaces its bound by
     its children's, which are capped by it, so ``upper`` never rises with the budget.
@@ -1126,6 +1194,15 @@ class _Par:
         # probes (``probe``) raise it when they prove no clear by an earlier pass
         self.first_clear = self.pos.ps
         self.probe_expanded = 0  # nodes spent by the root probes
+        self.root_probe = PROBE_NODES  # the budget of each root probe
+        self.timed_out = False  # the time limit (a guard) stopped a search
+
+    def past_deadline(self) -> bool:
+        """Has the time limit (a guard) passed?  Noted in ``timed_out``."""
+        if time.perf_counter() > self.deadline:
+            self.timed_out = True
+            return True
+        return False
 
     def base(self, ps: int) -> int:
         """The Par base of a pyramid cleared now, in pass ``ps`` (0-based)."""
@@ -1418,8 +1495,9 @@ class _Par:
             search = _Search(pos, "pyramid")
             search.last_ps = search.clear_ps = k
             try:
-                found = _dfs(search, root, PROBE_NODES, deadline)
+                found = _dfs(search, root, self.root_probe, deadline)
             except _Budget:
+                self.timed_out = self.timed_out or search.timed_out
                 return False
             finally:
                 self.probe_expanded += search.expanded
@@ -1436,14 +1514,15 @@ class _Par:
             # can all 52 go with it?  (the stock's pairs tried first, then the pyramid's:
             # each move order finds some lines far sooner than the other)
             finished = False
-            for stock_first, budget in ((True, ALL_PROBE_NODES // 2), (False, ALL_PROBE_NODES)):
+            all_nodes = self.root_probe * ALL_PROBE_NODES // PROBE_NODES
+            for stock_first, budget in ((True, all_nodes // 2), (False, all_nodes)):
                 search = _Search(pos, "all")
                 search.clear_ps, search.stock_first = k, stock_first
                 try:
                     found = _dfs(search, root, budget, deadline)
                     finished = True
                 except _Budget:
-                    pass
+                    self.timed_out = self.timed_out or search.timed_out
                 self.probe_expanded += search.expanded
                 if finished:
                     break
@@ -1458,7 +1537,7 @@ class _Par:
         pos, gen = self.pos, self.gen
         lead: list = []
         pm, sm, ptr = gen.settle(pos.pm, 0, pos.ptr, lead)
-        if self.max_nodes >= PAR_PROBE_MIN and self.probe(lead, (pm, sm, ptr, pos.ps)):
+        if self.max_nodes >= 6 * self.root_probe and self.probe(lead, (pm, sm, ptr, pos.ps)):
             best = self.best
             end, line = _finish_line(self.game, _to_actions(self.best_moves))
             if end.score != best:
@@ -1472,14 +1551,14 @@ class _Par:
         upper = max(self.visit(pm, sm, ptr, pos.ps, BASE[1]), self.best)
         self.max_nodes = max_nodes
         if self.out and upper > self.best and gen.expanded < max_nodes and (
-                time.perf_counter() <= self.deadline) and self.best < -1:
+                not self.past_deadline()) and self.best < -1:
             # 2a. no clear in sight: the best lines leave the fewest cards, found deep
             # in the later deals; go on depth first (what is in the table holds)
             self.out = False
             self.path = list(lead)
             upper = min(upper, max(self.visit(pm, sm, ptr, pos.ps, BASE[1]), self.best))
         elif self.out and upper > self.best and gen.expanded < max_nodes and (
-                time.perf_counter() <= self.deadline):
+                not self.past_deadline()):
             # 2b. one deal at a time (see the class docstring)
             self.out = False
             self.layered = True
@@ -1529,7 +1608,7 @@ class _Par:
             return h
         gen = self.gen
         if gen.expanded >= self.max_nodes or (
-                not gen.expanded & 15 and time.perf_counter() > self.deadline):
+                not gen.expanded & 15 and self.past_deadline()):
             self.out = True
             return h
         ub = value

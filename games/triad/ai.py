@@ -12,16 +12,39 @@ Draw
     Every discard of up to four cards (Capstones are always kept) is a candidate;
     each is scored by sampling replacement cards from the cards the bot has not
     seen and averaging strength ** N.  Candidates are sampled in rounds, the worse
-    half dropped after each (successive halving), until the time budget is spent.
+    half dropped after each (successive halving), until the budget is spent.
     This keeps the cards that make the best hand and chases runs, Perfect runs and
     Ups when the sampled draws say the chase pays.
 
-Betting
+Betting, "easy" and "normal"
     Before the draw the win chance is the best candidate's sampled value; after the
     draw it is strength ** N.  The bot raises when ahead (the further ahead, the
     bigger, up to twice the pot, or everything it may when far ahead), equals when
     the chance beats the pot odds, passes when it can and folds otherwise.  "easy"
     thinks briefly and misjudges by a random margin.
+
+Betting, "hard": the cards and the table
+    HARD deals the unseen cards out many times (``_sample_deals``): to each player
+    still in six cards, and before the draw everyone's draw too (its own planned
+    discard, a plain player's for the others); after the draw an opponent keeps what
+    a plain player keeps of its six and gets as many new cards as it really drew,
+    and a sample whose plain draw differs from that count weighs less.  This
+    round's bets weigh the samples too, softly (``_bet_weights``: a raise over it
+    leans to strong hands, a pass to weak ones, never enough to fold every medium
+    hand to a player who always raises).  Its equity is the weighted share of the
+    samples it wins.  Each action is then valued in cubits: a fold 0, a call its
+    equity of the pot it would make less the price (the pot odds), a raise of each
+    size (from the smallest to what the stacks of the players still in can answer)
+    by who would answer it -- a sampled opponent answers when its hand's strength
+    beats the pot odds it is offered -- and the equity against those hands.  The
+    best one is played, mixed (``_mix``): sizes of about the same value are equally
+    likely, a weak hand now and then bluffs, a strong one now and then only calls,
+    so that one hand does not show a style a player could read and exploit.
+
+Budgets
+    ``budget_s`` is read as a number of hand evaluations (``evals_for``:
+    ``EVALS_PER_SECOND`` a second, a fixed rate, times the level's share), never as
+    time, so the same state, budget and rng give the same action whatever the load.
 
 ``warm()`` builds the evaluator's table (a second or two, once per process) so
 that early decisions do not pay for filling it.
@@ -30,15 +53,35 @@ that early decisions do not pay for filling it.
 from __future__ import annotations
 
 import random
-import time
 from itertools import combinations, islice
+
+import attrs
 
 from . import hands
 from .cards import CAPSTONE, DECK
 from .rules import Action, State, legal_actions, raise_bounds
 
-LEVELS = {"easy": 0.15, "normal": 0.5, "hard": 1.0}  # share of the time budget used
+LEVELS = {"easy": 0.15, "normal": 0.5, "hard": 1.0}  # share of the budget used
 NOISE = {"easy": 0.15, "normal": 0.04, "hard": 0.0}
+#: hand evaluations a second of budget: a fixed rate (about what one core does)
+EVALS_PER_SECOND = 100_000
+MIN_EVALS = 64  # whatever the budget
+# HARD (see the module docstring)
+MIN_DEALS, MAX_DEALS = 64, 1500  # sampled deals of the unseen cards for one bet
+STAND_STRENGTH = 0.8  # a plain player stands on a hand this strong
+DRAW_FIT = 0.35  # a sample's weight for each card its plain draw differs by
+# A raise over HARD weighs a sample whose opponent's hand has strength s by
+# RAISE_FLOOR + (1 - RAISE_FLOOR) * s ** k, k = 1 + RAISE_POWER * (the raise in pots,
+# at most 1.5): the bigger the raise, the stronger the hands it leans to, never to
+# nothing (a bluff).  A pass weighs by PASS_FLOOR + (1 - PASS_FLOOR) * (1 - s).
+RAISE_FLOOR = 0.15
+RAISE_POWER = 2.0
+PASS_FLOOR = 0.5
+RAISE_SIZES = (0.5, 1.0, 2.0, 4.0)  # raises tried, as shares of the pot
+SIZE_SLACK = 0.1  # raises within this share of the pot of the best are as good
+SLOW_PLAY = 0.1  # how often a raise is only a call (or a pass)
+BLUFF = 0.08  # how often a weak hand bluffs, when nothing or little is to pay
+BLUFF_BELOW = 0.35  # a hand is weak below this equity
 
 
 # ------------------------------------------------------------------ strength
@@ -99,6 +142,13 @@ def unseen_cards(own: tuple[str, ...]) -> list[str]:
     return rest
 
 
+# ------------------------------------------------------------------ budgets
+def evals_for(level: str, budget_s: float) -> int:
+    """The hand evaluations ``level`` may spend on one decision with ``budget_s``:
+    ``EVALS_PER_SECOND`` a second (a fixed rate, not a measurement) times its share."""
+    return max(MIN_EVALS, int(budget_s * EVALS_PER_SECOND * LEVELS.get(level, LEVELS["normal"])))
+
+
 # ------------------------------------------------------------------ the draw
 def draw_candidates(cards: tuple[str, ...]) -> list[tuple[int, ...]]:
     """Every discard of 0..4 cards that keeps the Capstones (0-based indices)."""
@@ -107,8 +157,9 @@ def draw_candidates(cards: tuple[str, ...]) -> list[tuple[int, ...]]:
 
 
 def plan_draw(cards: tuple[str, ...], opponents: int, rng: random.Random,
-              deadline: float, max_samples: int = 400) -> tuple[tuple[int, ...], float]:
-    """(best discard, its sampled win chance) by successive halving within the deadline."""
+              evals: int, max_samples: int = 400) -> tuple[tuple[int, ...], float]:
+    """(best discard, its sampled win chance) by successive halving, spending at most
+    about ``evals`` hand evaluations (a count: the same answer whatever the load)."""
     unseen = unseen_cards(cards)
     cands = draw_candidates(cards)
     totals = {d: 0.0 for d in cands}
@@ -116,6 +167,7 @@ def plan_draw(cards: tuple[str, ...], opponents: int, rng: random.Random,
     stand = hands.evaluate(cards)
     stand_score = strength(stand) ** max(1, opponents)
     per_round = 8
+    used = 0
     while True:
         for d in cands:
             if not d:
@@ -127,10 +179,11 @@ def plan_draw(cards: tuple[str, ...], opponents: int, rng: random.Random,
                 value = hands.evaluate(kept + rng.sample(unseen, len(d)))
                 totals[d] += strength(value) ** max(1, opponents)
                 counts[d] += 1
-            if time.perf_counter() > deadline:
+            used += per_round
+            if used >= evals:
                 break
         ranked = sorted(cands, key=lambda d: totals[d] / max(1, counts[d]), reverse=True)
-        if time.perf_counter() > deadline or len(ranked) == 1 or counts[ranked[0]] >= max_samples:
+        if used >= evals or len(ranked) == 1 or counts[ranked[0]] >= max_samples:
             best = ranked[0]
             return best, totals[best] / max(1, counts[best])
         cands = ranked[: max(1, (len(ranked) + 1) // 2)]
@@ -140,22 +193,25 @@ def plan_draw(cards: tuple[str, ...], opponents: int, rng: random.Random,
 # ------------------------------------------------------------------ choosing
 def choose_action(state: State, seat: int, level: str = "normal", rng: random.Random | None = None,
                   budget_s: float = 1.0) -> Action:
-    """The bot's action for ``seat``; respects ``budget_s`` (seconds) itself."""
+    """The bot's action for ``seat``.  ``budget_s`` is read as a number of hand
+    evaluations (``evals_for``), not time: the same state, budget and rng give the same
+    action on a busy machine or an idle one."""
     rng = rng or random.Random()
     actions = list(islice(legal_actions(state, seat), 4))  # the kinds, not every raise size
     if not actions:
         raise ValueError("the bot has nothing to do here")
     if actions[0].kind == "DEAL":
         return actions[0]
-    share = LEVELS.get(level, LEVELS["normal"])
-    deadline = time.perf_counter() + max(0.001, budget_s * share) * 0.9
+    evals = evals_for(level, budget_s)
     me = state.seats[seat]
     opponents = sum(1 for i, s in enumerate(state.seats) if i != seat and s.live)
     if state.phase == "draw":
-        discard, _ = plan_draw(me.cards, opponents, rng, deadline)
+        discard, _ = plan_draw(me.cards, opponents, rng, evals)
         return Action("DRAW", discard=tuple(str(i + 1) for i in discard))
+    if level == "hard":
+        return _hard_bet(state, seat, actions, rng, evals)
     if state.phase == "bet1":
-        _, chance = plan_draw(me.cards, opponents, rng, deadline, max_samples=200)
+        _, chance = plan_draw(me.cards, opponents, rng, evals, max_samples=200)
     else:
         chance = strength(hands.evaluate(me.cards)) ** max(1, opponents)
     chance = min(1.0, max(0.0, chance + rng.uniform(-1, 1) * NOISE.get(level, 0.0)))
@@ -183,3 +239,194 @@ def _bet(state: State, seat: int, actions: list[Action], chance: float, level: s
     if chance * (pot + to_call) >= to_call:
         return Action("EQUAL")
     return Action("FOLD")
+
+
+# ------------------------------------------------------------------ HARD
+def _model_discard(cards: list[str], count: int) -> list[int]:
+    """The ``count`` cards a player most likely threw from ``cards``: never a Capstone
+    while another card is there, then the loosest (fewest of its denomination), the
+    lowest first."""
+    denoms = [0 if c == CAPSTONE else int(c[:-1]) for c in cards]
+    mult = {d: denoms.count(d) for d in denoms}
+    order = sorted(range(len(cards)), key=lambda i: (
+        cards[i] == CAPSTONE, mult[denoms[i]], denoms[i]))
+    return order[:count]
+
+
+def _model_count(cards: list[str], value: hands.HandValue) -> int:
+    """How many cards a plain player throws from ``cards``: none from a made hand
+    (``STAND_STRENGTH``), else ``simple_draw``'s."""
+    if strength(value) >= STAND_STRENGTH:
+        return 0
+    return len(simple_draw(cards))
+
+
+@attrs.frozen
+class _Deal:
+    """One sampled deal of the unseen cards: my final hand's value and, for each
+    opponent still in, their final hand's value, strength and prior weight (how well
+    the sample fits the cards they drew)."""
+
+    mine: int
+    theirs: tuple[tuple[int, float, float], ...]
+
+
+def _sample_deals(state: State, seat: int, rng: random.Random, evals: int,
+                  my_discard: tuple[int, ...]) -> list[_Deal]:
+    """Deals of the unseen cards to the opponents still in, as far as ``evals`` hand
+    evaluations go.  Before the draw, everyone then draws: I throw ``my_discard``, each
+    opponent what a plain player throws (``_model_discard``).  After it, an opponent's
+    six cards are the ones it kept and as many new ones as it drew: the kept ones are
+    what a plain player keeps of six sampled cards, and a sample whose plain draw
+    differs from what the player drew weighs less (``DRAW_FIT`` for each card of
+    difference)."""
+    me = state.seats[seat]
+    opps = [o for i, o in enumerate(state.seats) if i != seat and o.live]
+    unseen = unseen_cards(me.cards)
+    before = state.phase == "bet1"
+    per = 3 if before else 2  # evaluations a sample costs, about
+    n = max(MIN_DEALS, min(MAX_DEALS, evals // (per * max(1, len(opps)))))
+    mine_fixed = None if before else int(hands.evaluate(me.cards))
+    kept = [c for i, c in enumerate(me.cards) if i not in my_discard]
+    out = []
+    for _ in range(n):
+        pool = list(unseen)
+        rng.shuffle(pool)
+        if before:
+            mine = int(hands.evaluate(kept + [pool.pop() for _ in my_discard]))
+        else:
+            assert mine_fixed is not None
+            mine = mine_fixed
+        theirs = []
+        for o in opps:
+            cards = [pool.pop() for _ in range(6)]
+            weight = 1.0
+            if before:
+                thrown = set(_model_discard(cards, len(simple_draw(cards))))
+            else:
+                drew = o.drew or 0
+                fit = abs(_model_count(cards, hands.evaluate(cards)) - drew)
+                weight = DRAW_FIT ** fit
+                thrown = set(_model_discard(cards, drew))
+            final = [c for i, c in enumerate(cards) if i not in thrown]
+            final += [pool.pop() for _ in thrown]
+            value = hands.evaluate(final)
+            theirs.append((int(value), strength(value), weight))
+        out.append(_Deal(mine, tuple(theirs)))
+    return out
+
+
+def _bet_weights(state: State, seat: int, deals: list[_Deal]) -> list[float]:
+    """Each deal's weight: how well it fits the draws (``_sample_deals``) and this
+    round's bets.  An opponent who raised over me holds a stronger hand more often,
+    and one who passed a weaker one, but never to nothing (``RAISE_FLOOR``,
+    ``PASS_FLOOR``): a bluff and a slow play are possible, and a player who always
+    raises is not read as always strong."""
+    me = state.seats[seat]
+    opps = [o for i, o in enumerate(state.seats) if i != seat and o.live]
+    lean = []  # per opponent: (floor, power; power < 0: a pass)
+    for o in opps:
+        if o.bet > me.bet:  # raised over me this round: the bigger, the stronger
+            before = max(1, state.pot - (o.bet - me.bet))
+            lean.append((RAISE_FLOOR, 1.0 + RAISE_POWER * min(1.5, (o.bet - me.bet) / before)))
+        elif o.acted and o.bet == me.bet == 0:  # passed
+            lean.append((PASS_FLOOR, -1.0))
+        else:
+            lean.append((1.0, 0.0))
+    out = []
+    for deal in deals:
+        w = 1.0
+        for (floor, k), (_, s, fit) in zip(lean, deal.theirs):
+            like = 1.0 if floor >= 1.0 else floor + (1.0 - floor) * (
+                s ** k if k > 0 else 1.0 - s)
+            w *= fit * like
+        out.append(w)
+    return out
+
+
+def _equity(deals: list[_Deal], weights: list[float], keep=None) -> tuple[float, float]:
+    """(my weighted chance to win the showdown, the weight of the deals counted), over
+    the deals ``keep`` accepts (all by default); a tie counts half."""
+    total = won = 0.0
+    for deal, w in zip(deals, weights):
+        if keep is not None and not keep(deal):
+            continue
+        share = 1.0
+        for value, _, _ in deal.theirs:
+            share *= 1.0 if deal.mine > value else 0.5 if deal.mine == value else 0.0
+        won += w * share
+        total += w
+    return (won / total if total else 0.0), total
+
+
+def _hard_bet(state: State, seat: int, actions: list[Action], rng: random.Random,
+              evals: int) -> Action:
+    """HARD's bet: the action of the best expected value, by the sampled deals (see
+    the module docstring), mixed so that one hand does not tell its style."""
+    me = state.seats[seat]
+    opps = [o for i, o in enumerate(state.seats) if i != seat and o.live]
+    my_discard: tuple[int, ...] = ()
+    if state.phase == "bet1":
+        my_discard, _ = plan_draw(me.cards, len(opps), rng, evals // 2, max_samples=200)
+        evals -= evals // 2
+    deals = _sample_deals(state, seat, rng, evals, my_discard)
+    weights = _bet_weights(state, seat, deals)
+    equity, _ = _equity(deals, weights)
+    pot = state.pot
+    to_call = min(state.current_bet - me.bet, me.stack)
+    options: dict[tuple[str, int], float] = {}
+    if to_call:
+        options[("FOLD", 0)] = 0.0
+        options[("EQUAL", 0)] = equity * (pot + to_call) - to_call
+    else:
+        options[("PASS", 0)] = equity * pot
+    lo, hi = raise_bounds(state, seat)
+    if any(a.kind == "RAISE" for a in actions) and lo <= hi:
+        # no raise beyond what someone still in can answer
+        cover = max(o.stack + o.bet for o in opps if o.status == "in") - state.current_bet
+        top = max(lo, min(hi, cover))
+        sizes = {lo, top} | {min(top, max(lo, int(pot * f))) for f in RAISE_SIZES}
+        for size in sorted(sizes):
+            options[("RAISE", size)] = _raise_value(state, me, opps, deals, weights,
+                                                    to_call, size)
+    kind, amount = _mix(options, equity, to_call, rng, pot)
+    return Action(kind, amount) if kind == "RAISE" else Action(kind)
+
+
+def _raise_value(state: State, me, opps, deals, weights, to_call: int, size: int) -> float:
+    """Expected value of raising ``size``: everyone folds, or an opponent answers with
+    the hands a player answers with (a chance to win, its strength, at least the pot
+    odds it is offered) and the showdown decides."""
+    pot_after = state.pot + to_call + size
+    need = [min(o.stack, state.current_bet + size - o.bet) for o in opps]
+    odds = [n / (pot_after + n) if n > 0 else 0.0 for n in need]
+
+    def answered(deal: _Deal) -> bool:
+        return any(s >= q for (_, s, _), q in zip(deal.theirs, odds))
+
+    equity, called = _equity(deals, weights, answered)
+    total = sum(weights)
+    p_call = called / total if total else 1.0
+    paid = to_call + size
+    extra = sum(need)  # what the answers bring, about (all of them when all answer)
+    return (1.0 - p_call) * state.pot + p_call * (equity * (pot_after + extra) - paid)
+
+
+def _mix(options: dict[tuple[str, int], float], equity: float, to_call: int,
+         rng: random.Random, pot: int) -> tuple[str, int]:
+    """The best option, mostly.  Raises within ``SIZE_SLACK`` of a pot of the best raise
+    are equally likely (the size does not tell the hand); with a hand too weak to
+    go on, now and then a bluff (``BLUFF``), and with a strong one now and then a pass
+    or a call instead of a raise (``SLOW_PLAY``)."""
+    best = max(options, key=lambda k: options[k])
+    raises = sorted(k for k in options if k[0] == "RAISE")
+    if best[0] == "RAISE":
+        top = options[best]
+        close = [k for k in raises if options[k] >= top - SIZE_SLACK * max(1, pot)]
+        if rng.random() < SLOW_PLAY:
+            return ("EQUAL", 0) if to_call else ("PASS", 0)
+        return rng.choice(close)
+    if raises and equity < BLUFF_BELOW and to_call * 4 <= pot and rng.random() < BLUFF:
+        target = min(raises, key=lambda k: abs(k[1] - pot))  # about the pot
+        return target
+    return best

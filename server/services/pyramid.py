@@ -107,15 +107,14 @@ async def solve(game: rules.Game, goal: str, time_limit: float) -> solver.Soluti
     pool = None
     try:
         pool = _SOLVER.get()
-        return await asyncio.wrap_future(pool.submit(solver.solve, game, goal,
-                                                     time_limit=time_limit))
+        return await asyncio.wrap_future(pool.submit(solver.solve_for, game, goal, time_limit))
     except (OSError, RuntimeError):  # no process could start, or it died
         log.warning("the solver process failed; solving in a thread", exc_info=True)
         if pool is not None:
             _SOLVER.drop(pool)
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_threads, functools.partial(
-        solver.solve, game, goal, time_limit=time_limit))
+        solver.solve_for, game, goal, time_limit))
 
 
 # -- per-player config ----------------------------------------------------------------------

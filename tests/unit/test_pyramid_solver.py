@@ -145,11 +145,13 @@ def test_benchmarks_run(capsys, monkeypatch):
     from pathlib import Path
     root = Path(__file__).resolve().parents[2]
     for script, extra in (("bench/pyramid_solver.py", ["--par-limit", "0.2"]),
-                          ("bench/pyramid_ai.py", ["--level", "easy", "--par-limit", "0.2"])):
+                          ("bench/pyramid_ai.py", ["--level", "normal", "--budget", "0.02",
+                                                   "--best-nodes", "20000"])):
         monkeypatch.setattr(sys, "argv", [script, "--deals", "2", *extra])
         runpy.run_path(str(root / script), run_name="__main__")
     out = capsys.readouterr().out
     assert "goal pyramid" in out and "mean Par" in out
+    assert "gap to the best from the start of deal 2" in out
 
 
 def test_solver_is_compiled_and_current():

@@ -13,7 +13,8 @@ no limit unless --limit; seat 0 deals first.  The opponents:
 - ``caller``: equals every raise, passes otherwise, never raises;
 - ``raiser``: raises the smallest raise it may whenever it may, else equals;
 - ``potraiser``: raises the size of the pot (or all it may) whenever it may, else
-  equals.
+  equals;
+- ``pusher``: raises all it may (all in) whenever it may, else equals.
 
 The fixed players draw like a plain player (keep Capstones and pairs, throw up to four
 of the lowest other cards).  Budgets are hand evaluations (``ai.evals_for``), not
@@ -37,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.triad import ai, rules  # noqa: E402
 
-FIXED = ("caller", "raiser", "potraiser")
+FIXED = ("caller", "raiser", "potraiser", "pusher")
 
 
 def fixed_player(kind: str, state: rules.State, seat: int) -> rules.Action:
@@ -46,7 +47,8 @@ def fixed_player(kind: str, state: rules.State, seat: int) -> rules.Action:
         return rules.Action("DRAW", discard=tuple(str(i + 1) for i in ai.simple_draw(cards)))
     lo, hi = rules.raise_bounds(state, seat)
     if kind != "caller" and lo <= hi:
-        return rules.Action("RAISE", lo if kind == "raiser" else max(lo, min(hi, state.pot)))
+        size = {"raiser": lo, "potraiser": max(lo, min(hi, state.pot)), "pusher": hi}[kind]
+        return rules.Action("RAISE", size)
     if state.current_bet > state.seats[seat].bet:
         return rules.Action("EQUAL")
     return rules.Action("PASS")

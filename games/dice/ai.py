@@ -12,8 +12,11 @@
     table (Zobrist keys), move ordering (table move, moves that form a Triad, history
     heuristic) and the same evaluation at the leaves.  ``search`` returns a
     ``SearchResult`` with the node count and the depth reached (the bench reads them).
-    Given the rng and the depth reached the choice is deterministic; pass
-    ``max_depth`` (and a large budget) for a result that does not depend on the clock.
+    The budget is a node count, not time: ``budget_s`` seconds are ``NODES_PER_SECOND``
+    nodes a second (a fixed rate), so given the rng the choice does not depend on the
+    load.  The wall clock is only a last guard (``GUARD_FACTOR`` times the budget, at
+    least ``GUARD_MIN`` seconds): should it stop the search first, the move may depend
+    on the load, and a warning is logged.
 
 The search walks positions with the rules module's own primitives (``moves_from``,
 ``triads_through``, the ``TRIAD`` table) on a mutable copy of ``State.cells``; the
@@ -24,6 +27,7 @@ time or reach the 200-turn limit is scored as a draw.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from typing import Iterable
@@ -35,6 +39,10 @@ from .rules import (CELLS, DIRECTION_NAMES, PAIRS, RAYS, REMOVALS_TO_WIN, TRIAD,
                     Move, Remove, State)
 
 LEVELS = ("easy", "normal", "hard")
+NODES_PER_SECOND = 20_000  # search nodes a second of budget (a fixed rate)
+GUARD_FACTOR, GUARD_MIN = 12.0, 10.0  # the wall-clock guard: a last resort
+
+log = logging.getLogger(__name__)
 WIN = 1_000_000
 REMOVAL = 1000
 
@@ -226,8 +234,11 @@ def _zkey_delta(move) -> int:
 
 
 class _Searcher:
-    def __init__(self, deadline: float, check_every: int = 32):
-        self.deadline = deadline
+    def __init__(self, deadline: float, check_every: int = 32,
+                 max_nodes: float = float("inf")):
+        self.deadline = deadline  # the wall-clock guard
+        self.max_nodes = max_nodes  # the budget
+        self.fired = False  # the guard stopped a search
         self.nodes = 0
         self.tt: dict[int, tuple[int, int, int, tuple | None]] = {}  # key -> depth, score, flag, move
         self.history: dict[tuple, int] = {}
@@ -244,7 +255,10 @@ class _Searcher:
 
     def negamax(self, cells, removed, side, depth, alpha, beta, zkey, ply) -> int:
         self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise _Timeout
         if self.nodes % self.check_every == 0 and time.perf_counter() > self.deadline:
+            self.fired = True
             raise _Timeout
         if removed[1 - side] >= REMOVALS_TO_WIN:
             return -WIN + ply
@@ -333,13 +347,16 @@ def _key(cells: Iterable[int], side: int) -> int:
 
 def search(state: State, seat: int, rng: random.Random, budget_s: float = 1.0,
            max_depth: int = 64) -> SearchResult:
-    """Iterative-deepening alpha-beta from ``state`` for ``seat``."""
+    """Iterative-deepening alpha-beta from ``state`` for ``seat``, on
+    ``budget_s * NODES_PER_SECOND`` nodes."""
     start = time.perf_counter()
     cells = list(state.cells)
     removed = list(state.removed)
     moves = _root_moves(state, seat)
     rng.shuffle(moves)  # ties are broken by the rng
-    searcher = _Searcher(start + budget_s)
+    budget = budget_s * NODES_PER_SECOND
+    guard = start + max(GUARD_MIN, budget_s * GUARD_FACTOR)
+    searcher = _Searcher(guard, max_nodes=budget)
     if len(moves) == 1:
         return SearchResult(_root_action(moves[0]), 0, 0, 0, time.perf_counter() - start)
     draws = {m for m in moves if m[0] != -1 and _is_draw(state, seat, cells, removed, m)}
@@ -347,7 +364,8 @@ def search(state: State, seat: int, rng: random.Random, budget_s: float = 1.0,
     order = moves
     for depth in range(1, max_depth + 1):
         # depth 1 (one evaluation per move) always completes, whatever the budget
-        searcher.deadline = float("inf") if depth == 1 else start + budget_s
+        searcher.deadline = float("inf") if depth == 1 else guard
+        searcher.max_nodes = float("inf") if depth == 1 else budget
         scores: dict[tuple, int] = {}
         alpha = -WIN - 1
         try:
@@ -373,8 +391,11 @@ def search(state: State, seat: int, rng: random.Random, budget_s: float = 1.0,
             break
         order = sorted(order, key=lambda m: -scores[m])
         best_move, best_score, depth_done = order[0], scores[order[0]], depth
-        if abs(best_score) >= WIN - 100 or time.perf_counter() - start > budget_s * 0.5:
+        if abs(best_score) >= WIN - 100 or searcher.nodes > budget * 0.5:
             break
+    if searcher.fired:
+        log.warning("Triad Dice hard: the wall-clock guard stopped the search before its "
+                    "node budget: this move may depend on the load")
     return SearchResult(_root_action(best_move), best_score, depth_done, searcher.nodes,
                         time.perf_counter() - start)
 

@@ -7,8 +7,14 @@
   game exactly (negamax, alpha-beta, a transposition table keyed on the board);
   before that it runs a two-ply search (its lay, the opponent's best reply) over the
   most promising lays, scored by an evaluation (niche margin, tiles exposed to the
-  other side's strongest edge, tempo).  Every search checks the clock and stops
-  within ``budget_s``.
+  other side's strongest edge, tempo).  Every search counts its nodes and stops
+  when the budget is spent.
+
+Budgets are node counts, not time: ``budget_s`` seconds are ``NODES_PER_SECOND`` nodes a
+second (a fixed rate, about what one core searches), so the same position with the same
+budget gives the same lay on a busy machine or an idle one.  The wall clock is only a
+last guard (``GUARD_FACTOR`` times the budget, at least ``GUARD_MIN`` seconds); should it
+stop a search first, the lay may depend on the load, and a warning is logged.
 
 Hidden information (a decision; docs/rules/triptycha.md is silent): the AI sees the
 board, its own hand and its own deck.  With Truth on it also uses the opponent's hand
@@ -29,6 +35,7 @@ turns of the tile is preferred, which guarantees progress from call to call.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 import zlib
@@ -44,10 +51,43 @@ LEVELS = ("easy", "normal", "hard")
 EXACT_EMPTY = 5          # exact search once this many niches (or fewer) are empty
 ROOT_BEAM = 16           # lays looked at two plies deep before the endgame
 SAMPLES = 3              # determinizations of a hidden opponent hand
+NODES_PER_SECOND = 150_000  # search nodes a second of budget (a fixed rate)
+GUARD_FACTOR, GUARD_MIN = 12.0, 10.0  # the wall-clock guard: a last resort
+
+log = logging.getLogger(__name__)
 
 
 class _OutOfTime(Exception):
     pass
+
+
+class _Budget:
+    """The nodes a search may still expand (its budget), and the wall-clock guard."""
+
+    def __init__(self, nodes: float, deadline: float = float("inf")):
+        self.start = self.left = nodes
+        self.deadline = deadline
+        self.fired = False
+        self.count = 0
+
+    def nodes_spent(self) -> float:
+        return min(self.start, self.start - max(0.0, self.left))
+
+    def spend(self) -> bool:
+        """One node; False once the budget is spent (or the guard passed)."""
+        self.left -= 1
+        self.count += 1
+        if self.left < 0:
+            return False
+        if not self.count & 1023 and time.perf_counter() > self.deadline:
+            self.fired = True
+            self.left = -1
+            return False
+        return True
+
+    def share(self, parts: int) -> "_Budget":
+        """A part of what is left, for one of ``parts`` searches in turn."""
+        return _Budget(max(0, self.left) / parts, self.deadline)
 
 
 def choose_action(state: State, seat: int, level: str, rng: random.Random,
@@ -65,11 +105,15 @@ def choose_action(state: State, seat: int, level: str, rng: random.Random,
         acts = list(legal_actions(state, seat))
         lays = [a for a in acts if isinstance(a, Lay)]
         return rng.choice(lays or [a for a in acts if isinstance(a, Flip)])
-    deadline = time.perf_counter() + budget_s * 0.8
     if level == "normal":
         k, niche, up, turn = _greedy(state, seat, rng)
     else:
-        k, niche, up, turn = _hard(state, seat, deadline)
+        budget = _Budget(int(budget_s * NODES_PER_SECOND),
+                         time.perf_counter() + max(GUARD_MIN, budget_s * GUARD_FACTOR))
+        k, niche, up, turn = _hard(state, seat, budget)
+        if budget.fired:
+            log.warning("Triptycha hard: the wall-clock guard stopped the search before its "
+                        "node budget: this lay may depend on the load")
     return _step_towards(state, seat, k, niche, up, turn)
 
 
@@ -292,7 +336,7 @@ def _opponent_views(state: State, me: int):
     return [srng.sample(pool, need) for _ in range(SAMPLES)]
 
 
-def _hard(state, seat, deadline):
+def _hard(state, seat, budget: _Budget):
     views = _opponent_views(state, seat)
     empty = sum(c is None for c in state.control)
     totals = {}
@@ -300,7 +344,7 @@ def _hard(state, seat, deadline):
     done = 0
     for n, opp_tiles in enumerate(views):
         pos = _Pos(state, seat, opp_tiles)
-        share = deadline - (deadline - time.perf_counter()) * (len(views) - n - 1) / (len(views) - n)
+        share = budget.share(len(views) - n)  # what is left, shared by the views left
         try:
             if empty <= EXACT_EMPTY:
                 scores = _exact_root(pos, seat, share)
@@ -310,6 +354,9 @@ def _hard(state, seat, deadline):
             if done:
                 break
             scores = _one_ply_root(pos, seat)
+        finally:
+            budget.left -= share.nodes_spent()
+            budget.fired = budget.fired or share.fired
         done += 1
         for move, v in scores:
             key = (pos.tiles[move[0]].id, move[1], move[2])
@@ -330,12 +377,11 @@ def _one_ply_root(pos, me):
     return out
 
 
-def _two_ply_root(pos, me, deadline):
+def _two_ply_root(pos, me, budget: _Budget):
     """Score each promising lay by the opponent's best evaluated reply."""
     first = sorted(_one_ply_root(pos, me), key=lambda mv: -mv[1])
     out = []
     opp = 1 - me
-    checks = 0
     for move, v1 in first[:ROOT_BEAM]:
         flipped = pos.do(me, move)
         worst = None
@@ -345,8 +391,7 @@ def _two_ply_root(pos, me, deadline):
             pos.undo(opp, reply, f2)
             if worst is None or v < worst:
                 worst = v
-            checks += 1
-            if checks & 255 == 0 and time.perf_counter() > deadline:
+            if not budget.spend():
                 pos.undo(me, move, flipped)
                 if out:
                     return out + [(m, v - 100) for m, v in first[len(out):]]
@@ -358,17 +403,18 @@ def _two_ply_root(pos, me, deadline):
     return out
 
 
-def _exact_root(pos, me, deadline):
-    """Exact negamax values (final niche margin for ``me``) of every root lay."""
+def _exact_root(pos, me, budget: _Budget | None = None):
+    """Exact negamax values (final niche margin for ``me``) of every root lay, within
+    ``budget`` nodes (None: no limit)."""
+    budget = budget or _Budget(float("inf"))
     table = {}
-    counter = [0]
     moves = _ordered(pos, me)
     out = []
     alpha = -10
     for move in moves:
         flipped = pos.do(me, move)
         # a full window on the first move, then null windows to prove moves no better
-        v = -_negamax(pos, 1 - me, -10, -alpha + 1, table, counter, deadline)
+        v = -_negamax(pos, 1 - me, -10, -alpha + 1, table, budget)
         pos.undo(me, move, flipped)
         out.append((move, v))
         alpha = max(alpha, v)
@@ -389,12 +435,11 @@ def _ordered(pos, side):
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
-def _negamax(pos, side, alpha, beta, table, counter, deadline):
+def _negamax(pos, side, alpha, beta, table, budget: _Budget):
     empty = pos.ctrl.count(None)
     if empty == 0 or not pos.hands[side]:
         return pos.margin(side)
-    counter[0] += 1
-    if counter[0] & 511 == 0 and time.perf_counter() > deadline:
+    if not budget.spend():
         raise _OutOfTime
     key = (tuple(pos.cellcode), tuple(pos.ctrl))
     hit = table.get(key)
@@ -421,7 +466,7 @@ def _negamax(pos, side, alpha, beta, table, counter, deadline):
     best = -10
     for move in moves:
         flipped = pos.do(side, move)
-        v = -_negamax(pos, 1 - side, -beta, -alpha, table, counter, deadline)
+        v = -_negamax(pos, 1 - side, -beta, -alpha, table, budget)
         pos.undo(side, move, flipped)
         if v > best:
             best = v

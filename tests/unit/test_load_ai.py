@@ -163,6 +163,36 @@ def test_triad_same_actions_under_load():
     assert under_load(triad_answers, states) == quiet
 
 
+def other_answers() -> list:
+    """Triptycha's and Triad Dice's HARD on a few positions of a game each."""
+    from games.dice import ai as dice_ai
+    from games.dice import rules as dice_rules
+    from games.triptycha import ai as tt_ai
+    from games.triptycha.rules import Options, Rules, apply, new_game, to_move
+    from games.triptycha.tiles import random_deck
+    out = []
+    rng = random.Random(2)
+    s = new_game(Options((random_deck(rng, 10, 1), random_deck(rng, 10, 101)),
+                         Rules(random=True)), rng)
+    for _ in range(8):
+        seat = to_move(s)[0]
+        out.append(tt_ai.choose_action(s, seat, "hard", random.Random(1), 0.1))
+        s, _ = apply(s, seat, tt_ai.choose_action(s, seat, "normal", rng, 0.1), rng)
+    d = dice_rules.new_game({}, random.Random(4))
+    for _ in range(6):
+        r = dice_ai.search(d, d.turn, random.Random(0), budget_s=0.1)
+        out.append((r.action, r.score, r.depth, r.nodes))
+        d, _ = dice_rules.apply(d, d.turn, dice_ai.choose_action(d, d.turn, "normal",
+                                                                 random.Random(1)), rng)
+    return out
+
+
+def test_triptycha_and_dice_same_moves_under_load(caplog):
+    quiet = other_answers()
+    assert under_load(other_answers) == quiet
+    assert "guard" not in caplog.text
+
+
 @pytest.mark.parametrize("budget", [0.05, 0.3])
 def test_thinking_budgets_are_counts(budget):
     assert pyramid_ai.thinking_nodes("hard", budget) == int(budget * pyramid_ai.NODES_PER_SECOND)

@@ -47,7 +47,7 @@ def test_exact_search_finds_the_winning_last_lay():
                 continue
             s, _ = apply(s, seat, rng.choice(lays), rng)
         pos = _Pos(s, 0, [])
-        scores = dict((m, v) for m, v in _exact_root(pos, 0, float("inf")))
+        scores = dict((m, v) for m, v in _exact_root(pos, 0))
         best = max(scores.values())
         # play HARD's choice out and compare with the solved value
         while s.phase == "play":

@@ -1,0 +1,143 @@
+"""The computer's levels play rated games among themselves: Glicko-2 ratings per game.
+
+    .venv/bin/python bench/level_ratings.py [--games pyramid,triad,triptycha,dice]
+        [--rounds 30] [--budget 0.25] [--seed 0]
+
+Every round each pair of levels (easy, normal, hard) plays one game of each game kind,
+and a round is one rating period (``server/glicko2.py``, the parlor's own Glicko-2:
+every level starts at 1500, RD 350).  What a "game" is:
+
+- **Pyramid** (a patience): both levels play the same deal (Use Same Deck); the higher
+  Par wins, the same Par is a draw.
+- **Triad**: one deal heads-up, played twice with the seats swapped (bench/triad_bots.py,
+  stacks 200, opening 1, no limit); the level that wins cubits over both hands wins.
+- **Triptycha** and **Triad Dice**: one game (the seats and the first player alternate
+  round by round).
+
+Budgets are the levels' ``budget_s`` per move (``--budget``); Pyramid and Triad read it
+as a count (solver nodes, hand evaluations) so their results do not depend on the load.
+Prints each level's rating with its RD (a 95 % interval is about rating +- 2 RD), and the
+score of each pairing.  So a player knows what beating HARD means: a rating is a player's,
+and a difference of 200 is about a 76 % expected score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from server.glicko2 import Glicko, update  # noqa: E402
+
+LEVELS = ("easy", "normal", "hard")
+
+
+# -- one game of each kind: the score of ``a`` (1, 0.5 or 0) -------------------------------
+_pyramid_cache: dict[tuple[int, str, float], int] = {}
+
+
+def pyramid_par(seed: int, level: str, budget: float) -> int:
+    from games.pyramid import ai, rules
+    key = (seed, level, budget)
+    if key not in _pyramid_cache:
+        state = rules.new_game({"seeds": [seed]}, random.Random(0))
+        rng = random.Random(seed)
+        while not state.over:
+            state, _ = rules.apply(state, 0, ai.choose_action(state, 0, level, rng, budget), rng)
+        _pyramid_cache[key] = state.game.score
+    return _pyramid_cache[key]
+
+
+def pyramid_game(a: str, b: str, seed: int, budget: float) -> float:
+    pa, pb = pyramid_par(seed, a, budget), pyramid_par(seed, b, budget)
+    return 1.0 if pa > pb else 0.5 if pa == pb else 0.0
+
+
+def triad_game(a: str, b: str, seed: int, budget: float) -> float:
+    import triad_bots
+    x, y, _ = triad_bots.play_deal(seed, a, b, budget, None)
+    return 1.0 if x + y > 0 else 0.5 if x + y == 0 else 0.0
+
+
+def triptycha_game(a: str, b: str, seed: int, budget: float) -> float:
+    from games.triptycha.ai import choose_action
+    from games.triptycha.rules import Options, Rules, apply, new_game, result, to_move
+    from games.triptycha.tiles import random_deck
+    rng = random.Random(seed)
+    levels = (a, b) if seed % 2 == 0 else (b, a)
+    decks = (random_deck(rng, 10, 1), random_deck(rng, 10, 101))
+    s = new_game(Options(decks, Rules(random=True)), rng)
+    while to_move(s):
+        seat = to_move(s)[0]
+        s, _ = apply(s, seat, choose_action(s, seat, levels[seat], rng, budget), rng)
+    winner = result(s).winner
+    if winner is None:
+        return 0.5
+    return 1.0 if levels[winner] == a else 0.0
+
+
+def dice_game(a: str, b: str, seed: int, budget: float) -> float:
+    from games.dice import ai, rules
+    rng = random.Random(seed)
+    levels = (a, b)
+    state = rules.new_game({"starter": seed % 2}, rng)
+    ai_rngs = (random.Random(seed * 2 + 1), random.Random(seed * 2 + 2))
+    while state.result is None:
+        seat = state.turn
+        action = ai.choose_action(state, seat, levels[seat], ai_rngs[seat], budget)
+        state, _ = rules.apply(state, seat, action, rng)
+    winner = state.result.winner
+    if winner is None:
+        return 0.5
+    return 1.0 if levels[winner] == a else 0.0
+
+
+GAMES = {"pyramid": pyramid_game, "triad": triad_game, "triptycha": triptycha_game,
+         "dice": dice_game}
+
+
+def rate(kind: str, rounds: int, budget: float, seed: int) -> tuple[dict, dict]:
+    """Glicko-2 ratings of the levels after ``rounds`` rating periods, and the score of
+    each pairing: {(a, b): [points of a, games]}."""
+    play = GAMES[kind]
+    ratings = {level: Glicko() for level in LEVELS}
+    scores: dict[tuple[str, str], list[float]] = {p: [0.0, 0] for p in
+                                                   itertools.combinations(LEVELS, 2)}
+    for r in range(rounds):
+        results: dict[str, list[tuple[Glicko, float]]] = {level: [] for level in LEVELS}
+        for a, b in itertools.combinations(LEVELS, 2):
+            score = play(a, b, seed + r, budget)
+            scores[(a, b)][0] += score
+            scores[(a, b)][1] += 1
+            results[a].append((ratings[b], score))
+            results[b].append((ratings[a], 1.0 - score))
+        ratings = {level: update(ratings[level], results[level]) for level in LEVELS}
+    return ratings, scores
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", default="pyramid,triad,triptycha,dice")
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--budget", type=float, default=0.25, help="each level's budget a move")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    print(f"levels' Glicko-2 ratings: {args.rounds} rounds (rating periods), each pair of "
+          f"levels one game a round, budget {args.budget} s a move, seeds from {args.seed}")
+    for kind in args.games.split(","):
+        t0 = time.perf_counter()
+        ratings, scores = rate(kind, args.rounds, args.budget, args.seed)
+        line = "  ".join(f"{level.upper()} {ratings[level].rating:.0f} (RD "
+                         f"{ratings[level].rd:.0f})" for level in LEVELS)
+        pairs = ", ".join(f"{a}-{b} {pts:g}/{n}" for (a, b), (pts, n) in scores.items())
+        print(f"{kind:9s}: {line};  scores {pairs};  {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -12,10 +12,11 @@ deal it prints, with 95 % intervals (mean +- 1.96 standard errors):
   move, where the target is 0.0 on every deal the solver proves, and (b) on
   ``--best-nodes``.
 
-Budgets are solver nodes, not time (``--budget`` seconds are ``solver.nodes_for`` of
-them), so a run gives the same numbers on a busy machine and an idle one.
+Budgets are solver nodes, not time (``--budget`` seconds are ``ai.thinking_nodes`` of
+them; 1.0, the default, is what the server's computer player gets a move), so a run
+gives the same numbers on a busy machine and an idle one.
 
-    .venv/bin/python bench/pyramid_ai.py --deals 200 --level hard [--budget 0.25]
+    .venv/bin/python bench/pyramid_ai.py --deals 200 --level hard [--budget 1.0]
         [--best-nodes 100000000] [--jobs 2]
 """
 
@@ -82,7 +83,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--level", default="hard", choices=ai.LEVELS)
-    ap.add_argument("--budget", type=float, default=0.25,
+    ap.add_argument("--budget", type=float, default=1.0,
                     help="the player's budget a move, in seconds (read as solver nodes)")
     ap.add_argument("--best-nodes", type=int, default=10**8,
                     help="the solver's node budget for the best lines")

@@ -80,6 +80,7 @@ PASS_FLOOR = 0.5
 RAISE_SIZES = (0.5, 1.0, 2.0, 4.0)  # raises tried, as shares of the pot
 SIZE_SLACK = 0.1  # raises within this share of the pot of the best are as good
 SLOW_PLAY = 0.1  # how often a raise is only a call (or a pass)
+RISK = 0.25  # aversion to a gamble's spread (``_risk``)
 BLUFF = 0.08  # how often a weak hand bluffs, when nothing or little is to pay
 BLUFF_BELOW = 0.35  # a hand is weak below this equity
 
@@ -377,7 +378,8 @@ def _hard_bet(state: State, seat: int, actions: list[Action], rng: random.Random
     options: dict[tuple[str, int], float] = {}
     if to_call:
         options[("FOLD", 0)] = 0.0
-        options[("EQUAL", 0)] = equity * (pot + to_call) - to_call
+        options[("EQUAL", 0)] = equity * (pot + to_call) - to_call - _risk(
+            me, equity * (1.0 - equity) * (pot + to_call) ** 2)
     else:
         options[("PASS", 0)] = equity * pot
     lo, hi = raise_bounds(state, seat)
@@ -409,7 +411,14 @@ def _raise_value(state: State, me, opps, deals, weights, to_call: int, size: int
     p_call = called / total if total else 1.0
     paid = to_call + size
     extra = sum(need)  # what the answers bring, about (all of them when all answer)
-    return (1.0 - p_call) * state.pot + p_call * (equity * (pot_after + extra) - paid)
+    value = (1.0 - p_call) * state.pot + p_call * (equity * (pot_after + extra) - paid)
+    return value - _risk(me, p_call * equity * (1.0 - equity) * (pot_after + extra) ** 2)
+
+
+def _risk(me, variance: float) -> float:
+    """What a gamble's spread costs (``RISK``): a coin flip for everything is worth less
+    than a sure small edge, so the results (and a bench's intervals) spread less."""
+    return RISK * variance / (2.0 * max(1, me.stack + me.committed))
 
 
 def _mix(options: dict[tuple[str, int], float], equity: float, to_call: int,

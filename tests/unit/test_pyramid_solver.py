@@ -106,6 +106,34 @@ def test_ai_does_not_read_the_hidden_pack_order():
     assert ai.knowledge(game)["unseen"] == ai.knowledge(other)["unseen"]
 
 
+@pytest.mark.parametrize("seed", [3, 9, 41])
+def test_hard_plays_the_best_par_line_from_deal_2(seed):
+    """From deal 2 on the whole Pack has been seen: HARD plays the solver's best Par line
+    and ends on the best it proves from there."""
+    game = Game.dealt(seed)
+    while game.deal == 1:  # through the Pack once, taking nothing
+        game, _ = rules.play(game, rules.DEAL)
+    budget = 0.3
+    best = ai.par_line(game, ai.thinking_nodes("hard", budget))
+    assert best.proven
+    state = rules.State("standard", (seed,), (game,))
+    rng = random.Random(0)
+    while not state.over:
+        state, _ = rules.apply(state, 0, ai.choose_action(state, 0, "hard", rng, budget), rng)
+    assert state.game.score == best.lower
+
+
+def test_hard_values_a_clear_by_its_par():
+    """Seed 26 can be cleared in deal 1 (Par 50): HARD, not seeing the Pack, clears it
+    there (the player that only asked whether the pyramid could be cleared at all ended
+    it in deal 3, on 20)."""
+    state = rules.new_game({"seeds": [26]}, random.Random(0))
+    rng = random.Random(26)
+    while not state.over:
+        state, _ = rules.apply(state, 0, ai.choose_action(state, 0, "hard", rng, 0.3), rng)
+    assert state.game.cleared_in == 1 and state.game.score == 50
+
+
 def test_hint_and_auto():
     state = rules.new_game({"seeds": [5]}, random.Random(0))
     move = ai.hint(state, budget_s=0.1)

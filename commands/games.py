@@ -100,31 +100,12 @@ async def unobserve(ctx: Context, rest: str) -> None:
         ctx.send(f"You stop watching game #{number}.")
 
 
-async def _move_words(ctx: Context, game, moves) -> list[str]:  # noqa: ANN001
-    """Each stored move as REPLAY shows it: the kind's words ("Bob raises 20.", "A new
-    hand is dealt."), told the state before the move, when it has them; else "<name>:
-    <notation>"."""
-    def name(move) -> str:  # noqa: ANN001
-        return game.seats[move.seat].name if move.seat < len(game.seats) else "?"
-    kind = game.kind
-    record, _ = await _guard(ctx.host.record(game.id))
-    state = kind.state_from_json(record.initial_state)
-    out = []
-    for move in moves:
-        words = kind.describe_move(state, move.seat, move.notation, name(move))
-        out.append(words or f"{name(move)}: {move.notation}")
-        state, _ = kind.apply(state, move.seat, kind.parse_action(move.notation),
-                              game.rng(move.seq))
-    return out
-
-
 async def replay(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 1, 2)
     number = args.game_number(parts[0])
     upto = args.whole_number(parts[1], what="move number") if len(parts) > 1 else None
-    game, moves = await _guard(ctx.host.replay(number, upto))
+    game, moves, words = await _guard(ctx.host.records.replay_told(number, upto))
     lines = [bold(game.title)]
-    words = await _move_words(ctx, game, moves if upto is None else moves[:upto])
     if upto is None:
         for move, said in zip(moves, words):
             lines.append(f"{move.seq:>3}. {said}")
@@ -134,9 +115,8 @@ async def replay(ctx: Context, rest: str) -> None:
             lines.append(f"Still in play after {counted(len(moves), 'move')}.")
         lines.append(f"(REPLAY {number} <move> shows the board after that move.)")
     else:
-        last = moves[upto - 1] if upto else None
         lines.append(f"After move {upto} of {len(moves)}"
-                     + (f" ({words[-1]})" if last else "") + ":")
+                     + (f" ({words[upto - 1]})" if upto else "") + ":")
     lines.append(ctx.presentation.board(ctx.session, game.frame(None), titled=False))
     ctx.send("\n".join(lines))
 

@@ -42,7 +42,7 @@ async def test_one_prompt_after_a_move_against_the_computer(parlor, clients):
     """A move announces itself and the server prompts once; the computer's answer comes
     with its own single prompt. Before: "(1) on b1 turns to 3 and moves to e4.\r\n> > "."""
     alice = await clients("Alice")
-    parlor.host.computer_budget = 0.05
+    parlor.host.turns.computer_budget = 0.05
     await alice.cmd("dice challenge computer easy", "Alice vs Computer\\(easy\\)")
     game = next(g for g in parlor.host.live.values() if g.kind.key == "dice")
     rng = random.Random(3)

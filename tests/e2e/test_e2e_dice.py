@@ -310,7 +310,7 @@ async def test_stalemate_forms_when_no_die_can_move(parlor, clients):
 
 async def test_a_client_plays_the_hard_computer_to_the_end(parlor, clients):
     alice = await clients("Alice")
-    parlor.host.computer_budget = 1.0          # the product's budget for the first reply
+    parlor.host.turns.computer_budget = 1.0          # the product's budget for the first reply
     await alice.cmd("dice challenge computer hard", "Alice vs Computer\\(hard\\)")
     game = next(g for g in parlor.host.live.values() if g.kind.key == "dice")
     assert game.seats[1].computer == "hard" and not game.ranked
@@ -331,7 +331,7 @@ async def test_a_client_plays_the_hard_computer_to_the_end(parlor, clients):
             # (how fast is measured in the issue note, not asserted: timings vary by machine)
             await alice.cmd("look", "Exits:")
             await wait_for(lambda: game.version > version + 1 or game.outcome is not None)
-            parlor.host.computer_budget = 0.05     # the rest of the game quickly
+            parlor.host.turns.computer_budget = 0.05     # the rest of the game quickly
     await alice.expect(f"Game #{game.id}: (Alice|Computer\\(hard\\)) wins|Game #{game.id} ends "
                        "in a draw", timeout=10)
     assert timed

@@ -106,12 +106,12 @@ async def test_rematch_refusals_reuse_the_challenge_checks(parlor, clients):
     await alice.expect("Bob has left")
     await alice.cmd("ttt rematch bob", "Bob is not connected; challenges are offered to "
                     "players who are online\\.")
-    assert not parlor.host.offers
+    assert not parlor.host.offers.by_id
     # the search pages back through the finished games of the kind, newest first
     alice_id = (await parlor.accounts.get("Alice")).id
     ids = {}
     for batch in (1, 2, 200):
-        found = [await parlor.host.last_finished(alice_id, "ttt", who, batch=batch)
+        found = [await parlor.host.records.last_finished(alice_id, "ttt", who, batch=batch)
                  for who in (None, "BOB", "carol", "computer")]
         assert found[3] is None and found[0].id == found[2].id > found[1].id
         assert {s["name"] for s in found[1].seats} == {"Alice", "Bob"}

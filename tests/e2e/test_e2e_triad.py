@@ -26,7 +26,7 @@ def config_for(url: str, **games):
 
 async def start(url: str, **games) -> Parlor:
     parlor = assemble(config_for(url, **games))
-    parlor.host.presence_delay = 0.1
+    parlor.host.presence.presence_delay = 0.1
     await parlor.start()
     return parlor
 

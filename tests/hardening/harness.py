@@ -218,7 +218,7 @@ class Harness:
                 snap[table.name] = sorted(repr(tuple(r)) for r in rows)
         host = self.parlor.host
         snap["offers"] = sorted((o.kind.key, o.challenger.account_id, o.target.account_id,
-                                 repr(o.options)) for o in host.offers.values())
+                                 repr(o.options)) for o in host.offers.by_id.values())
         snap["live"] = sorted((g.id, g.version, repr(g.seats)) for g in host.live.values())
         snap["sessions"] = sorted(
             (s.name, s.color, s._width, s.room, tuple(sorted(s.ignoring)),
@@ -230,7 +230,7 @@ class Harness:
         computer's move, a helper playing for someone): its coroutine names."""
         quiet = {"_timeout", "_presence"}  # clocks: they sleep far longer than a test step
         names = []
-        for task in self.parlor.host._tasks:
+        for task in self.parlor.host.turns._tasks:
             if task.done():
                 continue
             name = getattr(task.get_coro(), "__name__", "?")

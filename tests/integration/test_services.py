@@ -99,7 +99,7 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
     with pytest.raises(GameError, match="no offer"):
         await host.accept("ttt", Seat(b.id, "Bob"), "carol")
     game = await host.accept("ttt", Seat(b.id, "Bob"), "Alice")
-    assert offer.id not in host.offers
+    assert offer.id not in host.offers.by_id
     await host.act_text(a.id, "ttt", "PLAY 1")
     with pytest.raises(RuleError):
         await host.act_text(b.id, "ttt", "PLAY 1")

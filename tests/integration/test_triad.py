@@ -32,7 +32,7 @@ def make_host(db, accounts, *, action_timeout=3600.0, grace=3600.0, online=lambd
               bus=None):
     host = GameHost(db, bus or LocalBus(), accounts, is_online=online, reconnect_grace=grace,
                     computer_delay=0.0, computer_budget=0.02)
-    host.presence_delay = 0.05
+    host.presence.presence_delay = 0.05
     tables = triad.TriadTables(action_timeout=action_timeout)
     host.register(tables)
     return host, tables

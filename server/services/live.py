@@ -1,0 +1,166 @@
+"""Games in play: ``LiveGame`` (one game in memory), ``Told`` (what a change of it tells
+whom), and ``LiveGames``, the registry of who plays what. The other parts of the host
+(``server/services/play.py``, ``turns.py``, ``presence.py``, ``offers.py``) find games
+here; nothing here awaits or publishes."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import attrs
+
+from games.outcome import Outcome
+from server.hosting import GameKind, Seat
+
+
+class GameError(Exception):
+    """A request the host refuses; the message is for the player."""
+
+
+@attrs.frozen
+class Told:
+    """What a change of a game tells: its ``lines`` and the ``facts`` the presentation
+    decides from, to the seats in ``seats`` (None: every seat) and, if ``watchers``, to
+    the watchers; everyone else gets ``others`` (None: the same)."""
+
+    lines: list[str]
+    facts: dict[str, Any]
+    seats: tuple[int, ...] | None = None
+    watchers: bool = True
+    others: "Told | None" = None
+
+    def to(self, seat: int | None) -> "Told":
+        """What the audience ``seat`` (None: the watchers) is told."""
+        full = self.watchers if seat is None else self.seats is None or seat in self.seats
+        return self if full or self.others is None else self.others
+
+
+@attrs.define(eq=False)
+class LiveGame:
+    """A game in play, in memory. ``version`` counts the actions committed so far."""
+
+    id: int
+    kind: GameKind
+    seats: tuple[Seat, ...]
+    options: dict[str, Any]
+    ranked: bool
+    seed: int
+    state: Any
+    version: int
+    lock: asyncio.Lock = attrs.field(factory=asyncio.Lock)
+    absent: dict[int, float] = attrs.field(factory=dict)  # seat -> since when
+    outcome: Outcome | None = None
+    thinking: set[int] = attrs.field(factory=set)  # computer seats with a move in flight
+    # A game rebuilt by ``GameHost.replay``: the game's state as it stands now, which
+    # decides what its views may show (``GameKind.replay_view``); None for a live game.
+    now: Any = None
+
+    def rng(self, step: int) -> random.Random:
+        """The RNG of action number ``step``: replaying the moves replays the dice."""
+        return random.Random(f"{self.seed}:{step}")
+
+    def seat_of(self, account_id: int) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.account_id == account_id and seat.computer is None and not seat.left:
+                return index
+        return None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every seat's name, by seat number (also of players who have left a table)."""
+        return tuple(s.name for s in self.seats)
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The names of the players in the game now."""
+        return tuple(s.name for s in self.seats if not s.left)
+
+    @property
+    def title(self) -> str:
+        return f"Game #{self.id}: {self.kind.title}, {' vs '.join(self.players)}"
+
+    def view(self, seat: int | None) -> dict:
+        if self.now is None:
+            return self.kind.view_for(self.state, seat)
+        return self.kind.replay_view(self.state, seat, self.now)
+
+    def describe(self, outcome: Outcome) -> str:
+        """How the game ended, in a sentence ("Game #3: Alice wins (...)")."""
+        return self.kind.describe_outcome(self.state, self.id, outcome, self.names)
+
+    def frame(self, seat: int | None, *, with_view: bool = True) -> dict[str, Any]:
+        """The game as one audience sees it now (``seat``; None: its watchers), as plain
+        data a consumer draws from alone, on this node or another: which game and kind,
+        its version, the seats, whose move it is, how it ended, and the view the game's
+        own visibility rules give that audience. Every game event is a frame with the
+        lines that audience is told (``GameHost._publish``)."""
+        finished = self.outcome is not None
+        return {"game": self.id, "kind": self.kind.key, "kind_title": self.kind.title,
+                "title": self.title, "version": self.version, "seat": seat,
+                "seats": [s.to_json() for s in self.seats], "ranked": self.ranked,
+                "to_move": [] if finished else list(self.kind.to_move(self.state)),
+                "finished": finished,
+                "result": self.describe(self.outcome) if finished else None,
+                "view": self.view(seat) if with_view else None}
+
+
+class LiveGames:
+    """The games in play by number, and who plays which (one game of a kind per player).
+    ``starting``: the (account, kind) places reserved by games being started."""
+
+    def __init__(self, kinds: dict[str, GameKind]) -> None:
+        self.kinds = kinds
+        self.live: dict[int, LiveGame] = {}
+        self._by_player: dict[tuple[int, str], int] = {}
+        self.starting: set[tuple[int, str]] = set()
+
+    def add(self, game: LiveGame) -> None:
+        self.live[game.id] = game
+        for seat in game.seats:
+            if seat.computer is None and not seat.left:
+                self._by_player[(seat.account_id, game.kind.key)] = game.id
+
+    def reseat(self, game: LiveGame, seats: tuple[Seat, ...]) -> None:
+        """A table's new seats (``GameKind.seats_of``): keep who-plays-where in step."""
+        for seat in game.seats:
+            if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
+                del self._by_player[(seat.account_id, game.kind.key)]
+        game.seats = seats
+        game.absent = {i: t for i, t in game.absent.items()
+                       if i < len(seats) and not seats[i].left}
+        for seat in seats:
+            if seat.computer is None and not seat.left:
+                self._by_player[(seat.account_id, game.kind.key)] = game.id
+
+    def drop(self, game: LiveGame) -> None:
+        self.live.pop(game.id, None)
+        for seat in game.seats:
+            if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
+                del self._by_player[(seat.account_id, game.kind.key)]
+
+    def game_of(self, account_id: int, kind_key: str) -> LiveGame | None:
+        game_id = self._by_player.get((account_id, kind_key))
+        return self.live.get(game_id) if game_id is not None else None
+
+    def games_of(self, account_id: int) -> list[LiveGame]:
+        """The games ``account_id`` plays now (at most one per kind)."""
+        found = (self._by_player.get((account_id, key)) for key in self.kinds)
+        return [self.live[g] for g in found if g is not None and g in self.live]
+
+    def get(self, game_id: int) -> LiveGame:
+        game = self.live.get(game_id)
+        if game is None:
+            raise GameError(f"There is no game #{game_id} in play.")
+        return game
+
+    def playing(self, account_id: int, kind_key: str) -> LiveGame:
+        game = self.game_of(account_id, kind_key)
+        if game is None:
+            raise GameError(f"You are not playing {self.kinds[kind_key].title}.")
+        return game
+
+    def taken(self, account_id: int, key: str) -> bool:
+        """Whether the player has (or is being given) a game of kind ``key``."""
+        return (account_id, key) in self._by_player or (account_id, key) in self.starting

@@ -1,0 +1,209 @@
+"""Challenges, rematches and games against the computer: how games are offered and
+started (FICS-like: challenge, accept, decline, withdraw, a list of pending offers).
+Offers live in memory and lapse when either side leaves."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any, Awaitable, Callable
+
+import attrs
+
+from server.hosting import GameKind, Seat
+from server.models import GameRecord
+from server.services.accounts import Accounts
+from server.services.live import GameError, LiveGame, LiveGames
+from server.services.records import Records
+
+Start = Callable[[GameKind, tuple[Seat, ...], dict[str, Any]], Awaitable[LiveGame]]
+
+
+@attrs.define(eq=False)
+class Offer:
+    id: int
+    kind: GameKind
+    challenger: Seat
+    target: Seat
+    options: dict[str, Any]
+    created: float = attrs.field(factory=time.time)
+    # A rematch: the game it replays, and whether the target takes seat 0 (the sides
+    # swapped: the challenger had it last time).
+    rematch_of: int | None = None
+    swapped: bool = False
+
+    def describe(self) -> str:
+        opts = self.kind.describe_options(self.options)
+        return f"{self.kind.title}{' (' + opts + ')' if opts else ''}"
+
+
+class Offers:
+    """The offers pending, by number. ``start`` starts an accepted game (the host's:
+    stored, told, and its first turns scheduled); ``tell`` sends a player a notice."""
+
+    def __init__(self, kinds: dict[str, GameKind], games: LiveGames, records: Records,
+                 accounts: Accounts, is_online: Callable[[int], bool], start: Start,
+                 tell: Callable[..., None]) -> None:
+        self.kinds = kinds
+        self.games = games
+        self.records = records
+        self.accounts = accounts
+        self.is_online = is_online
+        self.start = start
+        self.tell = tell
+        self.by_id: dict[int, Offer] = {}  # the offers pending, by number
+        self._ids = itertools.count(1)
+
+    async def offer(self, kind_key: str, challenger: Seat, target_name: str,
+                    options: dict[str, Any], *, rematch_of: int | None = None,
+                    swapped: bool = False) -> Offer:
+        """Offer a game; ``swapped``: the target would take seat 0 (a rematch)."""
+        kind = self.kinds[kind_key]
+        target = await self.accounts.get(target_name)
+        if target is None or target.is_computer:
+            raise GameError(f"There is no player named {target_name}.")
+        if target.id == challenger.account_id:
+            raise GameError("You cannot challenge yourself.")
+        if not self.is_online(target.id):
+            raise GameError(f"{target.name} is not connected; challenges are offered to "
+                            "players who are online.")
+        if await self.accounts.is_ignoring(target.id, challenger.account_id):
+            raise GameError(f"{target.name} is not accepting challenges from you.")
+        if self.games.game_of(challenger.account_id, kind_key):
+            raise GameError(f"You are already playing {kind.title}.")
+        if self.games.game_of(target.id, kind_key):
+            raise GameError(f"{target.name} is already playing {kind.title}.")
+        target_seat = Seat(target.id, target.name)
+        if not swapped:  # swapped: checked on ACCEPT
+            problem = await kind.check_offer(challenger, target_seat, options)
+            if problem:
+                raise GameError(problem)
+        for old in list(self.by_id.values()):
+            if (old.kind is kind and old.challenger.account_id == challenger.account_id
+                    and old.target.account_id == target.id):
+                del self.by_id[old.id]
+        offer = Offer(next(self._ids), kind, challenger, target_seat, options,
+                      rematch_of=rematch_of, swapped=swapped)
+        self.by_id[offer.id] = offer
+        again = f", a rematch of game #{rematch_of}" if rematch_of is not None else ""
+        self.tell(target.id, f"{challenger.name} challenges you to {offer.describe()}{again}. "
+                                f"Type {kind.prefix} ACCEPT {challenger.name} or "
+                                f"{kind.prefix} DECLINE {challenger.name}.", kind="challenge")
+        return offer
+
+    def _find_offer(self, kind_key: str | None, challenger: str, target: str) -> Offer | None:
+        for offer in self.by_id.values():
+            if ((kind_key is None or offer.kind.key == kind_key)
+                    and offer.challenger.name.lower() == challenger.lower()
+                    and offer.target.name.lower() == target.lower()):
+                return offer
+        return None
+
+    async def accept(self, kind_key: str | None, acceptor: Seat, challenger_name: str) -> LiveGame:
+        offer = self._find_offer(kind_key, challenger_name, acceptor.name)
+        if offer is None:
+            raise GameError(f"There is no offer from {challenger_name} to you.")
+        del self.by_id[offer.id]  # before any await: two ACCEPTs cannot both find it
+        if not self.is_online(offer.challenger.account_id):
+            raise GameError(f"{offer.challenger.name} is no longer connected.")
+        if self.games.game_of(acceptor.account_id, offer.kind.key):
+            raise GameError(f"You are already playing {offer.kind.title}.")
+        if self.games.game_of(offer.challenger.account_id, offer.kind.key):
+            raise GameError(f"{offer.challenger.name} is already playing {offer.kind.title}.")
+        seats = (offer.challenger, acceptor)
+        if offer.swapped:
+            seats = (acceptor, offer.challenger)
+            # seat 0 first, as it always gets it
+            problem = await offer.kind.check_offer(acceptor, offer.challenger, offer.options)
+            if problem:
+                raise GameError(problem)
+        return await self.start(offer.kind, seats, offer.options)
+
+    def decline(self, kind_key: str | None, target: Seat, challenger_name: str) -> Offer:
+        offer = self._find_offer(kind_key, challenger_name, target.name)
+        if offer is None:
+            raise GameError(f"There is no offer from {challenger_name} to you.")
+        del self.by_id[offer.id]
+        self.tell(offer.challenger.account_id,
+                     f"{target.name} declines your offer of {offer.describe()}.")
+        return offer
+
+    def withdraw(self, kind_key: str | None, challenger: Seat, target_name: str | None) -> list[Offer]:
+        gone = [o for o in self.by_id.values()
+                if o.challenger.account_id == challenger.account_id
+                and (kind_key is None or o.kind.key == kind_key)
+                and (target_name is None or o.target.name.lower() == target_name.lower())]
+        if not gone:
+            who = f" to {target_name}" if target_name else ""
+            raise GameError(f"You have no offer{who} to withdraw.")
+        for offer in gone:
+            del self.by_id[offer.id]
+            self.tell(offer.target.account_id,
+                         f"{challenger.name} withdraws the offer of {offer.describe()}.")
+        return gone
+
+    def pending(self, account_id: int) -> tuple[list[Offer], list[Offer]]:
+        """(offers to this account, offers from it), oldest first."""
+        to_me = [o for o in self.by_id.values() if o.target.account_id == account_id]
+        from_me = [o for o in self.by_id.values() if o.challenger.account_id == account_id]
+        return to_me, from_me
+
+    @staticmethod
+    def takes_rematches(kind: GameKind) -> bool:
+        """A game of two fixed seats, offered by CHALLENGE: not a table whose players come
+        and go (``open_table``), not a solitaire."""
+        return kind.seats == 2 and kind.min_seats == 2 and not kind.open_table
+
+    async def rematch(self, kind_key: str, me: Seat, opponent: str | None = None
+                      ) -> tuple[GameRecord, Offer | LiveGame]:
+        """Play ``me``'s last finished game of ``kind_key`` (with ``opponent``) again:
+        the same options, the seats swapped (who had seat 0, the first player where the
+        game has one, has seat 1). A person gets the usual offer (and every CHALLENGE
+        check); the computer, at the same level, starts at once.
+
+        A first player the game drew at random (a ``starter`` seat in its initial state,
+        as Triad Dice draws one) is fixed by the option ``starter`` so that it alternates.
+        """
+        kind = self.kinds[kind_key]
+        if not self.takes_rematches(kind):
+            raise GameError(f"{kind.title} has no rematches.")
+        record = await self.records.last_finished(me.account_id, kind_key, opponent)
+        if record is None:
+            who = f" with {opponent}" if opponent else ""
+            raise GameError(f"You have no finished game of {kind.title}{who} to play again.")
+        mine = next(i for i, s in enumerate(record.seats)
+                    if s["id"] == me.account_id and not s.get("computer"))
+        other = Seat.from_json(record.seats[1 - mine])
+        options = dict(record.options)
+        starter = (record.initial_state or {}).get("starter")
+        if starter in (0, 1) and not isinstance(starter, bool):
+            options["starter"] = starter  # the same seat number: the other player, swapped
+        if other.computer is None:
+            offer = await self.offer(kind_key, me, other.name, options,
+                                     rematch_of=record.id, swapped=mine == 0)
+            return record, offer
+        return record, await self.play_computer(kind_key, me, other.computer, options,
+                                                computer_first=mine == 0)
+
+    async def play_computer(self, kind_key: str, me: Seat, level: str, options: dict[str, Any],
+                            *, computer_first: bool = False) -> LiveGame:
+        """Start ``me``'s game against the computer at ``level`` at once (unranked)."""
+        kind = self.kinds[kind_key]
+        if self.games.game_of(me.account_id, kind_key):
+            raise GameError(f"You are already playing {kind.title}.")
+        options = {k: v for k, v in options.items() if k != "ranked"}
+        computer = await self.accounts.computer()
+        bot = Seat(computer.id, f"Computer({level})", level)
+        return await self.start(kind, (bot, me) if computer_first else (me, bot), options)
+
+    def lapse(self, account_id: int, name: str) -> None:
+        """``account_id`` has left: every offer to or from them lapses, and the other
+        side is told."""
+        for offer in list(self.by_id.values()):
+            if account_id in (offer.challenger.account_id, offer.target.account_id):
+                del self.by_id[offer.id]
+                other = (offer.target if offer.challenger.account_id == account_id
+                         else offer.challenger)
+                self.tell(other.account_id, f"The offer of {offer.describe()} between "
+                          f"{offer.challenger.name} and {offer.target.name} lapses: "
+                          f"{name} has left.")

@@ -1,0 +1,127 @@
+"""Finished games and the record of every game: its stored moves, a replay of it move
+by move, a player's history, and the last game two players finished (for rematches)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from games.outcome import Outcome
+from server.db import Database
+from server.hosting import GameKind, Seat
+from server.models import GameMove, GameRecord
+from server.services.live import GameError, LiveGame
+
+
+class Records:
+    """Reads of stored games, for every game alike."""
+
+    def __init__(self, db: Database, kinds: dict[str, GameKind]) -> None:
+        self.db = db
+        self.kinds = kinds
+
+    async def record(self, game_id: int) -> tuple[GameRecord, list[GameMove]]:
+        async with self.db.session() as tx:
+            record = await tx.get(GameRecord, game_id)
+            if record is None:
+                raise GameError(f"There is no game #{game_id}.")
+            moves = list(await tx.scalars(
+                sa.select(GameMove).where(GameMove.game_id == game_id).order_by(GameMove.seq)))
+            return record, moves
+
+    async def replay(self, game_id: int, upto: int | None = None) -> tuple[LiveGame, list[GameMove]]:
+        """The game as it stood after ``upto`` moves (all of them when None) and the moves
+        that may be shown (:meth:`replay_told`)."""
+        game, shown, _ = await self.replay_told(game_id, upto)
+        return game, shown
+
+    async def replay_told(self, game_id: int, upto: int | None = None
+                          ) -> tuple[LiveGame, list[GameMove], list[str]]:
+        """The game as it stood after ``upto`` moves (all of them when None), rebuilt
+        from its initial state and stored move list as a detached LiveGame shown as the
+        game stands now (``LiveGame.now``); the moves that may be shown; and each of
+        them in words (the kind's ``describe_move``, told the state before it, else
+        "<name>: <notation>"). Each move is applied once.
+
+        A game in play is replayed only as far as its watchers have been told: up to the
+        first move the kind's ``audience`` does not tell the watchers of now. REPLAY never
+        shows more of it than a watcher may see now.
+
+        :raises GameError: no such game, a kind not hosted, or no such move."""
+        record, moves = await self.record(game_id)
+        kind = self.kinds.get(record.kind)
+        if kind is None:
+            raise GameError(f"Game #{game_id} is a game this server does not host now.")
+        now = kind.state_from_json(record.state)
+        game = LiveGame(id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
+                        options=record.options, ranked=record.ranked, seed=record.seed,
+                        state=kind.state_from_json(record.initial_state), version=0, now=now)
+        game.seats = kind.seats_of(game.state, game.seats)
+        live = record.status == "active"
+        names = [s["name"] for s in record.seats]  # every seat the game has had
+        shown: list[GameMove] = []
+        words: list[str] = []
+        at: Any = None  # the game after ``upto`` moves
+        for move in moves:
+            if len(shown) == upto:
+                at = (game.state, game.version, game.seats)
+            name = names[move.seat] if move.seat < len(names) else "?"
+            said = kind.describe_move(game.state, move.seat, move.notation, name)
+            state, events = kind.apply(game.state, move.seat, kind.parse_action(move.notation),
+                                       game.rng(move.seq))
+            if live:
+                audience = kind.audience(now, move.seat, events)
+                if audience is not None and not audience.watchers:
+                    break
+            game.state, game.version = state, move.seq
+            game.seats = kind.seats_of(state, game.seats)
+            shown.append(move)
+            words.append(said or f"{name}: {move.notation}")
+        if upto is not None and not 0 <= upto <= len(shown):
+            yet = " that may be shown yet" if len(shown) < len(moves) else ""
+            raise GameError(f"Game #{game_id} has moves 0 to {len(shown)}{yet}.")
+        if at is not None:
+            game.state, game.version, game.seats = at
+        if record.result:
+            game.outcome = Outcome.from_json(record.result)
+        return game, shown, words
+
+    async def history(self, account_id: int, limit: int = 10) -> list[GameRecord]:
+        """Recent finished games with ``account_id`` in a seat, newest first."""
+        async with self.db.session() as tx:
+            records = await tx.scalars(
+                sa.select(GameRecord).where(GameRecord.status == "finished")
+                .order_by(GameRecord.id.desc()).limit(500))
+            return [r for r in records if any(s["id"] == account_id for s in r.seats)][:limit]
+
+    async def last_finished(self, account_id: int, kind_key: str, opponent: str | None = None,
+                            batch: int = 200) -> GameRecord | None:
+        """The latest finished ``kind_key`` game that ``account_id`` played, against
+        ``opponent`` (a name, or "computer" for the computer at any level) if given."""
+        def matches(seats: list[dict]) -> bool:
+            mine = [i for i, s in enumerate(seats)
+                    if s["id"] == account_id and not s.get("computer")]
+            if len(seats) != 2 or len(mine) != 1:
+                return False
+            other = seats[1 - mine[0]]
+            if opponent is None:
+                return True
+            if opponent.lower() == "computer":
+                return bool(other.get("computer"))
+            return not other.get("computer") and other["name"].lower() == opponent.lower()
+
+        before = None
+        async with self.db.session() as tx:
+            while True:
+                query = sa.select(GameRecord.id, GameRecord.seats).where(
+                    GameRecord.kind == kind_key, GameRecord.status == "finished")
+                if before is not None:
+                    query = query.where(GameRecord.id < before)
+                rows = (await tx.execute(query.order_by(GameRecord.id.desc()).limit(batch))).all()
+                found = next((game_id for game_id, seats in rows if matches(seats)), None)
+                if found is not None:
+                    return await tx.get(GameRecord, found)
+                if len(rows) < batch:
+                    return None
+                before = rows[-1][0]

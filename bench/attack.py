@@ -553,7 +553,7 @@ async def input_attack(name: str, port: int, ready: asyncio.Event, go: asyncio.E
                        stop: asyncio.Event) -> dict:
     """The third campaign's attacks on input and logins (as :func:`attack`)."""
     if name in ("flood", "crlf"):  # one logged-in player sending as fast as it can
-        conn = await log_in(port, "Pourer", new=True, address="127.0.65.1")
+        conn = await log_in(port, f"Pour{name}", new=True, address="127.0.65.1")
         ready.set()
         await go.wait()
         sent = await _pour(conn, b"say hi\r\n" * 8192 if name == "flood" else b"\r\n" * 32768,
@@ -594,6 +594,7 @@ async def input_attack(name: str, port: int, ready: asyncio.Event, go: asyncio.E
             conn.close()
         return await _victim_logins(port, "Local", "127.0.72.1", stop)
     if name == "held":  # 920 idle connections from 92 addresses, never logging in
+        (await log_in(port, "Newcomer", new=True, address="127.0.81.1")).close()
         held = []
         ready.set()
         await go.wait()
@@ -603,7 +604,7 @@ async def input_attack(name: str, port: int, ready: asyncio.Event, go: asyncio.E
                     held.append(await connect(port, f"127.0.80.{a + 1}"))
                 except OSError:
                     break
-        newcomers = await _victim_logins(port, "Watcher", "127.0.81.1", stop)
+        newcomers = await _victim_logins(port, "Newcomer", "127.0.81.1", stop)
         for conn in held:
             conn.close()
         return {"held": len(held), **newcomers}

@@ -93,6 +93,7 @@ def write_config(folder: Path, keepalive: int, login_timeout: int, url: str) -> 
         [web]
         enabled = false  # telnet only: benches run side by side, one port 8080
         [login]
+        logins_per_minute = 1000000  # the bench logs its players in again and again
         new_accounts_per_address = 1000000
         new_accounts_per_minute = 1000000
         lines_per_second = 100000

@@ -67,6 +67,7 @@ def config(folder: Path, players: int) -> Path:
         [database]
         url = "sqlite+aiosqlite:///{folder}/bench.db"
         [login]
+        logins_per_minute = 1000000  # the bench logs its players in again and again
         new_accounts_per_address = 1000000
         new_accounts_per_minute = 1000000
         lines_per_second = 100000

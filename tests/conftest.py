@@ -63,6 +63,7 @@ def make_config(url: str, **server) -> Config:
         server=ServerSection(host="127.0.0.1", port=0, **server),
         database=DatabaseSection(url=url),
         login=LoginSection(max_failures=3, failure_window=60, lockout=60,
+                           logins_per_minute=100000,
                            new_accounts_per_address=100000, new_accounts_per_minute=100000,
                            lines_per_second=10000.0),
         games=GamesSection(reconnect_grace=1, computer_delay=0.0, extra=(TEST_GAME,)),
@@ -111,6 +112,7 @@ def write_config(tmp_path, **games) -> str:
         [database]
         url = "sqlite+aiosqlite:///{tmp_path}/e.db"
         [login]
+        logins_per_minute = 1000000
         new_accounts_per_address = 1000000
         new_accounts_per_minute = 1000000
         lines_per_second = 100000

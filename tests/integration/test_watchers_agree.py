@@ -1,4 +1,5 @@
-"""Telnet and web watchers of one game are told the same: a whole game of each kind,
+"""Telnet and web watchers of one game are told the same: a whole game of each kind (a
+Triad table: two hands),
 watched at once by a telnet session (OBSERVE) and by a web live stream, each drawing
 only from the watchers' events. Every line the web stream shows, the telnet watcher
 reads, in the same order; and a player's hidden action (a Triptycha tile drawn) reaches
@@ -74,5 +75,48 @@ async def test_telnet_and_web_watchers_are_told_the_same(sqlite_url, key):
         # a draw is the drawer's alone, but the one that fills the hands starts play
         assert sum("draws a tile" in line for line in web.seen) <= 1
         assert told.count("draws a tile") <= 1
+    finally:
+        await harness.stop()
+
+
+async def test_telnet_and_web_watchers_of_a_triad_table_are_told_the_same(sqlite_url):
+    """A table with a computer player: two hands played out, then Alice leaves and the
+    table closes; no watcher is told a card of a hand before its showdown."""
+    from games.triad import table as triad
+
+    harness = await Harness.start(quiet_config(sqlite_url, computer_delay=0.0))
+    parlor = harness.parlor
+    try:
+        alice = await harness.player("Alice")
+        watcher = await harness.player("Walter")
+        me = alice.session.account.id
+        tables, host, rng = parlor.host.kind("triad"), parlor.host, random.Random(3)
+        game = await tables.open(me, "Alice", triad.table_options(1, None, 2, 40))
+        await tables.add_bots(me, 1, "easy")
+        await watcher.cmd(f"observe {game.id}")
+        web = WebWatcher(parlor, game.id)
+        await host.act_text(me, "triad", "DEAL")
+        for _ in range(3000):
+            if game.state.game.phase == "hand_over" and game.state.game.hand_no >= 2:
+                break
+            if game.state.game.phase == "hand_over":
+                await host.act_text(me, "triad", "DEAL")
+            seat = game.seat_of(me)
+            if seat in triad.to_move(game.state):
+                try:
+                    await host.act(me, "triad", game.kind.choose_action(
+                        game.state, seat, "easy", rng))
+                except Exception:  # noqa: BLE001 - the state moved on under the choice
+                    pass
+            await asyncio.sleep(0.01)
+        if game.outcome is None:
+            await host.act_text(me, "triad", "LEAVE")
+        for _ in range(300):
+            if game.id not in watcher.session.watching:
+                break
+            await asyncio.sleep(0.01)
+        told = watcher.new_output()
+        assert web.seen, "the web stream was told nothing"
+        assert not _in_order(web.seen, told)
     finally:
         await harness.stop()

@@ -1,10 +1,9 @@
-"""Telnet and web watchers of one game are told the same: a whole game of each kind (a
-Triad table: two hands),
-watched at once by a telnet session (OBSERVE) and by a web live stream, each drawing
-only from the watchers' events. Every line the web stream shows, the telnet watcher
-reads, in the same order; and a player's hidden action (a Triptycha tile drawn) reaches
-neither (it once reached the web page alone: "Alice draws a tile <1>."), but for the
-draw that starts play, which everyone is told."""
+"""Telnet and web watchers of one game are told the same: a whole game of each kind (at a
+Triad table, two hands), watched at once by a telnet session (OBSERVE) and by a web live
+stream, each drawing only from the watchers' events. Every line the web stream shows,
+the telnet watcher reads, in the same order; and a player's hidden action (a Triptycha
+tile drawn) reaches neither (it once reached the web page alone: "Alice draws a tile
+<1>."), but for the draw that starts play, which everyone is told."""
 
 from __future__ import annotations
 

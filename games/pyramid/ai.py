@@ -8,9 +8,10 @@ the pyramid and the cards turned up, never the order of the face-down Pack".  So
   Pack is then the Waste Pile of deal 1 turned over: every card of it has been
   turned face up, in that order).  In deal 1 the cards under the Pack top are known
   only as a set (the cards not seen anywhere else), never in order.
-- Every level plays for Par (docs/rules/pyramid.md, "Par Pyramid"): a clear in deal 1
-  is worth 50, in deal 2 35, in deal 3 20, less the cards left in the Waste; no clear
-  is minus every card left.
+- "normal" and "hard" play for Par (docs/rules/pyramid.md, "Par Pyramid"): a clear in
+  deal 1 is worth 50, in deal 2 35, in deal 3 20, less the cards left in the Waste; no
+  clear is minus every card left.  They differ in their budget (``NODE_SHARE``) and in
+  how many orders of the unseen cards they sample in deal 1 (``SAMPLES``).
 - From deal 2 on nothing is hidden from a remembering player, so "normal" and "hard"
   play the first move of the solver's best Par line from the position
   (``solver.solve_par``): whenever the solver proves the best within the budget, the

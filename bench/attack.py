@@ -653,7 +653,14 @@ async def run(args: argparse.Namespace) -> int:
                 web_attack(name, server, ready, go, stop) if name in WEB_ATTACKS
                 else input_attack(name, server.port, ready, go, stop) if name in INPUT_ATTACKS
                 else attack(name, server.port, ready, go, stop))
-            await ready.wait()  # its players are logged in; nothing attacks yet
+            waiting = asyncio.create_task(ready.wait())  # its players are logged in
+            await asyncio.wait([task, waiting], return_when=asyncio.FIRST_COMPLETED)
+            if not ready.is_set():  # its setup failed: say so, and go on with the next
+                waiting.cancel()
+                error = task.exception() if not task.cancelled() else None
+                print(f"{name:<10} setup failed: {error!r}", flush=True)
+                failed = True
+                continue
             before = await prober.phase(args.seconds)
             before["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
             logged = len(server.log)

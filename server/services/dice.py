@@ -8,7 +8,8 @@ the parlor:
   the player whose turn it is (what to type, which dice they may remove);
 - the computer player's HARD search in a worker process (EASY random, NORMAL greedy,
   HARD an iterative-deepening search within the host's ``computer_budget``, 1 s a move
-  by default, so that it takes neither the event loop nor the GIL);
+  by default, read as nodes at the engine's fixed rate so a busy server plays the same
+  moves, so that it takes neither the event loop nor the GIL);
 - (``DICE MOVE``, ``DICE REMOVE`` and the help text are ``commands/dice.py``'s.)
 
 Triad Dice needs no tables of its own: the host stores the state, the moves and the
@@ -20,7 +21,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import time
 
 from games.dice import ai, render, rules, words
 from games.dice.spec import SPEC
@@ -78,10 +78,11 @@ def render_board(view: dict, width: int = 80, color: bool = True,
 _SEARCH = WorkerPool(2 * (os.cpu_count() or 1))
 
 
-def _search_until(state: rules.State, seat: int, rng: random.Random,
-                  deadline: float) -> rules.Action:
-    """HARD's search, in a worker process, for the time left before ``deadline``."""
-    return ai.choose_action(state, seat, "hard", rng, max(0.0, deadline - time.time()))
+def _search(state: rules.State, seat: int, rng: random.Random,
+            budget_s: float) -> rules.Action:
+    """HARD's search, in a worker process: ``budget_s`` is read as nodes (the engine's
+    fixed rate), so a busy server gets the same move as a quiet one."""
+    return ai.choose_action(state, seat, "hard", rng, budget_s)
 
 
 def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
@@ -93,16 +94,14 @@ def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
     if level != "hard":
         return ai.choose_action(state, seat, level, rng, budget_s)
     pool = None
-    deadline = time.time() + budget_s
     try:
         pool = _SEARCH.get()
-        return pool.submit(_search_until, state, seat, rng, deadline).result(
-            timeout=budget_s + 30)
+        return pool.submit(_search, state, seat, rng, budget_s).result(timeout=budget_s + 30)
     except (OSError, RuntimeError):  # no process could start, one died, or it timed out
         log.warning("the search process failed; searching in this thread", exc_info=True)
         if pool is not None:
             _SEARCH.drop(pool)
-    return ai.choose_action(state, seat, level, rng, max(0.0, deadline - time.time()))
+    return ai.choose_action(state, seat, level, rng, budget_s)
 
 
 class Dice(HostedGame):

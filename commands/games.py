@@ -178,15 +178,25 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
         args.words(rest, 0, 0)
         kind = ctx.host.kinds[kind_key]
     rows = await ctx.ratings.rankings(kind.key)
+    levels = _levels(kind)
     if not rows:
-        ctx.send(f"Nobody has played a ranked game of {kind.title} yet.")
+        ctx.send("\n".join([f"Nobody has played a ranked game of {kind.title} yet.",
+                            *levels]))
         return
     lines = [bold(f"{kind.title} rankings")]
     lines.extend(table(["#", "Name", "Rating", "W-L-D"], [
         [str(i), name, rating_text(r.rating, r.rd),
          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}"]
         for i, (name, r) in enumerate(rows, 1)]))
-    ctx.send("\n".join(lines))
+    ctx.send("\n".join([*lines, *levels]))
+
+
+def _levels(kind: "GameKind") -> list[str]:
+    """The computer's levels and how strong each is (rated among themselves), as a line."""
+    if not kind.level_ratings:
+        return []
+    rated = ", ".join(f"{level.upper()} {rating}" for level, rating in kind.level_ratings)
+    return [f"The computer's levels, rated against each other: {rated}."]
 
 
 # -- one game's prefix family -------------------------------------------------------------

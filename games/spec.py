@@ -28,7 +28,8 @@ class PlaySpec:
     CLAIM apply).
 
     **How it is played**: ``simultaneous`` (the seats act at once, each on its own part
-    of the state: a Pyramid tournament), ``open_table`` (players come and go: Triad).
+    of the state: a Pyramid tournament), ``open_table`` (players come and go: Triad);
+    ``level_ratings``: how strong the computer's levels are.
 
     **The engine** (every game): ``apply(state, seat, action, rng) -> (state, events)``,
     ``outcome(state)``, ``to_move(state)``,
@@ -56,6 +57,9 @@ class PlaySpec:
     resign_action: Any = None
     simultaneous: bool = False
     open_table: bool = False
+    # The computer's levels' Glicko-2 ratings among themselves, weakest first, as
+    # bench/level_ratings.py measured them (what beating a level means; RANKINGS shows them).
+    level_ratings: tuple[tuple[str, int], ...] = ()
 
     apply: Callable[..., tuple[Any, list]]
     outcome: Callable[[Any], Any]

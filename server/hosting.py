@@ -168,6 +168,7 @@ class GameKind(abc.ABC):
     resign_action: Any = None  # the engine's action for RESIGN and CLAIM
     simultaneous: bool = False
     open_table: bool = False
+    level_ratings: tuple[tuple[str, int], ...] = ()  # the computer's levels, rated
     host: "GameHost | None" = None  # set by GameHost.register
 
     # -- the engine --------------------------------------------------------------------
@@ -352,7 +353,7 @@ class HostedGame(GameKind):
     spec: ClassVar[PlaySpec]
     FACTS: ClassVar[tuple[str, ...]] = ("key", "title", "prefix", "gmcp_package", "seats",
                                         "min_seats", "resign_action", "simultaneous",
-                                        "open_table")
+                                        "open_table", "level_ratings")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """The spec's facts are the class's (the host and the commands read them from

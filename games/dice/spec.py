@@ -9,6 +9,8 @@ from . import ai, notation, render, rules, spoken, words
 
 SPEC = PlaySpec(
     key="dice", title="Triad Dice", prefix="DICE", gmcp_package="Dice.Game",
+    # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
+    level_ratings=(("easy", 915), ("normal", 1548), ("hard", 2009)),
     resign_action=rules.Resign(),
     new_game=rules.new_game, apply=words.sentences(rules.apply), outcome=rules.outcome,
     to_move=rules.to_move, parse_action=words.sentences(notation.parse_action),

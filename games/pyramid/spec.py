@@ -13,6 +13,8 @@ from . import match, spoken
 
 SPEC = PlaySpec(
     key="pyr", title="Pyramid", prefix="PYR", gmcp_package="Pyramid.Game",
+    # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
+    level_ratings=(("easy", 1203), ("normal", 1601), ("hard", 1704)),
     seats=1, min_seats=1, resign_action=match.Close(match.RESIGN), simultaneous=True,
     apply=match.apply, outcome=match.outcome, to_move=match.to_move,
     parse_action=match.parse_action, format_action=match.format_action,

@@ -117,6 +117,7 @@ async def rankings(parlor: "Parlor", kind: GameKind) -> dict[str, Any]:
         "rankings": [{"place": i, "name": name, **_record(r)}
                      for i, (name, r) in enumerate(ranked, 1)],
         "records": [{"name": name, **_record(r)} for name, r in records],
+        "levels": [{"level": level, "rating": rating} for level, rating in kind.level_ratings],
     }
 
 

@@ -382,3 +382,13 @@ async def test_a_trickled_request_head_is_cut_off(sqlite_url):
             assert (await web.get("/")).status_code == 200    # a whole head is answered
     finally:
         await parlor.stop()
+
+
+async def test_rankings_pages_show_the_computer_levels(http):
+    data = (await http.get("/api/rankings/dice")).json()
+    assert data["levels"] == [{"level": "easy", "rating": 915},
+                              {"level": "normal", "rating": 1548},
+                              {"level": "hard", "rating": 2009}]
+    page = (await http.get("/rankings/triad")).text
+    assert "The computer&#39;s levels" in page or "The computer's levels" in page
+    assert "HARD <span class=\"computer-level\">1606</span>" in page

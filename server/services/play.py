@@ -26,8 +26,7 @@ from server.services.ratings import record_result
 
 def _fact(event: Any, name: str) -> bool:
     """An event's fact (``private``, ``new_phase``, ``tells_action``, ``continues``:
-    games/__init__.py), or the fact of
-    the engine event it wraps."""
+    games/__init__.py), or the fact of the engine event it wraps."""
     return bool(getattr(event, name, False) or getattr(getattr(event, "event", None), name, False))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import abc
 import random
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Coroutine, Protocol
 
 import attrs
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,8 +25,10 @@ from games.spec import PlaySpec
 if TYPE_CHECKING:
     from server.config import GamesSection
     from server.models import Account
+    from server.db import Database
     from server.seeding import Seeder
-    from server.services.games import GameHost
+    from server.services.accounts import Accounts
+    from server.services.live import LiveGame
 
 
 @attrs.frozen
@@ -99,6 +101,42 @@ class WebPage:
     data: Callable[[], Awaitable[dict[str, Any]]]
 
 
+class Parlor(Protocol):
+    """What a game's service may ask of the rest of the parlor, and all it may ask: the
+    one narrow way a kind reaches outside itself (``GameKind.parlor``, set when the kind
+    is hosted). A kind never holds the game host; its database hooks need none of this
+    (they get their transaction in their context)."""
+
+    db: "Database"
+    accounts: "Accounts"
+    computer_delay: float  # seconds the computer waits before each move
+
+    def game(self, game_id: int) -> "LiveGame | None":
+        """Game ``game_id`` if it is in play."""
+
+    def game_of(self, account_id: int, kind_key: str) -> "LiveGame | None":
+        """The game of that kind ``account_id`` plays now."""
+
+    def games(self, kind_key: str) -> "list[LiveGame]":
+        """Every game of that kind in play, by number."""
+
+    def is_online(self, account_id: int) -> bool: ...
+
+    async def start_game(self, kind_key: str, seats: tuple["Seat", ...],
+                         options: dict[str, Any]) -> "LiveGame":
+        """A new game, stored and told, with its first turns scheduled."""
+
+    async def act_for(self, game_id: int, seat: int, action: Any, note: str | None = None,
+                      auto: bool = False) -> "LiveGame":
+        """Apply ``action`` for ``seat`` on the server's authority (``GameHost.act_for``)."""
+
+    def tell(self, account_id: int, text: str) -> None:
+        """A notice to one player, wherever they are connected."""
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """Run ``coro`` in the background; cancelled when the parlor closes."""
+
+
 class GameKind(abc.ABC):
     """One hostable game: the adapter between a pure engine in ``games/`` and the game
     host (``server/services/games.py``). Each game subclasses it once
@@ -153,10 +191,11 @@ class GameKind(abc.ABC):
     for the log at start). ``commands/app.py`` hands them over where the application is
     assembled; no module that serves every game names a game.
 
-    **The service.** ``GameHost.register`` sets ``host``, the one host of this kind
-    (a kind is hosted once). What a game offers beyond hosting (Triad's tables,
-    Pyramid's TOP 10, Triptycha's tiles) is methods of its subclass, and everyone reaches
-    it one way: ``host.kind(key)``.
+    **The service.** ``GameHost.register`` sets ``parlor`` (a :class:`Parlor`: what the
+    kind may ask of the rest of the server, and nothing more; a kind is hosted once).
+    What a game offers beyond hosting (Triad's tables, Pyramid's TOP 10, Triptycha's
+    tiles) is methods of its subclass, and everyone reaches it one way:
+    ``host.kind(key)``.
     """
 
     key: str = ""
@@ -169,7 +208,14 @@ class GameKind(abc.ABC):
     simultaneous: bool = False
     open_table: bool = False
     level_ratings: tuple[tuple[str, int], ...] = ()  # the computer's levels, rated
-    host: "GameHost | None" = None  # set by GameHost.register
+    parlor: "Parlor | None" = None  # set by GameHost.register
+
+    @property
+    def hosted(self) -> Parlor:
+        """The parlor this kind is hosted in (a RuntimeError before it is)."""
+        if self.parlor is None:
+            raise RuntimeError(f"game kind {self.key or type(self).__name__} is not hosted")
+        return self.parlor
 
     # -- the engine --------------------------------------------------------------------
     @abc.abstractmethod
@@ -288,7 +334,7 @@ class GameKind(abc.ABC):
 
     def pace(self, game: Any, seat: int) -> float:
         """Seconds the computer in ``seat`` of the live ``game`` waits before each move."""
-        return self.host.computer_delay
+        return self.hosted.computer_delay
 
     def audience(self, state: Any, seat: int, events: list) -> Any:
         """Who is told of the action by ``seat`` whose ``events`` led to ``state``; None:
@@ -453,5 +499,5 @@ class HostedGame(GameKind):
         return True if self.spec.counts is None else self.spec.counts(outcome)
 
 
-__all__ = ["ActionContext", "FinishContext", "GameKind", "HostedGame", "RuleError", "Seat",
-           "StartContext", "WebPage"]
+__all__ = ["ActionContext", "FinishContext", "GameKind", "HostedGame", "Parlor", "RuleError",
+           "Seat", "StartContext", "WebPage"]

@@ -20,7 +20,7 @@ bug.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Coroutine
 
 import sqlalchemy as sa
 
@@ -41,6 +41,54 @@ from server.services.turns import Turns
 log = logging.getLogger(__name__)
 
 
+class HostParlor:
+    """The :class:`~server.hosting.Parlor` every hosted kind is given: made of the host's
+    parts (not the host), so a game's service can start games, act on a player's behalf,
+    tell a player something and run a helper, and reach nothing else."""
+
+    def __init__(self, db: Database, accounts: Accounts, games: LiveGames, play: Play,
+                 turns: Turns, is_online: Callable[[int], bool], computer_delay: float) -> None:
+        self.db = db
+        self.accounts = accounts
+        self.computer_delay = computer_delay
+        self.is_online = is_online
+        self._games = games
+        self._play = play
+        self._turns = turns
+
+    def game(self, game_id: int) -> LiveGame | None:
+        return self._games.live.get(game_id)
+
+    def game_of(self, account_id: int, kind_key: str) -> LiveGame | None:
+        return self._games.game_of(account_id, kind_key)
+
+    def games(self, kind_key: str) -> list[LiveGame]:
+        return sorted((g for g in self._games.live.values() if g.kind.key == kind_key),
+                      key=lambda g: g.id)
+
+    async def start_game(self, kind_key: str, seats: tuple[Seat, ...],
+                         options: dict[str, Any]) -> LiveGame:
+        game = await self._play.start(self._games.kinds[kind_key], seats, options)
+        self._turns.schedule(game)
+        return game
+
+    async def act_for(self, game_id: int, seat: int, action: Any, note: str | None = None,
+                      auto: bool = False) -> LiveGame:
+        game = self._games.get(game_id)
+        async with game.lock:
+            if game.id not in self._games.live:
+                raise GameError("That game has just ended.")
+            await self._play.apply(game, seat, action, note=note, auto=auto)
+        self._turns.schedule(game)
+        return game
+
+    def tell(self, account_id: int, text: str) -> None:
+        self._play.tell(account_id, text)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return self._turns.spawn(coro)
+
+
 class GameHost:
     def __init__(self, db: Database, bus: Bus, accounts: Accounts, *,
                  is_online: Callable[[int], bool], reconnect_grace: float,
@@ -59,6 +107,8 @@ class GameHost:
         self.turns = Turns(self.play, self.games, computer_budget)
         self.presence = Presence(self.play, self.turns, self.games, reconnect_grace)
         self.records = Records(db, self.kinds)
+        self.parlor = HostParlor(db, accounts, self.games, self.play, self.turns, is_online,
+                                 computer_delay)
         self.offers = Offers(self.kinds, self.games, self.records, accounts, is_online,
                              self._start, self.play.tell)
 
@@ -70,9 +120,9 @@ class GameHost:
             raise TypeError(f"game kind {type(kind).__name__}: key, title and prefix are needed")
         if kind.key in self.kinds:
             raise ValueError(f"game kind {kind.key} registered twice")
-        if kind.host is not None and kind.host is not self:
+        if kind.parlor is not None:
             raise ValueError(f"game kind {kind.key} is hosted already (make a new one)")
-        kind.host = self
+        kind.parlor = self.parlor
         self.kinds[kind.key] = kind
         for name in (kind.key, kind.prefix, kind.title):
             self._names.setdefault(name.lower(), kind)
@@ -157,13 +207,11 @@ class GameHost:
     # -- playing -----------------------------------------------------------------------
     async def start_game(self, kind_key: str, seats: tuple[Seat, ...],
                          options: dict[str, Any]) -> LiveGame:
-        return await self._start(self.kinds[kind_key], seats, options)
+        return await self.parlor.start_game(kind_key, seats, options)
 
     async def _start(self, kind: GameKind, seats: tuple[Seat, ...],
                      options: dict[str, Any]) -> LiveGame:
-        game = await self.play.start(kind, seats, options)
-        self.turns.schedule(game)
-        return game
+        return await self.parlor.start_game(kind.key, seats, options)
 
     async def act(self, account_id: int, kind_key: str, action: Any, *,
                   seat_change: bool = False) -> LiveGame:
@@ -199,13 +247,7 @@ class GameHost:
         player's old seat), or playing for the player (``auto``: Pyramid's AUTO, whose
         moves are told as lines, not boards). The kind's ``apply`` decides what it
         allows."""
-        game = self.get_live(game_id)
-        async with game.lock:
-            if game.id not in self.live:
-                raise GameError("That game has just ended.")
-            await self.play.apply(game, seat, action, note=note, auto=auto)
-        self.turns.schedule(game)
-        return game
+        return await self.parlor.act_for(game_id, seat, action, note, auto)
 
     async def resign(self, account_id: int, kind_key: str) -> LiveGame:
         game = self.playing(account_id, kind_key)
@@ -222,7 +264,7 @@ class GameHost:
         self.turns.schedule(game)
         return game
 
-    def spawn(self, coro):  # noqa: ANN001, ANN201
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> Any:
         """Run ``coro`` as a background task of the host (a game's helper, e.g. one that
         plays for a player); it is cancelled when the host closes."""
         return self.turns.spawn(coro)

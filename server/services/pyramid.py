@@ -348,9 +348,7 @@ class Pyramid(HostedGame):
 
     @property
     def db(self):  # noqa: ANN201
-        if self.host is None:
-            raise RuntimeError("the Pyramid kind is not hosted")
-        return self.host.db
+        return self.hosted.db
 
     # -- config --------------------------------------------------------------------------
     def prefs(self, account: Account) -> Prefs:
@@ -365,32 +363,32 @@ class Pyramid(HostedGame):
         prefs = self._prefs.get(account_id)
         if prefs is not None:
             return prefs
-        if account_id not in self._loading and self.host is not None:
+        if account_id not in self._loading and self.parlor is not None:
             self._loading.add(account_id)
-            self.host.spawn(self._load_prefs(account_id))
+            self.hosted.spawn(self._load_prefs(account_id))
         return Prefs()
 
     async def _load_prefs(self, account_id: int) -> None:
         try:
-            account = await self.host.accounts.get_by_id(account_id)
+            account = await self.hosted.accounts.get_by_id(account_id)
             if account is not None:
                 self._prefs.setdefault(account_id, Prefs.from_settings(account.settings))
         finally:
             self._loading.discard(account_id)
 
     async def set_prefs(self, account: Account, prefs: Prefs) -> Prefs:
-        account.settings = await self.host.accounts.set_setting(account.id, "pyramid",
+        account.settings = await self.hosted.accounts.set_setting(account.id, "pyramid",
                                                                   prefs.to_json())
         self._prefs[account.id] = prefs
         return prefs
 
     def delay(self, account_id: int) -> float:
         """Seconds between two moves of the computer or AUTO at this player's speed."""
-        return SPEED_FACTOR[self.cached_prefs(account_id).speed] * self.host.computer_delay
+        return SPEED_FACTOR[self.cached_prefs(account_id).speed] * self.hosted.computer_delay
 
     def pace(self, game: LiveGame, seat: int) -> float:
         humans = [s.account_id for s in game.seats if s.computer is None]
-        return self.delay(humans[0]) if humans else self.host.computer_delay
+        return self.delay(humans[0]) if humans else self.hosted.computer_delay
 
     # -- hooks (inside the game's transaction: only ctx.tx) --------------------------------
     async def check_offer(self, challenger: Seat, target: Seat,
@@ -398,7 +396,7 @@ class Pyramid(HostedGame):
         """A tournament offered to a person: Use Same Deck is the challenger's, unless the
         challenge said SAME or OWN."""
         if "same_deck" not in options:
-            account = await self.host.accounts.get_by_id(challenger.account_id)
+            account = await self.hosted.accounts.get_by_id(challenger.account_id)
             options["same_deck"] = Prefs.from_settings(
                 account.settings if account else None).same_deck
         return None
@@ -428,7 +426,7 @@ class Pyramid(HostedGame):
         seat = ctx.seats[ctx.seat]
         if seat.computer is not None:
             return
-        game = self.host.live.get(ctx.game_id)
+        game = self.hosted.game(ctx.game_id)
         if game is None:
             return
         match = ctx.old_state.matches[ctx.seat]
@@ -439,13 +437,13 @@ class Pyramid(HostedGame):
                     continue  # a deal ended before any move (NEW, TOUR): nothing to tell
                 deal = Deal(match.seeds[n - 1], n, match.n_games, ctx.game_id,
                             event.event.score)
-                self.host.spawn(self._after_game(game, game.version + 1, seat.account_id, deal))
+                self.hosted.spawn(self._after_game(game, game.version + 1, seat.account_id, deal))
                 # players who finished this same deal first were kept waiting: now them too
                 for other, theirs in enumerate(ctx.new_state.matches):
                     person = ctx.seats[other]
                     if other != ctx.seat and person.computer is None and \
                             len(theirs.scores) >= n and theirs.seeds[n - 1] == deal.seed:
-                        self.host.spawn(self._after_game(
+                        self.hosted.spawn(self._after_game(
                             game, game.version + 1, person.account_id,
                             Deal(deal.seed, n, theirs.n_games, ctx.game_id,
                                  theirs.scores[n - 1])))
@@ -453,7 +451,7 @@ class Pyramid(HostedGame):
     def still_playing(self, deal: Deal, account_id: int) -> list[str]:
         """The other people still playing ``deal`` (Use Same Deck): its verdict and PYR
         SOLUTION show the face-down Pack, so both wait until they have finished it."""
-        game = self.host.live.get(deal.game_id)
+        game = self.hosted.game(deal.game_id)
         if game is None:
             return []
         n = deal.game_no
@@ -533,7 +531,7 @@ class Pyramid(HostedGame):
         self._last[account_id] = deal
         waiting = self.still_playing(deal, account_id)
         if waiting:
-            self.host.tell(account_id, f"The solver's verdict on {deal.label} waits until "
+            self.hosted.tell(account_id, f"The solver's verdict on {deal.label} waits until "
                                          f"{' and '.join(waiting)} has finished that deal too.")
             return
         self._wanted[account_id] = deal
@@ -549,7 +547,7 @@ class Pyramid(HostedGame):
                     log.exception("pyramid: the solver failed on a deal")
                     continue
                 bell = BELL if self.cached_prefs(account_id).sound == "full" else ""
-                self.host.tell(account_id, bell + text)
+                self.hosted.tell(account_id, bell + text)
         finally:
             self._judging.discard(account_id)
 
@@ -577,7 +575,7 @@ class Pyramid(HostedGame):
     async def last_deal(self, account_id: int) -> Deal | None:
         """The player's most recently finished deal: of the tournament in play, else the
         last one this server saw end, else the newest finished game in the database."""
-        live = self.host.game_of(account_id, KEY)
+        live = self.hosted.game_of(account_id, KEY)
         if live is not None:
             seat = live.seat_of(account_id)
             match = live.state.matches[seat]
@@ -614,7 +612,7 @@ class Pyramid(HostedGame):
     def start_auto(self, account_id: int, game: LiveGame) -> None:
         auto = Auto(game.id)
         self._autos[account_id] = auto
-        self.host.spawn(self._auto(account_id, auto))
+        self.hosted.spawn(self._auto(account_id, auto))
 
     def stop_auto(self, account_id: int) -> bool:
         auto = self._autos.pop(account_id, None)
@@ -627,17 +625,17 @@ class Pyramid(HostedGame):
         rng = random.Random(f"auto:{auto.game_id}")
         try:
             while not auto.stop.is_set():
-                game = self.host.live.get(auto.game_id)
+                game = self.hosted.game(auto.game_id)
                 if game is None or 0 not in to_move(game.state):
                     return
-                if not self.host.is_online(account_id):
+                if not self.hosted.is_online(account_id):
                     return
                 try:  # the configured speed, unless stopped meanwhile
                     await asyncio.wait_for(auto.stop.wait(), timeout=self.delay(account_id))
                     return
                 except asyncio.TimeoutError:
                     pass
-                game = self.host.live.get(auto.game_id)
+                game = self.hosted.game(auto.game_id)
                 if game is None:
                     return
                 action = await asyncio.to_thread(ai.choose_action, game.state.matches[0], 0,
@@ -645,34 +643,34 @@ class Pyramid(HostedGame):
                 if auto.stop.is_set():
                     return
                 # never cut in half by a cancellation: the move is committed, then told
-                await asyncio.shield(self.host.act_for(auto.game_id, 0, action, auto=True))
+                await asyncio.shield(self.hosted.act_for(auto.game_id, 0, action, auto=True))
         except (GameError, RuleError) as err:
             if not auto.stop.is_set():
-                self.host.tell(account_id, f"AUTO stopped: {err}")
+                self.hosted.tell(account_id, f"AUTO stopped: {err}")
         finally:
             if self._autos.get(account_id) is auto:
                 del self._autos[account_id]
 
     # -- starting games ------------------------------------------------------------------------
     async def start_standard(self, me: Seat) -> LiveGame:
-        return await self.host.start_game(KEY, (me,), {"mode": "standard"})
+        return await self.hosted.start_game(KEY, (me,), {"mode": "standard"})
 
     async def start_tournament(self, me: Seat, level: str | None = None,
                                same_deck: bool | None = None) -> LiveGame:
         seats: tuple[Seat, ...] = (me,)
         if level is not None:
-            computer = await self.host.accounts.computer()
+            computer = await self.hosted.accounts.computer()
             seats = (me, Seat(computer.id, f"Computer({level})", level))
         options: dict[str, Any] = {"mode": "tournament"}
         if same_deck is not None:
             options["same_deck"] = same_deck
-        return await self.host.start_game(KEY, seats, options)
+        return await self.hosted.start_game(KEY, seats, options)
 
     async def restart(self, game: LiveGame) -> LiveGame:
         """NEW in tournament play: a new match with the same players and settings."""
         options = {k: v for k, v in game.options.items() if k != "restore"}
         options.setdefault("same_deck", game.state.same_deck)
-        return await self.host.start_game(KEY, game.seats, options)
+        return await self.hosted.start_game(KEY, game.seats, options)
 
     async def saves(self, account_id: int) -> list[PyramidSave]:
         async with self.db.session() as tx:
@@ -684,7 +682,7 @@ class Pyramid(HostedGame):
         if seats[0].account_id != me.account_id:
             raise GameError("That saved tournament is not yours.")
         seats = (me,) + seats[1:]
-        return await self.host.start_game(KEY, seats, {**save.options, "restore": save.id})
+        return await self.hosted.start_game(KEY, seats, {**save.options, "restore": save.id})
 
     async def top10(self) -> list[PyramidTopScore]:
         async with self.db.session() as tx:

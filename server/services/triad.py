@@ -74,7 +74,6 @@ from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, L
                                next_dealer, outcome, parse_action, parse_options, presence,
                                render_table, state_from_json, state_to_json, table_options,
                                table_timeout, to_move, view_for, warm)
-from server.bus import Event
 from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext
 from server.models import GameRecord, LedgerEntry
 from server.services import ledger
@@ -84,7 +83,6 @@ from server.text import counted
 
 if TYPE_CHECKING:
     from server.services.accounts import Accounts
-    from server.services.games import GameHost
 
 KEY = SPEC.key
 BANKROLL = "triad house bankroll"
@@ -186,7 +184,7 @@ class TriadTables(HostedGame):
 
     @property
     def accounts(self) -> "Accounts":
-        return self._host.accounts
+        return self.hosted.accounts
 
     # -- hooks, inside the host's transaction ---------------------------------------------------
     async def on_start(self, ctx: StartContext) -> Table:
@@ -235,18 +233,18 @@ class TriadTables(HostedGame):
     def _warn_later(self, table: Table, seconds: float, seat: int, action: Any) -> None:
         """Arm the warning of the clock the host is arming now: ``WARN_BEFORE_S`` before
         time is up (half the clock when it is shorter), once per table version."""
-        host = self.host
-        game = next((g for g in host.live.values() if g.state is table), None) if host else None
+        parlor = self.parlor
+        game = next((g for g in parlor.games(KEY) if g.state is table), None) if parlor else None
         if game is None or self._warned.get(game.id) == game.version:
             return
         self._warned[game.id] = game.version
         lead = min(WARN_BEFORE_S, seconds / 2)
-        host.spawn(self._warn(game, game.version, seat, action, seconds - lead, lead))
+        parlor.spawn(self._warn(game, game.version, seat, action, seconds - lead, lead))
 
     async def _warn(self, game: LiveGame, version: int, seat: int, action: Any, wait: float,
                     left: float) -> None:
         await asyncio.sleep(wait)
-        if game.id not in self._host.live:
+        if self.hosted.game(game.id) is None:
             self._warned.pop(game.id, None)
             return
         player = game.seats[seat] if seat < len(game.seats) else None
@@ -255,36 +253,29 @@ class TriadTables(HostedGame):
         text = format_action(action)
         then = {"PASS": "you pass", "FOLD": "you fold",
                 "DRAW": "you keep your cards"}.get(text.split()[0], f"you {text.lower()}")
-        self._host.bus.publish(f"account:{player.account_id}", Event("notice", {
-            "text": f"Hurry: {counted(math.ceil(left), 'second')} left to act at Triad "
-                    f"table #{game.id}, then {then}."}))
+        self.hosted.tell(player.account_id,
+                         f"Hurry: {counted(math.ceil(left), 'second')} left to act at Triad "
+                         f"table #{game.id}, then {then}.")
 
     # -- what the commands ask ---------------------------------------------------------------
     def tables(self) -> list[LiveGame]:
-        return sorted((g for g in self._host.live.values() if g.kind.key == KEY),
-                      key=lambda g: g.id)
+        return self.hosted.games(KEY)
 
     def table(self, number: int) -> LiveGame:
-        game = self._host.live.get(number)
+        game = self.hosted.game(number)
         if game is None or game.kind.key != KEY:
             raise GameError(f"There is no Triad table #{number} (TRIAD TABLES lists them).")
         return game
 
     def my_table(self, account_id: int) -> LiveGame:
-        game = self._host.game_of(account_id, KEY)
+        game = self.hosted.game_of(account_id, KEY)
         if game is None:
             raise GameError("You are not at a Triad table: TRIAD TABLES lists them, TRIAD "
                             "JOIN <table> sits you at one, TRIAD OPEN opens one.")
         return game
 
-    @property
-    def _host(self) -> "GameHost":
-        if self.host is None:
-            raise RuntimeError("the Triad tables are not attached to a game host")
-        return self.host
-
     def _not_seated(self, account_id: int) -> None:
-        game = self._host.game_of(account_id, KEY)
+        game = self.hosted.game_of(account_id, KEY)
         if game is not None:
             raise GameError(f"You are already at Triad table #{game.id} (TRIAD LEAVE first).")
 
@@ -300,7 +291,7 @@ class TriadTables(HostedGame):
             if balance < options["buyin"]:
                 raise GameError(f"The buy-in is {options['buyin']} cubits and you have "
                                 f"{balance}. (TRIAD OPEN ... BUYIN <n> sets a smaller one.)")
-            return await self._host.start_game(KEY, (Seat(account_id, name),), options)
+            return await self.hosted.start_game(KEY, (Seat(account_id, name),), options)
 
     async def join(self, account_id: int, name: str, number: int,
                    stack: int | None = None) -> LiveGame:
@@ -325,7 +316,7 @@ class TriadTables(HostedGame):
             seat = next((i for i, s in enumerate(table.seats)
                          if s.left and s.computer is None and s.account_id == account_id),
                         len(table.seats))
-            return await self._host.act_for(game.id, seat, Sit(pos, stack, account_id, name))
+            return await self.hosted.act_for(game.id, seat, Sit(pos, stack, account_id, name))
 
     async def add_bots(self, account_id: int, count: int, level: str) -> LiveGame:
         """Seat ``count`` computer players at the caller's table, each with the buy-in
@@ -341,9 +332,9 @@ class TriadTables(HostedGame):
                     raise GameError(f"Table #{game.id} has no free seat.")
                 taken = {s.name for s in table.seats if not s.left}
                 name = next(f"Computer {n}" for n in range(1, 99) if f"Computer {n}" not in taken)
-                await self._host.act_for(game.id, len(table.seats),
+                await self.hosted.act_for(game.id, len(table.seats),
                                          Sit(pos, table.buyin, computer.id, name, level))
-                if game.id not in self._host.live:
+                if self.hosted.game(game.id) is None:
                     break
             return game
 

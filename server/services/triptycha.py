@@ -92,9 +92,7 @@ class Triptycha(HostedGame):
 
     @property
     def db(self):  # noqa: ANN201
-        if self.host is None:
-            raise RuntimeError("the Triptycha kind is not hosted")
-        return self.host.db
+        return self.hosted.db
 
     @property
     def tiles(self) -> Tiles:

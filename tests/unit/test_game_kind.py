@@ -43,7 +43,7 @@ def test_a_kind_is_hosted_once_and_found_by_its_key():
     host, other = make_host(), make_host()
     kind = TicTacToe()
     host.register(kind)
-    assert kind.host is host and host.kind("ttt") is kind
+    assert kind.parlor is host.parlor and host.kind("ttt") is kind
     with pytest.raises(ValueError, match="registered twice"):
         host.register(TicTacToe())
     with pytest.raises(ValueError, match="hosted already"):
@@ -82,12 +82,26 @@ def test_kinds_take_only_the_facts_that_vary():
     assert not pyramid.Pyramid().counts(Outcome(None, match.SAVED_REASON))
 
 
+def test_a_kind_reaches_the_parlor_only_through_its_narrow_port():
+    """A kind holds no game host: what it may ask of the parlor is ``Parlor``'s, and the
+    object it is given has nothing else to reach (no bus, no offers, no sessions)."""
+    host = make_host()
+    kind = TicTacToe()
+    host.register(kind)
+    reachable = {name for name in vars(kind.parlor) if not name.startswith("_")}
+    assert reachable == {"db", "accounts", "computer_delay", "is_online"}
+    assert not any(value is host for value in vars(kind).values())
+    assert not any(value is host for value in vars(kind.parlor).values())
+    with pytest.raises(RuntimeError, match="not hosted"):
+        TicTacToe().hosted
+
+
 async def test_each_parlor_gets_its_own_kinds_and_finds_each_service_one_way(tmp_path):
     config = make_config(f"sqlite+aiosqlite:///{tmp_path}/x.db")
     first, second = assemble(config), assemble(config)
     for key in ("tt", "dice", "triad", "pyr", "ttt"):
         assert first.host.kind(key) is not second.host.kind(key)
-        assert first.host.kind(key).host is first.host
+        assert first.host.kind(key).parlor is first.host.parlor
     assert isinstance(first.host.kind(pyramid.KEY), pyramid.Pyramid)
     assert isinstance(first.host.kind(triad.KEY), triad.TriadTables)
     tt = first.host.kind(triptycha.KEY)

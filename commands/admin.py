@@ -43,6 +43,19 @@ async def unban(ctx: Context, rest: str) -> None:
 
 
 async def shutdown(ctx: Context, rest: str) -> None:
+    word, _, more = rest.strip().partition(" ")
+    if word.lower() == "node":  # one node of a cluster: its players reconnect elsewhere
+        node, _, reason = more.strip().partition(" ")
+        if not node:
+            raise UsageError()
+        reason = clean(reason).strip()
+        ctx.log_admin(f"shutdown node {node} {reason}")
+        ctx.send(f"Shutting down node {node}.")
+        ctx.request_shutdown(f"{ctx.account.name} is restarting this part of Esterport"
+                             + (f" ({reason})" if reason else "")
+                             + ". Connect again: you will be put through to another part, "
+                             "and your games are waiting.", node=node)
+        return
     reason = clean(rest).strip()
     ctx.log_admin(f"shutdown {reason}")
     ctx.send("Shutting down.")
@@ -84,8 +97,10 @@ COMMANDS = [
     Command("@ban", ban, "@BAN <person> [<reason>]", "Ban an account (and disconnect it).",
             admin=True, topic="admin"),
     Command("@unban", unban, "@UNBAN <person>", "Lift a ban.", admin=True, topic="admin"),
-    Command("@shutdown", shutdown, "@SHUTDOWN [<reason>]", "Tell everyone, save everything "
-            "and stop the server (exit status 0).", admin=True, topic="admin"),
+    Command("@shutdown", shutdown, "@SHUTDOWN [NODE <node>] [<reason>]", "Tell everyone, "
+            "save everything and stop the server (exit status 0); in a cluster every node, "
+            "or with NODE only that one (its players connect again to another).",
+            admin=True, topic="admin"),
     Command("@cubits", cubits, "@CUBITS <person> <amount>", "Grant cubits (negative takes "
             "them); a ledger entry records it.", admin=True, topic="admin"),
     Command("@audit", audit, "@AUDIT", "Check every cubit balance against the ledger.",

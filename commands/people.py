@@ -36,7 +36,7 @@ def _who_listing(ctx: Context, prefix: str, typed: str) -> str:
     sessions, matching = ctx.named_from(prefix, MAX_WHO)
     rows = []
     for s in sessions:
-        games = ", ".join(f"#{g.id} {g.kind.prefix}" for g in ctx.host.games_of(s.account.id))
+        games = ", ".join(f"#{g.id} {g.kind.prefix}" for g in ctx.host.games_of(s.account_id))
         flags = "admin" if s.is_admin else ""
         rows.append([s.name, ctx.world.rooms[s.room].name, f"{int(s.idle())}s",
                      games or "-", flags])

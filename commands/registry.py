@@ -26,6 +26,7 @@ from server.world import describe_room
 
 if TYPE_CHECKING:
     from server.app import Parlor
+    from server.cluster import RemotePlayer
     from server.bus import Event
     from server.db import Database
     from server.hosting import GameKind
@@ -124,17 +125,18 @@ class Context:
         return describe_room(self._parlor, session)
 
     # -- who is connected ------------------------------------------------------------------
-    def online(self, account_id: int) -> "Session | None":
-        """The connected session of an account, or None."""
-        return self._parlor.sessions.get(account_id)
+    def online(self, account_id: int) -> "Session | RemotePlayer | None":
+        """A logged-in account: its session, or (in a cluster) where it is on another
+        node; None when it is not logged in."""
+        return self._parlor.present(account_id)
 
     def online_count(self) -> int:
-        return len(self._parlor.sessions)
+        return self._parlor.online_count
 
-    def session_named(self, name: str) -> "Session | None":
+    def session_named(self, name: str) -> "Session | RemotePlayer | None":
         return self._parlor.session_named(name)
 
-    def named_from(self, prefix: str, limit: int) -> "tuple[list[Session], int]":
+    def named_from(self, prefix: str, limit: int) -> "tuple[list[Session | RemotePlayer], int]":
         return self._parlor.named_from(prefix, limit)
 
     @property
@@ -153,8 +155,18 @@ class Context:
         """Record what the admin typing this command did."""
         self._parlor.log_admin(self.session, what)
 
-    def request_shutdown(self, message: str) -> None:
-        self._parlor.request_shutdown(message)
+    def request_shutdown(self, message: str, node: str | None = None) -> None:
+        """Stop the parlor (every node of a cluster), or only the node named ``node``."""
+        self._parlor.request_shutdown(message, node=node)
+
+    @property
+    def node(self) -> str:
+        """This node's name (the host name when it is the only one)."""
+        return self._parlor.node
+
+    @property
+    def clustered(self) -> bool:
+        return self._parlor.cluster is not None
 
 
 Handler = Callable[[Context, str], Awaitable[None]]

@@ -26,7 +26,7 @@ async def say(ctx: Context, rest: str) -> None:
     me = ctx.session
     ctx.send(f'You say, "{text}"')
     ctx.publish(f"room:{me.room}", Event("say", {
-        "text": f'{me.name} says, "{text}"', "from": me.account.id, "exclude": me.id}))
+        "text": f'{me.name} says, "{text}"', "from": me.account.id, "exclude": me.account.id}))
 
 
 async def emote(ctx: Context, rest: str) -> None:
@@ -35,18 +35,17 @@ async def emote(ctx: Context, rest: str) -> None:
     line = f"{me.name} {text}"
     ctx.send(line)
     ctx.publish(f"room:{me.room}", Event("emote", {
-        "text": line, "from": me.account.id, "exclude": me.id}))
+        "text": line, "from": me.account.id, "exclude": me.account.id}))
 
 
 async def _tell(ctx: Context, name: str, text: str) -> None:
     me = ctx.session
-    target = await args.online(ctx, name)
-    if target is me:
+    target = await args.online(ctx, name)  # here, or on another node
+    if target.account_id == me.account.id:
         raise CommandError("Talking to yourself?")
-    if me.account.id in target.ignoring:
+    if await ctx.accounts.is_ignoring(target.account_id, me.account.id):
         raise CommandError(f"{target.name} is ignoring you.")
-    target.reply_to = me.name
-    ctx.publish(f"account:{target.account.id}", Event("tell", {
+    ctx.publish(f"account:{target.account_id}", Event("tell", {
         "text": paint(f"{me.name} tells you: {text}", "magenta"),
         "from": me.account.id, "from_name": me.name}))
     ctx.send(f"You tell {target.name}: {text}")

@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import bisect
 import logging
+import socket
 import time
 from collections import Counter
-from typing import Awaitable, Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Protocol
 
 import telnetlib3
 
-from server.bus import Event, LocalBus
+from server.bus import Bus, Event, LocalBus
 from server.config import Config
 from server.db import Database
 from server.hosting import GameKind
@@ -33,6 +34,9 @@ from server.telnet import AcceptErrors, TelnetProtocol, connection_cap
 from server.text import paint
 from server.throttle import KeyedLocks, LoginThrottle, Sliding
 from server.world import World, describe_room
+
+if TYPE_CHECKING:
+    from server.cluster import Cluster, RemotePlayer
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +62,14 @@ class Parlor:
                  seeders: dict[str, seeding.Seeder] | None = None) -> None:
         self.config = config
         self.db = Database(config.database.url)
-        self.bus = LocalBus()
+        self.node = config.cluster.node or socket.gethostname()
+        self.bus: Bus = LocalBus()
+        self.cluster: "Cluster | None" = None
+        if config.cluster.enabled:  # one node of several (server/cluster.py)
+            from server.cluster import Cluster, RedisBus
+
+            self.bus = RedisBus(config.cluster.redis, self.node)
+            self.cluster = Cluster(self, self.bus, self.node)
         self.world = World.load()
         acc = config.accounts
         self.accounts = Accounts(self.db, acc.starting_cubits,
@@ -88,10 +99,13 @@ class Parlor:
         self.creations = Sliding(lc.new_accounts_per_address, 3600)
         self.creations_everywhere = Sliding(lc.new_accounts_per_minute, 60)
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
-        self._by_name: dict[str, Session] = {}       # ... by lower-cased name
+        # players logged in on the other nodes of a cluster (server/cluster.py), by id
+        self.remote: dict[int, "RemotePlayer"] = {}
+        # every logged-in player, here or on another node:
+        self._by_name: dict[str, "Session | RemotePlayer"] = {}  # by lower-cased name
         self.names: list[str] = []                   # their lower-cased names, sorted
         self.who_cache: dict[str, tuple[float, str]] = {}  # WHO listings (commands/people.py)
-        self._rooms: dict[str, set[Session]] = {}    # ... by the room they stand in
+        self._rooms: dict[str, set["Session | RemotePlayer"]] = {}  # by the room they are in
         self.connections: set[Session] = set()       # every open connection
         self.per_address: Counter[str] = Counter()
         self.started_at = time.time()
@@ -108,6 +122,8 @@ class Parlor:
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:
         await self.db.migrate()
+        if self.cluster is not None:
+            await self.cluster.start()
         async with self.db.session() as tx:
             for name, cached, total in await ledger.audit(tx):
                 log.error("ledger: %s has %d cubits but the ledger sums to %d", name, cached, total)
@@ -178,11 +194,18 @@ class Parlor:
         if others:
             await asyncio.gather(*others, return_exceptions=True)
         await self.host.close()
+        if self.cluster is not None:
+            await self.cluster.close()
         await self.db.close()
         self.stopped.set()
 
-    def request_shutdown(self, message: str) -> None:
-        """@SHUTDOWN: announce, then stop soon (after the command's answer is written)."""
+    def request_shutdown(self, message: str, *, everywhere: bool = True,
+                         node: str | None = None) -> None:
+        """@SHUTDOWN: announce, then stop soon (after the command's answer is written).
+        In a cluster every node stops (``everywhere``), or only the node named ``node``."""
+        if self.cluster is not None and (everywhere or node is not None):
+            self.cluster.control("shutdown", message=message, only=node)
+            return
         for session in list(self.sessions.values()):
             session.notify(paint(message, "red", bold=True))
 
@@ -217,10 +240,75 @@ class Parlor:
 
     # -- presence --------------------------------------------------------------------------
     def is_online(self, account_id: int) -> bool:
-        return account_id in self.sessions
+        """Logged in, on this node or another."""
+        return account_id in self.sessions or account_id in self.remote
 
-    def session_named(self, name: str) -> Session | None:
+    def present(self, account_id: int) -> "Session | RemotePlayer | None":
+        """A logged-in player: their session here, or where they are on another node."""
+        return self.sessions.get(account_id) or self.remote.get(account_id)
+
+    def session_named(self, name: str) -> "Session | RemotePlayer | None":
         return self._by_name.get(name.lower())
+
+    @property
+    def online_count(self) -> int:
+        return len(self._by_name)
+
+    # -- the other nodes' players (server/cluster.py) --------------------------------------
+    def _list(self, player: "Session | RemotePlayer") -> None:
+        key = player.name.lower()
+        if key not in self._by_name:
+            bisect.insort(self.names, key)
+        self._by_name[key] = player
+        self.who_cache.clear()
+
+    def remote_join(self, player: "RemotePlayer") -> None:
+        """``player`` logged in on another node. A session of theirs here that logged in
+        earlier is taken over (every node decides alike: the newer login wins)."""
+        mine = self.sessions.get(player.account_id)
+        if mine is not None:
+            if mine.logged_in_at >= player.since:
+                return  # ours is the newer login: their node closes theirs
+            mine.close(f"Your account has been taken over by a new connection (on "
+                       f"{player.node}).")
+            self._unregister(mine)
+        self.remote_leave(player.account_id, None)
+        self.remote[player.account_id] = player
+        self._list(player)
+        self._place(player, player.room)
+
+    def remote_move(self, player: "RemotePlayer") -> None:
+        known = self.remote.get(player.account_id)
+        if known is None or known.node != player.node:
+            return
+        self._place(known, player.room)
+        self.who_cache.clear()
+
+    def remote_leave(self, account_id: int, node: str | None) -> None:
+        """A player left another node (``node``; None: wherever they were)."""
+        player = self.remote.get(account_id)
+        if player is None or (node is not None and player.node != node):
+            return
+        del self.remote[account_id]
+        key = player.name.lower()
+        if self._by_name.get(key) is player:
+            del self._by_name[key]
+            self._unlist(key)
+        self._place(player, None)
+        self.who_cache.clear()
+
+    def remote_active(self, node: str, times: dict[int, float]) -> None:
+        for account_id, at in times.items():
+            player = self.remote.get(account_id)
+            if player is not None and player.node == node:
+                player.active = at
+
+    def remote_node_gone(self, node: str) -> None:
+        for player in [p for p in self.remote.values() if p.node == node]:
+            self.remote_leave(player.account_id, node)
+
+    def remote_nodes(self) -> set[str]:
+        return {p.node for p in self.remote.values()}
 
     def _unlist(self, name_key: str) -> None:
         i = bisect.bisect_left(self.names, name_key)
@@ -249,6 +337,7 @@ class Parlor:
             self._rooms.setdefault(room, set()).add(session)
 
     def tell(self, account_id: int, text: str) -> None:
+        """A notice to one player, on whichever node they are."""
         self.bus.publish(f"account:{account_id}", Event("notice", {"text": text}))
 
     def log_admin(self, session: Session, what: str) -> None:
@@ -257,7 +346,7 @@ class Parlor:
     def mssp(self) -> dict[str, str]:
         return {
             "NAME": self.config.server.name,
-            "PLAYERS": str(len(self.sessions)),
+            "PLAYERS": str(self.online_count),
             "UPTIME": str(int(self.started_at)),
             "CODEBASE": "Esterport",
             "GENRE": "Game Parlor",
@@ -280,14 +369,16 @@ class Parlor:
         self.who_cache.clear()
         session.subscribe(f"room:{room}")
         self._announce(room, f"{name} arrives.", session)
+        if self.cluster is not None:
+            self.cluster.moved(session)
         self.send_room_info(session)
 
     def _announce(self, room: str, text: str, session: Session) -> None:
         """Tell a room that someone came or went; a crowded room is not told (every
         arrival would reach everyone: noise for them, and O(N²) work for the server)."""
         if len(self.in_room(room)) <= CROWD:
-            self.bus.publish(f"room:{room}", Event("notice", {"text": text,
-                                                              "exclude": session.id}))
+            self.bus.publish(f"room:{room}", Event("notice", {
+                "text": text, "exclude": session.account_id}))
 
     def send_room_info(self, session: Session) -> None:
         room = self.world.rooms[session.room]
@@ -391,6 +482,7 @@ class Parlor:
         # From here to the registration nothing awaits, so two logins to one account at
         # once cannot both register: the second finds the first and takes it over.
         old = self.sessions.get(account.id)
+        elsewhere = self.remote.get(account.id)
         if old is not None and old is not session:
             old.close(f"Your account has been taken over by a new connection from "
                       f"{session.address}.")
@@ -399,9 +491,14 @@ class Parlor:
             self._detach(old)
             self._place(old, None)
             taken_over = True
+        elif elsewhere is not None:  # on another node: it closes it when told we are here
+            session.room = elsewhere.room if elsewhere.room in self.world.rooms else session.room
+            self.remote_leave(account.id, elsewhere.node)
+            taken_over = True
         else:
             taken_over = False
         session.account = account
+        session.logged_in_at = time.time()
         session.name = account.name
         session.log.info("%s logged in from %s (terminal %s%s)", account.name, session.address,
                          session.terminal,
@@ -413,11 +510,10 @@ class Parlor:
         session.screenreader = settings.get("screenreader", False)
         session.ignoring = ignoring
         self.sessions[account.id] = session
-        self._by_name[account.name_key] = session
-        self._unlist(account.name_key)  # a takeover: the old connection's entry goes
-        bisect.insort(self.names, account.name_key)
-        self.who_cache.clear()
+        self._list(session)
         self._place(session, session.room)
+        if self.cluster is not None:
+            self.cluster.joined(session)
         await self.accounts.update(account.id, last_seen_at=time.time())
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
                       *(f"game:{g}" for g in session.watching)):
@@ -433,6 +529,18 @@ class Parlor:
             session.write(f"You have a game in progress: {game.title}.")
             self.presentation.show(session, game)
         session.prompt()
+
+    def _unregister(self, session: Session) -> None:
+        """Take a logged-in session out of the indexes (it has left, or been taken over
+        from another node)."""
+        account = session.account
+        if self.sessions.get(account.id) is session:
+            del self.sessions[account.id]
+        if self._by_name.get(account.name_key) is session:
+            del self._by_name[account.name_key]
+            self._unlist(account.name_key)
+        self.who_cache.clear()
+        self._place(session, None)
 
     def _detach(self, session: Session) -> None:
         """Forget a session's subscriptions (it stays open only to be closed)."""
@@ -458,14 +566,13 @@ class Parlor:
             self._place(session, None)
             self._detach(session)
             return
-        del self.sessions[account.id]
-        self._by_name.pop(account.name_key, None)
-        self._unlist(account.name_key)
-        self.who_cache.clear()
-        self._place(session, None)
+        self._unregister(session)
         self._detach(session)
-        self._announce(session.room, f"{account.name} has left.", session)
-        self.host.player_left(account.id, account.name)
+        if self.remote.get(account.id) is None:  # not taken over on another node
+            self._announce(session.room, f"{account.name} has left.", session)
+            if self.cluster is not None:
+                self.cluster.left(session)
+            self.host.player_left(account.id, account.name)
         try:
             await self.accounts.update(account.id, last_seen_at=time.time())
         except Exception:

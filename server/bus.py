@@ -3,7 +3,7 @@
 Topics are strings: ``"chat"``, ``"room:plaza"``, ``"account:42"``, ``"game:7"``,
 ``"all"``. An event is a small frozen value; a subscriber is a plain callable that must
 not block (sessions queue text and return). Today the bus is in-process; the interface
-is what a PostgreSQL LISTEN/NOTIFY bus would implement to link several server nodes.
+is what ``server/cluster.py``'s Redis bus implements to link several server nodes.
 """
 
 from __future__ import annotations
@@ -57,10 +57,13 @@ class LocalBus:
         """Deliver ``event`` to every subscriber of ``topic``. It goes through JSON on
         the way, as it would between nodes: a live object cannot travel (a TypeError
         says so at once), and no subscriber shares the publisher's objects."""
+        if topic in self._subs:
+            self.deliver(topic, Event(event.kind, json.loads(json.dumps(event.data))))
+
+    def deliver(self, topic: str, event: Event) -> None:
+        """Hand ``event`` (plain data already, as from another node) to the subscribers
+        of ``topic`` here."""
         subs = tuple(self._subs.get(topic, ()))
-        if not subs:
-            return
-        event = Event(event.kind, json.loads(json.dumps(event.data)))
         for fn in subs:
             try:
                 fn(topic, event)

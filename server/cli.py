@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="port to listen on (overrides config)")
     serve.add_argument("--web-port", type=int, metavar="P",
                        help="port of the web door (overrides [web] port; 0: any free port)")
+    serve.add_argument("--redis", metavar="URL",
+                       help="join a cluster through this Redis (overrides [cluster] redis)")
+    serve.add_argument("--node", metavar="NAME",
+                       help="this node's name in the cluster (overrides [cluster] node)")
     sub.add_parser("migrate", parents=[common], help="upgrade the database schema")
     seed = sub.add_parser("seed", parents=[common], help="load data files (TOML) into the database")
     seed.add_argument("files", nargs="*", metavar="FILE",
@@ -66,8 +70,12 @@ def _config(ns: argparse.Namespace) -> Config:
     if path is None and os.path.exists("config.toml"):
         path = "config.toml"
     config = Config.load(path)
-    return config.with_overrides(host=getattr(ns, "host", None), port=getattr(ns, "port", None),
-                                 database=ns.database, web_port=getattr(ns, "web_port", None))
+    config = config.with_overrides(
+        host=getattr(ns, "host", None), port=getattr(ns, "port", None), database=ns.database,
+        web_port=getattr(ns, "web_port", None), redis=getattr(ns, "redis", None),
+        node=getattr(ns, "node", None))
+    config.check()
+    return config
 
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")

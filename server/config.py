@@ -114,6 +114,31 @@ class WebSection:
     request_timeout: float = 10.0      # a request head arriving (400), an answer made (503)
 
 
+@attrs.frozen
+class ClusterSection:
+    """``[cluster]``: several nodes, one parlor (``server/cluster.py``). Without ``redis``
+    the parlor is one process, as ever; with it, this process is node ``node`` of a
+    cluster sharing that Redis and one PostgreSQL."""
+
+    redis: str = ""      # "redis://HOST:PORT/DB"
+    node: str = ""       # this node's name, unique in the cluster ("" : the host name)
+    lease: float = 10.0  # seconds a node's hold on its games lasts without renewal
+
+    def __attrs_post_init__(self) -> None:
+        if self.redis and not self.redis.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"config: [cluster] redis should be a redis:// URL, not "
+                             f"{self.redis!r}")
+        if self.node and not all(c.isalnum() or c in "-_." for c in self.node):
+            raise ValueError(f"config: [cluster] node should be letters, digits, - _ or ., "
+                             f"not {self.node!r}")
+        if not 2.0 <= self.lease <= 300.0:
+            raise ValueError("config: [cluster] lease should be 2 to 300 seconds")
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.redis)
+
+
 _SECTIONS = {
     "server": ServerSection,
     "database": DatabaseSection,
@@ -121,6 +146,7 @@ _SECTIONS = {
     "games": GamesSection,
     "accounts": AccountsSection,
     "web": WebSection,
+    "cluster": ClusterSection,
 }
 
 
@@ -132,6 +158,13 @@ class Config:
     games: GamesSection = GamesSection()
     accounts: AccountsSection = AccountsSection()
     web: WebSection = WebSection()
+    cluster: ClusterSection = ClusterSection()
+
+    def check(self) -> None:
+        """Refuse, with a one-line reason, settings that cannot work together."""
+        if self.cluster.enabled and not self.database.url.startswith("postgresql"):
+            raise ValueError("config: a cluster ([cluster] redis) needs PostgreSQL: every "
+                             "node must share one database, and SQLite is one process's file")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Config":
@@ -158,7 +191,7 @@ class Config:
 
     def with_overrides(
         self, *, host: str | None = None, port: int | None = None, database: str | None = None,
-        web_port: int | None = None,
+        web_port: int | None = None, redis: str | None = None, node: str | None = None,
     ) -> "Config":
         server = self.server
         if host is not None:
@@ -167,7 +200,12 @@ class Config:
             server = attrs.evolve(server, port=port)
         db = self.database if database is None else attrs.evolve(self.database, url=database)
         web = self.web if web_port is None else attrs.evolve(self.web, port=web_port)
-        return attrs.evolve(self, server=server, database=db, web=web)
+        cluster = self.cluster
+        if redis is not None:
+            cluster = attrs.evolve(cluster, redis=redis)
+        if node is not None:
+            cluster = attrs.evolve(cluster, node=node)
+        return attrs.evolve(self, server=server, database=db, web=web, cluster=cluster)
 
 
 def read_section(name: str, section_cls: type, values: dict[str, Any]) -> Any:

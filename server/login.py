@@ -30,7 +30,7 @@ BANNER = r"""
 def welcome(session: Session) -> str:
     """The banner, the parlor's name and its games (the titles of the kinds it hosts)."""
     parlor = session.parlor
-    online = len(parlor.sessions)
+    online = parlor.online_count
     games = listing([kind.title for kind in parlor.host.kinds.values()])
     lines = [
         paint(BANNER.strip("\n"), "yellow", bold=True) if session.width >= 50 else "",

@@ -197,6 +197,11 @@ class Session:
         return time.time() - self.last_command_at
 
     @property
+    def account_id(self) -> int:
+        assert self.account is not None, "not logged in"
+        return self.account.id
+
+    @property
     def is_admin(self) -> bool:
         return bool(self.account and self.account.is_admin)
 
@@ -502,8 +507,8 @@ class Session:
         data = event.data
         if data.get("from") in self.ignoring and event.kind in ("say", "tell", "chat", "emote"):
             return
-        if data.get("exclude") == self.id:
-            return
+        if self.account is not None and data.get("exclude") == self.account.id:
+            return  # one's own say or arrival (by account: session numbers are per node)
         if event.kind.startswith("game."):
             self.parlor.presentation.on_event(self, event)
             return
@@ -516,6 +521,7 @@ class Session:
             self.notify(text)
 
     reply_to: str | None = None
+    logged_in_at: float = 0.0  # when this connection logged in (the newer login wins)
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self, message: str | None = None) -> None:

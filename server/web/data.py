@@ -36,9 +36,9 @@ def who(parlor: "Parlor") -> dict[str, Any]:
             "name": s.name,
             "where": parlor.world.rooms[s.room].name,
             "idle": int(s.idle()),
-            "games": [{"id": g.id, "kind": g.kind.key} for g in parlor.host.games_of(s.account.id)],
+            "games": [{"id": g.id, "kind": g.kind.key} for g in parlor.host.games_of(s.account_id)],
         })
-    return {"online": len(parlor.sessions), "players": players}
+    return {"online": parlor.online_count, "players": players}
 
 
 def summary(frame: dict[str, Any], watchers: int) -> dict[str, Any]:
@@ -126,7 +126,7 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
     acc = await parlor.accounts.get(name)
     if acc is None:
         return None
-    online = parlor.sessions.get(acc.id)
+    online = parlor.present(acc.id)
     ratings = []
     for r in await parlor.ratings.for_account(acc.id):
         kind = parlor.host.kinds.get(r.kind)

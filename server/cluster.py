@@ -1,0 +1,435 @@
+"""Several nodes, one parlor: the bus between nodes and who is online on which.
+
+With ``[cluster] redis`` set, each server process is one *node* of a parlor whose nodes
+share one PostgreSQL (the one store) and one Redis (fan-out, presence, leases). Redis
+is used for what it is made for and nothing is built by hand on top of it beyond this:
+
+* :class:`RedisBus` is the bus (``server/bus.py``) across nodes: an event is delivered to
+  this node's subscribers at once, as the in-process bus does, and published on the
+  Redis channel of its topic for the others. A node subscribes in Redis to exactly the
+  topics its own sessions follow. Events are already plain data (JSON), so a consumer on
+  another node draws what it shows from the event alone.
+* :class:`Cluster` keeps the roster: every logged-in player of every node, in a Redis
+  hash (``<prefix>roster``: account id -> where they are) that a node reads once when it
+  starts, and kept current by the ``cluster`` topic (who logs in, moves, goes idle,
+  leaves). Each node mirrors it in memory, so WHO, FINGER, TELL and LOOK answer from
+  memory. A node that stops renewing its heartbeat key (killed) is dropped from every
+  mirror, and its players with it, within ``3 * HEARTBEAT`` seconds.
+* Control goes over the same topic: a login on node B takes over the session on node A
+  (the newer login wins, on every node alike), an admin's @KICK reaches the node of the
+  player kicked, @SHUTDOWN every node, ``@SHUTDOWN NODE <name>`` one.
+
+When Redis goes away each node says so once in its log, goes on serving its own players
+(their games are in the database), and heals when Redis is back: it subscribes again and
+writes its players into the roster again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any, Callable
+
+import attrs
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from server.bus import Event, LocalBus, Subscriber
+
+if TYPE_CHECKING:
+    from server.app import Parlor
+    from server.session import Session
+
+log = logging.getLogger(__name__)
+
+PREFIX = "esterport:"
+HEARTBEAT = 2.0     # seconds between a node's heartbeats; a node is dead after 3 missed
+ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
+MAX_BACKLOG = 10_000  # events kept for Redis while it is away (the oldest go first)
+CONTROL = "cluster"   # the topic of roster changes and control
+
+
+class RedisBus:
+    """The bus of a cluster node (see the module's docstring)."""
+
+    def __init__(self, url: str, node: str) -> None:
+        self.url = url
+        self.node = node
+        self._local = LocalBus()
+        self._redis: aioredis.Redis | None = None
+        self._pubsub: Any = None
+        self._out: deque[tuple[str, str]] = deque(maxlen=MAX_BACKLOG)
+        self._wake = asyncio.Event()
+        self._changes: dict[str, bool] = {}  # topic -> subscribe (True) or not, to send
+        self._tasks: list[asyncio.Task] = []
+        self.connected = False
+        self.on_heal: list[Callable[[], Any]] = []  # run when Redis is back after a loss
+
+    # -- the Bus protocol -------------------------------------------------------------
+    def subscribe(self, topic: str, fn: Subscriber) -> None:
+        first = not self._local.subscribers(topic)
+        self._local.subscribe(topic, fn)
+        if first:
+            self._changes[topic] = True
+            self._wake.set()
+
+    def unsubscribe(self, topic: str, fn: Subscriber) -> None:
+        self._local.unsubscribe(topic, fn)
+        if not self._local.subscribers(topic) and topic in self._topics():
+            self._changes[topic] = False
+            self._wake.set()
+
+    def publish(self, topic: str, event: Event) -> None:
+        """Deliver to this node's subscribers now; queue for the other nodes."""
+        payload = json.dumps({"n": self.node, "k": event.kind, "d": event.data})
+        self._deliver(topic, event.kind, json.loads(payload)["d"])
+        self._out.append((topic, payload))
+        self._wake.set()
+
+    def subscribers(self, topic: str) -> int:
+        return self._local.subscribers(topic)
+
+    # -- running ----------------------------------------------------------------------
+    def _topics(self) -> list[str]:
+        return list(self._local._subs)  # noqa: SLF001 - the topics followed here
+
+    @property
+    def redis(self) -> aioredis.Redis:
+        assert self._redis is not None, "start() the bus first"
+        return self._redis
+
+    async def start(self) -> None:
+        """Connect (failing loudly if Redis is not there at start: a node that cannot
+        reach the cluster's Redis would be a parlor of its own)."""
+        self._redis = aioredis.from_url(self.url, decode_responses=True,
+                                        health_check_interval=10, socket_connect_timeout=3)
+        await self._redis.ping()
+        await self._connect_pubsub()
+        self.connected = True
+        self._tasks = [asyncio.create_task(self._writer(), name="bus-writer"),
+                       asyncio.create_task(self._reader(), name="bus-reader")]
+
+    async def _connect_pubsub(self) -> None:
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        self._changes.clear()
+        await self._pubsub.subscribe(*(PREFIX + t for t in [CONTROL, *self._topics()]))
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        try:
+            await self._flush()
+        except (RedisError, OSError):
+            pass
+        if self._pubsub is not None:
+            try:
+                await self._pubsub.aclose()
+            except (RedisError, OSError, AttributeError):
+                pass
+        if self._redis is not None:
+            try:
+                await self._redis.aclose()
+            except (RedisError, OSError):
+                pass
+
+    def _deliver(self, topic: str, kind: str, data: dict) -> None:
+        self._local.deliver(topic, Event(kind, data))
+
+    async def _flush(self) -> None:
+        """Send the subscription changes, then the events queued, in one round trip."""
+        if self._changes:
+            changes, self._changes = self._changes, {}
+            add = [PREFIX + t for t, on in changes.items() if on]
+            drop = [PREFIX + t for t, on in changes.items() if not on]
+            try:
+                if add:
+                    await self._pubsub.subscribe(*add)
+                if drop:
+                    await self._pubsub.unsubscribe(*drop)
+            except BaseException:
+                for t, on in changes.items():
+                    self._changes.setdefault(t, on)
+                raise
+        if self._out:
+            batch = [self._out.popleft() for _ in range(min(len(self._out), 1000))]
+            pipe = self.redis.pipeline(transaction=False)
+            for topic, payload in batch:
+                pipe.publish(PREFIX + topic, payload)
+            try:
+                await pipe.execute()
+            except BaseException:
+                self._out.extendleft(reversed(batch))
+                raise
+
+    async def _writer(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                while self._changes or self._out:
+                    await self._flush()
+            except (RedisError, OSError) as err:
+                await self._lost(err)
+
+    async def _reader(self) -> None:
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+            except (RedisError, OSError, RuntimeError) as err:
+                await self._lost(err)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            try:
+                body = json.loads(message["data"])
+                if body.get("n") == self.node:
+                    continue  # delivered here when it was published
+                self._deliver(message["channel"][len(PREFIX):], body["k"], body["d"])
+            except Exception:  # a malformed message must not stop the bus
+                log.exception("bus: bad message on %s", message.get("channel"))
+
+    async def _lost(self, err: BaseException) -> None:
+        """Redis is unreachable: say so once, retry until it is back, then heal."""
+        if not self.connected:
+            await asyncio.sleep(0.5)
+            return
+        self.connected = False
+        log.error("cluster: lost Redis (%s); this node serves its own players until it "
+                  "is back", err)
+        delay = 0.2
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                await self.redis.ping()
+                try:
+                    await self._pubsub.aclose()
+                except Exception:
+                    pass
+                await self._connect_pubsub()
+                break
+            except (RedisError, OSError):
+                delay = min(2.0, delay * 2)
+        self.connected = True
+        log.warning("cluster: Redis is back; this node rejoins")
+        for heal in self.on_heal:
+            try:
+                await heal()
+            except Exception:
+                log.exception("cluster: healing failed")
+        self._wake.set()
+
+
+@attrs.define(eq=False)
+class RemotePlayer:
+    """A player logged in on another node, as WHO, FINGER, TELL and LOOK see them (the
+    attributes of a :class:`~server.session.Session` those commands read)."""
+
+    account_id: int
+    name: str
+    room: str
+    node: str
+    is_admin: bool
+    since: float
+    active: float
+    cluster: "Cluster"
+
+    def idle(self) -> float:
+        return max(0.0, time.time() - self.active)
+
+    def close(self, message: str | None = None) -> None:
+        """Disconnect them, on their node (an admin's @KICK)."""
+        self.cluster.control("close", account_id=self.account_id, message=message or "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.account_id, "name": self.name, "room": self.room,
+                "node": self.node, "admin": self.is_admin, "since": self.since,
+                "active": self.active}
+
+
+def _entry(session: "Session", node: str) -> dict[str, Any]:
+    return {"id": session.account.id, "name": session.name, "room": session.room,
+            "node": node, "admin": session.is_admin, "since": session.logged_in_at,
+            "active": session.last_command_at}
+
+
+class Cluster:
+    """This node's part in the cluster's roster and control (see the module's docstring).
+    The parlor calls ``joined``, ``moved`` and ``left`` for its own players; the roster's
+    other players reach the parlor as :class:`RemotePlayer` through ``parlor.remote_*``."""
+
+    def __init__(self, parlor: "Parlor", bus: RedisBus, node: str) -> None:
+        self.parlor = parlor
+        self.bus = bus
+        self.node = node
+        self._tasks: list[asyncio.Task] = []
+        self._reported: dict[int, float] = {}  # account id -> last command time told
+        bus.on_heal.append(self._rejoin)
+
+    @property
+    def redis(self) -> aioredis.Redis:
+        return self.bus.redis
+
+    async def start(self) -> None:
+        await self.bus.start()
+        await self._beat()
+        self.bus.subscribe(CONTROL, self._on_control)
+        await self._load_roster()
+        self._tasks = [asyncio.create_task(self._heartbeat(), name="cluster-heartbeat"),
+                       asyncio.create_task(self._report_active(), name="cluster-active")]
+        log.info("cluster: node %s joined through %s", self.node, self.bus.url)
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            mine = [str(s.account.id) for s in self.parlor.sessions.values()]
+            if mine:
+                await self.redis.hdel(PREFIX + "roster", *mine)
+            await self.redis.delete(PREFIX + "node:" + self.node)
+        except (RedisError, OSError):
+            pass
+        self.control("node-gone", node=self.node)
+        await self.bus.close()
+
+    # -- the roster -------------------------------------------------------------------
+    async def _load_roster(self) -> None:
+        roster = await self.redis.hgetall(PREFIX + "roster")
+        alive = await self._alive_nodes({json.loads(v)["node"] for v in roster.values()})
+        for raw in roster.values():
+            entry = json.loads(raw)
+            if entry["node"] != self.node and entry["node"] in alive:
+                self.parlor.remote_join(self._remote(entry))
+
+    async def _alive_nodes(self, nodes: set[str]) -> set[str]:
+        nodes = sorted(nodes)
+        if not nodes:
+            return set()
+        found = await self.redis.mget([PREFIX + "node:" + n for n in nodes])
+        return {n for n, beat in zip(nodes, found) if beat is not None}
+
+    def _remote(self, entry: dict[str, Any]) -> RemotePlayer:
+        return RemotePlayer(int(entry["id"]), entry["name"], entry["room"], entry["node"],
+                            bool(entry.get("admin")), float(entry.get("since", 0.0)),
+                            float(entry.get("active", 0.0)), self)
+
+    def joined(self, session: "Session") -> None:
+        entry = _entry(session, self.node)
+        self._reported[session.account.id] = session.last_command_at
+        self.control("join", entry=entry)
+        self._background(self.redis.hset(PREFIX + "roster", str(entry["id"]),
+                                         json.dumps(entry)))
+
+    def moved(self, session: "Session") -> None:
+        entry = _entry(session, self.node)
+        self.control("move", entry=entry)
+        self._background(self.redis.hset(PREFIX + "roster", str(entry["id"]),
+                                         json.dumps(entry)))
+
+    def left(self, session: "Session") -> None:
+        account_id = session.account.id
+        self._reported.pop(account_id, None)
+        self.control("leave", account_id=account_id, node=self.node)
+        self._background(self._forget(account_id))
+
+    async def _forget(self, account_id: int) -> None:
+        """Take a player who left this node out of the roster, unless another node's
+        login has written them in since."""
+        raw = await self.redis.hget(PREFIX + "roster", str(account_id))
+        if raw is not None and json.loads(raw)["node"] == self.node:
+            await self.redis.hdel(PREFIX + "roster", str(account_id))
+
+    async def _rejoin(self) -> None:
+        """After Redis came back: this node's players into the roster again."""
+        await self._beat()
+        for session in list(self.parlor.sessions.values()):
+            entry = _entry(session, self.node)
+            await self.redis.hset(PREFIX + "roster", str(entry["id"]), json.dumps(entry))
+            self.control("join", entry=entry)
+        await self._load_roster()
+
+    # -- control ----------------------------------------------------------------------
+    def control(self, op: str, **data: Any) -> None:
+        self.bus.publish(CONTROL, Event(op, {"node": self.node, **data}))
+
+    def _on_control(self, _topic: str, event: Event) -> None:
+        data = event.data
+        if data.get("node") == self.node and event.kind in ("join", "move", "leave",
+                                                            "active", "node-gone"):
+            return  # our own roster news: already known here
+        parlor = self.parlor
+        if event.kind in ("join", "move"):
+            remote = self._remote(data["entry"])
+            if event.kind == "join":
+                parlor.remote_join(remote)
+            else:
+                parlor.remote_move(remote)
+        elif event.kind == "leave":
+            parlor.remote_leave(int(data["account_id"]), data["node"])
+        elif event.kind == "active":
+            parlor.remote_active(data["node"], {int(k): v for k, v in data["times"].items()})
+        elif event.kind == "node-gone":
+            parlor.remote_node_gone(data["node"])
+        elif event.kind == "close":
+            session = parlor.sessions.get(int(data["account_id"]))
+            if session is not None:
+                session.close(data.get("message") or None)
+        elif event.kind == "shutdown":
+            if data.get("only") in (None, self.node):
+                parlor.request_shutdown(data["message"], everywhere=False)
+
+    def _background(self, coro: Any) -> None:
+        async def run() -> None:
+            try:
+                await coro
+            except (RedisError, OSError) as err:
+                log.debug("cluster: roster write failed (%s); healed when Redis is back", err)
+        task = asyncio.create_task(run())
+        self._tasks.append(task)
+        task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
+
+    # -- liveness ---------------------------------------------------------------------
+    async def _beat(self) -> None:
+        await self.redis.set(PREFIX + "node:" + self.node,
+                             json.dumps({"at": time.time(), "players": len(self.parlor.sessions)}),
+                             px=int(HEARTBEAT * 3000))
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                await self._beat()
+                nodes = self.parlor.remote_nodes()
+                if nodes:
+                    alive = await self._alive_nodes(nodes)
+                    for gone in nodes - alive:
+                        log.warning("cluster: node %s is gone; its players with it", gone)
+                        self.parlor.remote_node_gone(gone)
+                        self._background(self._purge(gone))
+            except (RedisError, OSError):
+                pass  # the bus says Redis is away, and heals
+
+    async def _purge(self, node: str) -> None:
+        """Take a dead node's players out of the roster (any node may: it is idempotent)."""
+        roster = await self.redis.hgetall(PREFIX + "roster")
+        dead = [k for k, v in roster.items() if json.loads(v)["node"] == node]
+        if dead:
+            await self.redis.hdel(PREFIX + "roster", *dead)
+
+    async def _report_active(self) -> None:
+        """Tell the other nodes when this node's players last typed a command (WHO's
+        idle column), every ``ACTIVE_EVERY`` seconds, only for those who did."""
+        while True:
+            await asyncio.sleep(ACTIVE_EVERY)
+            times = {}
+            for account_id, session in list(self.parlor.sessions.items()):
+                if self._reported.get(account_id) != session.last_command_at:
+                    self._reported[account_id] = session.last_command_at
+                    times[str(account_id)] = session.last_command_at
+            if times:
+                self.control("active", times=times)

@@ -1,0 +1,154 @@
+"""Two nodes, one parlor: two parlors in this process share one PostgreSQL and one Redis,
+and players connected to different nodes meet as if on one server (real sockets,
+telnetlib3 clients)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import attrs
+import pytest
+
+from commands.app import assemble
+from server.config import ClusterSection
+from tests.conftest import make_config
+from tests.support.client import Client
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):  # a stand-in until tests/support/redis.py lands
+    import shutil
+    import socket
+    import subprocess
+    import time
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--save", "",
+                             "--appendonly", "no", "--dir", str(tmp_path_factory.mktemp("r"))],
+                            stdout=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+
+    class R:
+        def url(self) -> str:
+            return f"redis://127.0.0.1:{port}/0"
+    yield R()
+    proc.terminate()
+    proc.wait()
+
+
+@pytest.fixture
+async def nodes(postgres, redis_server):
+    url = await postgres.new_database()
+    made = []
+    for name in ("alpha", "beta"):
+        config = attrs.evolve(make_config(url),
+                              cluster=ClusterSection(redis=redis_server.url(), node=name))
+        parlor = assemble(config)
+        await parlor.start()
+        made.append(parlor)
+    yield made
+    for parlor in reversed(made):
+        if not parlor.stopped.is_set():
+            await parlor.stop()
+
+
+async def _player(parlor, name: str, new: bool = True) -> Client:
+    client = await Client.connect(parlor.port)
+    await (client.create(name) if new else client.login(name))
+    return client
+
+
+async def _settle(check, timeout: float = 5.0) -> None:
+    """Wait until ``check()`` holds (the other node hears of it through Redis)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "the nodes never agreed"
+        await asyncio.sleep(0.02)
+
+
+async def test_players_on_two_nodes_see_and_talk_to_each_other(nodes):
+    alpha, beta = nodes
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.is_online(bob_id(beta)) and beta.online_count == 2)
+    who = await alice.cmd("who", r"2 players connected")
+    assert "Bob" in who and "Alice" in who
+    finger = await alice.cmd("finger bob", r"Member since")
+    assert "Online now" in finger and "Plaza" in finger or "Online now" in finger
+    await alice.cmd("tell bob hello there", "You tell Bob: hello there")
+    await bob.expect("Alice tells you: hello there")
+    await bob.cmd("reply and to you", "You tell Alice: and to you")
+    await alice.expect("Bob tells you: and to you")
+    await alice.cmd("chat anyone for dice?", r"\[chat\] Alice: anyone for dice\?")
+    await bob.expect(r"\[chat\] Alice: anyone for dice\?")
+    look = await bob.cmd("look", r"Here: [^\r\n]*\.")
+    assert "Alice" in look
+    await alice.cmd("say hi Bob", 'You say, "hi Bob"')
+    await bob.expect('Alice says, "hi Bob"')
+    await bob.cmd("ignore alice", "You now ignore Alice")
+    await alice.cmd("tell bob again", "Bob is ignoring you")
+    for c in (alice, bob):
+        await c.close()
+
+
+def bob_id(parlor) -> int:
+    return next((s.account.id for s in parlor.sessions.values() if s.name == "Bob"), -1)
+
+
+async def test_a_login_on_one_node_takes_over_the_session_on_the_other(nodes):
+    alpha, beta = nodes
+    first = await _player(alpha, "Carol")
+    await _settle(lambda: beta.online_count == 1)
+    second = await _player(beta, "Carol", new=False)
+    # the older connection is closed, with a line saying why
+    assert "taken over" in await first.closed()
+    await _settle(lambda: not alpha.sessions and alpha.online_count == 1)
+    watcher = await _player(alpha, "Dave")
+    who = await watcher.cmd("who", "players connected")
+    assert who.count("Carol") == 1 and "2 players connected" in who
+    await second.cmd("look", "Plaza|Here")
+    await watcher.close()
+    await second.close()
+
+
+async def test_kick_and_shutdown_reach_the_other_node(nodes):
+    alpha, beta = nodes
+    admin = await _player(alpha, "Root")
+    async with alpha.db.session() as tx:
+        from server.models import Account
+        import sqlalchemy as sa
+        await tx.execute(sa.update(Account).where(Account.name == "Root").values(is_admin=True))
+        await tx.commit()
+    await admin.close()
+    admin = await _player(alpha, "Root", new=False)
+    eve = await _player(beta, "Eve")
+    await _settle(lambda: alpha.online_count == 2)
+    await admin.cmd("@kick eve go away", "Eve has been kicked")
+    assert "disconnected by an admin: go away" in await eve.closed()
+    await _settle(lambda: alpha.online_count == 1)
+    await admin.cmd("@shutdown node beta", "Shutting down node beta")
+    await asyncio.wait_for(beta.stopped.wait(), 10)
+    assert not alpha.stopped.is_set()
+    await admin.close()
+
+
+async def test_a_node_that_stops_takes_its_players_out_of_every_roster(nodes):
+    alpha, beta = nodes
+    frank = await _player(beta, "Frank")
+    grace = await _player(alpha, "Grace")
+    await _settle(lambda: alpha.online_count == 2)
+    await beta.stop()
+    await frank.closed()
+    await _settle(lambda: alpha.online_count == 1)
+    await grace.expect("Frank has left.")  # the room hears it, from the node he was on
+    who = await grace.cmd("who", "player connected")
+    assert "Frank" not in who
+    await grace.close()

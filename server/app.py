@@ -127,7 +127,8 @@ class Parlor:
         async with self.db.session() as tx:
             for name, cached, total in await ledger.audit(tx):
                 log.error("ledger: %s has %d cubits but the ledger sums to %d", name, cached, total)
-        restored = await self.host.restore()
+        restored = await self.host.restore(
+            self.cluster.take if self.cluster is not None else None)
         if restored:
             log.info("restored %d game(s) in progress", restored)
         cfg = self.config.server
@@ -276,6 +277,9 @@ class Parlor:
         self.remote[player.account_id] = player
         self._list(player)
         self._place(player, player.room)
+        for game in self.host.player_returned(player.account_id, player.name):
+            self.tell(player.account_id, f"You have a game in progress: {game.title} "
+                                         f"(#{game.id}).")
 
     def remote_move(self, player: "RemotePlayer") -> None:
         known = self.remote.get(player.account_id)
@@ -290,6 +294,8 @@ class Parlor:
         if player is None or (node is not None and player.node != node):
             return
         del self.remote[account_id]
+        if self.host.games_of(account_id):  # their games here wait for them
+            self.host.player_left(account_id, player.name)
         key = player.name.lower()
         if self._by_name.get(key) is player:
             del self._by_name[key]
@@ -442,7 +448,11 @@ class Parlor:
                 session.prompt()
                 continue
             session.last_command_at = time.time()
-            await self.registry.dispatch(session, line)
+            node = self.cluster.route(session, line) if self.cluster is not None else None
+            if node is not None:  # a game another node drives (server/cluster.py)
+                await self.cluster.relay(node, session, line)
+            else:
+                await self.registry.dispatch(session, line)
             session.prompt()
 
     async def _turn(self, session: Session) -> bool:

@@ -34,6 +34,7 @@ class Bus(Protocol):
     def unsubscribe(self, topic: str, fn: Subscriber) -> None: ...
     def publish(self, topic: str, event: Event) -> None: ...
     def subscribers(self, topic: str) -> int: ...
+    def wanted(self, topic: str) -> bool: ...
 
 
 class LocalBus:
@@ -72,3 +73,7 @@ class LocalBus:
 
     def subscribers(self, topic: str) -> int:
         return len(self._subs.get(topic, ()))
+
+    def wanted(self, topic: str) -> bool:
+        """Whether anyone may hear an event on ``topic`` (else it need not be made)."""
+        return topic in self._subs

@@ -90,7 +90,12 @@ class RedisBus:
         self._wake.set()
 
     def subscribers(self, topic: str) -> int:
+        """Subscribers on this node."""
         return self._local.subscribers(topic)
+
+    def wanted(self, topic: str) -> bool:
+        """Another node may have subscribers: every event goes out."""
+        return True
 
     # -- running ----------------------------------------------------------------------
     def _topics(self) -> list[str]:
@@ -268,6 +273,11 @@ class Cluster:
         self.node = node
         self._tasks: list[asyncio.Task] = []
         self._reported: dict[int, float] = {}  # account id -> last command time told
+        # games driven by other nodes: number -> (node, kind key, players' account ids)
+        self.games: dict[int, tuple[str, str, tuple[int, ...]]] = {}
+        self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
+        self._waiting: dict[str, asyncio.Future] = {}  # relayed commands awaiting answers
+        self._relays = 0
         bus.on_heal.append(self._rejoin)
 
     @property
@@ -278,7 +288,10 @@ class Cluster:
         await self.bus.start()
         await self._beat()
         self.bus.subscribe(CONTROL, self._on_control)
+        self.bus.subscribe("node:" + self.node, self._on_node)
+        self.parlor.host.games.listeners.append(self._game_changed)
         await self._load_roster()
+        await self._load_games()
         self._tasks = [asyncio.create_task(self._heartbeat(), name="cluster-heartbeat"),
                        asyncio.create_task(self._report_active(), name="cluster-active")]
         log.info("cluster: node %s joined through %s", self.node, self.bus.url)
@@ -360,7 +373,7 @@ class Cluster:
     def _on_control(self, _topic: str, event: Event) -> None:
         data = event.data
         if data.get("node") == self.node and event.kind in ("join", "move", "leave",
-                                                            "active", "node-gone"):
+                                                            "active", "node-gone", "game"):
             return  # our own roster news: already known here
         parlor = self.parlor
         if event.kind in ("join", "move"):
@@ -375,10 +388,16 @@ class Cluster:
             parlor.remote_active(data["node"], {int(k): v for k, v in data["times"].items()})
         elif event.kind == "node-gone":
             parlor.remote_node_gone(data["node"])
+            self._background(self._adopt(data["node"]))
         elif event.kind == "close":
             session = parlor.sessions.get(int(data["account_id"]))
             if session is not None:
                 session.close(data.get("message") or None)
+        elif event.kind == "game":
+            if data.get("entry") is None:
+                self._forget_game(int(data["number"]))
+            else:
+                self._remember(int(data["number"]), data["entry"])
         elif event.kind == "shutdown":
             if data.get("only") in (None, self.node):
                 parlor.request_shutdown(data["message"], everywhere=False)
@@ -393,6 +412,142 @@ class Cluster:
         self._tasks.append(task)
         task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
 
+    # -- games across nodes -----------------------------------------------------------
+    async def _load_games(self) -> None:
+        table = await self.redis.hgetall(PREFIX + "games")
+        entries = {int(k): json.loads(v) for k, v in table.items()}
+        alive = await self._alive_nodes({e["node"] for e in entries.values()})
+        for number, entry in entries.items():
+            if entry["node"] in alive and entry["node"] != self.node:
+                self._remember(number, entry)
+
+    def _remember(self, number: int, entry: dict[str, Any]) -> None:
+        self._forget_game(number)
+        players = tuple(int(p) for p in entry["players"])
+        self.games[number] = (entry["node"], entry["kind"], players)
+        for player in players:
+            self._where[(player, entry["kind"])] = number
+
+    def _forget_game(self, number: int) -> None:
+        known = self.games.pop(number, None)
+        if known is not None:
+            for player in known[2]:
+                if self._where.get((player, known[1])) == number:
+                    del self._where[(player, known[1])]
+
+    async def take(self, number: int) -> bool:
+        """Whether this node is to drive game ``number`` (at start, or when its node
+        died): it is, when no live node drives it and this node wins the race for it."""
+        raw = await self.redis.hget(PREFIX + "games", str(number))
+        if raw is not None:
+            owner = json.loads(raw)["node"]
+            if owner == self.node or await self._alive_nodes({owner}):
+                return owner == self.node
+        return bool(await self.redis.set(PREFIX + f"adopt:{number}", self.node, nx=True,
+                                         px=int(HEARTBEAT * 5000)))
+
+    def _game_changed(self, game: Any, here: bool) -> None:
+        players = [s.account_id for s in game.seats if s.computer is None and not s.left]
+        entry = {"node": self.node, "kind": game.kind.key, "players": players}
+        self.control("game", number=game.id, entry=entry if here else None)
+        if here:
+            self._background(self.redis.hset(PREFIX + "games", str(game.id), json.dumps(entry)))
+        else:
+            self._background(self.redis.hdel(PREFIX + "games", str(game.id)))
+
+    async def _adopt(self, node: str) -> None:
+        """A node died: take over the games it drove (each by one node only)."""
+        orphans = [n for n, (owner, _k, _p) in self.games.items() if owner == node]
+        table = await self.redis.hgetall(PREFIX + "games")
+        orphans += [int(k) for k, v in table.items() if json.loads(v)["node"] == node]
+        for number in sorted(set(orphans)):
+            self._forget_game(number)
+            if await self.take(number):
+                count = await self.parlor.host.restore(only=number)
+                if count:
+                    log.warning("cluster: node %s is gone; this node drives game #%d now",
+                                node, number)
+
+    def owner_for(self, account_id: int, kind_key: str) -> str | None:
+        """The node driving ``account_id``'s game of that kind, when another node does."""
+        number = self._where.get((account_id, kind_key))
+        return self.games[number][0] if number is not None else None
+
+    def route(self, session: "Session", line: str) -> str | None:
+        """The node a typed line must run on, when it is not this one: a game's command
+        goes to the node driving the player's game of that kind, and an answer to a
+        challenge to the node of the player who made it."""
+        word, _, rest = line.partition(" ")
+        host = self.parlor.host
+        kind = host.kind_named(word)
+        sub, _, more = rest.strip().partition(" ")
+        account_id = session.account.id
+        if kind is not None:
+            if host.game_of(account_id, kind.key) is not None:
+                return None
+            owner = self.owner_for(account_id, kind.key)
+            if owner is not None:
+                return owner
+            if sub.lower() in ("accept", "decline") and more:
+                return self._node_of(more.split()[0])
+            return None
+        if word.lower() in ("accept", "decline") and rest:
+            return self._node_of(sub)
+        if word.lower() in ("observe", "watch") and sub.lstrip("#").isdecimal():
+            known = self.games.get(int(sub.lstrip("#")))
+            return known[0] if known is not None else None
+        return None
+
+    def _node_of(self, name: str) -> str | None:
+        player = self.parlor.session_named(name)
+        node = getattr(player, "node", None)
+        return node if isinstance(node, str) and node != self.node else None
+
+    async def relay(self, node: str, session: "Session", line: str) -> None:
+        """Run ``line`` on ``node`` for ``session``, and show here what it wrote."""
+        self._relays += 1
+        key = f"{self.node}:{self._relays}"
+        future = asyncio.get_running_loop().create_future()
+        self._waiting[key] = future
+        self.bus.publish("node:" + node, Event("run", {
+            "key": key, "from": self.node, "account": session.account.id, "line": line,
+            "view": session_view(session)}))
+        session.begin_reply()
+        try:
+            answer = await asyncio.wait_for(future, RELAY_TIMEOUT)
+        except asyncio.TimeoutError:
+            session.write("That game's server did not answer in time; try again in a "
+                          "moment.")
+            return
+        finally:
+            self._waiting.pop(key, None)
+            session.end_reply()
+        apply_relayed(session, answer["out"], answer["view"])
+
+    def _on_node(self, _topic: str, event: Event) -> None:
+        data = event.data
+        if event.kind == "run":
+            task = asyncio.create_task(self._run(data))
+            self._tasks.append(task)
+            task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
+        elif event.kind == "ran":
+            future = self._waiting.get(data.get("key"))
+            if future is not None and not future.done():
+                future.set_result(data)
+
+    async def _run(self, data: dict[str, Any]) -> None:
+        """A command relayed here from another node: run it for a stand-in session."""
+        account = await self.parlor.accounts.get_by_id(int(data["account"]))
+        out: list[list[Any]] = []
+        view = data.get("view", {})
+        if account is not None:
+            stand_in = RelayedSession(self.parlor, account, view)
+            await self.parlor.registry.dispatch(stand_in, data["line"])
+            out = stand_in.out
+            view = session_view(stand_in)  # type: ignore[arg-type]
+        self.bus.publish("node:" + data["from"], Event("ran", {
+            "key": data["key"], "out": out, "view": view}))
+
     # -- liveness ---------------------------------------------------------------------
     async def _beat(self) -> None:
         await self.redis.set(PREFIX + "node:" + self.node,
@@ -404,13 +559,14 @@ class Cluster:
             await asyncio.sleep(HEARTBEAT)
             try:
                 await self._beat()
-                nodes = self.parlor.remote_nodes()
+                nodes = self.parlor.remote_nodes() | {g[0] for g in self.games.values()}
                 if nodes:
                     alive = await self._alive_nodes(nodes)
                     for gone in nodes - alive:
                         log.warning("cluster: node %s is gone; its players with it", gone)
                         self.parlor.remote_node_gone(gone)
                         self._background(self._purge(gone))
+                        self._background(self._adopt(gone))
             except (RedisError, OSError):
                 pass  # the bus says Redis is away, and heals
 
@@ -433,3 +589,117 @@ class Cluster:
                     times[str(account_id)] = session.last_command_at
             if times:
                 self.control("active", times=times)
+
+
+# -- games across nodes ------------------------------------------------------------------
+# Each game in play is driven by one node, its owner: the node that started it, or that
+# adopted it when its owner died. The owner alone applies its actions, runs its clocks and
+# its computer players; the database's version check (``services/play.py``) fences an
+# owner that lost its hold. Who plays which game on which node is in the Redis hash
+# ``<prefix>games`` (game number -> owner, kind, players) and mirrored on every node by
+# ``games`` events, so a node knows where to send a player's game commands.
+#
+# A command about a game driven by another node is *relayed* there: the player's node
+# sends the line (and what the command needs of the player: name, screen, settings) on
+# the owner's topic ``node:<owner>``; the owner runs it for a stand-in session
+# (:class:`RelayedSession`) and sends back what it wrote, which the player's node shows
+# as the reply. The game's own events reach every player and watcher on every node by
+# the bus, drawn from the events alone.
+
+RELAY_TIMEOUT = 10.0  # seconds a relayed command may take before the player is told
+
+
+class RelayedSession:
+    """A player of another node, as a command run here for them sees them: what it
+    writes is collected and sent back to their node, which shows it."""
+
+    closed = False
+    flooding = False
+
+    def __init__(self, parlor: "Parlor", account: Any, view: dict[str, Any]) -> None:
+        self.parlor = parlor
+        self.account = account
+        self.name = account.name
+        self.id = -account.id
+        self.room = view.get("room") or "plaza"
+        self.width = view.get("width")
+        self.height = view.get("height")
+        self.color = bool(view.get("color", True))
+        self.screenreader = bool(view.get("screenreader", False))
+        self.address = view.get("address", "")
+        self.watching: set[int] = set(view.get("watching", ()))
+        self.seen_versions: dict[int, int] = {int(k): v for k, v in view.get("seen", {}).items()}
+        self.quit_warned_at = float(view.get("quit_warned_at", 0.0))
+        self.reply_to = view.get("reply_to")
+        self.ignoring: set[int] = set()
+        self.last_command_at = time.time()
+        self.log = log
+        self.out: list[list[Any]] = []
+
+    @property
+    def account_id(self) -> int:
+        return self.account.id
+
+    @property
+    def is_admin(self) -> bool:
+        return bool(self.account.is_admin)
+
+    def idle(self) -> float:
+        return 0.0
+
+    def write(self, text: str) -> None:
+        self.out.append(["text", text])
+
+    def notify(self, text: str) -> None:
+        self.out.append(["notify", text])
+
+    def gmcp(self, package: str, data: Any) -> None:
+        self.out.append(["gmcp", package, data])
+
+    def subscribe(self, topic: str) -> None:
+        self.out.append(["subscribe", topic])
+
+    def unsubscribe(self, topic: str) -> None:
+        self.out.append(["unsubscribe", topic])
+
+    def begin_reply(self) -> None:
+        pass
+
+    def end_reply(self) -> None:
+        pass
+
+    def prompt(self, text: str = "") -> None:
+        pass
+
+    def close(self, message: str | None = None) -> None:
+        self.out.append(["close", message or ""])
+
+
+def session_view(session: "Session") -> dict[str, Any]:
+    """What a relayed command needs of the player who typed it."""
+    return {"room": session.room, "width": session.width, "height": session.height,
+            "color": session.color, "screenreader": session.screenreader,
+            "address": session.address, "watching": sorted(session.watching),
+            "seen": {str(k): v for k, v in session.seen_versions.items()},
+            "quit_warned_at": session.quit_warned_at, "reply_to": session.reply_to}
+
+
+def apply_relayed(session: "Session", out: list[list[Any]], view: dict[str, Any]) -> None:
+    """Show on ``session`` what a command run on another node wrote for it."""
+    for item in out:
+        what = item[0]
+        if what == "text":
+            session.write(item[1])
+        elif what == "notify":
+            session.notify(item[1])
+        elif what == "gmcp":
+            session.gmcp(item[1], item[2])
+        elif what == "subscribe":
+            session.subscribe(item[1])
+        elif what == "unsubscribe":
+            session.unsubscribe(item[1])
+        elif what == "close":
+            session.close(item[1] or None)
+    session.watching = set(view.get("watching", session.watching))
+    session.seen_versions.update({int(k): v for k, v in view.get("seen", {}).items()})
+    session.quit_warned_at = float(view.get("quit_warned_at", session.quit_warned_at))

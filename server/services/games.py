@@ -20,7 +20,7 @@ bug.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Coroutine
+from typing import Any, Awaitable, Callable, Coroutine
 
 import sqlalchemy as sa
 
@@ -135,15 +135,23 @@ class GameHost:
         title ("dice", "PYR", "Triad Dice"); None for no game."""
         return self._names.get(name.lower())
 
-    async def restore(self) -> int:
-        """Load every unfinished game from the database; return how many."""
+    async def restore(self, take: Callable[[int], Awaitable[bool]] | None = None,
+                      only: int | None = None) -> int:
+        """Load the unfinished games from the database (game ``only``, or every one);
+        return how many. ``take(number)``: whether this node takes that game (a cluster's
+        node takes the games no other node drives)."""
+        query = sa.select(GameRecord).where(GameRecord.status == "active")
+        if only is not None:
+            query = query.where(GameRecord.id == only)
         async with self.db.session() as tx:
-            records = list(await tx.scalars(
-                sa.select(GameRecord).where(GameRecord.status == "active").order_by(GameRecord.id)))
+            records = list(await tx.scalars(query.order_by(GameRecord.id)))
+        count = 0
         for record in records:
             kind = self.kinds.get(record.kind)
             if kind is None:
                 log.warning("game #%d: kind %r is not loaded; left as it is", record.id, record.kind)
+                continue
+            if record.id in self.live or (take is not None and not await take(record.id)):
                 continue
             game = LiveGame(
                 id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
@@ -153,7 +161,8 @@ class GameHost:
             self.presence.restored(game)
             self.games.add(game)
             self.turns.schedule(game)
-        return len(records)
+            count += 1
+        return count
 
     async def close(self) -> None:
         await self.turns.close()

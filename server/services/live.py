@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -115,12 +115,20 @@ class LiveGames:
         self.live: dict[int, LiveGame] = {}
         self._by_player: dict[tuple[int, str], int] = {}
         self.starting: set[tuple[int, str]] = set()
+        # told when a game comes into play here, changes seats, or leaves (True, False):
+        # a cluster tells the other nodes which node plays it (server/cluster.py)
+        self.listeners: list[Callable[[LiveGame, bool], None]] = []
 
     def add(self, game: LiveGame) -> None:
         self.live[game.id] = game
         for seat in game.seats:
             if seat.computer is None and not seat.left:
                 self._by_player[(seat.account_id, game.kind.key)] = game.id
+        self._tell(game, True)
+
+    def _tell(self, game: LiveGame, here: bool) -> None:
+        for listener in self.listeners:
+            listener(game, here)
 
     def reseat(self, game: LiveGame, seats: tuple[Seat, ...]) -> None:
         """A table's new seats (``GameKind.seats_of``): keep who-plays-where in step."""
@@ -133,9 +141,11 @@ class LiveGames:
         for seat in seats:
             if seat.computer is None and not seat.left:
                 self._by_player[(seat.account_id, game.kind.key)] = game.id
+        self._tell(game, True)
 
     def drop(self, game: LiveGame) -> None:
-        self.live.pop(game.id, None)
+        if self.live.pop(game.id, None) is not None:
+            self._tell(game, False)
         for seat in game.seats:
             if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
                 del self._by_player[(seat.account_id, game.kind.key)]

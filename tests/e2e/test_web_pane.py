@@ -31,6 +31,8 @@ pytestmark = pytest.mark.e2e
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 ERRORS: list = []   # the last page's script errors, for a failure's message
+LOG: list = []      # the moves made, likewise
+MARK: dict = {}     # the game's version before a move's last click
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
@@ -80,11 +82,21 @@ async def create(page, name: str) -> None:  # noqa: ANN001
 
 async def click(page, selector: str) -> str:  # noqa: ANN001
     """Click the pane's element; return the command it sent (its title, or '')."""
-    el = page.locator(selector).first
-    await el.scroll_into_view_if_needed()
-    line = await el.get_attribute("title") or ""
-    await el.click()
-    return line
+    from playwright.async_api import Error
+    for attempt in range(5):   # the pane is redrawn on every version: an opponent's
+        el = page.locator(selector).first   # hidden draw may replace what was found
+        try:
+            await el.scroll_into_view_if_needed(timeout=10000)
+            line = await el.get_attribute("title", timeout=10000) or ""
+            await el.click(timeout=10000)
+            return line
+        except Error as err:
+            if "not attached" not in str(err) or attempt == 4:
+                await page.screenshot(path="/tmp/i26/fail.png")
+                html = await page.evaluate("document.getElementById('pane').outerHTML")
+                raise AssertionError(f"{selector}: {err}\n{html[:300]}\n{ERRORS}\n{LOG}") from None
+            await asyncio.sleep(0.05)
+    return ""
 
 
 async def pane_version(page) -> int:  # noqa: ANN001
@@ -142,16 +154,23 @@ def digest(view: dict, seat: int, names: list[str]) -> dict:
 
 
 async def check_pane(page, game, seat: int) -> dict:  # noqa: ANN001
-    await caught_up(page, game)
-    shown = await page.evaluate(DIGEST_JS)
-    frame = game.frame(seat)
-    want = digest(frame["view"], seat, [s["name"] for s in frame["seats"]])
-    got = {k: v for k, v in shown.items() if k in want}
-    if got != want:
-        await page.screenshot(path="/tmp/i26/fail.png")
-        html = await page.evaluate("document.getElementById('pane').outerHTML")
-        raise AssertionError(f"{got} != {want}\n{html[:3000]}\n{ERRORS}")
-    return frame
+    """The pane draws what the server's view of this version holds (the computer may move
+    meanwhile: then the next version is compared)."""
+    for _ in range(50):
+        frame = game.frame(seat)
+        await until(page, "v => Number(document.getElementById('pane').dataset.version) >= v",
+                    arg=frame["version"], timeout=20000)
+        shown = await page.evaluate(DIGEST_JS)
+        if shown["version"] != frame["version"]:
+            continue
+        want = digest(frame["view"], seat, [s["name"] for s in frame["seats"]])
+        got = {k: v for k, v in shown.items() if k in want}
+        if got != want:
+            await page.screenshot(path="/tmp/i26/fail.png")
+            html = await page.evaluate("document.getElementById('pane').outerHTML")
+            raise AssertionError(f"{got} != {want}\n{html[:3000]}\n{ERRORS}")
+        return frame
+    raise AssertionError("the pane never caught up with the game")
 
 
 # -- one move by clicks, per game ----------------------------------------------------------
@@ -206,13 +225,20 @@ async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # no
     hand = [t for t in view["hands"][seat] if t["niche"] is None]
     tile = rng.choice(hand)
     await click(page, f'#pane [data-key="tile:{tile["n"]}"]')
-    await page.locator(f'#pane [data-key="tile:{tile["n"]}"][aria-pressed="true"]').wait_for()
+    try:
+        await page.locator(f'#pane [data-key="tile:{tile["n"]}"][aria-pressed="true"]').wait_for(timeout=5000)
+    except Exception:
+        await page.screenshot(path="/tmp/i26/fail.png")
+        html = await page.evaluate("document.getElementById('pane').outerHTML")
+        g = await page.evaluate("JSON.stringify(window.esterport.gmcp.slice(-3).map(x => [x[0], x[1] && x[1].version]))")
+        raise AssertionError(f"{html[:5000]}\n{g}\n{view}")
     if not await page.locator("#pane svg g.niche.target").count():
         version = await pane_version(page)
         await click(page, f'#pane button.act[title="TT FLIP {tile["n"]}"]')
         await until(page, "v => Number(document.getElementById('pane').dataset.version) > v",
                     arg=version)
         await click(page, f'#pane [data-key="tile:{tile["n"]}"]')
+    MARK["version"] = await pane_version(page)   # the flip was a move of its own
     targets = page.locator("#pane svg g.niche.target")
     await targets.first.wait_for()
     n = rng.randrange(await targets.count())
@@ -257,6 +283,7 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     base = web.url.rstrip("/")
     errors: list = ERRORS
     errors.clear()
+    LOG.clear()
     page = await open_play(browser, base, size, errors)
     name = f"{kind.title()}{size[0]}"
     await create(page, name)
@@ -285,7 +312,7 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
             assert await axe(page) == []
             if size == "phone":
                 await phone_fits(page)
-        version = game.version
+        version = MARK["version"] = game.version
         if kind == "dice":
             line = await dice_move(page, view, rng)
         elif kind == "pyr":
@@ -294,8 +321,10 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
             line = await tt_move(page, view, seat, rng)
         else:
             line = await triad_move(page, view, seat, rng, hands)
+        LOG.append((view.get("phase"), frame["version"], frame["to_move"], line, game.version))
         await screen_has(page, line.split(" IN ")[0])
         moves += 1
+        version = MARK["version"]
         for _ in range(200):   # the move took (or the game ended)
             if game.version > version or game.outcome is not None \
                     or game.id not in parlor.host.live:

@@ -357,11 +357,11 @@
     if (v.phase === "draw" && mine(p) && v.deck) {
       const drawn = hand.length, full = v.hand_full[seat];
       controls.appendChild(h("p", { class: "tip" }, playing ? "Draw a tile from your deck (" + drawn + " of " + full + "):" : "Drawn " + drawn + " of " + full + "; waiting for the other player."));
-      const deck = h("div", { class: "tiles" });
+      const deck = h("div", { class: "tiles deck" });
       for (const d of v.deck) {
         deck.appendChild(tileButton(d.tile.corners, d.tile.primary, d.pos + ". " + d.tile.name, true,
           playing && !d.drawn ? act("TT DRAW " + d.pos) : null, d.drawn ? "drawn" : "", "deck:" + d.pos,
-          "Deck tile " + d.pos + ": " + d.tile.name + ", " + d.tile.corners.join("-") + ", primary " + d.tile.primary + (d.drawn ? ", drawn" : ", TT DRAW " + d.pos)));
+          "corners " + d.tile.corners.join("-") + ", primary " + d.tile.primary + (d.drawn ? ", drawn" : ""), playing && !d.drawn ? "TT DRAW " + d.pos : null));
       }
       controls.appendChild(deck);
     }
@@ -372,7 +372,7 @@
         const sel = picked && picked.n === t.n;
         row.appendChild(tileButton(t.corners, t.tile.primary, t.n + ". " + t.tile.name, t.up,
           playing && v.phase === "play" ? choose("tile", t.n) : null, sel ? "picked" : "", "tile:" + t.n,
-          "Hand tile " + t.n + ": " + t.tile.name + ", " + t.corners.join("-") + ", primary " + t.tile.primary + ", points " + (t.up ? "up" : "down") + (sel ? ", selected" : "")));
+          "corners " + t.corners.join("-") + ", primary " + t.tile.primary + ", points " + (t.up ? "up" : "down") + (sel ? ", selected" : "")));
       }
       controls.appendChild(h("p", { class: "tip" }, playing && v.phase === "play" ? (picked ? "Tile " + picked.n + ": click an empty niche that points " + (picked.up ? "up" : "down") + ", or turn it:" : "Click a tile in your hand, then a niche.") : "Your hand:"));
       controls.appendChild(row);
@@ -394,7 +394,7 @@
     if (mine(p) && !p.finished && v.phase !== "trading") controls.appendChild(button("Resign", "TT RESIGN", { class: "act quiet" }));
     return h("div", { class: "game-tt" }, svg, legend, controls);
   }
-  function tileButton(corners, primary, text, up, onclick, extra, key, label) {
+  function tileButton(corners, primary, text, up, onclick, extra, key, label, line) {
     const pts = up ? [[30, 2], [2, 50], [58, 50]] : [[2, 2], [58, 2], [30, 50]];
     const pic = s("svg", { viewBox: "0 0 60 52", class: "tilepic", "aria-hidden": "true" },
       s("polygon", { points: pts.map((q) => q.join(",")).join(" ") }));
@@ -403,9 +403,9 @@
       pic.appendChild(s("text", { x: pts[i][0] + (cx - pts[i][0]) * 0.45, y: pts[i][1] + (cy - pts[i][1]) * 0.45 + 4, class: "corner", text: String(value) }));
     });
     pic.appendChild(s("text", { x: 30, y: up ? 38 : 22, class: "primary", text: String(primary) }));
-    const kids = [pic, h("span", { class: "tilename" }, text)];
-    if (!onclick) return h("span", { class: "tile " + extra, role: "img", "aria-label": label }, kids);
-    return h("button", { type: "button", class: "tile " + extra, onclick: onclick, "data-key": key, "aria-label": label,
+    const kids = [pic, h("span", { class: "tilename" }, text), h("span", { class: "sr" }, ", " + label)];
+    if (!onclick) return h("span", { class: "tile " + extra }, kids);
+    return h("button", { type: "button", class: "tile " + extra, onclick: onclick, "data-key": key, title: line || null,
                          "aria-pressed": extra === "picked" ? "true" : null }, kids);
   }
 
@@ -448,16 +448,16 @@
       const hand = h("div", { class: "tiles hand", role: "group", "aria-label": "Your hand" });
       seatMe.cards.forEach((code, i) => {
         const pos = i + 1, on = chosen.includes(pos);
-        const label = "Card " + pos + ": " + cardName(code) + " (" + code + ")" + (drawing ? (on ? ", to discard" : ", to keep") : "");
+        const label = ", " + cardName(code) + (drawing ? (on ? ", to discard" : ", to keep") : "");
         if (drawing) {
-          hand.appendChild(h("button", { type: "button", class: "tcardbtn" + (on ? " picked" : ""), "aria-pressed": on ? "true" : "false", "aria-label": label, "data-key": "tcard:" + pos,
+          hand.appendChild(h("button", { type: "button", class: "tcardbtn" + (on ? " picked" : ""), "aria-pressed": on ? "true" : "false", "data-key": "tcard:" + pos,
             onclick: (ev) => {
               ev.preventDefault();
               const next = on ? chosen.filter((x) => x !== pos) : chosen.concat([pos]).slice(0, 4);
               pick = { kind: "discard", value: next.sort() };
               draw(ev.detail === 0 ? "tcard:" + pos : null);
-            } }, h("span", { class: "pos" }, String(pos)), triadCard(code)));
-        } else hand.appendChild(h("span", { class: "tcardbtn", role: "img", "aria-label": label }, h("span", { class: "pos" }, String(pos)), triadCard(code)));
+            } }, h("span", { class: "pos" }, String(pos)), " ", triadCard(code), h("span", { class: "sr" }, label)));
+        } else hand.appendChild(h("span", { class: "tcardbtn" }, h("span", { class: "pos" }, String(pos)), " ", triadCard(code), h("span", { class: "sr" }, label)));
       });
       controls.appendChild(h("p", { class: "tip" }, "Your hand" + (seatMe.hand_name ? ": " + seatMe.hand_name : "") + (drawing ? ". Click up to four cards to throw away, then Draw; or Stand." : ".")));
       controls.appendChild(hand);

@@ -277,6 +277,57 @@ START = {"dice": "DICE CHALLENGE COMPUTER EASY", "tt": "TT CHALLENGE COMPUTER EA
          "pyr": "PYR NEW", "triad": "TRIAD OPEN"}
 
 
+async def move(page, kind: str, view: dict, seat: int, rng: random.Random, moves: int,  # noqa: ANN001
+               hands: list) -> str:
+    if kind == "dice":
+        return await dice_move(page, view, rng)
+    if kind == "pyr":
+        return await pyramid_move(page, view, rng, moves)
+    if kind == "tt":
+        return await tt_move(page, view, seat, rng)
+    return await triad_move(page, view, seat, rng, hands)
+
+
+async def play_out(page, parlor, game, seat: int, kind: str, *, limit: int = 400,  # noqa: ANN001
+                   at=None) -> int:
+    """Play ``game`` by clicks until it ends (or ``limit`` moves), checking the pane against
+    the server's view before each move; ``at(moves)`` runs before a move of ours."""
+    rng = random.Random(7)
+    moves, hands = 0, []
+    for _ in range(2000):
+        if game.outcome is not None or game.id not in parlor.host.live or moves >= limit:
+            break
+        frame = await check_pane(page, game, seat)
+        view = frame["view"]
+        mine = seat in frame["to_move"] or (kind == "triad" and view["phase"] == "hand_over")
+        if not mine:
+            await asyncio.sleep(0.05)
+            continue
+        if at is not None:
+            await at(moves)
+        version = MARK["version"] = game.version
+        line = await move(page, kind, view, seat, rng, moves, hands)
+        LOG.append((view.get("phase"), frame["version"], frame["to_move"], line, game.version))
+        await screen_has(page, line.split(" IN ")[0])   # the click's command, in the scrollback
+        moves += 1
+        version = MARK["version"]
+        for _ in range(250):   # the move took (or the game ended)
+            if game.version > version or game.outcome is not None \
+                    or game.id not in parlor.host.live:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError(f"{line} changed nothing:\n"
+                                 + (await page.locator("#screen").text_content())[-1500:])
+    return moves
+
+
+def live_game(parlor, kind: str, name: str):  # noqa: ANN001, ANN201
+    game = next(g for g in parlor.host.live.values() if g.kind.key == kind
+                and any(s.name == name for s in g.seats))
+    return game, next(i for i, s in enumerate(game.seats) if s.name == name)
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 @pytest.mark.parametrize("kind", ["dice", "pyr", "tt", "triad"])
 async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, size):  # noqa: F811
@@ -289,55 +340,109 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     await create(page, name)
     await click(page, f'#pane button.act[title="{START[kind]}"]')
     await screen_has(page, START[kind])   # the click's command, in the scrollback
-    await until(page, "document.getElementById('pane').dataset.kind !== undefined && "
-                      "document.getElementById('pane').dataset.game !== undefined")
-    game = next(g for g in parlor.host.live.values() if g.kind.key == kind
-                and any(s.name == name for s in g.seats))
-    seat = next(i for i, s in enumerate(game.seats) if s.name == name)
-    rng = random.Random(7)
-    moves, checked, hands = 0, False, []
-    for _ in range(400):
-        if game.outcome is not None or game.id not in parlor.host.live:
-            break
-        frame = await check_pane(page, game, seat)
-        view = frame["view"]
-        mine = seat in frame["to_move"] or (kind == "triad" and view["phase"] == "hand_over")
-        if not mine:
-            await asyncio.sleep(0.05)
-            continue
-        if moves == 3 and not checked:
-            checked = True
-            shot = artifacts / f"pane-{kind}-{size}.png"
-            await page.screenshot(path=str(shot))
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    game, seat = live_game(parlor, kind, name)
+    checked = []
+
+    async def look(moves: int) -> None:
+        if moves == {"tt": 7}.get(kind, 3):
+            await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}.png"))
             assert await axe(page) == []
             if size == "phone":
                 await phone_fits(page)
-        version = MARK["version"] = game.version
-        if kind == "dice":
-            line = await dice_move(page, view, rng)
-        elif kind == "pyr":
-            line = await pyramid_move(page, view, rng, moves)
-        elif kind == "tt":
-            line = await tt_move(page, view, seat, rng)
-        else:
-            line = await triad_move(page, view, seat, rng, hands)
-        LOG.append((view.get("phase"), frame["version"], frame["to_move"], line, game.version))
-        await screen_has(page, line.split(" IN ")[0])
-        moves += 1
-        version = MARK["version"]
-        for _ in range(200):   # the move took (or the game ended)
-            if game.version > version or game.outcome is not None \
-                    or game.id not in parlor.host.live:
-                break
-            await asyncio.sleep(0.02)
-        else:
-            raise AssertionError(f"{line} changed nothing:\n"
-                                 + (await page.locator("#screen").text_content())[-1500:])
+            checked.append(moves)
+
+    moves = await play_out(page, parlor, game, seat, kind, at=look)
     assert game.outcome is not None or game.id not in parlor.host.live
     await until(page, "document.getElementById('pane').dataset.finished === '1'")
     await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}-end.png"))
     assert moves >= 2 and checked
     assert errors == []
+
+
+async def test_two_pages_play_while_a_third_watches(parlor, web, browser, artifacts):  # noqa: F811
+    base = web.url.rstrip("/")
+    ERRORS.clear()
+    alba = await open_play(browser, base, "desktop", ERRORS)
+    brio = await open_play(browser, base, "phone", ERRORS)
+    cato = await open_play(browser, base, "desktop", ERRORS)
+    await create(alba, "Alba")
+    await create(brio, "Brio")
+    await create(cato, "Cato")
+    await type_line(alba, "dice challenge brio")
+    toast = brio.locator(".toast", has_text="Alba challenges you to")
+    await toast.wait_for()
+    await toast.get_by_role("button", name="Accept").click()   # accepted from the toast
+    await screen_has(brio, "ACCEPT Alba")
+    await until(alba, "document.getElementById('pane').dataset.game !== undefined")
+    game, a_seat = live_game(parlor, "dice", "Alba")
+    await type_line(cato, f"observe {game.id}")
+    await until(cato, "v => document.getElementById('pane').dataset.game === v", str(game.id))
+    assert "watching" in await cato.locator("#turn").text_content()
+    pages = {a_seat: alba, 1 - a_seat: brio}
+    rng = random.Random(3)
+    for _ in range(6):
+        seat = game.state.turn
+        page = pages[seat]
+        frame = await check_pane(page, game, seat)
+        assert "Your move" in await page.locator("#turn").text_content()
+        assert (await page.evaluate("document.title")).startswith("● Your move")
+        version = game.version
+        await dice_move(page, frame["view"], rng)
+        for _ in range(250):
+            if game.version > version:
+                break
+            await asyncio.sleep(0.02)
+        await check_pane(cato, game, None)   # the watcher's pane follows every move
+    await alba.screenshot(path=str(artifacts / "pane-two-alba.png"))
+    await cato.screenshot(path=str(artifacts / "pane-two-watcher.png"))
+    await click(alba, '#pane button.act[title="DICE RESIGN"]')
+    for page in (alba, brio, cato):
+        await until(page, "document.getElementById('pane').dataset.finished === '1'")
+    assert game.outcome is not None
+    assert ERRORS == []
+
+
+async def test_play_reconnects_after_a_restart_and_finishes_the_game(
+        sqlite_url, browser, artifacts):  # noqa: F811
+    ERRORS.clear()
+    LOG.clear()
+    parlor = assemble(make_config(sqlite_url))
+    await parlor.start()
+    door = WebDoor(parlor, host="127.0.0.1", port=0)
+    await door.start()
+    port = door.port
+    try:
+        page = await open_play(browser, door.url.rstrip("/"), "desktop", ERRORS)
+        await create(page, "Resto")
+        await click(page, '#pane button.act[title="DICE CHALLENGE COMPUTER EASY"]')
+        await until(page, "document.getElementById('pane').dataset.game !== undefined")
+        game, seat = live_game(parlor, "dice", "Resto")
+        await play_out(page, parlor, game, seat, "dice", limit=2)
+        number = game.id
+    finally:
+        await door.stop()
+        await parlor.stop()
+    await until(page, "document.getElementById('state').textContent.includes('Reconnecting')")
+    parlor = assemble(make_config(sqlite_url))
+    await parlor.start()
+    door = WebDoor(parlor, host="127.0.0.1", port=port)
+    await door.start()
+    try:
+        await screen_has(page, "(reconnecting as Resto)", timeout=30000)
+        await until(page, "document.getElementById('client').dataset.connected === '1'")
+        await until(page, "v => document.getElementById('pane').dataset.game === v", str(number))
+        session = parlor.session_named("Resto")
+        assert session is not None
+        game = parlor.host.live[number]
+        await page.screenshot(path=str(artifacts / "pane-restarted.png"))
+        await play_out(page, parlor, game, seat, "dice")
+        assert game.outcome is not None
+        await until(page, "document.getElementById('pane').dataset.finished === '1'")
+        assert not [e for e in ERRORS if "WebSocket" not in e]
+    finally:
+        await door.stop()
+        await parlor.stop()
 
 
 async def phone_fits(page) -> None:  # noqa: ANN001

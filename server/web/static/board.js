@@ -432,7 +432,7 @@
       tb.appendChild(h("tr", { class: acting ? "acting" : null },
         h("td", {}, String(st.seat + 1) + (v.dealer === st.seat ? " (dealer)" : "")),
         h("td", {}, nameLink(tableNames[st.seat]), acting ? " — to act" : ""),
-        h("td", {}, String(st.stack)), h("td", {}, String(st.bet)), h("td", {}, st.status),
+        h("td", {}, String(st.stack)), h("td", {}, String(st.bet)), h("td", {}, st.status + (st.drew !== null && st.drew !== undefined ? ", drew " + st.drew : "")),
         h("td", {}, st.cards && st.cards.length && st.seat !== me ? st.cards.map((c) => triadCard(c)) : st.hidden_cards ? st.hidden_cards + " face down" : st.seat === me ? "your hand below" : "—")));
     }
     rows.appendChild(tb);

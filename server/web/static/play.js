@@ -108,6 +108,7 @@
       } else if (ch === "\n") {
         put(plain); plain = "";
         if (!current) newLine();
+        banner(current);
         current = null;
       } else if (ch === "\r" || ch === "\x07" || ch === "\0") {
         // carriage returns come with line feeds; bells and NULs are not shown
@@ -211,6 +212,18 @@
       if (history.length > HISTORY) history.shift();
     }
     back = -1;
+  }
+
+  // The welcome's ASCII banner (lines of slashes and bars before the welcome sentence)
+  // is hidden from screen readers: read out, it is a string of punctuation.
+  let welcomed = false;
+  function banner(div) {
+    if (welcomed) return;
+    const t = div.textContent;
+    if (/Welcome to/.test(t)) { welcomed = true; return; }
+    const ink = t.replace(/\s/g, "");
+    const letters = (ink.match(/[A-Za-z0-9]/g) || []).length;
+    if (ink && letters * 2 < ink.length) div.setAttribute("aria-hidden", "true");
   }
 
   function atBottom() {
@@ -389,6 +402,7 @@
     clearTimeout(retryTimer);
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     telnet = { mode: 0, cmd: 0, sb: [] };
+    welcomed = false;
     for (const k of Object.keys(agreed)) delete agreed[k];
     cols = 0;
     ws = new WebSocket(scheme + location.host + root.dataset.path, [root.dataset.subprotocol]);

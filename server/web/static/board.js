@@ -98,9 +98,9 @@
     const v = p.view || {};
     let extra = "";
     if (v.game === "dice") extra = "Turn " + (v.turns + 1) + ". ";
-    if (!mine(p)) return extra + "You are watching.";
-    if (myMove(p)) return extra + "Your move.";
     const movers = (p.to_move || []).map((i) => (p.players || [])[i]).filter(Boolean);
+    if (!mine(p)) return extra + (movers.length ? movers.join(", ") + " to move. " : "") + "You are watching.";
+    if (myMove(p)) return extra + "Your move.";
     return extra + (movers.length ? movers.join(", ") + " to move." : "Waiting.");
   }
 

@@ -470,3 +470,29 @@ async def phone_fits(page) -> None:  # noqa: ANN001
     assert info["cols"] >= 60, info
     assert info["wrapped"] == [], info
     assert info["small"] == [], info
+
+
+async def test_every_page_passes_axe(parlor, web, browser, artifacts, clients):  # noqa: F811
+    """axe-core on each page of the door (a game in play, its replay, a player's page,
+    rankings, the Top 10, an error) at both sizes: no violation, contrast included."""
+    alice = await clients("Alice")
+    await alice.cmd("dice challenge computer easy", r"begins")
+    game = next(g for g in parlor.host.live.values() if g.kind.key == "dice")
+    base = web.url.rstrip("/")
+    paths = ["/", "/games", f"/games/{game.id}", "/rankings", "/rankings/dice",
+             "/players/Alice", "/players/Computer%28easy%29", "/pyramid/top10", "/nowhere"]
+    await alice.cmd("dice resign", r"wins|resign")
+    paths.append(f"/games/{game.id}/replay?move=1")
+    found = {}
+    for size, (w, h) in SIZES.items():
+        page = await browser.new_page(viewport={"width": w, "height": h})
+        for path in paths:
+            await page.goto(base + path)
+            violations = await axe(page)
+            if violations:
+                found[f"{size} {path}"] = violations
+            if size == "phone":
+                assert await page.evaluate(
+                    "document.documentElement.scrollWidth <= window.innerWidth"), path
+        await page.close()
+    assert found == {}

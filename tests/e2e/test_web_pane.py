@@ -431,9 +431,12 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
     try:
         await screen_has(page, "(reconnecting as Resto)", timeout=30000)
         await until(page, "document.getElementById('client').dataset.connected === '1'")
+        for _ in range(500):   # logged in again, by the page itself
+            if parlor.session_named("Resto") is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert parlor.session_named("Resto") is not None
         await until(page, "v => document.getElementById('pane').dataset.game === v", str(number))
-        session = parlor.session_named("Resto")
-        assert session is not None
         game = parlor.host.live[number]
         await page.screenshot(path=str(artifacts / "pane-restarted.png"))
         await play_out(page, parlor, game, seat, "dice")

@@ -350,6 +350,19 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
             assert await axe(page) == []
             if size == "phone":
                 await phone_fits(page)
+            # the board in words: the game's own screen-reader lines, kept current
+            assert await page.locator("#spoken li").count() >= 3
+            if kind == "dice" and size == "desktop":   # the keyboard alone picks a die
+                die = page.locator("#pane button.cell.movable").first
+                key = await die.get_attribute("data-key")
+                await die.focus()
+                await page.keyboard.press("Enter")
+                await until(page, "k => document.activeElement.dataset.key === k && "
+                                  "document.activeElement.classList.contains('picked') && "
+                                  "document.querySelectorAll('#pane button.cell.target').length > 0",
+                            arg=key)
+                await page.keyboard.press("Enter")   # and drops it again
+                await until(page, "!document.querySelector('#pane button.cell.picked')")
             checked.append(moves)
 
     moves = await play_out(page, parlor, game, seat, kind, at=look)

@@ -143,12 +143,18 @@ class Presentation:
                 session.unsubscribe(f"game:{game_id}")
 
     def _gmcp(self, session: "Session", frame: Mapping[str, Any]) -> None:
-        package = self.kinds[frame["kind"]].gmcp_package
-        if package:
-            session.gmcp(package, {
-                "game": frame["game"], "version": frame["version"], "seat": frame["seat"],
-                "players": [s["name"] for s in frame["seats"]],
-                "finished": frame["finished"], "view": frame["view"]})
+        kind = self.kinds[frame["kind"]]
+        if kind.gmcp_package:
+            names = [s["name"] for s in frame["seats"]]
+            data = {"game": frame["game"], "title": frame["kind_title"],
+                    "version": frame["version"], "seat": frame["seat"],
+                    "players": names, "to_move": list(frame["to_move"]),
+                    "finished": frame["finished"], "result": frame.get("result"),
+                    "view": frame["view"]}
+            if "esterport.spoken" in getattr(session, "gmcp_supports", ()):
+                # the board in words (SET SCREENREADER's lines): a browser's text alternative
+                data["spoken"] = list(kind.speak(frame["view"], names=tuple(names)))
+            session.gmcp(kind.gmcp_package, data)
 
 
 __all__ = ["Presentation", "Shown", "board_text", "decide", "header"]

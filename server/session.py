@@ -124,6 +124,7 @@ class Session:
         self.seen_versions: dict[int, int] = {}  # game -> the last version drawn or told
         self.quit_warned_at = 0.0  # when QUIT last warned of games in progress
         self.client_name: str | None = None
+        self.gmcp_supports: set[str] = set()   # Core.Supports.Set packages, lower case
         self.closed = False
         self.flooding = False
         self.queued = 0  # lines of a paste waiting for the rate limit, in a row
@@ -557,7 +558,11 @@ class Session:
         self.writer.send_mssp(self.parlor.mssp())
 
     def _on_gmcp(self, package: str, data: Any) -> None:
-        if str(package).lower() == "core.hello" and isinstance(data, dict):
+        if str(package).lower() == "core.supports.set" and isinstance(data, list):
+            # "Esterport.Spoken 1": game views carry their screen-reader lines too
+            self.gmcp_supports = {str(item).split()[0].lower() for item in data[:20]
+                                  if str(item).strip()}
+        elif str(package).lower() == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 
 import jinja2
@@ -45,6 +46,7 @@ HEADERS = {
 MAX_NAME = 40        # longest name looked up (accounts are at most 20 characters)
 MAX_GAME = 2**31 - 1  # game numbers past this are not looked up
 BOARD_CACHE = 512    # boards (and game pages) drawn, kept by (game, version)
+FAVICON = (Path(__file__).parent / "static" / "favicon.svg").read_bytes()
 
 
 def whole_number(text: str, digits: int) -> int | None:
@@ -182,6 +184,11 @@ class Pages:
     async def index(self, request: Request) -> Response:
         return self.page("index.html", who=data.who(self.parlor),
                          games=data.games_in_play(self.parlor))
+
+    async def favicon(self, request: Request) -> Response:
+        """/favicon.ico, which browsers ask for whatever the page says: the SVG icon."""
+        return Response(FAVICON, media_type="image/svg+xml",
+                        headers={"cache-control": "public, max-age=86400"})
 
     async def play_page(self, request: Request) -> Response:
         return self.page("play.html", subprotocol=SUBPROTOCOL)
@@ -322,6 +329,7 @@ def build_app(door: "WebDoor") -> Starlette:
     p = Pages(door)
     routes = [
         Route("/", p.index),
+        Route("/favicon.ico", p.favicon),
         Route("/play", p.play_page),
         WebSocketRoute("/play/ws", play),
         Route("/games", p.games),

@@ -10,6 +10,7 @@ settings or admin data.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -121,8 +122,47 @@ async def rankings(parlor: "Parlor", kind: GameKind) -> dict[str, Any]:
     }
 
 
+COMPUTER = re.compile(r"computer\((easy|normal|hard)\)", re.IGNORECASE)
+RECENT = 10  # finished games listed on a player's page
+
+
+async def recent_games(parlor: "Parlor", account_id: int, level: str | None = None
+                       ) -> list[dict[str, Any]]:
+    """A player's last finished games, newest first, each with its replay's address (the
+    computer's: those it played at ``level``)."""
+    games = []
+    for r in await parlor.host.history(account_id, RECENT * (3 if level else 1)):
+        seats = r.seats or []
+        if level and not any(s.get("computer") == level for s in seats):
+            continue
+        kind = parlor.host.kinds.get(r.kind)
+        games.append({"id": r.id, "kind": r.kind, "title": kind.title if kind else r.kind,
+                      "players": [s.get("name", "?") for s in seats],
+                      "date": time.strftime("%Y-%m-%d", time.gmtime(r.updated_at)),
+                      "replay": f"/games/{r.id}/replay"})
+    return games[:RECENT]
+
+
 async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
-    """What FINGER shows of an account, or None when there is none by that name."""
+    """What FINGER shows of an account, or None when there is none by that name. A
+    computer player's name (``Computer(normal)``, as its seats are called) shows the
+    computer's account at that level: its rating in each game, its recent games."""
+    computer = COMPUTER.fullmatch(name)
+    if computer:
+        level = computer[1].lower()
+        acc = await parlor.accounts.get("Computer")
+        if acc is None or not acc.is_computer:
+            return None
+        return {
+            "name": f"Computer({level})", "admin": False, "computer": True, "online": False,
+            "where": None, "idle": None, "last_seen": None, "last_seen_ago": None,
+            "member_since": time.strftime("%Y-%m-%d", time.gmtime(acc.created_at)),
+            "cubits": None, "ratings": [], "playing": [],
+            "levels": [{"kind": k.key, "title": k.title, "rating": rating}
+                       for k in parlor.host.kinds.values()
+                       for lv, rating in k.level_ratings if lv == level],
+            "recent": await recent_games(parlor, acc.id, level),
+        }
     acc = await parlor.accounts.get(name)
     if acc is None:
         return None
@@ -144,6 +184,8 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
         "cubits": acc.cubits,
         "ratings": ratings,
         "playing": [game_summary(parlor, g) for g in parlor.host.games_of(acc.id)],
+        "levels": [],
+        "recent": await recent_games(parlor, acc.id),
     }
 
 

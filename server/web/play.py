@@ -19,7 +19,7 @@ Bounds of the door itself: the handshake's ``Host`` must be a name this server a
 would otherwise be the page's own origin), and its ``Origin`` the page's own (or one of
 ``[web] origins``); a message is at most ``[web] max_message`` bytes (uvicorn closes
 the socket, 1009); a browser may send ``messages_per_second`` messages a second with a
-burst of ``message_burst`` (past it the socket closes, 1008); output a browser does not
+burst of ``message_burst`` (past it the socket closes, 1008, with the reason); output a browser does not
 read is dropped with the connection past ``server.session.MAX_PENDING_OUTPUT``, as for
 telnet. The socket counts once in the budget of connections: the telnet protocol counts
 it while the session runs (and refuses it when the parlor is full, as it would a telnet
@@ -62,6 +62,7 @@ class WebSocketTransport(asyncio.Transport):
         self._reading = asyncio.Event()
         self._reading.set()
         self._closing = False
+        self.close_code, self.close_reason = 1000, ""   # the close frame sent at the end
         self._protocol: asyncio.BaseProtocol | None = None
 
     # -- what telnetlib3 and the session ask of a transport --------------------------------
@@ -127,7 +128,7 @@ class WebSocketTransport(asyncio.Transport):
                     await websocket.send_bytes(data)
                 if self._closing and not self._buffer:
                     break
-            await websocket.close(1000)
+            await websocket.close(self.close_code, self.close_reason)
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the browser went first
         finally:
@@ -235,6 +236,9 @@ async def _session(websocket: WebSocket, door: "WebDoor") -> None:
             if not limiter.allow():
                 log.warning("closing /play from %s: more than %g messages a second",
                             transport.get_extra_info("peername")[0], cfg.messages_per_second)
+                transport.close_code = 1008   # policy: the documented code, and why
+                transport.close_reason = (f"more than {cfg.messages_per_second:g} messages "
+                                          "a second")
                 transport.abort()
                 break
             await transport.reading_allowed()

@@ -16,7 +16,7 @@
     const s = data.summary;
     board.innerHTML = data.board;
     status.textContent = s.finished ? s.result
-      : "Move " + s.moves + (s.to_move.length ? " · to move: " + s.to_move.join(", ") : "");
+      : s.moves + (s.moves === 1 ? " move played" : " moves played") + (s.to_move.length ? " · to move: " + s.to_move.join(", ") : "");
     for (const text of data.lines) {
       const li = document.createElement("li");
       li.textContent = text;
@@ -37,6 +37,15 @@
     }
   });
   source.onerror = () => {
-    if (live.dataset.ended) source.close();
+    if (live.dataset.ended) { source.close(); return; }
+    if (source.readyState === EventSource.CLOSED && live.dataset.version === "") {
+      // refused (503: the game has all the watchers it may, or the parlor is busy):
+      // the board above stays as it was drawn; say so rather than look live
+      live.dataset.ended = "1";
+      status.textContent = "This page cannot follow the game now (it has as many watchers " +
+        "as it can take, or the parlor is busy): the board is as it stood when the page " +
+        "loaded. Reload to try again.";
+      status.classList.add("error");
+    }
   };
 })();

@@ -3,7 +3,9 @@
 // stream in binary frames. It answers DO NAWS with the screen's width in columns (and
 // again on resize), shows a password field while the server has WILL ECHO, accepts
 // GMCP, and draws ANSI colours as HTML spans (text stays text: searchable, copyable,
-// read by screen readers through the role="log" region).
+// read by screen readers through the role="log" region). It reconnects by itself after a
+// drop or a server restart, logging in again as the player did (the name and password are
+// kept in this page's memory only, for that), so a game in play is found waiting.
 "use strict";
 (function () {
   const IAC = 255, DONT = 254, DO = 253, WONT = 252, WILL = 251, SB = 250, GA = 249, SE = 240;
@@ -29,6 +31,9 @@
   let cols = 0;
   const history = [];
   let back = -1;
+  let recent = "";             // the last output, as plain text (what a prompt is)
+  const login = { name: null, password: null, asked: null, auto: false, done: false };
+  let retry = 0, retryTimer = null, leaving = false;
   window.esterport = { gmcp: [] };   // GMCP messages received (the game views), for scripts
 
   function newLine() {
@@ -103,6 +108,7 @@
       } else if (ch === "\n") {
         put(plain); plain = "";
         if (!current) newLine();
+        banner(current);
         current = null;
       } else if (ch === "\r" || ch === "\x07" || ch === "\0") {
         // carriage returns come with line feeds; bells and NULs are not shown
@@ -112,6 +118,112 @@
     }
     put(plain);
     if (stick) screen.scrollTop = screen.scrollHeight;
+    heard(s);
+  }
+
+  // Plain output (no escapes), for the prompts the page answers and the pane's notices.
+  function heard(s) {
+    const plain = s.replace(/\x1b\[[0-9;?]*[@-~]/g, "").replace(/\r/g, "");
+    recent = (recent + plain).slice(-4000);
+    document.dispatchEvent(new CustomEvent("esterport:output", { detail: recent.slice(-600) }));
+    const tail = recent.slice(-40);
+    if (/(^|\n)Choose a name: $/.test(tail)) login.asked = "newname";
+    else if (/(^|\n)Name: $/.test(tail)) {
+      login.asked = "name";
+      if (login.auto && login.name) { sendLine(login.name); text("(reconnecting as " + login.name + ")\n"); }
+    } else if (/(^|\n)Password: $/.test(tail)) {
+      login.asked = "password";
+      if (login.auto && login.password) { login.auto = false; sendLine(login.password); }
+    } else if (/(^|\n)Choose a password: $/.test(tail)) login.asked = "newpassword";
+    else if (/(^|\n)Type it again: $/.test(tail)) login.asked = "again";
+    if (/Wrong password\.\s*$/.test(tail)) { login.auto = false; login.password = null; }
+    secret.autocomplete = login.asked === "newpassword" || login.asked === "again" ? "new-password" : "current-password";
+    toasts(plain);
+    if (/has been taken over by a new connection/.test(plain)) leaving = true;   // not back and forth
+  }
+
+  // Challenges and tells: a toast (with Accept and Decline for a challenge).
+  let pending = "";
+  function toasts(plain) {
+    pending = (pending + plain).slice(-3000);
+    const rx = /(\S+) challenges you to ([\s\S]+?)\.\s+Type\s+(\S+)\s+ACCEPT\s+(\S+)\s+or\s+\S+\s+DECLINE\s+\S+\.|(\S+) tells you: ([\s\S]*?)\n> /g;
+    let m, cut = 0;
+    while ((m = rx.exec(pending)) !== null) {
+      cut = m.index + m[0].length;
+      if (m[1]) toast(m[1] + " challenges you to " + m[2].replace(/\s+/g, " ") + ".",
+                      [["Accept", m[3] + " ACCEPT " + m[4]], ["Decline", m[3] + " DECLINE " + m[4]]]);
+      else toast(m[5] + " tells you: " + m[6].replace(/\s+/g, " "), [["Reply", "TELL " + m[5] + " "]]);
+    }
+    if (cut) pending = pending.slice(cut);
+  }
+  const toastBox = document.getElementById("toasts");
+  function toast(message, actions) {
+    if (!toastBox) return;
+    const box = document.createElement("div");
+    box.className = "toast";
+    box.setAttribute("role", "alert");
+    const p = document.createElement("p");
+    p.textContent = message;
+    box.appendChild(p);
+    const close = () => { box.remove(); };
+    for (const [label, line] of actions) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.addEventListener("click", (ev) => {
+        close();
+        if (line.endsWith(" ")) { line_.value = line; line_.focus(); return; }
+        command(line, ev);
+      });
+      box.appendChild(b);
+    }
+    const x = document.createElement("button");
+    x.type = "button";
+    x.textContent = "Dismiss";
+    x.addEventListener("click", (ev) => { close(); refocus(ev); });
+    box.appendChild(x);
+    toastBox.appendChild(box);
+    while (toastBox.childElementCount > 3) toastBox.removeChild(toastBox.firstChild);
+    setTimeout(close, 30000);
+  }
+  const line_ = line;
+
+  // A command from the board pane or a toast: sent and shown as if typed, so pointing
+  // teaches the typed commands. A pointer's click gives the focus back to the command line.
+  function command(s, ev) {
+    if (!ws || ws.readyState !== WebSocket.OPEN) { state.textContent = "Not connected: " + s + " was not sent."; return; }
+    sendLine(s);
+    text(s + "\n");
+    remember(s);
+    refocus(ev);
+  }
+  function refocus(ev) {
+    // a mouse's click (detail > 0) returns focus to the command line; a keyboard's keeps
+    // it where it was; a finger's leaves the on-screen keyboard closed
+    if (ev && ev.detail > 0 && !(ev.pointerType === "touch" || lastPointer === "touch")) line.focus();
+  }
+  let lastPointer = "mouse";
+  document.addEventListener("pointerdown", (ev) => { lastPointer = ev.pointerType || "mouse"; }, true);
+  window.esterport.command = command;
+  window.esterport.refocus = refocus;
+  function remember(s) {
+    if (s && history[history.length - 1] !== s) {
+      history.push(s);
+      if (history.length > HISTORY) history.shift();
+    }
+    back = -1;
+  }
+
+  // The welcome's ASCII banner (lines of slashes and bars before the welcome sentence)
+  // is hidden from screen readers: read out, it is a string of punctuation.
+  let welcomed = false;
+  function banner(div) {
+    if (welcomed) return;
+    const t = div.textContent;
+    if (/Welcome to/.test(t)) { welcomed = true; return; }
+    const ink = t.replace(/\s/g, "");
+    const letters = (ink.match(/[A-Za-z0-9]/g) || []).length;
+    if (ink && letters * 2 < ink.length) div.setAttribute("aria-hidden", "true");
   }
 
   function atBottom() {
@@ -171,6 +283,7 @@
           agreed["d201"] = 1;
           send([IAC, DO, GMCP]);
           gmcpSend("Core.Hello", { client: "Esterport web", version: "1" });
+          gmcpSend("Core.Supports.Set", ["Esterport.Spoken 1"]);
         }
       } else if (opt === SGA) { if (!agreed["d3"]) { agreed["d3"] = 1; send([IAC, DO, SGA]); } }
       else send([IAC, DONT, opt]);
@@ -196,6 +309,10 @@
       const pkg = space < 0 ? s : s.slice(0, space);
       let data = null;
       try { data = space < 0 ? null : JSON.parse(s.slice(space + 1)); } catch (e) { data = null; }
+      if (pkg === "Char.Name" && data && data.name) {
+        login.name = data.name; login.done = true; login.auto = false; retry = 0;
+        document.dispatchEvent(new CustomEvent("esterport:login", { detail: data.name }));
+      }
       window.esterport.gmcp.push([pkg, data]);
       if (window.esterport.gmcp.length > 50) window.esterport.gmcp.shift();
       document.dispatchEvent(new CustomEvent("gmcp", { detail: { pkg: pkg, data: data } }));
@@ -244,19 +361,19 @@
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     if (passwordMode) {
+      if (login.asked === "password" || login.asked === "newpassword") login.password = secret.value;
       sendLine(secret.value);
       secret.value = "";
-      text("\n");
-      return;
+      return;        // the server ends the prompt's line itself: no blank line
     }
     const s = line.value;
+    if (login.asked === "name" || login.asked === "newname") {
+      if (s.trim() && !/^(new|quit|exit|logout)$/i.test(s.trim())) login.name = s.trim().split(/\s+/)[0];
+    }
+    if (/^\s*(quit|logout)\s*$/i.test(s)) leaving = true;
     sendLine(s);
     text(s + "\n");     // the server does not echo: show what was typed
-    if (s && history[history.length - 1] !== s) {
-      history.push(s);
-      if (history.length > HISTORY) history.shift();
-    }
-    back = -1;
+    remember(s);
     line.value = "";
   });
 
@@ -269,23 +386,61 @@
       back += 1;
       if (back >= history.length) { back = -1; line.value = ""; } else line.value = history[back];
       ev.preventDefault();
+    } else if (ev.key === "PageUp" || ev.key === "PageDown") {
+      screen.scrollBy(0, (ev.key === "PageUp" ? -1 : 1) * screen.clientHeight * 0.9);
+      ev.preventDefault();
+    }
+  });
+  secret.addEventListener("keydown", (ev) => {
+    if (ev.key === "PageUp" || ev.key === "PageDown") {
+      screen.scrollBy(0, (ev.key === "PageUp" ? -1 : 1) * screen.clientHeight * 0.9);
+      ev.preventDefault();
     }
   });
 
   function connect() {
+    clearTimeout(retryTimer);
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    telnet = { mode: 0, cmd: 0, sb: [] };
+    welcomed = false;
+    for (const k of Object.keys(agreed)) delete agreed[k];
+    cols = 0;
     ws = new WebSocket(scheme + location.host + root.dataset.path, [root.dataset.subprotocol]);
     ws.binaryType = "arraybuffer";
-    ws.onopen = () => { state.textContent = "Connected."; line.focus(); };
+    ws.onopen = () => {
+      state.textContent = "Connected.";
+      root.dataset.connected = "1";
+      line.disabled = false;
+      reconnectButton.hidden = true;
+      if (!passwordMode) line.focus();
+    };
     ws.onmessage = (ev) => {
       if (typeof ev.data === "string") text(ev.data); else receive(ev.data);
     };
-    ws.onclose = () => {
-      state.textContent = "Disconnected. Reload the page to connect again.";
+    ws.onclose = (ev) => {
+      root.dataset.connected = "";
       setPassword(false);
-      line.disabled = true;
+      if (current) { current = null; }
+      const why = ev.code === 1008 ? "The server closed the connection: " + (ev.reason || "a policy was broken") + ". "
+                : ev.code === 1009 ? "The server closed the connection: a message was too long. " : "";
+      if (leaving) {
+        state.textContent = why + "Disconnected.";
+        line.disabled = true;
+        reconnectButton.hidden = false;
+        leaving = false;
+        return;
+      }
+      const wait = Math.min(15, [1, 2, 3, 5, 8, 10][retry] || 15);
+      retry += 1;
+      login.auto = Boolean(login.done && login.name && login.password);
+      state.textContent = why + "Connection lost. Reconnecting in " + wait + " s" +
+        (login.auto ? " (you will be logged in again as " + login.name + ")." : ".");
+      reconnectButton.hidden = false;
+      retryTimer = setTimeout(connect, wait * 1000);
     };
   }
+  const reconnectButton = document.getElementById("reconnect");
+  reconnectButton.addEventListener("click", (ev) => { ev.preventDefault(); retry = 0; connect(); });
 
   // A game's GMCP view names the game: link its page (a board to share, or to watch in
   // another tab) while it is in play.
@@ -305,10 +460,20 @@
     if (stick) screen.scrollTop = screen.scrollHeight;
   });
 
+  // Follow new output across resizes (the window's, the pane's, a phone turning): if the
+  // scrollback was at its end before, it is after; the width in columns goes out again.
+  let stuck = true;
+  screen.addEventListener("scroll", () => { stuck = atBottom(); });
   let resizeTimer = null;
-  window.addEventListener("resize", () => {
+  function resized() {
+    if (stuck) screen.scrollTop = screen.scrollHeight;
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { if (agreed["w" + NAWS]) naws(false); }, 150);
-  });
+    resizeTimer = setTimeout(() => {
+      if (stuck) screen.scrollTop = screen.scrollHeight;
+      if (agreed["w" + NAWS]) naws(false);
+    }, 150);
+  }
+  window.addEventListener("resize", resized);
+  if (window.ResizeObserver) new ResizeObserver(resized).observe(screen);
   connect();
 })();

@@ -1,0 +1,565 @@
+// The board pane of /play: the game you are in, drawn from the GMCP view the server
+// sends the terminal (the same data, no second source), and played by pointing. Every
+// click sends the very command a player would type (window.esterport.command shows it in
+// the scrollback too), so pointing teaches the typed commands. Keyboard: every target is a
+// button (Tab, Enter, Space). The board in words is the game's own screen-reader lines.
+"use strict";
+(function () {
+  const pane = document.getElementById("pane");
+  if (!pane || !window.esterport) return;
+  const E = window.esterport;
+  const SVGNS = "http://www.w3.org/2000/svg";
+
+  let shown = null;       // the payload drawn: {game, seat, version, view, ...}
+  let previous = null;    // the payload before it, same game (what changed = the last move)
+  let pick = null;        // what the player has selected: {kind, value}
+  let hint = null;        // Pyramid: the spots HINT named
+  let wasMyMove = false;
+
+  // -- small helpers -----------------------------------------------------------------------
+  function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") el.className = v;
+      else if (k === "text") el.textContent = v;
+      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else el.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const kid of kids.flat(Infinity)) {
+      if (kid === null || kid === undefined || kid === false) continue;
+      el.appendChild(typeof kid === "string" ? document.createTextNode(kid) : kid);
+    }
+    return el;
+  }
+  function s(tag, attrs, ...kids) {
+    const el = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") el.setAttribute("class", v);
+      else if (k === "text") el.textContent = v;
+      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else el.setAttribute(k, String(v));
+    }
+    for (const kid of kids.flat(Infinity)) if (kid) el.appendChild(kid);
+    return el;
+  }
+  // A click sends a command; a pointer's click gives the focus back to the command line
+  // (a keyboard's stays in the pane, where it was).
+  function act(line) {
+    return (ev) => { ev.preventDefault(); E.command(line, ev); };
+  }
+  function button(label, line, attrs) {
+    return h("button", Object.assign({ type: "button", class: "act", onclick: act(line),
+                                        title: line }, attrs || {}), label);
+  }
+  function choose(kind, value) {
+    return (ev) => {
+      ev.preventDefault();
+      pick = pick && pick.kind === kind && pick.value === value ? null : { kind, value };
+      draw(ev.detail === 0 ? kind + ":" + value : null);
+    };
+  }
+  function nameLink(name) {
+    if (!name) return h("span", {}, "—");
+    return h("a", { href: "/players/" + encodeURIComponent(name), target: "_blank" }, name);
+  }
+  function mine(p) { return p.seat !== null && p.seat !== undefined; }
+  function myMove(p) {
+    return mine(p) && !p.finished && (p.to_move || []).includes(p.seat);
+  }
+
+  // -- the pane ------------------------------------------------------------------------------
+  function draw(focusKey) {
+    const p = shown;
+    const body = document.getElementById("pane-body");
+    body.textContent = "";
+    if (!p) { body.appendChild(lobby()); return; }
+    const v = p.view || {};
+    const names = p.players || [];
+    const head = h("div", { class: "pane-head" },
+      h("h2", { id: "pane-title" }, "Game #" + p.game + ": " + (p.title || "")),
+      h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)])),
+      h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : ""), role: "status" }, turnText(p)));
+    body.appendChild(head);
+    const drawer = { dice: dice, pyramid: pyramid, "pyramid-hidden": pyramidHidden,
+                     triptycha: triptycha, triad: triad }[v.game];
+    body.appendChild(drawer ? drawer(p, v, names) : h("div", { class: "board generic" }));
+    if (p.finished) body.appendChild(afterwards(p));
+    body.appendChild(words(p));
+    if (focusKey) {
+      const el = body.querySelector('[data-key="' + focusKey + '"]');
+      if (el) el.focus();
+    }
+  }
+
+  function turnText(p) {
+    if (p.finished) return p.result || "The game is over.";
+    const v = p.view || {};
+    let extra = "";
+    if (v.game === "dice") extra = "Turn " + (v.turns + 1) + ". ";
+    const movers = (p.to_move || []).map((i) => (p.players || [])[i]).filter(Boolean);
+    if (!mine(p)) return extra + (movers.length ? movers.join(", ") + " to move. " : "") + "You are watching.";
+    if (myMove(p)) return extra + "Your move.";
+    return extra + (movers.length ? movers.join(", ") + " to move." : "Waiting.");
+  }
+
+  function words(p) {
+    const lines = p.spoken || [];
+    const det = h("details", { class: "words", id: "words" },
+      h("summary", {}, "The board in words"),
+      h("ul", { id: "spoken" }, lines.map((l) => h("li", {}, l))));
+    if (wordsOpen) det.open = true;
+    det.addEventListener("toggle", () => { wordsOpen = det.open; });
+    return det;
+  }
+  let wordsOpen = false;
+
+  function afterwards(p) {
+    const v = p.view || {};
+    const prefix = { dice: "DICE", triptycha: "TT", pyramid: "PYR", triad: "TRIAD" }[v.game];
+    const box = h("div", { class: "controls" });
+    if (prefix && prefix !== "PYR" && prefix !== "TRIAD" && mine(p)) {
+      box.appendChild(button("Rematch", prefix + " REMATCH"));
+    }
+    box.appendChild(h("a", { class: "act", href: "/games/" + p.game + "/replay", target: "_blank" },
+                      "Replay game #" + p.game));
+    box.appendChild(h("button", { type: "button", class: "act", onclick: (ev) => {
+      ev.preventDefault(); shown = null; previous = null; draw(); E.refocus(ev);
+    } }, "Close the board"));
+    return box;
+  }
+
+  function lobby() {
+    return h("div", { class: "lobby" },
+      h("h2", { id: "pane-title" }, "Start a game"),
+      h("p", {}, "Log in (or type NEW) in the terminal, then choose a game. Each button types its command for you."),
+      h("div", { class: "controls" },
+        button("Triad Dice vs computer", "DICE CHALLENGE COMPUTER EASY"),
+        button("Triptycha vs computer", "TT CHALLENGE COMPUTER EASY"),
+        button("Pyramid (solitaire)", "PYR NEW"),
+        button("Triad table + computer", "TRIAD OPEN"),
+        button("Who is here", "WHO"),
+        button("Help", "HELP")));
+  }
+
+  // -- Triad Dice ----------------------------------------------------------------------------
+  const DIRS = { N: [0, 1], NE: [1, 1], E: [1, 0], SE: [1, -1], S: [0, -1], SW: [-1, -1], W: [-1, 0], NW: [-1, 1] };
+  const COLS = "abcdef";
+  function cellAt(cell, dir, n) {
+    const c = COLS.indexOf(cell[0]) + DIRS[dir][0] * n, r = Number(cell[1]) + DIRS[dir][1] * n;
+    return c >= 0 && c < 6 && r >= 1 && r <= 6 ? COLS[c] + r : null;
+  }
+  function dice(p, v, names) {
+    const grid = {};
+    for (const d of v.dice || []) grid[d.cell] = d;
+    const legal = v.legal || [];
+    const moves = {};      // from -> [{to, line}]
+    const still = {};      // from -> [lines that move nowhere] (stalemate)
+    const removals = {};   // cell -> line
+    for (const line of legal) {
+      const w = line.split(" ");
+      if (w[0] === "REMOVE") removals[w[1]] = "DICE " + line;
+      else if (w[0] === "MOVE") {
+        const value = w.length > 2 && /^\d$/.test(w[2]) ? Number(w[2]) : null;
+        const dir = w.length > 3 ? w[3] : (w.length === 3 && DIRS[w[2]] ? w[2] : null);
+        const n = value !== null ? value : (grid[w[1]] || {}).value;
+        if (dir && value !== null) {
+          (moves[w[1]] = moves[w[1]] || []).push({ to: cellAt(w[1], dir, n), line: "DICE " + line });
+        } else (still[w[1]] = still[w[1]] || []).push("DICE " + line);
+      }
+    }
+    const from = pick && pick.kind === "die" ? pick.value : null;
+    const targets = {};
+    for (const m of (from && moves[from]) || []) if (m.to) targets[m.to] = m.line;
+    const last = v.last_move || {};
+    const table = h("table", { class: "board dice play", role: "grid", "aria-label": "Triad Dice board, row 6 at the top" });
+    table.appendChild(h("tr", {}, h("td", {}), [...COLS].map((c) => h("th", { scope: "col" }, c))));
+    for (let r = 6; r >= 1; r--) {
+      const tr = h("tr", {}, h("th", { scope: "row" }, String(r)));
+      for (const c of COLS) {
+        const cell = c + r, d = grid[cell];
+        let cls = "cell";
+        let label = cell + ": " + (d ? (d.seat === p.seat ? "your " : (names[d.seat] || "") + "'s ") + d.value : "empty");
+        let onclick = null, title = null;
+        if (cell === last.from || cell === last.to) { cls += " last"; label += cell === last.to ? ", moved here last" : ", moved from here last"; }
+        if (last.removed === cell) { cls += " last"; label += ", removed last"; }
+        if (targets[cell]) { cls += " target"; label += ", move here (" + targets[cell] + ")"; onclick = act(targets[cell]); title = targets[cell]; }
+        else if (removals[cell]) { cls += " target"; label += ", remove it (" + removals[cell] + ")"; onclick = act(removals[cell]); title = removals[cell]; }
+        else if (moves[cell] || still[cell]) {
+          cls += " movable" + (from === cell ? " picked" : "");
+          label += from === cell ? ", selected" : ", can move";
+          onclick = choose("die", cell);
+        }
+        const face = d ? h("span", { class: "die s" + d.seat, "aria-hidden": "true" }, String(d.value)) : h("span", { class: "empty", "aria-hidden": "true" }, "·");
+        const td = h("td", {});
+        td.appendChild(onclick ? h("button", { type: "button", class: cls, "aria-label": label, title: title, "data-key": "die:" + cell, onclick: onclick }, face)
+                               : h("span", { class: cls, role: "img", "aria-label": label }, face));
+        tr.appendChild(td);
+      }
+      table.appendChild(tr);
+    }
+    const facts = h("ul", { class: "facts" },
+      [0, 1].map((i) => h("li", {}, h("span", { class: "die s" + i + " mini", "aria-hidden": "true" }, i ? "■" : "●"), " ",
+                                    nameLink(names[i]), ": " + v.removed[i] + " of " + v.to_win + " removals")),
+      last.to ? h("li", {}, "Last move: " + last.from + " to " + last.to + (last.removed ? ", removed " + last.removed : "") + ".") : null);
+    const controls = h("div", { class: "controls" });
+    if (from && still[from]) for (const line of still[from]) controls.appendChild(button(line.slice(5), line));
+    if (Object.keys(removals).length) controls.appendChild(h("p", { class: "tip" }, "You formed a Triad: click one of your highlighted dice to remove it."));
+    else if (Object.keys(moves).length || Object.keys(still).length) {
+      controls.appendChild(h("p", { class: "tip" }, from ? "Now click a highlighted square (or the die again to drop it)." : "Click one of your dice, then the square to move it to."));
+    }
+    if (mine(p) && !p.finished) controls.appendChild(button("Resign", "DICE RESIGN", { class: "act quiet" }));
+    return h("div", { class: "game-dice" }, table, facts, controls);
+  }
+
+  // -- Pyramid -------------------------------------------------------------------------------
+  const RANKS = { A: 1, J: 11, Q: 12, K: 13 };
+  function rank(text) { const r = text.slice(0, -1); return RANKS[r] || Number(r); }
+  function spotOf(i) {
+    let row = 1; while ((row * (row + 1)) / 2 <= i) row++;
+    return row + "," + (i - (row * (row - 1)) / 2 + 1);
+  }
+  function pyramid(p, v) {
+    const playing = myMove(p) && !v.over;
+    const picked = pick && pick.kind === "card" ? pick.value : null;
+    const gone = new Set();
+    const before = previous && previous.view && previous.view.game === "pyramid" ? previous.view : null;
+    if (before && before.game_no === v.game_no) {
+      (v.pyramid || []).forEach((c, i) => { if (!c && before.pyramid[i]) gone.add(spotOf(i)); });
+    }
+    const hinted = new Set(hint || []);
+    function card(entry, spot, avail, what) {
+      if (!entry) {
+        return h("span", { class: "card gone" + (gone.has(spot) ? " last" : ""), role: "img", "aria-label": spot + ": " + (gone.has(spot) ? "removed by the last move" : "removed") }, gone.has(spot) ? "✓" : "·");
+      }
+      const red = entry.red ? " red" : "";
+      const label = (what || spot) + ": " + entry.text + (avail ? "" : ", covered");
+      if (!playing || !avail) return h("span", { class: "card" + red + (avail ? " avail" : ""), role: "img", "aria-label": label }, entry.text);
+      let cls = "card avail" + red + (hinted.has(spot) ? " hint" : "");
+      let onclick;
+      if (rank(entry.text) === 13) { onclick = act("PYR " + spot); }
+      else if (picked && picked.spot !== spot) {
+        const pair = rank(picked.text) + rank(entry.text) === 13;
+        cls += pair ? " target" : "";
+        onclick = act("PYR " + picked.spot + " " + spot);
+      } else {
+        cls += picked && picked.spot === spot ? " picked" : "";
+        onclick = (ev) => { ev.preventDefault(); pick = picked && picked.spot === spot ? null : { kind: "card", value: { spot: spot, text: entry.text } }; draw(ev.detail === 0 ? "card:" + spot : null); };
+      }
+      return h("button", { type: "button", class: cls, "data-key": "card:" + spot,
+                           "aria-label": label + (rank(entry.text) === 13 ? ", a King: click to remove it" : picked && picked.spot === spot ? ", selected" : ""),
+                           "aria-pressed": picked && picked.spot === spot ? "true" : null, onclick: onclick }, entry.text);
+    }
+    const rows = h("div", { class: "board pyramid play", role: "group", "aria-label": "Pyramid" });
+    for (let row = 1; row <= 7; row++) {
+      const line = h("div", { class: "prow" });
+      for (let col = 1; col <= row; col++) {
+        const i = (row * (row - 1)) / 2 + col - 1, e = v.pyramid[i];
+        line.appendChild(card(e, row + "," + col, e && e.available));
+      }
+      rows.appendChild(line);
+    }
+    const stock = h("div", { class: "stock" },
+      h("span", { class: "pile" }, "Pack (" + v.pack_count + ") ", v.pack_top ? card(v.pack_top, "P", true, "Pack top") : h("span", { class: "card gone" }, "—")),
+      h("span", { class: "pile" }, "Waste (" + v.waste_count + ") ", v.waste_top ? card(v.waste_top, "W", true, "Waste top") : h("span", { class: "card gone" }, "—")));
+    const controls = h("div", { class: "controls" });
+    if (playing) {
+      controls.appendChild(button(v.pack_count ? "Draw from the Pack (D)" : "Redeal (D)", "PYR D"));
+      controls.appendChild(button("Hint", "PYR HINT"));
+      controls.appendChild(button("End this game", "PYR END", { class: "act quiet" }));
+      controls.appendChild(h("p", { class: "tip" }, picked ? "Now click a card that makes 13 with " + picked.text + " (or it again to drop it)." : "Click two cards that make 13, or a King alone."));
+    }
+    const facts = h("ul", { class: "facts" },
+      h("li", {}, "Deal " + v.deal + ", " + v.redeals_left + " redeal" + (v.redeals_left === 1 ? "" : "s") + " left" + (v.games > 1 ? "; game " + v.game_no + " of " + v.games : "") + "."),
+      v.over ? h("li", {}, "Game over" + (v.how ? " (" + v.how + ")" : "") + (v.score !== null ? ": score " + v.score : "") + ".") : null,
+      gone.size ? h("li", {}, "Last move removed " + [...gone].join(" and ") + ".") : null);
+    return h("div", { class: "game-pyramid" }, rows, stock, controls, facts);
+  }
+  function pyramidHidden(p, v) {
+    return h("div", { class: "board pyramid hidden" }, h("p", {}, v.note || "This deal is hidden for now."));
+  }
+
+  // -- Triptycha -----------------------------------------------------------------------------
+  const TW = 120, TH = 104;
+  const UP = [true, true, false, true, true, false, true, false, true];
+  function nichePoints(n) {
+    const rows = [[1], [2, 3, 4], [5, 6, 7, 8, 9]];
+    for (let r = 0; r < 3; r++) {
+      const j = rows[r].indexOf(n);
+      if (j < 0) continue;
+      const x0 = (2 - r) * TW / 2;
+      if (j % 2 === 0) {
+        const k = j / 2;
+        return [[x0 + k * TW + TW / 2, r * TH], [x0 + k * TW, (r + 1) * TH], [x0 + k * TW + TW, (r + 1) * TH]];  // T, BL, BR
+      }
+      const k = (j - 1) / 2;
+      return [[x0 + k * TW + TW / 2, r * TH], [x0 + k * TW + TW * 3 / 2, r * TH], [x0 + (k + 1) * TW, (r + 1) * TH]];  // TL, TR, B
+    }
+  }
+  function cornerLabels(pts, corners, into) {
+    const cx = (pts[0][0] + pts[1][0] + pts[2][0]) / 3, cy = (pts[0][1] + pts[1][1] + pts[2][1]) / 3;
+    corners.forEach((value, i) => {
+      const x = pts[i][0] + (cx - pts[i][0]) * 0.42, y = pts[i][1] + (cy - pts[i][1]) * 0.42 + 5;
+      into.appendChild(s("text", { x: x, y: y, class: "corner", text: String(value) }));
+    });
+    return [cx, cy];
+  }
+  function letters(names) {
+    const a = (names[0] || "1")[0].toUpperCase(), b = (names[1] || "2")[0].toUpperCase();
+    return a === b ? ["1", "2"] : [a, b];
+  }
+  function triptycha(p, v, names) {
+    const seat = p.seat, mark = letters(names);
+    const before = previous && previous.view && previous.view.game === "triptycha" ? previous.view : null;
+    const playing = myMove(p);
+    const hand = mine(p) && v.hands && v.hands[seat] ? v.hands[seat] : [];
+    const picked = pick && pick.kind === "tile" ? hand.find((t) => t.n === pick.value && t.niche === null) : null;
+    const svg = s("svg", { class: "board triptycha play", viewBox: "-4 -4 " + (3 * TW + 8) + " " + (3 * TH + 8), role: "group", "aria-label": "Triptycha board" });
+    for (let n = 1; n <= 9; n++) {
+      const cell = v.board[n - 1], pts = nichePoints(n);
+      const was = before ? before.board[n - 1] : null;
+      const laid = cell && !was && before, flipped = cell && was && was.controller !== cell.controller;
+      const target = playing && v.phase === "play" && picked && !cell && UP[n - 1] === picked.up;
+      let cls = "niche" + (cell ? " own" + cell.controller + " seat" + cell.controller : "") + (laid ? " last" : "") + (flipped ? " flipped" : "") + (target ? " target" : "");
+      let label = "Niche " + n + (UP[n - 1] ? " (points up)" : " (points down)") + ": ";
+      if (cell) label += (cell.controller === seat ? "yours" : (names[cell.controller] || "") + "'s") + ", " + cell.corners.join("-") + ", primary " + cell.primary + (laid ? ", laid last" : "") + (flipped ? ", just taken" : "");
+      else label += "empty" + (target ? ", lay tile " + picked.n + " here" : "");
+      const g = s("g", { class: cls, "data-key": "niche:" + n });
+      g.appendChild(s("title", { text: label }));
+      g.appendChild(s("polygon", { points: pts.map((q) => q.join(",")).join(" ") }));
+      const up = UP[n - 1];
+      const cx = (pts[0][0] + pts[1][0] + pts[2][0]) / 3, cy = (pts[0][1] + pts[1][1] + pts[2][1]) / 3;
+      g.appendChild(s("text", { x: cx, y: up ? cy + 24 : cy - 16, class: "n", text: String(n) }));
+      if (cell) {
+        cornerLabels(pts, cell.corners, g);
+        g.appendChild(s("text", { x: cx, y: cy + 5, class: "primary", text: String(cell.primary) }));
+        g.appendChild(s("text", { x: cx + (up ? 0 : 0), y: up ? cy - 12 : cy + 24, class: "owner", text: mark[cell.controller] }));
+      }
+      if (target) {
+        g.setAttribute("role", "button");
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("aria-label", label);
+        const line = "TT LAY " + picked.n + " IN " + n;
+        g.addEventListener("click", act(line));
+        g.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); E.command(line, { detail: 0 }); } });
+      } else {
+        g.setAttribute("role", "img");
+        g.setAttribute("aria-label", label);
+      }
+      svg.appendChild(g);
+    }
+    const legend = h("ul", { class: "facts" },
+      [0, 1].map((i) => h("li", {}, h("span", { class: "swatch own" + i, "aria-hidden": "true" }, mark[i]), " ", nameLink(names[i]),
+        ": " + v.counts[i] + " niche" + (v.counts[i] === 1 ? "" : "s") + ", " + v.unplayed[i] + " in hand")),
+      h("li", {}, "Phase: " + v.phase + ". Rules: " + v.rules_text + "."));
+    const controls = h("div", { class: "controls" });
+    if (v.phase === "draw" && mine(p) && v.deck) {
+      const drawn = hand.length, full = v.hand_full[seat];
+      controls.appendChild(h("p", { class: "tip" }, playing ? "Draw a tile from your deck (" + drawn + " of " + full + "):" : "Drawn " + drawn + " of " + full + "; waiting for the other player."));
+      const deck = h("div", { class: "tiles deck" });
+      for (const d of v.deck) {
+        deck.appendChild(tileButton(d.tile.corners, d.tile.primary, d.pos + ". " + d.tile.name, true,
+          playing && !d.drawn ? act("TT DRAW " + d.pos) : null, d.drawn ? "drawn" : "", "deck:" + d.pos,
+          "corners " + d.tile.corners.join("-") + ", primary " + d.tile.primary + (d.drawn ? ", drawn" : ""), playing && !d.drawn ? "TT DRAW " + d.pos : null));
+      }
+      controls.appendChild(deck);
+    }
+    if (hand.length && v.phase !== "draw") {
+      const row = h("div", { class: "tiles hand", role: "group", "aria-label": "Your hand" });
+      for (const t of hand) {
+        if (t.niche !== null) continue;
+        const sel = picked && picked.n === t.n;
+        row.appendChild(tileButton(t.corners, t.tile.primary, t.n + ". " + t.tile.name, t.up,
+          playing && v.phase === "play" ? choose("tile", t.n) : null, sel ? "picked" : "", "tile:" + t.n,
+          "corners " + t.corners.join("-") + ", primary " + t.tile.primary + ", points " + (t.up ? "up" : "down") + (sel ? ", selected" : "")));
+      }
+      controls.appendChild(h("p", { class: "tip" }, playing && v.phase === "play" ? (picked ? "Tile " + picked.n + ": click an empty niche that points " + (picked.up ? "up" : "down") + ", or turn it:" : "Click a tile in your hand, then a niche.") : "Your hand:"));
+      controls.appendChild(row);
+      if (picked && playing) {
+        controls.appendChild(h("div", { class: "controls" },
+          button("Rotate tile " + picked.n, "TT ROTATE " + picked.n),
+          button("Flip tile " + picked.n, "TT FLIP " + picked.n)));
+      }
+    }
+    if (v.phase === "trading" && playing) {
+      controls.appendChild(h("p", { class: "tip" }, "You won: take " + (v.take || "your") + " tile(s) from the loser's hand, then Done."));
+      const other = v.hands && v.hands[1 - seat] ? v.hands[1 - seat] : [];
+      for (const n of v.takeable || []) {
+        const t = other.find((x) => x.n === n);
+        controls.appendChild(button("Take " + n + (t ? ": " + t.tile.name : ""), "TT TAKE " + n));
+      }
+      controls.appendChild(button("Done", "TT DONE"));
+    }
+    if (mine(p) && !p.finished && v.phase !== "trading") controls.appendChild(button("Resign", "TT RESIGN", { class: "act quiet" }));
+    return h("div", { class: "game-tt" }, svg, legend, controls);
+  }
+  function tileButton(corners, primary, text, up, onclick, extra, key, label, line) {
+    const pts = up ? [[30, 2], [2, 50], [58, 50]] : [[2, 2], [58, 2], [30, 50]];
+    const pic = s("svg", { viewBox: "0 0 60 52", class: "tilepic", "aria-hidden": "true" },
+      s("polygon", { points: pts.map((q) => q.join(",")).join(" ") }));
+    corners.forEach((value, i) => {
+      const cx = 30, cy = up ? 34 : 18;
+      pic.appendChild(s("text", { x: pts[i][0] + (cx - pts[i][0]) * 0.45, y: pts[i][1] + (cy - pts[i][1]) * 0.45 + 4, class: "corner", text: String(value) }));
+    });
+    pic.appendChild(s("text", { x: 30, y: up ? 38 : 22, class: "primary", text: String(primary) }));
+    const kids = [pic, h("span", { class: "tilename" }, text), h("span", { class: "sr" }, ", " + label)];
+    if (!onclick) return h("span", { class: "tile " + extra }, kids);
+    return h("button", { type: "button", class: "tile " + extra, onclick: onclick, "data-key": key, title: line || null,
+                         "aria-pressed": extra === "picked" ? "true" : null }, kids);
+  }
+
+  // -- Triad ---------------------------------------------------------------------------------
+  const COLOR = { R: "Red", G: "Green", P: "Purple", B: "Black" };
+  function triadCard(code, extra) {
+    const letter = code === "C" ? "C" : code.slice(-1);
+    return h("span", { class: "tcard c" + letter + (extra ? " " + extra : "") }, code);
+  }
+  function cardName(code) {
+    if (code === "C") return "Capstone";
+    const d = Number(code.slice(0, -1));
+    return (COLOR[code.slice(-1)] || "") + " " + ({ 12: "Princess", 13: "Prince", 14: "Pyramid" }[d] || d);
+  }
+  function triad(p, v, names) {
+    const me = p.seat;
+    const tableNames = v.names || names;
+    const rows = h("table", { class: "board triad play" },
+      h("thead", {}, h("tr", {}, ["Seat", "Player", "Cubits", "Bet", "Status", "Cards"].map((t) => h("th", { scope: "col" }, t)))));
+    const tb = h("tbody");
+    for (const st of v.seats) {
+      if (st.empty) continue;
+      const acting = v.to_act === st.seat;
+      tb.appendChild(h("tr", { class: acting ? "acting" : null },
+        h("td", {}, String(st.seat + 1) + (v.dealer === st.seat ? " (dealer)" : "")),
+        h("td", {}, nameLink(tableNames[st.seat]), acting ? " — to act" : ""),
+        h("td", {}, String(st.stack)), h("td", {}, String(st.bet)), h("td", {}, st.status + (st.drew !== null && st.drew !== undefined ? ", drew " + st.drew : "")),
+        h("td", {}, st.cards && st.cards.length && st.seat !== me ? st.cards.map((c) => triadCard(c)) : st.hidden_cards ? st.hidden_cards + " face down" : st.seat === me ? "your hand below" : "—")));
+    }
+    rows.appendChild(tb);
+    const facts = h("ul", { class: "facts" },
+      h("li", {}, "Hand " + v.hand_no + ": " + v.phase_name + "."),
+      h("li", {}, "Pot " + v.pot + "; current bet " + v.current_bet + "; opening " + v.opening + (v.limit ? ", limit " + v.limit : "") + "."));
+    const controls = h("div", { class: "controls" });
+    const seatMe = me !== null && me !== undefined ? v.seats[me] : null;
+    const myTurn = seatMe && v.to_act === me && !p.finished;
+    if (seatMe && seatMe.cards && seatMe.cards.length) {
+      const drawing = myTurn && v.phase === "draw";
+      const chosen = drawing && pick && pick.kind === "discard" ? pick.value : [];
+      const hand = h("div", { class: "tiles hand", role: "group", "aria-label": "Your hand" });
+      seatMe.cards.forEach((code, i) => {
+        const pos = i + 1, on = chosen.includes(pos);
+        const label = ", " + cardName(code) + (drawing ? (on ? ", to discard" : ", to keep") : "");
+        if (drawing) {
+          hand.appendChild(h("button", { type: "button", class: "tcardbtn" + (on ? " picked" : ""), "aria-pressed": on ? "true" : "false", "data-key": "tcard:" + pos,
+            onclick: (ev) => {
+              ev.preventDefault();
+              const next = on ? chosen.filter((x) => x !== pos) : chosen.concat([pos]).slice(0, 4);
+              pick = { kind: "discard", value: next.sort() };
+              draw(ev.detail === 0 ? "tcard:" + pos : null);
+            } }, h("span", { class: "pos" }, String(pos)), " ", triadCard(code), h("span", { class: "sr" }, label)));
+        } else hand.appendChild(h("span", { class: "tcardbtn" }, h("span", { class: "pos" }, String(pos)), " ", triadCard(code), h("span", { class: "sr" }, label)));
+      });
+      controls.appendChild(h("p", { class: "tip" }, "Your hand" + (seatMe.hand_name ? ": " + seatMe.hand_name : "") + (drawing ? ". Click up to four cards to throw away, then Draw; or Stand." : ".")));
+      controls.appendChild(hand);
+      if (drawing) {
+        controls.appendChild(h("div", { class: "controls" },
+          chosen.length ? button("Discard " + chosen.join(" ") + " and draw", "TRIAD DISCARD " + chosen.join(" ")) : null,
+          button("Stand (keep all six)", "TRIAD STAND")));
+      }
+    }
+    if (myTurn && (v.phase === "bet1" || v.phase === "bet2") && "to_equal" in v) {
+      const bets = h("div", { class: "controls bets" });
+      if (v.to_equal === 0) bets.appendChild(button("Pass", "TRIAD PASS"));
+      else {
+        bets.appendChild(button("Equal " + v.to_equal + (v.all_in ? " (all in)" : ""), "TRIAD EQUAL"));
+        bets.appendChild(button("Fold", "TRIAD FOLD", { class: "act quiet" }));
+      }
+      if (v.raise_range) {
+        const [lo, hi] = v.raise_range;
+        const amount = h("input", { type: "number", id: "raise-amount", min: lo, max: hi, value: lo, inputmode: "numeric", "aria-label": "Raise by (" + lo + " to " + hi + ")" });
+        const go = h("button", { type: "button", class: "act", onclick: (ev) => {
+          ev.preventDefault();
+          const n = Math.max(lo, Math.min(hi, Math.floor(Number(amount.value) || lo)));
+          E.command("TRIAD RAISE " + n, ev);
+        } }, "Raise");
+        bets.appendChild(h("span", { class: "raise" }, h("label", { for: "raise-amount" }, "by "), amount, go));
+      }
+      controls.appendChild(bets);
+    }
+    if (seatMe && !p.finished) {
+      const t = v.table || {};
+      if (v.phase === "hand_over") {
+        controls.appendChild(button(t.started ? "Deal the next hand" : "Deal the first hand", t.started ? "TRIAD DEAL" : "TRIAD START"));
+        if (!(t.computer || []).length || !t.started) controls.appendChild(button("Seat a computer player", "TRIAD BOT EASY"));
+      }
+      controls.appendChild(button("Leave the table", "TRIAD LEAVE", { class: "act quiet" }));
+    }
+    return h("div", { class: "game-triad" }, rows, facts, controls);
+  }
+
+  // -- notices: your move ----------------------------------------------------------------------
+  const baseTitle = document.title;
+  const icon = document.querySelector('link[rel="icon"]');
+  const baseIcon = icon ? icon.getAttribute("href") : null;
+  function notice(p) {
+    const now = myMove(p);
+    document.title = (now ? "● Your move · " : "") + baseTitle;
+    if (icon) icon.setAttribute("href", now ? "/static/favicon-move.svg" : baseIcon);
+    if (now && !wasMyMove) {
+      const sound = document.getElementById("opt-sound");
+      if (sound && sound.checked) beep();
+      if (document.hidden && window.Notification && Notification.permission === "granted") {
+        try { new Notification("Your move", { body: "Game #" + p.game + ": " + (p.title || ""), tag: "esterport-move" }); } catch (e) { /* not allowed here */ }
+      }
+    }
+    wasMyMove = now;
+  }
+  let audio = null;
+  function beep() {
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const o = audio.createOscillator(), g = audio.createGain();
+      o.frequency.value = 660; g.gain.value = 0.08;
+      o.connect(g); g.connect(audio.destination);
+      o.start(); o.stop(audio.currentTime + 0.15);
+    } catch (e) { /* no sound */ }
+  }
+
+  // -- wiring ----------------------------------------------------------------------------------
+  document.addEventListener("gmcp", (ev) => {
+    const pkg = ev.detail.pkg, p = ev.detail.data;
+    if (!/\.Game$/.test(pkg) || !p || typeof p.game !== "number" || !p.view) return;
+    // A game you play wins over one you watch; a finished one stays until another starts.
+    if (shown && shown.game !== p.game && mine(shown) && !shown.finished && !mine(p)) return;
+    if (shown && shown.game === p.game) {
+      if (p.version < shown.version) return;
+      if (p.version !== shown.version) { previous = shown; pick = null; hint = null; }
+    } else { previous = null; pick = null; hint = null; }
+    shown = p;
+    pane.dataset.game = String(p.game);
+    pane.dataset.kind = (p.view && p.view.game) || "";
+    pane.dataset.version = String(p.version);
+    pane.dataset.finished = p.finished ? "1" : "";
+    const keep = document.activeElement && pane.contains(document.activeElement) ? document.activeElement.getAttribute("data-key") : null;
+    draw(keep);
+    notice(p);
+  });
+  document.addEventListener("esterport:output", (ev) => {
+    const m = /Hint: PYR ([^()]+?) \(/.exec(ev.detail);
+    if (m && shown && shown.view && shown.view.game === "pyramid") {
+      hint = m[1].trim().split(/\s+/);
+      draw();
+    }
+  });
+  document.addEventListener("esterport:login", () => { shown = null; previous = null; draw(); });
+  const notify = document.getElementById("opt-notify");
+  if (notify) {
+    if (!window.Notification) notify.hidden = true;
+    notify.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      Notification.requestPermission().then((r) => { notify.textContent = r === "granted" ? "Notifications on" : "Notifications blocked"; });
+      E.refocus(ev);
+    });
+  }
+  draw();
+})();

@@ -139,6 +139,7 @@ class Parlor:
             "max_connections": connection_cap(cfg.max_connections),
             "counter": self.counter,
             "prelogin": {},
+            "proxies": cfg.trusted_proxies,  # PROXY protocol from these only
         })
         asyncio.get_running_loop().set_exception_handler(AcceptErrors())
         # No compression (MCCP3 would inflate what clients send), no telnetlib3 idle

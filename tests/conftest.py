@@ -18,6 +18,8 @@ from server.config import (AccountsSection, Config, DatabaseSection, GamesSectio
 from tests.support.client import Client
 from tests.support.postgres import REQUIRED, ThrowawayPostgres
 
+pytest_plugins = ["tests.support.cluster_fixtures"]  # a throwaway Redis, HAProxy
+
 TEST_GAME = "tests.support.tictactoe:KIND"
 
 # Property tests draw the same examples on every run, so the suite (and CI) passes or

@@ -15,35 +15,6 @@ from tests.conftest import make_config
 from tests.support.client import Client
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):  # a stand-in until tests/support/redis.py lands
-    import shutil
-    import socket
-    import subprocess
-    import time
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server not installed")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--save", "",
-                             "--appendonly", "no", "--dir", str(tmp_path_factory.mktemp("r"))],
-                            stdout=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-
-    class R:
-        def url(self) -> str:
-            return f"redis://127.0.0.1:{port}/0"
-    yield R()
-    proc.terminate()
-    proc.wait()
-
-
 @pytest.fixture
 async def nodes(postgres, redis_server):
     url = await postgres.new_database()

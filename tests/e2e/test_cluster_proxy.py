@@ -26,7 +26,6 @@ from server.web import WebDoor
 from tests.conftest import make_config, require_program
 from tests.support.client import Client
 # until tests/conftest.py loads the plugin (pytest_plugins), take its fixtures here
-from tests.support.cluster_fixtures import haproxy, haproxy_binary  # noqa: F401
 from tests.web.wsclient import SUBPROTOCOL, WsPlayer
 
 PLAYER = "127.0.0.2"   # where players connect from (HAProxy itself is 127.0.0.1)
@@ -36,9 +35,7 @@ async def _node(url: str, proxies: tuple[str, ...], **server):
     config = make_config(url, trusted_proxies=proxies, **server)
     parlor = assemble(config)
     await parlor.start()
-    # what server/app.py passes to the protocol class from [server] trusted_proxies
-    if not parlor.telnet_protocol.proxies:
-        parlor.telnet_protocol.proxies = config.server.trusted_proxies
+    assert parlor.telnet_protocol.proxies == config.server.trusted_proxies
     door = WebDoor(parlor, host="127.0.0.1", port=0)
     await door.start()
     return parlor, door

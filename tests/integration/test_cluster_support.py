@@ -7,7 +7,6 @@ import subprocess
 import pytest
 
 # until tests/conftest.py loads the plugin (pytest_plugins), take its fixtures here
-from tests.support.cluster_fixtures import haproxy_binary, redis_server  # noqa: F401
 from tests.support.haproxy import TEMPLATE, render
 
 

@@ -20,9 +20,13 @@ class Client:
         self.seen = ""   # everything received, colour codes removed
 
     @classmethod
-    async def connect(cls, port: int, *, cols: int = 250, term: str = "xterm") -> "Client":
+    async def connect(cls, port: int, *, cols: int = 250, term: str = "xterm",
+                      source: str | None = None) -> "Client":
+        """``source``: the loopback address to connect from (a node that trusts
+        127.0.0.1 as its balancer takes players from another, 127.0.0.2)."""
+        more = {"local_addr": (source, 0)} if source else {}
         reader, writer = await telnetlib3.open_connection(
-            "127.0.0.1", port, cols=cols, rows=40, term=term, connect_minwait=0.05,
+            "127.0.0.1", port, cols=cols, rows=40, term=term, connect_minwait=0.05, **more,
             connect_maxwait=0.5, encoding="utf8", force_binary=True)
         # force_binary: telnetlib3's client decodes US-ASCII unless the server offers
         # BINARY, which the parlor does not (see server/telnet.py); players' clients

@@ -1,0 +1,155 @@
+"""Three nodes as an operator runs them: three ``esterport serve`` processes on one
+PostgreSQL and one Redis, behind HAProxy; players connect through the balancer (and, to
+know which node holds whom, straight to a node). A node killed with SIGKILL mid-game:
+its players reconnect through the balancer and finish the game another node took over."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+from tests.support.client import Client
+
+
+def _config(tmp_path, name: str, database: str, redis: str) -> str:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(textwrap.dedent(f"""
+        [server]
+        port = 0
+        commands_per_second = 50
+        command_burst = 100
+        trusted_proxies = ["127.0.0.1"]
+        [web]
+        enabled = false
+        [database]
+        url = "{database}"
+        [cluster]
+        redis = "{redis}"
+        node = "{name}"
+        [login]
+        logins_per_minute = 1000000
+        new_accounts_per_address = 1000000
+        new_accounts_per_minute = 1000000
+        lines_per_second = 100000
+        [accounts]
+        argon2_time_cost = 1
+        argon2_memory_kib = 1024
+        [games]
+        reconnect_grace = 30
+        computer_delay = 0.0
+        extra = ["tests.support.tictactoe:KIND"]
+    """))
+    return str(path)
+
+
+class Node:
+    def __init__(self, name: str, config: str) -> None:
+        self.name = name
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "commands.app", "serve", "--config", config],
+            stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+        self.log: list[str] = []
+        self.port = 0
+        for line in self.proc.stderr:
+            self.log.append(line)
+            if "Connect with: telnet" in line:
+                self.port = int(line.rsplit(" ", 1)[1])
+                break
+        else:
+            raise RuntimeError(f"node {name} did not start:\n" + "".join(self.log[-30:]))
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        for line in self.proc.stderr:
+            self.log.append(line)
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture
+async def cluster(tmp_path, postgres, redis_server, haproxy):
+    database = await postgres.new_database()
+    nodes: list[Node] = []
+    try:
+        for name in ("n1", "n2", "n3"):
+            nodes.append(await asyncio.to_thread(
+                Node, name, _config(tmp_path, name, database, redis_server.url())))
+        proxy = haproxy([f"127.0.0.1:{n.port}" for n in nodes])
+        await asyncio.to_thread(proxy.wait_up)
+        yield nodes, proxy
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+async def _player(port: int, name: str, new: bool = True) -> Client:
+    client = await Client.connect(port, source="127.0.0.2")  # not the balancer's address
+    await (client.create(name) if new else client.login(name))
+    return client
+
+
+async def test_a_game_across_nodes_survives_its_node_being_killed(cluster):
+    (n1, n2, n3), proxy = cluster
+    alice = await _player(n1.port, "Alice")         # the game will be driven by n1
+    bob = await _player(n2.port, "Bob")
+    carol = await _player(n3.port, "Carol")          # a watcher on a third node
+    await alice.cmd("who", "3 players connected", timeout=10)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("ttt accept alice")
+    out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
+    number = int(out.rsplit("Game #", 1)[1].split(":")[0])
+    await bob.expect("begins")
+    await carol.cmd(f"observe {number}", "You are now watching", timeout=10)
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.expect("Alice: PLAY 1")
+    await carol.expect("X takes cell 1")
+    await bob.cmd("ttt play 4", "Bob: PLAY 4")
+    await alice.expect("Bob: PLAY 4")
+
+    n1.kill()  # acknowledged moves are in the database; n2 or n3 takes the game over
+    await alice.closed()
+    for _ in range(50):  # through the balancer, once it has seen n1 is down (a client's
+        try:             # reconnect does the same)
+            alice = await _player(proxy.telnet_port, "Alice", new=False)
+            break
+        except (AssertionError, OSError):
+            await asyncio.sleep(0.2)
+    for _ in range(100):  # until a node drives the game again (at most ~10 s)
+        reply = await alice.cmd("ttt play 2", r"(Alice: PLAY 2|not playing|did not answer"
+                                              r"|no game|You have no)[^\n]*", timeout=15)
+        if "Alice: PLAY 2" in reply:
+            break
+        await asyncio.sleep(0.2)
+    else:
+        raise AssertionError("the game was never taken over")
+    await bob.expect("Alice: PLAY 2", timeout=10)
+    await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=10)
+    await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)", timeout=10)
+    await bob.expect("Alice wins")
+    await carol.expect("Alice wins")
+    out = await carol.cmd(f"replay {number}", r"\d+\. Alice: PLAY 3", timeout=10)
+    # every acknowledged move once, in order: none lost, none applied twice
+    moves = re.findall(r"^\s*\d+\. (\w+: PLAY \d)", out.split("REPLAY")[-1], re.M)
+    assert moves == ["Alice: PLAY 1", "Bob: PLAY 4", "Alice: PLAY 2", "Bob: PLAY 5",
+                     "Alice: PLAY 3"], out
+    for c in (alice, bob, carol):
+        await c.close()

@@ -10,6 +10,7 @@ from . import ai, notation, render, rules, spoken, words
 
 SPEC = PlaySpec(
     key="tt", title="Triptycha", prefix="TT", gmcp_package="Triptycha.Game",
+    levels=ai.LEVELS,
     # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
     level_ratings=(("easy", 1210), ("normal", 1459), ("hard", 1800)),
     resign_action=rules.Resign(),

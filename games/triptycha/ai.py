@@ -13,7 +13,9 @@
   the endgame it compares exact values where HARD adds its bounds over three sampled
   hands: every possible opponent hand (a sample when there are more than
   ``EXPERT_HANDS``) is searched to the end for every lay, and a lay scores the number
-  of hands it wins against, then its exact margins (see ``_expert``).
+  of hands it wins against, then its exact margins (see ``_expert``).  Measured
+  (``bench/triptycha_ai.py --games 400 --match expert-hard``): EXPERT wins 58.8 % of
+  games against HARD at 1.0 s (95 % interval 55.9-61.6 %), 64.2 % at 0.3 s.
 
 Budgets are node counts, not time: ``budget_s`` seconds are ``NODES_PER_SECOND`` nodes a
 second (a fixed rate, about what one core searches), so the same position with the same

@@ -3,7 +3,8 @@
     .venv/bin/python bench/level_ratings.py [--games pyramid,triad,triptycha,dice]
         [--rounds 30] [--budget 0.25] [--seed 0]
 
-Every round each pair of levels (easy, normal, hard) plays one game of each game kind,
+Every round each pair of a game's levels (its spec's ``levels``: easy, normal, hard, and
+Triptycha's expert) plays one game of each game kind,
 and a round is one rating period (``server/glicko2.py``, the parlor's own Glicko-2:
 every level starts at 1500, RD 350).  What a "game" is:
 
@@ -24,6 +25,7 @@ and a difference of 200 is about a 76 % expected score.
 from __future__ import annotations
 
 import argparse
+import importlib
 import itertools
 import random
 import sys
@@ -34,7 +36,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.glicko2 import Glicko, update  # noqa: E402
 
-LEVELS = ("easy", "normal", "hard")
+SPECS = {"pyramid": "games.pyramid.spec", "triad": "games.triad.spec",
+         "triptycha": "games.triptycha.spec", "dice": "games.dice.spec"}
+
+
+def levels_of(kind: str) -> tuple[str, ...]:
+    """The computer's levels of a game kind, weakest first, as its spec lists them."""
+    return importlib.import_module(SPECS[kind]).SPEC.levels
 
 
 # -- one game of each kind: the score of ``a`` (1, 0.5 or 0) -------------------------------
@@ -105,18 +113,19 @@ def rate(kind: str, rounds: int, budget: float, seed: int) -> tuple[dict, dict]:
     """Glicko-2 ratings of the levels after ``rounds`` rating periods, and the score of
     each pairing: {(a, b): [points of a, games]}."""
     play = GAMES[kind]
-    ratings = {level: Glicko() for level in LEVELS}
+    levels = levels_of(kind)
+    ratings = {level: Glicko() for level in levels}
     scores: dict[tuple[str, str], list[float]] = {p: [0.0, 0] for p in
-                                                   itertools.combinations(LEVELS, 2)}
+                                                   itertools.combinations(levels, 2)}
     for r in range(rounds):
-        results: dict[str, list[tuple[Glicko, float]]] = {level: [] for level in LEVELS}
-        for a, b in itertools.combinations(LEVELS, 2):
+        results: dict[str, list[tuple[Glicko, float]]] = {level: [] for level in levels}
+        for a, b in itertools.combinations(levels, 2):
             score = play(a, b, seed + r, budget)
             scores[(a, b)][0] += score
             scores[(a, b)][1] += 1
             results[a].append((ratings[b], score))
             results[b].append((ratings[a], 1.0 - score))
-        ratings = {level: update(ratings[level], results[level]) for level in LEVELS}
+        ratings = {level: update(ratings[level], results[level]) for level in levels}
     return ratings, scores
 
 
@@ -134,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         ratings, scores = rate(kind, args.rounds, args.budget, args.seed)
         line = "  ".join(f"{level.upper()} {ratings[level].rating:.0f} (RD "
-                         f"{ratings[level].rd:.0f})" for level in LEVELS)
+                         f"{ratings[level].rd:.0f})" for level in ratings)
         pairs = ", ".join(f"{a}-{b} {pts:g}/{n}" for (a, b), (pts, n) in scores.items())
         print(f"{kind:9s}: {line};  scores {pairs};  {time.perf_counter() - t0:.0f} s")
 

@@ -17,7 +17,6 @@ from server.text import bold, counted, table
 if TYPE_CHECKING:
     from server.hosting import GameKind
 
-LEVELS = ("easy", "normal", "hard")
 
 
 def _me(ctx: Context) -> Seat:
@@ -199,6 +198,12 @@ def _levels(kind: "GameKind") -> list[str]:
     return [f"The computer's levels, rated against each other: {rated}."]
 
 
+def _either(levels: tuple[str, ...]) -> str:
+    """("easy", "normal", "hard") as "EASY, NORMAL or HARD"."""
+    words = [level.upper() for level in levels]
+    return " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
 # -- one game's prefix family -------------------------------------------------------------
 def _how_to_start(kind: "GameKind") -> str:
     """How a game of ``kind`` starts: by CHALLENGE, unless the kind takes no challenges
@@ -245,8 +250,12 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         target, options_words = parts[0], parts[1:]
         if target.lower() == "computer":
             level = "normal"
-            if options_words and options_words[0].lower() in LEVELS:
+            word = options_words[0].lower() if options_words else ""
+            if word in kind.levels:
                 level = options_words.pop(0).lower()
+            elif any(word in k.levels for k in ctx.host.kinds.values()):
+                raise CommandError(f"{kind.title} has no {word.upper()} level; the computer "
+                                   f"plays {_either(kind.levels)}.")
             options = kind.parse_options(options_words)
             await _guard(ctx.host.play_computer(key, _me(ctx), level, options))
             return
@@ -306,9 +315,11 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         return handler
 
     subs = [
-        Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER [EASY|NORMAL|HARD] "
-                "[<options>]", f"Offer a game of {kind.title} to a connected player, or start "
-                "one against the computer. " + help_text, aliases=("ch",)),
+        Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER "
+                f"[{'|'.join(level.upper() for level in kind.levels)}] [<options>]",
+                f"Offer a game of {kind.title} to a connected player, or start one against "
+                f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text,
+                aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
                    f"Play your last finished game of {kind.title} (with that person) again: "
                    "the same options, the sides swapped. A person gets the usual offer; "

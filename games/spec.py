@@ -29,7 +29,8 @@ class PlaySpec:
 
     **How it is played**: ``simultaneous`` (the seats act at once, each on its own part
     of the state: a Pyramid tournament), ``open_table`` (players come and go: Triad);
-    ``level_ratings``: how strong the computer's levels are.
+    ``levels``: the computer's levels, weakest first (CHALLENGE COMPUTER <level>);
+    ``level_ratings``: how strong they are.
 
     **The engine** (every game): ``apply(state, seat, action, rng) -> (state, events)``,
     ``outcome(state)``, ``to_move(state)``,
@@ -57,6 +58,8 @@ class PlaySpec:
     resign_action: Any = None
     simultaneous: bool = False
     open_table: bool = False
+    # The levels ``choose_action`` plays, weakest first; a game need not have them all.
+    levels: tuple[str, ...] = ("easy", "normal", "hard")
     # The computer's levels' Glicko-2 ratings among themselves, weakest first, as
     # bench/level_ratings.py measured them (what beating a level means; RANKINGS shows them).
     level_ratings: tuple[tuple[str, int], ...] = ()

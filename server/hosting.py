@@ -37,7 +37,7 @@ class Seat:
 
     account_id: int
     name: str
-    computer: str | None = None  # "easy" | "normal" | "hard" for the computer
+    computer: str | None = None  # the computer's level ("easy" ... "expert") for the computer
     # At a table whose players come and go (``GameKind.open_table``): this player has left.
     # The seat stays, so the move list keeps its names; nothing is told to it any more.
     left: bool = False
@@ -207,6 +207,7 @@ class GameKind(abc.ABC):
     resign_action: Any = None  # the engine's action for RESIGN and CLAIM
     simultaneous: bool = False
     open_table: bool = False
+    levels: tuple[str, ...] = ("easy", "normal", "hard")  # the computer's, weakest first
     level_ratings: tuple[tuple[str, int], ...] = ()  # the computer's levels, rated
     parlor: "Parlor | None" = None  # set by GameHost.register
 
@@ -399,7 +400,7 @@ class HostedGame(GameKind):
     spec: ClassVar[PlaySpec]
     FACTS: ClassVar[tuple[str, ...]] = ("key", "title", "prefix", "gmcp_package", "seats",
                                         "min_seats", "resign_action", "simultaneous",
-                                        "open_table", "level_ratings")
+                                        "open_table", "levels", "level_ratings")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """The spec's facts are the class's (the host and the commands read them from

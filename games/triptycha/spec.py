@@ -10,8 +10,10 @@ from . import ai, notation, render, rules, spoken, words
 
 SPEC = PlaySpec(
     key="tt", title="Triptycha", prefix="TT", gmcp_package="Triptycha.Game",
-    # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
-    level_ratings=(("easy", 1210), ("normal", 1459), ("hard", 1800)),
+    levels=ai.LEVELS,
+    # bench/level_ratings.py --games triptycha --rounds 30 --budget 1.0 (Glicko-2 among
+    # themselves; 180 games, RD 65-84)
+    level_ratings=(("easy", 1084), ("normal", 1326), ("hard", 1715), ("expert", 1869)),
     resign_action=rules.Resign(),
     apply=rules.apply, outcome=rules.outcome, to_move=rules.to_move,
     parse_action=notation.parse_action, format_action=notation.format_action,

@@ -230,7 +230,8 @@ async def test_help_options_offers_and_wrong_uses(parlor, clients):
     await alice.cmd("dice challenge", "> Usage: DICE CHALLENGE <person>")
     await alice.cmd("dice challenge bob sideways", "'sideways' is not an option .*Usage: DICE "
                     "CHALLENGE")
-    await alice.cmd("dice challenge computer expert", "'expert' is not an option .*Usage:")
+    await alice.cmd("dice challenge computer expert", "Triad Dice has no EXPERT level; the "
+                    "computer plays EASY, NORMAL or HARD\\.")
     await alice.cmd("dice challenge bob hard", "HARD is a level for the computer")
     await alice.cmd("dice challenge dave", "There is no player named dave")
     await alice.cmd("dice accept bob", "There is no offer from bob to you")

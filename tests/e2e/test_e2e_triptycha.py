@@ -305,6 +305,18 @@ async def test_computer_game_inspect_and_color_off_board(parlor, clients, tmp_pa
     assert (await Tiles(parlor.db).audit()) == []
 
 
+async def test_the_expert_computer_can_be_challenged(parlor, clients, tmp_path):
+    await seed(parlor, tmp_path, PROVING)
+    alice = await clients("Alice")
+    out = await alice.cmd("tt help challenge", "Usage: TT CHALLENGE(.|\n)*?\n> ")
+    assert "COMPUTER [EASY|NORMAL|HARD|EXPERT]" in " ".join(out.split())
+    await alice.cmd("tt challenge computer expert Random",
+                    "Alice vs Computer\\(expert\\) begins \\(Random\\)")
+    game = next(iter(parlor.host.live.values()))
+    assert game.seats[1].computer == "expert"
+    await alice.cmd("tt resign", "Computer\\(expert\\) wins")
+
+
 async def test_admin_commands_seed_and_grant(parlor, clients, tmp_path):
     warden = await parlor.accounts.create("Warden", "secret")
     await parlor.accounts.set_admin("Warden", True)

@@ -17,7 +17,7 @@ def new(seed, rules=Rules(random=True)):
     return new_game(Options((random_deck(rng, 8, 1), random_deck(rng, 8, 101)), rules), rng)
 
 
-@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+@pytest.mark.parametrize("level", ["easy", "normal", "hard", "expert"])
 @pytest.mark.parametrize("rules", [Rules(random=True), Rules(take=2),
                                    Rules(random=True, undercut=True, inversion=True, truth=True)])
 def test_ai_plays_only_legal_actions_to_the_end(level, rules):

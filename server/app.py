@@ -66,10 +66,9 @@ class Parlor:
         self.bus: Bus = LocalBus()
         self.cluster: "Cluster | None" = None
         if config.cluster.enabled:  # one node of several (server/cluster.py)
-            from server.cluster import Cluster, RedisBus
+            from server.cluster import RedisBus
 
             self.bus = RedisBus(config.cluster.redis, self.node)
-            self.cluster = Cluster(self, self.bus, self.node)
         self.world = World.load()
         acc = config.accounts
         self.accounts = Accounts(self.db, acc.starting_cubits,
@@ -118,6 +117,10 @@ class Parlor:
         self.telnet_protocol: type[TelnetProtocol] | None = None  # set by start()
         self.telnet_options: dict = {}
         self.before_stop: list[Callable[[], Awaitable[None]]] = []  # e.g. the web door
+        if config.cluster.enabled:
+            from server.cluster import Cluster
+
+            self.cluster = Cluster(self, self.bus, self.node)
 
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:
@@ -343,6 +346,18 @@ class Parlor:
             session.room = room
             self._rooms.setdefault(room, set()).add(session)
 
+    def trust(self, name_key: str, address: str, seconds: float, *, shared: bool = True) -> None:
+        """A good password for ``name_key`` from ``address``: for ``seconds`` its logins
+        from there count only against that pair (server/login.py), on every node."""
+        self.trusted_logins[(name_key, address)] = time.monotonic() + seconds
+        if shared and self.cluster is not None:
+            self.cluster.control("trust", name=name_key, address=address, seconds=seconds)
+
+    def connections_from(self, address: str) -> int:
+        """Open connections from ``address``, on every node."""
+        here = self.per_address.get(address, 0)
+        return here + (self.cluster.connections_from(address) if self.cluster else 0)
+
     def tell(self, account_id: int, text: str) -> None:
         """A notice to one player, on whichever node they are."""
         self.bus.publish(f"account:{account_id}", Event("notice", {"text": text}))
@@ -429,7 +444,9 @@ class Parlor:
         cap = self.config.server.max_connections_per_address
         self.connections.add(session)
         self.per_address[session.address] += 1
-        if self.per_address[session.address] > cap:
+        if self.cluster is not None:
+            self.cluster.connection(session.address, +1)
+        if self.connections_from(session.address) > cap:
             session.close(f"Too many connections from your address (at most {cap}).")
             return
         session.offer_mud_protocols()
@@ -570,6 +587,8 @@ class Parlor:
             self.per_address[session.address] -= 1
             if self.per_address[session.address] <= 0:
                 del self.per_address[session.address]
+            if self.cluster is not None:
+                self.cluster.connection(session.address, -1)
         account = session.account
         if account is None or self.sessions.get(account.id) is not session:
             # never logged in, or taken over by a newer connection: whatever it was given

@@ -30,7 +30,7 @@ import asyncio
 import json
 import logging
 import time
-from collections import deque
+from collections import Counter, defaultdict, deque
 from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
@@ -278,6 +278,16 @@ class Cluster:
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
         self._waiting: dict[str, asyncio.Future] = {}  # relayed commands awaiting answers
         self._relays = 0
+        # connections per address on each other node (the per-address cap counts them)
+        self._addresses: dict[str, Counter[str]] = defaultdict(Counter)
+        # the login throttles count every node's failures (server/throttle.py)
+        self._throttles = {"throttle": parlor.throttle, "name_throttle": parlor.name_throttle,
+                           "logins": parlor.logins, "creations": parlor.creations,
+                           "creations_everywhere": parlor.creations_everywhere}
+        for name, throttle in self._throttles.items():
+            throttle.shared = (lambda op, keys, name=name:
+                               self.control("throttle", which=name, change=op,
+                                            keys=list(keys)))
         bus.on_heal.append(self._rejoin)
 
     @property
@@ -373,7 +383,8 @@ class Cluster:
     def _on_control(self, _topic: str, event: Event) -> None:
         data = event.data
         if data.get("node") == self.node and event.kind in ("join", "move", "leave",
-                                                            "active", "node-gone", "game"):
+                                                            "active", "node-gone", "game",
+                                                            "throttle", "trust", "conn"):
             return  # our own roster news: already known here
         parlor = self.parlor
         if event.kind in ("join", "move"):
@@ -387,12 +398,26 @@ class Cluster:
         elif event.kind == "active":
             parlor.remote_active(data["node"], {int(k): v for k, v in data["times"].items()})
         elif event.kind == "node-gone":
+            self._addresses.pop(data["node"], None)
             parlor.remote_node_gone(data["node"])
             self._background(self._adopt(data["node"]))
         elif event.kind == "close":
             session = parlor.sessions.get(int(data["account_id"]))
             if session is not None:
                 session.close(data.get("message") or None)
+        elif event.kind == "throttle":
+            throttle = self._throttles.get(data.get("which"))
+            op = {"fail": "failed_elsewhere", "succeed": "succeeded_elsewhere",
+                  "add": "added_elsewhere"}.get(data.get("change"))
+            if throttle is not None and op is not None and hasattr(throttle, op):
+                getattr(throttle, op)(*map(str, data["keys"]))
+        elif event.kind == "trust":
+            parlor.trust(data["name"], data["address"], float(data["seconds"]), shared=False)
+        elif event.kind == "conn":
+            counts = self._addresses[data["node"]]
+            counts[data["address"]] += int(data["delta"])
+            if counts[data["address"]] <= 0:
+                del counts[data["address"]]
         elif event.kind == "game":
             if data.get("entry") is None:
                 self._forget_game(int(data["number"]))
@@ -411,6 +436,15 @@ class Cluster:
         task = asyncio.create_task(run())
         self._tasks.append(task)
         task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
+
+    # -- caps and throttles across nodes ---------------------------------------------
+    def connection(self, address: str, delta: int) -> None:
+        """A connection from ``address`` opened (+1) or closed (-1) here."""
+        self.control("conn", address=address, delta=delta)
+
+    def connections_from(self, address: str) -> int:
+        """Open connections from ``address`` on the other nodes."""
+        return sum(counts.get(address, 0) for counts in self._addresses.values())
 
     # -- games across nodes -----------------------------------------------------------
     async def _load_games(self) -> None:
@@ -565,6 +599,7 @@ class Cluster:
                     for gone in nodes - alive:
                         log.warning("cluster: node %s is gone; its players with it", gone)
                         self.parlor.remote_node_gone(gone)
+                        self._addresses.pop(gone, None)
                         self._background(self._purge(gone))
                         self._background(self._adopt(gone))
             except (RedisError, OSError):

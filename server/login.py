@@ -80,8 +80,7 @@ async def login(session: Session) -> "Account":
         if word.lower() == "new":
             account = await create_account(session)
             if account is not None:
-                parlor.trusted_logins[(account.name_key, session.address)] = \
-                    time.monotonic() + TRUST_SECONDS
+                parlor.trust(account.name_key, session.address, TRUST_SECONDS)
                 return account
             continue
         if word.lower() in ("quit", "exit", "logout"):
@@ -133,7 +132,7 @@ async def login(session: Session) -> "Account":
             session.write("Wrong password." if exists else
                           f"There is no account named {word}. Type NEW to create one.")
             continue
-        parlor.trusted_logins[(name_key, address)] = time.monotonic() + TRUST_SECONDS
+        parlor.trust(name_key, address, TRUST_SECONDS)
         if account.banned:
             session.close("This account is banned from Esterport.")
             raise Disconnect("banned")

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import time
 from collections import defaultdict, deque
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 
 class LoginThrottle:
@@ -28,6 +28,9 @@ class LoginThrottle:
         self.clock = clock
         self._failures: dict[str, deque[float]] = defaultdict(deque)
         self._in_flight: dict[str, int] = defaultdict(int)
+        # told of every failure and success recorded here ("fail"/"succeed", keys): a
+        # cluster's nodes tell each other, so a guesser gains nothing by spreading
+        self.shared: Callable[[str, tuple[str, ...]], None] | None = None
 
     def wait(self, *keys: str) -> int:
         """Seconds until every key may try again (0: it may now). A key whose failures
@@ -78,6 +81,12 @@ class LoginThrottle:
             self.fail(*keys)
 
     def fail(self, *keys: str) -> None:
+        self.failed_elsewhere(*keys)
+        if self.shared is not None:
+            self.shared("fail", keys)
+
+    def failed_elsewhere(self, *keys: str) -> None:
+        """Count a failure (one recorded here, or told by another node)."""
         now = self.clock()
         for key in keys:
             self._failures[key].append(now)
@@ -90,6 +99,11 @@ class LoginThrottle:
         return self._delay(key, self.clock()) > 0
 
     def succeed(self, *keys: str) -> None:
+        self.succeeded_elsewhere(*keys)
+        if self.shared is not None:
+            self.shared("succeed", keys)
+
+    def succeeded_elsewhere(self, *keys: str) -> None:
         for key in keys:
             self._failures.pop(key, None)
 
@@ -105,6 +119,7 @@ class Sliding:
     def __init__(self, limit: int, window: float, clock=time.monotonic) -> None:  # noqa: ANN001
         self.limit, self.window, self.clock = limit, window, clock
         self._events: dict[str, deque[float]] = defaultdict(deque)
+        self.shared: Callable[[str, tuple[str, ...]], None] | None = None  # as LoginThrottle's
 
     def wait(self, key: str) -> int:
         """Seconds until ``key`` may have another event (0: now)."""
@@ -125,6 +140,12 @@ class Sliding:
         return sum(1 for t in times if t > now - self.window) if times else 0
 
     def add(self, key: str) -> None:
+        self.added_elsewhere(key)
+        if self.shared is not None:
+            self.shared("add", (key,))
+
+    def added_elsewhere(self, key: str) -> None:
+        """Count an event (one here, or told by another node)."""
         self._events[key].append(self.clock())
         if len(self._events) > 10000:
             now = self.clock()

@@ -178,3 +178,30 @@ async def test_the_games_of_a_node_that_goes_are_taken_over_and_finished(nodes):
     await bob.expect("Alice wins")
     for c in (alice, bob):
         await c.close()
+
+
+async def test_login_throttles_and_the_address_cap_count_across_nodes(nodes):
+    alpha, beta = nodes
+    await (await _player(alpha, "Henry")).close()
+    guesser = await Client.connect(alpha.port)
+    for _ in range(3):  # the tests' limit: 3 failures a minute per name and address
+        await guesser.expect("Name: ")
+        guesser.send("henry")
+        await guesser.expect("Password: ")
+        guesser.send("wrong")
+        await guesser.expect("Wrong password")
+    await guesser.close()
+    await _settle(lambda: beta.throttle.locked("pair:henry:127.0.0.1"))
+    elsewhere = await Client.connect(beta.port)  # the other node makes him wait too
+    await elsewhere.expect("Name: ")
+    elsewhere.send("henry")
+    await elsewhere.expect(r"(wait|Too many|try again)[^\n]*")
+    await elsewhere.close()
+    cap = alpha.config.server.max_connections_per_address
+    held = [await Client.connect(alpha.port) for _ in range(cap)]
+    await _settle(lambda: beta.connections_from("127.0.0.1") >= cap)
+    refused = await Client.connect(beta.port)
+    assert "Too many connections from your address" in await refused.closed()
+    for c in held:
+        await c.close()
+    await _settle(lambda: beta.connections_from("127.0.0.1") == 0)

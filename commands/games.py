@@ -199,6 +199,25 @@ def _levels(kind: "GameKind") -> list[str]:
     return [f"The computer's levels, rated against each other: {rated}."]
 
 
+def _own_or_watched(ctx: Context, kind: "GameKind") -> LiveGame:
+    """The game of ``kind`` the player plays, else the one they watch.
+
+    :raises CommandError: neither, or several watched."""
+    game = ctx.host.game_of(ctx.account.id, kind.key)
+    if game is not None:
+        return game
+    watched = [g for n in sorted(ctx.session.watching)
+               if (g := ctx.host.live.get(n)) is not None and g.kind is kind]
+    if len(watched) == 1:
+        return watched[0]
+    if watched:
+        numbers = ", ".join(f"#{g.id}" for g in watched)
+        raise CommandError(f"You watch several games of {kind.title} ({numbers}): "
+                           f"{kind.prefix} DISPLAY <game> shows one.")
+    raise CommandError(f"You are not playing or watching {kind.title}. "
+                       f"{kind.prefix} DISPLAY <game> watches a game.")
+
+
 # -- one game's prefix family -------------------------------------------------------------
 def _how_to_start(kind: "GameKind") -> str:
     """How a game of ``kind`` starts: by CHALLENGE, unless the kind takes no challenges
@@ -264,8 +283,15 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                      f"of game #{record.id}. ({p} WITHDRAW to take it back.)")
 
     async def display(ctx: Context, rest: str) -> None:
-        """``<PREFIX> DISPLAY <game>``: OBSERVE, for a game of this kind only."""
-        number = args.game_number(args.words(rest, 1, 1)[0])
+        """``<PREFIX> DISPLAY <game>``: OBSERVE, for a game of this kind only; alone, the
+        board of your own game of it (or of the one you watch): with SET BOARD OFF, the
+        way to see it."""
+        parts = args.words(rest, 0, 1)
+        if not parts:
+            game = _own_or_watched(ctx, kind)
+            ctx.presentation.show(ctx.session, game)
+            return
+        number = args.game_number(parts[0])
         game = ctx.host.live.get(number)
         if game is not None and game.kind is not kind:
             raise CommandError(f"Game #{number} is {game.kind.title}, not {kind.title}; "
@@ -321,8 +347,9 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         Command("resign", resign, f"{p} RESIGN", "Give up the game you are playing."),
         Command("claim", bound(claim), f"{p} CLAIM", "Win a game whose opponent has been "
                 "disconnected for longer than the grace period."),
-        Command("display", display, f"{p} DISPLAY <game>", "Watch a game: you see every move "
-                "as it is made. UNOBSERVE stops.", aliases=("observe", "watch")),
+        Command("display", display, f"{p} DISPLAY [<game>]", "Watch a game: you see every "
+                "move as it is made. UNOBSERVE stops. Alone: the board of your own game "
+                "(or of the game you watch).", aliases=("observe", "watch")),
         Command("games", games_kind, f"{p} GAMES", f"List the games of {kind.title} in play."),
         Command("status", status, f"{p} STATUS [<person>]", "Rating and records."),
         Command("rankings", bound(rankings), f"{p} RANKINGS", "The best ranked players."),

@@ -411,6 +411,7 @@ class Parlor:
         session.width = settings.get("width")
         session.height = settings.get("height")
         session.screenreader = settings.get("screenreader", False)
+        session.board = settings.get("board", "full")
         session.ignoring = ignoring
         self.sessions[account.id] = session
         self._by_name[account.name_key] = session

@@ -119,6 +119,7 @@ class Session:
         self._width: int | None = None  # set by SET WIDTH; else NAWS
         self._height: int | None = None  # set by SET HEIGHT; else NAWS
         self.screenreader = False  # SET SCREENREADER: boards read out, no ASCII art
+        self.board = "full"  # SET BOARD FULL|COMPACT|OFF (server/presentation.py)
         self.ignoring: set[int] = set()
         self.watching: set[int] = set()
         self.seen_versions: dict[int, int] = {}  # game -> the last version drawn or told

@@ -681,6 +681,16 @@ def render_table(view: dict, width: int = 80, color: bool = True, names=None,  #
     return "\n".join(lines)
 
 
+def render_changes(old: dict, new: dict, width: int = 80, color: bool = True,
+                   names=None) -> str | None:  # noqa: ANN001
+    """SET BOARD COMPACT: the hand's changes (``render.render_changes``) with the
+    table's names; None (the whole table) when the seats changed."""
+    if old.get("names") != new.get("names") or old.get("table") != new.get("table"):
+        return None
+    return render.render_changes(old, new, width=width, color=color,
+                                 names=[n or "" for n in new.get("names", ())])
+
+
 def hand_text(view: dict) -> str:
     """The viewer's own cards: ``TRIAD HAND``."""
     me = view.get("viewer")

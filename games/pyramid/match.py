@@ -282,14 +282,17 @@ def outcome(table: Table) -> Outcome | None:
         return Outcome(o.winner, o.reason, totals)
     best = max(totals)
     winners = [i for i, t in enumerate(totals) if t == best]
+    order = sorted(range(len(totals)), key=lambda i: -totals[i])  # the winner's first
     return Outcome(winners[0] if len(winners) == 1 else None,
-                   "six games each, net Par " + " vs ".join(f"{t:+d}" for t in totals), totals)
+                   "six games each, net Par " + " vs ".join(f"{totals[i]:+d}" for i in order),
+                   totals)
 
 
 def counts(result: Outcome) -> bool:
     """Whether a finished table counts in the players' records (not when closed with SAVE,
     EXIT alone or against the computer, or NEW)."""
-    return result.reason not in NOT_COUNTED
+    return result.reason not in NOT_COUNTED and len(result.scores) > 1  # a solitaire:
+    # never a win, a loss or a draw in the records (its Par scores go to the Top 10)
 
 
 @attrs.frozen

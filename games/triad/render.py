@@ -142,10 +142,10 @@ def _turn_line(view: dict, width: int) -> str | None:
         if view["raise_range"]:
             lo, hi = view["raise_range"]
             options.append(f"RAISE {lo}..{hi}")
-        return _fit("Your turn: " + ", ".join(options) + ".", width)
+        return _fit("Your turn: TRIAD " + ", TRIAD ".join(options) + ".", width)
     if me is not None and view["to_act"] == me and view["phase"] == "draw":
-        return _fit("Your turn: DISCARD <positions 1-6, up to four>, or STAND to keep all.",
-                    width)
+        return _fit("Your turn: TRIAD DISCARD <positions 1-6, up to four>, or TRIAD STAND "
+                    "to keep all.", width)
     return None
 
 

@@ -102,6 +102,8 @@ def speak(view: dict, names=None) -> list[str]:
             lines.append(f"The table is open: {taken} of {len(names)} seats taken, buy-in "
                          f"{info['buyin']}. TRIAD START deals; TRIAD BOT seats a computer "
                          "player.")
+        elif info.get("closed"):
+            lines.append("The table is closed.")
         elif view["phase"] == "hand_over":
             lines.append("Between hands: TRIAD DEAL deals the next hand now.")
     return lines

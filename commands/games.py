@@ -76,6 +76,11 @@ async def observe(ctx: Context, rest: str) -> None:
     try:
         game = ctx.host.get_live(number)
     except GameError as err:
+        try:
+            await ctx.host.record(number)
+        except GameError:
+            raise CommandError(f"There is no game #{number}. GAMES lists the games in "
+                               "play.") from None
         raise CommandError(f"{err} (REPLAY {number} shows a finished game.)") from None
     if game.seat_of(ctx.account.id) is not None:
         ctx.presentation.show(ctx.session, game)
@@ -135,7 +140,18 @@ async def pending(ctx: Context, rest: str) -> None:
 
 
 async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
-    name = args.words(rest, 1, 1)[0]
+    parts = args.words(rest, 0, 1)
+    if parts:
+        name = parts[0]
+    else:  # the one offer there is
+        offers = [o for o in ctx.host.pending(ctx.account.id)[0]
+                  if kind_key is None or o.kind.key == kind_key]
+        if not offers:
+            raise CommandError("Nobody has challenged you. PENDING lists the offers.")
+        if len({o.challenger.name for o in offers}) > 1:
+            names = ", ".join(sorted({o.challenger.name for o in offers}))
+            raise CommandError(f"Offers from {names}: ACCEPT <person> takes one.")
+        name = offers[0].challenger.name
     await _guard(ctx.host.accept(kind_key, _me(ctx), name))
 
 
@@ -177,6 +193,10 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
     else:
         args.words(rest, 0, 0)
         kind = ctx.host.kinds[kind_key]
+    own = ctx.registry.game(kind.key)
+    if own is not None and own.unranked:  # a game never ranked says what it counts
+        ctx.send(own.unranked)
+        return
     rows = await ctx.ratings.rankings(kind.key)
     levels = _levels(kind)
     if not rows:
@@ -307,14 +327,17 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         acc = ctx.account if not parts else await args.account(ctx, parts[0])
         r = await ctx.ratings.get(acc.id, key)
         lines = [bold(f"{acc.name} at {kind.title}")]
-        if r is None:
+        own = ctx.registry.game(key)
+        game = ctx.host.game_of(acc.id, key)
+        if own is not None and own.status is not None:  # the game says what it counts
+            lines.extend(own.status(ctx, acc, r, game))
+        elif r is None:
             lines.append(f"No games played yet; rating {rating_text()}.")
         else:
             lines.append(f"Rating {rating_text(r.rating, r.rd)}.")
             lines.append(f"Ranked: {r.ranked_wins} won, {r.ranked_losses} lost, "
                          f"{r.ranked_draws} drawn. Unranked: {r.unranked_wins} won, "
                          f"{r.unranked_losses} lost, {r.unranked_draws} drawn.")
-        game = ctx.host.game_of(acc.id, key)
         if game:
             lines.append(f"Playing {game.title}.")
         ctx.send("\n".join(lines))
@@ -340,7 +363,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                    "the same options, the sides swapped. A person gets the usual offer; "
                    "against the computer (at the same level) it starts at once.")]
           if GameHost.takes_rematches(kind) else []),
-        Command("accept", bound(accept), f"{p} ACCEPT <person>", "Accept a player's offer."),
+        Command("accept", bound(accept), f"{p} ACCEPT [<person>]", "Accept a player's offer "
+                "(alone: the one offer there is)."),
         Command("decline", bound(decline), f"{p} DECLINE <person>", "Decline a player's offer."),
         Command("withdraw", bound(withdraw), f"{p} WITHDRAW [<person>]",
                 "Take back your offers (to one person, or all)."),
@@ -373,8 +397,8 @@ COMMANDS = [
             "not), or show its board after a given move.", topic="games"),
     Command("pending", pending, "PENDING", "List the challenges offered to you and by you.",
             topic="games"),
-    Command("accept", accept, "ACCEPT <person>", "Accept a challenge (of any game).",
-            topic="games"),
+    Command("accept", accept, "ACCEPT [<person>]", "Accept a challenge (of any game); with "
+            "one offer to you, ACCEPT alone takes it.", topic="games"),
     Command("decline", decline, "DECLINE <person>", "Decline a challenge.", topic="games"),
     Command("withdraw", withdraw, "WITHDRAW [<person>]", "Take back your challenges.",
             topic="games"),

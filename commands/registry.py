@@ -202,6 +202,11 @@ class GameCommands:
     groups: dict[str, str] = attrs.field(factory=dict)
     moves: str = ""
     kind: "type[GameKind] | None" = None
+    # HELP <game> RULES (default: ``help``); what RANKINGS says of a game never ranked;
+    # lines <GAME> STATUS adds for a player (``status(ctx, account, live game | None)``)
+    rules: str = ""
+    unranked: str = ""
+    status: "Callable[..., list[str]] | None" = None
 
     def __attrs_post_init__(self) -> None:
         if self.kind is not None and self.kind.key != self.key:

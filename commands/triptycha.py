@@ -27,6 +27,28 @@ KEY = "tt"
 HELP = ("Triangular tile battles: lay your tiles in the 9 niches and flip your opponent's. "
         "Rules: Truth, Random, Inversion, Undercut, Confusion, Plunder, Take <1-5>, Ranked, "
         "Disc <collection>. ITD lists your tiles.")
+RULES = (
+    "Two players lay triangular tiles in a board of 9 triangular niches (1 at the top; 2-4; "
+    "5-9), up and down in turn. Each tile has three corner numbers and a primary (centre) "
+    "number; it is laid in a niche pointing its way (TT FLIP turns it over, TT ROTATE turns "
+    "it). The challenger holds 5 tiles and lays first; the other holds 6 and lays 4. The "
+    "game ends when the 9 niches are full: whoever controls more niches wins.\n"
+    "A battle: a tile laid attacks each neighbouring tile the opponent controls (lowest "
+    "niche first). On the edge they share, each side's edge score is its two corner "
+    "numbers on that edge plus its primary. The attacker wins when its edge score is "
+    "strictly greater; a win turns the defender to the attacker's side; a tie changes "
+    "nothing. A tile turned in a battle attacks in its turn (a chain), 2 points weaker for "
+    "each step of the chain. A defender never strikes back.\n"
+    "Rule variants (named after TT CHALLENGE <person>; combine freely, except Inversion "
+    "with Undercut): Truth: either player may TT VIEW OPPONENT. Random: each hand is "
+    "drawn at random from your deck, with no draw phase. Inversion: the primary is "
+    "subtracted from edge scores instead of added. Undercut: the lower edge score wins, "
+    "and a chain grows 2 points stronger a step. Confusion: Inversion and Undercut "
+    "together. Plunder: at the end each player owns every tile they control on the "
+    "board. Take <1-5>: the winner takes that many tiles from the loser's game hand. "
+    "Ranked: the result changes both ratings. Disc <collection>: both players break a "
+    "disc of that collection and draw their hands from it at random.\n"
+    "ITD lists your tiles; LIST and BUY sell discs in the tile shop.")
 SORT_SETTING = "tt_sort"
 RARITY_PAINT = {"common": None, "uncommon": "green", "rare": "blue", "legendary": "yellow"}
 
@@ -652,7 +674,7 @@ TOP_COMMANDS = (
 
 
 GAME = GameCommands(
-    KEY, help=HELP, commands=TT_COMMANDS, top_commands=TOP_COMMANDS, kind=Triptycha,
+    KEY, help=HELP, rules=RULES, commands=TT_COMMANDS, top_commands=TOP_COMMANDS, kind=Triptycha,
     groups={"draw": "Play", "lay": "Play", "rotate": "Play", "flip": "Play", "view": "Play",
             "inspect": "Play", "take": "Trading", "done": "Trading"})
 

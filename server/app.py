@@ -279,7 +279,8 @@ class Parlor:
         self._place(session, room)
         self.who_cache.clear()
         session.subscribe(f"room:{room}")
-        self._announce(room, f"{name} arrives.", session)
+        back = next((d for d, r in self.world.rooms[room].exits.items() if r == old), None)
+        self._announce(room, f"{name} arrives{' from the ' + back if back else ''}.", session)
         self.send_room_info(session)
 
     def _announce(self, room: str, text: str, session: Session) -> None:

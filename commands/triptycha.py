@@ -8,6 +8,7 @@ and render; a wrong use raises UsageError (its usage line is shown)."""
 from __future__ import annotations
 
 import re
+import weakref
 
 from commands import admin, args
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
@@ -480,6 +481,9 @@ def _in_shop(ctx: Context) -> None:
                            "plaza.")
 
 
+_LISTED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # session -> LIST's names
+
+
 async def list_(ctx: Context, rest: str) -> None:
     if rest:
         raise UsageError()
@@ -488,6 +492,7 @@ async def list_(ctx: Context, rest: str) -> None:
     if not offers:
         _say(ctx, "The shelves are bare: the shop has no discs for sale today.")
         return
+    _LISTED[ctx.session] = [c.name for c, _ in offers]  # what BUY <number> means to them
     rows = [[str(i), f"{a_or_an(c.name)} {c.name} disc", f"{c.disc_min}-{c.disc_max}", str(n),
              f"{c.price} cubits"] for i, (c, n) in enumerate(offers, 1)]
     lines = [bold("Beginner discs for sale (BUY <number> or BUY <collection>):")]
@@ -514,11 +519,13 @@ async def buy(ctx: Context, rest: str) -> None:
     if name.lower().endswith(" disc"):
         name = name[:-5].strip()
     if name.isdecimal():
-        offers = await service.shop()
+        # the number in the list this player last saw: a collection priced since does
+        # not move it (the shop's list now, if they never looked)
+        listed = _LISTED.get(ctx.session) or [c.name for c, _ in await service.shop()]
         index = int(name)
-        if not 1 <= index <= len(offers):
-            raise CommandError(f"The shop's list runs from 1 to {len(offers)}.")
-        name = offers[index - 1][0].name
+        if not 1 <= index <= len(listed):
+            raise CommandError(f"The shop's list runs from 1 to {len(listed)}.")
+        name = listed[index - 1]
     disc, price, balance = await _guard(service.buy(ctx.account.id, name))
     ctx.account.cubits = balance
     _say(ctx, f"You buy {disc.label} for {price} cubits; it holds {disc.size} tiles. "

@@ -76,3 +76,17 @@ async def test_help_tt_rules_explains_battles_and_each_variant(parlor, clients):
                   "Plunder", "Take", "Truth", "Random"):
         assert words in flat, words
     assert re.search(r"Undercut[^.]*lower", flat)
+
+
+async def test_buy_by_number_buys_the_disc_listed_under_it(parlor, clients, tmp_path):
+    from tests.e2e.test_e2e_triptycha import seed
+    from tests.integration.test_tiles import PROVING
+    await seed(parlor, tmp_path, PROVING)
+    alice = await clients("Alice")
+    await alice.cmd("north", "The Tile Shop")
+    out = await alice.cmd("list", "You have 1000 cubits")
+    first = re.search(r"1\s+a[n]? ([A-Z][\w ]+?) disc", out).group(1)
+    others = [c for c in ("Second Sight", "Proving") if c != first]
+    await parlor.host.kind("tt").tiles.set_price(others[0], 1)  # a new price: it sorts first
+    out = await alice.cmd("buy 1", "cubits left")
+    assert f"a{'n' if first[0] in 'AEIOU' else ''} {first} disc" in out, out

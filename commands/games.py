@@ -58,7 +58,8 @@ def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
                      str(ctx.host.watchers(g.id))])
     if not rows:
         return "No games in play."
-    return "\n".join(table(["Game", "Kind", "Players", "Moves", "To move", "Watching"], rows))
+    return "\n".join(ctx.table(["Game", "Kind", "Players", "Moves", "To move", "Watching"],
+                                rows))
 
 
 # -- the generic verbs --------------------------------------------------------------------
@@ -204,7 +205,7 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
                             *levels]))
         return
     lines = [bold(f"{kind.title} rankings")]
-    lines.extend(table(["#", "Name", "Rating", "W-L-D"], [
+    lines.extend(ctx.table(["#", "Name", "Rating", "W-L-D"], [
         [str(i), name, rating_text(r.rating, r.rd),
          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}"]
         for i, (name, r) in enumerate(rows, 1)]))

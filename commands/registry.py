@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 import attrs
 
 from games.errors import BadOption, RuleError
+from server.text import table
 from server.world import describe_room
 
 if TYPE_CHECKING:
@@ -85,7 +86,18 @@ class Context:
         return self.session.account
 
     def send(self, text: str) -> None:
+        if self.session.screenreader:  # a glyph a screen reader mangles, in words
+            text = text.replace("±", "give or take ")
         self.session.write(text)
+
+    def table(self, headers: list[str], rows: list[list[str]]) -> list[str]:
+        """A table with its header underline; in screen-reader mode a list instead, one
+        row a line ("Name: Bob, Where: the Plaza"), no underline, no columns."""
+        if not self.session.screenreader:
+            return table(headers, rows)
+        return [", ".join(f"{h.strip()}: {c.strip()}" if h.strip() else c.strip()
+                          for h, c in zip(headers, row) if c.strip())
+                for row in rows]
 
     # -- services --------------------------------------------------------------------------
     @property

@@ -539,7 +539,7 @@ async def at_collection(ctx: Context, rest: str) -> None:
     if not words:
         rows = [[c.name, str(n), "-" if c.price is None else str(c.price),
                  f"{c.disc_min}-{c.disc_max}"] for c, n in await service.collections()]
-        ctx.send("\n".join(table(["Collection", "Designs", "Price", "Disc"], rows))
+        ctx.send("\n".join(ctx.table(["Collection", "Designs", "Price", "Disc"], rows))
                  if rows else "There are no collections yet. @COLLECTION CREATE <name>.")
         return
     verb = words[0].lower()

@@ -5,7 +5,7 @@ the board of ``render.view_for`` and the other seats' running scores) and return
 in a fixed order, the most important first: the result if the game is over, the cards
 that may be played now (the exposed pyramid cards, the Pack and Waste tops), the Pack
 and the Waste, the deal, then the pyramid row by row (a card still covered says so), the
-scores, and the other players. No drawing: "7,1 K spades", not ``[ KS]``. A deal whose
+scores, and the other players. No drawing: "7,1 king of spades", not ``[ KS]``. A deal whose
 cards are hidden (``render.hidden_view``) is read as the title, the cards left, why no
 card is read, the scores and the other players.
 """
@@ -18,10 +18,14 @@ from .render import HIDDEN
 _HOW = {"won": "all cards removed", "stuck": "no move left", "ended": "ended"}
 
 
-def card_words(entry: dict) -> str:
-    """'10H' -> '10 hearts', 'KS' -> 'K spades'."""
-    text = entry["text"]
-    return f"{text[:-1]} {SUIT_NAMES[SUITS.index(text[-1])]}"
+RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+
+
+def card_words(entry: dict | str) -> str:
+    """'10H' -> '10 of hearts', 'KS' -> 'king of spades', 'AD' -> 'ace of diamonds'."""
+    text = entry if isinstance(entry, str) else entry["text"]
+    rank = RANK_WORDS.get(text[:-1], text[:-1])
+    return f"{rank} of {SUIT_NAMES[SUITS.index(text[-1])]}"
 
 
 def _plural(n: int, noun: str) -> str:

@@ -138,7 +138,7 @@ class Drew:
     tells_action = True
 
     def text(self, names=None) -> str:
-        return f"{_p(self.seat, names)} draws a tile <{self.slot}>."
+        return f"{_p(self.seat, names)} draws tile {self.slot}."
 
 
 @attrs.frozen
@@ -164,7 +164,7 @@ class Turned:
 
     def text(self, names=None) -> str:
         verb = "rotates" if self.how == "rotate" else "flips"
-        return f"{_p(self.seat, names)} {verb} tile <{self.slot}>."
+        return f"{_p(self.seat, names)} {verb} tile {self.slot}."
 
 
 @attrs.frozen
@@ -179,7 +179,7 @@ class Laid:
     tells_action = True
 
     def text(self, names=None) -> str:
-        return f"{_p(self.seat, names)} lays tile <{self.slot}> in niche {self.niche}."
+        return f"{_p(self.seat, names)} lays tile {self.slot} in niche {self.niche}."
 
 
 @attrs.frozen
@@ -249,7 +249,7 @@ class Took:
     tells_action = True
 
     def text(self, names=None) -> str:
-        return f"{_p(self.seat, names)} takes tile <{self.slot}>."
+        return f"{_p(self.seat, names)} takes tile {self.slot}."
 
 
 @attrs.frozen

@@ -10,6 +10,7 @@ drawing, no colour: owners are words. ``speak_tiles`` reads tiles (ITD SHOW, BRE
 
 from __future__ import annotations
 
+from .board import UP
 from .tiles import CORNER_NAMES
 
 CORNER_WORDS = {"T": "top", "BL": "bottom left", "BR": "bottom right",
@@ -22,6 +23,10 @@ def _shape(up: bool) -> str:
 
 def _numbers(corners, primary: int) -> str:
     return f"{'-'.join(str(c) for c in corners)}, primary {primary}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _owner(seat: int | None, who: int, names) -> str:
@@ -57,7 +62,14 @@ def _status(view: dict, names) -> str:
 
 def _hand_lines(view: dict, who: int, title: str, all_tiles: bool) -> list[str]:
     hand = view["hands"][who]
-    out = [f"{title}: {len(hand)} tiles." if hand else f"{title}: no tiles yet."]
+    listed = [t for t in hand if all_tiles or t["niche"] is None]
+    laid = len(hand) - len(listed)
+    if not hand:
+        out = [f"{title}: no tiles yet."]
+    elif all_tiles or not laid:
+        out = [f"{title}: {_count(len(listed), 'tile')}."]
+    else:
+        out = [f"{title}: {_count(len(listed), 'tile')} to lay, {laid} laid."]
     for t in hand:
         if t["niche"] is not None and not all_tiles:
             continue
@@ -92,7 +104,7 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
         lines.append("All 9 niches are empty.")
     for i, cell in enumerate(() if empty else view["board"], 1):
         if cell is None:
-            lines.append(f"Niche {i}: empty.")
+            lines.append(f"Niche {i}, {_shape(UP[i - 1])}: empty.")
             continue
         held = _owner(seat, cell["controller"], names)
         owned = ""

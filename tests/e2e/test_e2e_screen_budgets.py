@@ -120,7 +120,7 @@ async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp
         movers = game.kind.to_move(game.state)
         if 0 in movers and game.state.phase == "draw":
             free = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Draw)]
-            await alice.cmd(f"tt {notation.format_action(free[0])}", "Alice draws a tile")
+            await alice.cmd(f"tt {notation.format_action(free[0])}", "Alice draws tile")
         elif movers == (0,) and game.state.phase == "play":
             await settle(alice)
             acts = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Lay)]

@@ -81,3 +81,47 @@ def test_the_solver_says_all_52_cards_removed_once(monkeypatch):
     text = pyramid_service.verdict_text("This deal", pyramid_service.Line(best, "win", "win"),
                                         20, 1)
     assert text.count("all 52 cards removed") == 1, text
+
+
+# -- screen-reader mode without glyphs (issue 27, 3) ----------------------------------------
+def test_pyramid_cards_are_said_in_words():
+    from games.pyramid import spoken
+    assert spoken.card_words({"text": "QD"}) == "queen of diamonds"
+    assert spoken.card_words({"text": "10H"}) == "10 of hearts"
+    assert spoken.card_words({"text": "AS"}) == "ace of spades"
+
+
+def test_dice_moves_and_the_end_are_told_without_die_glyphs():
+    import random
+    import re
+
+    from games.dice import rules, words
+    rng = random.Random(3)
+    state = rules.new_game({}, rng)
+    told = []
+    for _ in range(400):
+        if rules.outcome(state) is not None:
+            break
+        seat = rules.to_move(state)[0]
+        state, events = words.sentences(rules.apply)(
+            state, seat, rng.choice(list(rules.legal_actions(state, seat))), rng)
+        told.extend(t for t in map(words.describe_event, events) if t)
+    assert told
+    assert not [t for t in told if re.search(r"[\[(]\d+[\])]|\(n\)|\[n\]", t)]
+
+
+def test_triptycha_empty_niches_say_which_way_they_point_and_the_hand_is_counted_right():
+    from tests.unit.test_spoken import tt_games
+    from games.triptycha import spoken
+    from games.triptycha.render import view_for
+    states = tt_games(5)
+    lines = spoken.speak(view_for(states[0], 0), ("Ann", "Ben"))
+    middle = next(s for s in states if s.phase == "play" and any(s.cell(i) for i in range(9))
+                  and sum(h.niche is not None for h in s.hands[0]) >= 2)
+    spoken_lines = spoken.speak(view_for(middle, 0), ("Ann", "Ben"))
+    empties = [line for line in spoken_lines if line.endswith("empty.")]
+    assert empties and all(", up: " in e or ", down: " in e for e in empties)
+    head = next(line for line in spoken_lines if line.startswith("Your hand:"))
+    listed = [line for line in spoken_lines if line.startswith("Tile ")]
+    assert head.startswith(f"Your hand: {len(listed)} tile"), (head, listed)
+    assert lines

@@ -234,7 +234,7 @@ async def test_help_options_offers_and_wrong_uses(parlor, clients):
     await alice.cmd("dice challenge bob hard", "HARD is a level for the computer")
     await alice.cmd("dice challenge dave", "There is no player named dave")
     await alice.cmd("dice accept bob", "There is no offer from bob to you")
-    await alice.cmd("dice accept", "Usage: DICE ACCEPT <person>")
+    await alice.cmd("dice accept", "Nobody has challenged you")  # ACCEPT alone: the one offer
     await alice.cmd("dice challenge bob", "You challenge Bob to Triad Dice \\(unranked\\)")
     await bob.expect("Alice challenges you to Triad Dice \\(unranked\\)")
     await bob.cmd("dice decline alice", "You decline Alice's offer of Triad Dice")

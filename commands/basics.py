@@ -276,7 +276,7 @@ COMMANDS = [
             "HEIGHT sets your screen's height."),
     Command("quit", quit_, "QUIT [YES]", "Leave Esterport. Games in progress wait for you "
             "to come back (an opponent who is a person may CLAIM them after a grace period; "
-            "at a Triad table you pass or fold, and leave when the hand ends); with one in "
+            "at a card table you pass or fold, and leave when the hand ends); with one in "
             "progress, QUIT warns first, and QUIT again (or QUIT YES) leaves.",
             aliases=("logout",)),
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from commands import args
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
+from games.dice import spoken as dice_spoken
 from games.errors import BadNotation
 from server.services.dice import Dice
 from server.services.games import GameError
@@ -92,5 +93,5 @@ COMMANDS = (
             "and your turn ends when you remove one. Three removals win."),
 )
 
-GAME = GameCommands(KEY, help=HELP, commands=COMMANDS, kind=Dice,
+GAME = GameCommands(KEY, questions=dice_spoken.QUESTIONS, help=HELP, commands=COMMANDS, kind=Dice,
                     groups={"move": "Play", "remove": "Play"})

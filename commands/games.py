@@ -12,7 +12,7 @@ from games.errors import RuleError
 from server.hosting import Seat
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import rating_text
-from server.text import bold, counted, table
+from server.text import bold, counted, table, wrap
 
 if TYPE_CHECKING:
     from server.hosting import GameKind
@@ -239,6 +239,57 @@ def _own_or_watched(ctx: Context, kind: "GameKind") -> LiveGame:
                        f"{kind.prefix} DISPLAY <game> watches a game.")
 
 
+def _say(ctx: Context, lines: list[str]) -> None:
+    """Short answers, each line wrapped on words to the player's width."""
+    ctx.send("\n".join(part for line in lines for part in wrap(line, ctx.session.width)))
+
+
+async def _last_words(ctx: Context, game: LiveGame) -> str:
+    """The last move of ``game`` that its viewer may be told, in words."""
+    _, moves, words = await _guard(ctx.host.records.replay_told(game.id))
+    if not moves:
+        return f"Game #{game.id}: no move yet."
+    return f"Game #{game.id}, move {moves[-1].seq}: {words[-1]}"
+
+
+def _turn_words(ctx: Context, game: LiveGame) -> str:
+    """Whose move it is in ``game``, said to its viewer."""
+    me = game.seat_of(ctx.account.id)
+    movers = list(game.kind.to_move(game.state))
+    if game.outcome is not None or not movers:
+        who = "nobody must move now"
+    elif me in movers:
+        others = [game.seats[s].name for s in movers if s != me]
+        who = "your move" + (f" (and {', '.join(others)}'s)" if others else "")
+    else:
+        who = f"{', '.join(game.seats[s].name for s in movers)} to move"
+    return f"Game #{game.id} ({game.kind.title}): {who}."
+
+
+def _games_in_view(ctx: Context, word: str | None) -> list[LiveGame]:
+    """The games TURN and LAST speak of: those of the game ``word`` names, else every
+    game the player plays or watches."""
+    if word:
+        return [_own_or_watched(ctx, _kind_named(ctx, word))]
+    mine = ctx.host.games_of(ctx.account.id)
+    watched = [g for n in sorted(ctx.session.watching) if (g := ctx.host.live.get(n))]
+    found = [*mine, *(g for g in watched if g not in mine)]
+    if not found:
+        raise CommandError("You are not playing or watching a game.")
+    return found
+
+
+async def turn(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    _say(ctx, [_turn_words(ctx, g) for g in _games_in_view(ctx, parts[0] if parts else None)])
+
+
+async def last(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    _say(ctx, [await _last_words(ctx, g)
+               for g in _games_in_view(ctx, parts[0] if parts else None)])
+
+
 # -- one game's prefix family -------------------------------------------------------------
 def _how_to_start(kind: "GameKind") -> str:
     """How a game of ``kind`` starts: by CHALLENGE, unless the kind takes no challenges
@@ -350,6 +401,29 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
     async def help_kind(ctx: Context, rest: str) -> None:
         await basics.help_(ctx, f"{p} {rest}".strip())
 
+    def question(answer):  # noqa: ANN001, ANN202
+        async def handler(ctx: Context, rest: str) -> None:
+            game = _own_or_watched(ctx, kind)
+            view = game.view(game.seat_of(ctx.account.id))
+            try:
+                lines = answer(view, rest.split(), game.names)
+            except RuleError as err:
+                raise CommandError(str(err)) from None
+            _say(ctx, lines)
+        return handler
+
+    async def turn_kind(ctx: Context, rest: str) -> None:
+        args.words(rest, 0, 0)
+        _say(ctx, [_turn_words(ctx, _own_or_watched(ctx, kind))])
+
+    async def last_kind(ctx: Context, rest: str) -> None:
+        args.words(rest, 0, 0)
+        _say(ctx, [await _last_words(ctx, _own_or_watched(ctx, kind))])
+
+    asked = [Command(word, question(answer), usage, (answer.__doc__ or "").split(":", 1)[-1]
+                     .split("\n\n")[0].strip().replace("\n", " ") or usage)
+             for word, (usage, answer) in own.questions.items()]
+
     def bound(fn):  # noqa: ANN001, ANN202
         async def handler(ctx: Context, rest: str) -> None:
             await fn(ctx, rest, key)
@@ -379,6 +453,11 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         Command("status", status, f"{p} STATUS [<person>]", "Rating and records."),
         Command("rankings", bound(rankings), f"{p} RANKINGS", "The best ranked players."),
         Command("help", help_kind, f"{p} HELP [<command>]", f"Help on {kind.title}."),
+        Command("turn", turn_kind, f"{p} TURN", "Whose move it is in your game (or the one "
+                "you watch)."),
+        Command("last", last_kind, f"{p} LAST", "The last move of your game (or the one you "
+                "watch), in words."),
+        *asked,
         *extra,
     ]
     return Command(p.lower(), show_or_act, f"{p} [<command>]",
@@ -407,5 +486,9 @@ COMMANDS = [
             "longer than the grace period.", topic="games"),
     Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game.",
             topic="games"),
+    Command("turn", turn, "TURN [<game>]", "Whose move it is, in each game you play or "
+            "watch (or in your game of one kind).", topic="games"),
+    Command("last", last, "LAST [<game>]", "The last move of each game you play or watch "
+            "(or of your game of one kind), in words.", topic="games"),
 ]
 

@@ -218,6 +218,10 @@ class GameCommands:
     # lines <GAME> STATUS adds for a player (``status(ctx, account, live game | None)``)
     rules: str = ""
     unranked: str = ""
+    # the board's questions (a screen reader's way to read it): word -> (usage, answer),
+    # ``answer(view, words, names) -> lines`` from the game's spoken words; a RuleError
+    # is told as it is
+    questions: dict = attrs.field(factory=dict)
     status: "Callable[..., list[str]] | None" = None
 
     def __attrs_post_init__(self) -> None:

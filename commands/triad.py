@@ -13,6 +13,7 @@ from __future__ import annotations
 from commands import args
 from commands.games import _guard
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
+from games.triad import spoken as triad_spoken
 from games.errors import BadNotation, IllegalAction
 from games.triad import table as engine
 from server.services import triad as service
@@ -314,7 +315,7 @@ UNRANKED = ("Triad is never ranked: it is played for cubits. TRIAD STATUS <perso
             "the tables a player won and lost; FINGER their records.")
 
 GAME = GameCommands(
-    KEY, help=HELP, commands=COMMANDS, kind=service.TriadTables, status=_status,
+    KEY, questions=triad_spoken.QUESTIONS, help=HELP, commands=COMMANDS, kind=service.TriadTables, status=_status,
     unranked=UNRANKED,
     groups={"tables": "Tables", "open": "Tables", "join": "Tables", "bot": "Tables",
             "start": "Tables", "leave": "Tables", "back": "Tables", "pass": "Betting",

@@ -12,6 +12,7 @@ import weakref
 
 from commands import admin, args
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
+from games.triptycha import spoken as tt_spoken
 from games.errors import BadNotation
 from games.triptycha import notation
 from games.triptycha import render as tt_render
@@ -681,7 +682,7 @@ TOP_COMMANDS = (
 
 
 GAME = GameCommands(
-    KEY, help=HELP, rules=RULES, commands=TT_COMMANDS, top_commands=TOP_COMMANDS, kind=Triptycha,
+    KEY, questions=tt_spoken.QUESTIONS, help=HELP, rules=RULES, commands=TT_COMMANDS, top_commands=TOP_COMMANDS, kind=Triptycha,
     groups={"draw": "Play", "lay": "Play", "rotate": "Play", "flip": "Play", "view": "Play",
             "inspect": "Play", "take": "Trading", "done": "Trading"})
 

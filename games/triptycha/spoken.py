@@ -10,7 +10,9 @@ drawing, no colour: owners are words. ``speak_tiles`` reads tiles (ITD SHOW, BRE
 
 from __future__ import annotations
 
-from .board import UP
+from games.errors import BadNotation
+
+from .board import NEIGHBOURS, UP
 from .tiles import CORNER_NAMES
 
 CORNER_WORDS = {"T": "top", "BL": "bottom left", "BR": "bottom right",
@@ -158,4 +160,48 @@ def speak_tiles(tiles) -> list[str]:
     return out
 
 
-__all__ = ["speak", "speak_opponent", "speak_tiles"]
+
+
+# -- questions (blind-first: TT NICHE 5, TT HAND, TT SCORE) --------------------------------
+def ask_niche(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:
+    """TT NICHE <1-9>: one niche, its way, its holder, its numbers, and its neighbours."""
+    if len(words) != 1 or not words[0].isdecimal() or not 1 <= int(words[0]) <= 9:
+        raise BadNotation("TT NICHE <1-9>: which niche (1 at the top; 2 to 4; 5 to 9).")
+    i = int(words[0])
+    seat, cell = view["seat"], view["board"][i - 1]
+    shape = _shape(UP[i - 1])
+    if cell is None:
+        line = f"Niche {i}, {shape}: empty."
+    else:
+        held = _owner(seat, cell["controller"], names)
+        line = (f"Niche {i}, {shape}: {held}, "
+                f"{_numbers(cell['corners'], cell['primary'])}.")
+    near = ", ".join(f"{j + 1} ({_near(view, j, seat, names)})" for j, _, _ in NEIGHBOURS[i - 1])
+    return [line, f"Next to: {near}."]
+
+
+def _near(view: dict, j: int, seat, names) -> str:  # noqa: ANN001
+    cell = view["board"][j]
+    return "empty" if cell is None else _owner(seat, cell["controller"], names)
+
+
+def ask_hand(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:  # noqa: ARG001
+    """TT HAND: your tiles left to lay, a tile a line, and where the others went."""
+    seat = view["seat"]
+    if seat is None or view["hands"][seat] is None:
+        raise BadNotation("You hold no tiles in this game.")
+    return _hand_lines(view, seat, "Your hand", False)
+
+
+def ask_score(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:  # noqa: ARG001
+    """TT SCORE: niches held and tiles left to lay, on each side."""
+    c, left = view["counts"], view["unplayed"]
+    return [f"Niches held: {names[0]} {c[0]}, {names[1]} {c[1]}.",
+            f"Tiles left to lay: {names[0]} {left[0]}, {names[1]} {left[1]}.",
+            _status(view, names)]
+
+
+QUESTIONS = {"niche": ("TT NICHE <1-9>", ask_niche), "hand": ("TT HAND", ask_hand),
+             "score": ("TT SCORE", ask_score)}
+
+__all__ = ["QUESTIONS", "speak", "speak_opponent", "speak_tiles"]

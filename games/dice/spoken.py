@@ -92,10 +92,15 @@ def ask_die(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:
     if len(cell) != 2 or cell[0] not in COLUMNS or not cell[1].isdecimal() \
             or not 1 <= int(cell[1]) <= SIZE:
         raise BadNotation("DICE DIE <cell>: a cell, a1 to f6.")
-    line = _cell_words(cell, _grid(view), view.get("you"), names) + "."
+    grid = _grid(view)
+    if cell in grid:
+        seat, value = grid[cell]
+        line = f"On {cell}: {_owner(seat, view.get('you'), names)}, {value}."
+    else:
+        line = f"On {cell}: nothing."
     if cell in (view.get("pending") or ()):
         line += " It may be removed (DICE REMOVE)."
-    return [line[0].upper() + line[1:]]
+    return [line]
 
 
 def ask_row(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:

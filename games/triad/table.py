@@ -601,10 +601,10 @@ def _word(table: Table, e, events: list) -> list[str]:  # noqa: ANN001
         if len(shares) == 1:
             why = {"best hand": "the best hand", "uncontested": "uncontested",
                    "all others folded": "everyone else folded"}.get(e.reason, e.reason)
-            out.append(f"{pot} ({e.amount}) goes to {shares[0][0]}: {why}.")
+            out.append(f"{pot} of {e.amount} goes to {shares[0][0]}: {why}.")
         else:
             split = _names([f"{name} {n}" for name, n in shares])
-            out.append(f"{pot} ({e.amount}) is split between equal hands: {split}.")
+            out.append(f"{pot} of {e.amount} is split between equal hands: {split}.")
     return out
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from server.bus import Event
 from server.hosting import GameKind
-from server.text import bold, wrap
+from server.text import bold, visible_len, wrap
 
 if TYPE_CHECKING:
     from server.services.games import LiveGame
@@ -85,13 +85,23 @@ def board_text(kind: GameKind, frame: Mapping[str, Any], *, width: int, height: 
     renderer."""
     names = tuple(s["name"] for s in frame["seats"])
     view = frame["view"]
-    if screenreader:
-        board = "\n".join(line for fact in kind.speak(view, names=names)
-                          for line in wrap(fact, width))
-    else:
+    board = None
+    if not screenreader:
         board = kind.render(view, width=width, color=color, names=names,
                             height=height - 1)  # the header's row
+        widest = max((visible_len(line) for line in board.split("\n")), default=0)
+        if widest > width:  # no narrow layout fits: said plainly, then read out in lines
+            board = "\n".join([*wrap(f"(This board needs {widest} columns and your screen "
+                                      f"has {width}: SET WIDTH {widest} draws it; here it "
+                                      "is in words.)", width), *_spoken(kind, view, names,
+                                                                        width)])
+    if board is None:
+        board = "\n".join(_spoken(kind, view, names, width))
     return f"{header(frame)}\n{board}" if titled else board
+
+
+def _spoken(kind: GameKind, view: Mapping[str, Any], names: tuple, width: int) -> list[str]:
+    return [line for fact in kind.speak(view, names=names) for line in wrap(fact, width)]
 
 
 def your_move(frame: Mapping[str, Any]) -> bool:

@@ -65,8 +65,9 @@ def visible_len(text: str) -> int:
 
 
 def _fit(text: str, width: int) -> str:
-    """Cut a plain line to ``width`` columns."""
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """A plain line within ``width`` columns: wrapped on words, never cut."""
+    return text if len(text) <= width else "\n".join(
+        textwrap.wrap(text, width, subsequent_indent="  "))
 
 
 def _short(name: str, n: int = 16) -> str:
@@ -75,8 +76,9 @@ def _short(name: str, n: int = 16) -> str:
 
 def render(view: dict, width: int = 80, color: bool = True,
            names: tuple[str, str] = ("Alice", "Bob")) -> str:
-    """The board with coordinates (row 6 on top), removals, last move and whose turn."""
-    width = max(width, 60)
+    """The board with coordinates (row 6 on top), removals, last move and whose turn; the
+    board is 38 columns, so it fits SET WIDTH 40, its words wrapped."""
+    width = max(width, 40)
     names = tuple(_short(n) for n in names)
 
     def paint(text: str, code: str) -> str:

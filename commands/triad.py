@@ -244,7 +244,11 @@ async def stand(ctx: Context, rest: str) -> None:
 async def hand(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
     game = _seated(ctx)
-    ctx.send(engine.hand_text(game.view(game.seat_of(ctx.account.id))))
+    view = game.view(game.seat_of(ctx.account.id))
+    if ctx.session.screenreader:  # each card in words, a card a line
+        ctx.send("\n".join(triad_spoken.ask_hand(view, [])))
+        return
+    ctx.send(engine.hand_text(view))
 
 
 COMMANDS = (

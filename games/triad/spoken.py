@@ -32,7 +32,7 @@ def _turn(view: dict, names) -> str:
         options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", equal]
         if view.get("raise_range"):
             lo, hi = view["raise_range"]
-            options.append(f"RAISE {lo} to {hi}")
+            options.append(f"RAISE {lo}" if lo == hi else f"RAISE {lo} to {hi}")
         return "Your turn to bet: " + ", ".join(options) + "."
     if me is not None and to_act == me and phase == "draw":
         return "Your turn to draw: TRIAD DISCARD <positions, up to four>, or TRIAD STAND."

@@ -90,3 +90,17 @@ async def test_buy_by_number_buys_the_disc_listed_under_it(parlor, clients, tmp_
     await parlor.host.kind("tt").tiles.set_price(others[0], 1)  # a new price: it sorts first
     out = await alice.cmd("buy 1", "cubits left")
     assert f"a{'n' if first[0] in 'AEIOU' else ''} {first} disc" in out, out
+
+
+async def test_a_client_that_speaks_no_telnet_sees_no_stray_option_byte(parlor):
+    """nc answers no telnet option: the parlor offers it no MUD protocol, whose option
+    byte (MSSP is 70, "F") nc would print before the logo."""
+    import asyncio
+    reader, writer = await asyncio.open_connection("127.0.0.1", parlor.port)
+    data = b""
+    try:
+        while b"Name:" not in data:
+            data += await asyncio.wait_for(reader.read(4096), 5)
+    finally:
+        writer.close()
+    assert b"\xff\xfbF" not in data and b"\xff\xfb\xc9" not in data

@@ -104,3 +104,19 @@ async def test_a_client_that_speaks_no_telnet_sees_no_stray_option_byte(parlor):
     finally:
         writer.close()
     assert b"\xff\xfbF" not in data and b"\xff\xfb\xc9" not in data
+
+
+async def test_a_banned_player_is_told_why(parlor, clients):
+    admin = await clients("Root")
+    await parlor.accounts.set_admin("Root", True)
+    await admin.cmd("quit", "Goodbye")
+    admin = await clients("Root", new=False)
+    bob = await clients("Bob")
+    await admin.cmd("@ban Bob cheating at dice", "Bob is banned")
+    assert "cheating at dice" in await bob.closed()
+    again = await clients()
+    await again.expect("Name: ")
+    again.send("Bob")
+    await again.expect("Password: ")
+    again.send("secret")
+    assert "cheating at dice" in await again.closed()

@@ -161,6 +161,16 @@ class Context:
     def tell(self, account_id: int, text: str) -> None:
         self._parlor.tell(account_id, text)
 
+    async def tell_or_keep(self, account_id: int, text: str) -> None:
+        """Tell a player now, or, when they are away, at their next login (kept in their
+        settings, ``waiting``; the last 20)."""
+        if self.online(account_id) is not None:
+            self.tell(account_id, text)
+            return
+        account = await self.accounts.get_by_id(account_id)
+        waiting = [*((account.settings or {}).get("waiting") or ()), text][-20:]
+        await self.accounts.set_setting(account_id, "waiting", waiting)
+
     def log_admin(self, what: str) -> None:
         """Record what the admin typing this command did."""
         self._parlor.log_admin(self.session, what)

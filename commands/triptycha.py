@@ -441,8 +441,8 @@ async def give(ctx: Context, rest: str) -> None:
         disc = _disc_choice(discs, tail, "give")
         given = await _guard(service.give_disc(ctx.account.id, disc.id, other.id))
         _say(ctx, f"You give {given.label} to {other.name}.")
-        ctx.tell(other.id, f"{ctx.account.name} gives you {given.label} "
-                           f"({given.size} tiles). BREAK DISC opens it.")
+        await ctx.tell_or_keep(other.id, f"{ctx.account.name} gives you {given.label} "
+                                         f"({given.size} tiles). BREAK DISC opens it.")
         return
     tiles, _ = await service.inventory(ctx.account.id)
     candidates = tiles
@@ -452,8 +452,8 @@ async def give(ctx: Context, rest: str) -> None:
     tile = _pick(what, candidates, "in your inventory")
     given = await _guard(service.give_tile(ctx.account.id, tile.id, other.id))
     _say(ctx, f"You give #{given.id} {given.name} to {other.name}.")
-    ctx.tell(other.id, f"{ctx.account.name} gives you #{given.id} {given.name}; it is "
-                       "in your inventory (INTD puts it in your deck).")
+    await ctx.tell_or_keep(other.id, f"{ctx.account.name} gives you #{given.id} {given.name}; "
+                                     "it is in your inventory (INTD puts it in your deck).")
 
 
 async def break_(ctx: Context, rest: str) -> None:

@@ -120,3 +120,18 @@ async def test_a_banned_player_is_told_why(parlor, clients):
     await again.expect("Password: ")
     again.send("secret")
     assert "cheating at dice" in await again.closed()
+
+
+async def test_a_gift_received_while_offline_is_told_at_login(parlor, clients, tmp_path):
+    from tests.e2e.test_e2e_triptycha import seed
+    from tests.integration.test_tiles import PROVING
+    await seed(parlor, tmp_path, PROVING)
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await bob.cmd("quit", "Goodbye")
+    out = await alice.cmd("outtd iron", "it is in your inventory")
+    tile = re.search(r"#(\d+) an iron tile", out).group(1)
+    await alice.cmd(f"give #{tile} to bob", "You give")
+    again = await clients("Bob", new=False)
+    await settle(again)
+    assert f"While you were away: Alice gives you #{tile} an iron tile" in again.seen

@@ -132,8 +132,8 @@ def render(view: dict, width: int = 80, color: bool = True,
         if result["winner"] is None:
             lines.append(_fit(f"Game over: drawn ({result['reason']}).", width))
         else:
-            lines.append(_fit(f"Game over: {names[result['winner']]} wins ({result['reason']}).",
-                              width))
+            lines.append(_fit("Game over: removals " + " to ".join(map(str, view["removed"]))
+                              + ".", width))  # who won: the result line, told once
     elif view["pending"]:
         lines.append(_fit(f"{names[view['turn']]} formed a Triad and removes one of: "
                           f"{', '.join(view['pending'])} (DICE REMOVE <cell>)", width))

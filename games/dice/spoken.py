@@ -35,8 +35,7 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
         if result["winner"] is None:
             lines.append(f"Game over: drawn ({result['reason']}).")
         else:
-            winner = "You win" if result["winner"] == you else f"{names[result['winner']]} wins"
-            lines.append(f"Game over: {winner} ({result['reason']}).")
+            lines.append("Game over.")  # who won: the result line, told once
     elif view["pending"]:
         mover = "You formed" if turn == you else f"{names[turn]} formed"
         lines.append(f"{mover} a Triad and remove{'' if turn == you else 's'} one of "

@@ -206,7 +206,8 @@ def _who(view, names) -> str:
     win = names[res["winner"]]
     if phase == "trading":
         return f"{win} won; trading ({len(view['taken'])}/{view['take']} taken)"
-    return f"{win} won ({res['reason']})"
+    c = view["counts"]
+    return f"game over, niches {c[0]}-{c[1]}"  # who won: the result line, told once
 
 
 def _heading(view, names, tag, title, width) -> list[str]:

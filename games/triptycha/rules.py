@@ -222,9 +222,10 @@ class PlayEnds:
     reason: str
 
     def text(self, names=None) -> str:
-        """"Bob wins (5-4, more niches)": the winner's score first."""
+        """"Play ends: Bob holds 5 niches to 4.": the score, the winner's first; who wins
+        is the game's result, told once (by the parlor, when the game ends)."""
         won, lost = self.scores[self.winner], self.scores[1 - self.winner]
-        return f"{_p(self.winner, names)} wins ({won}-{lost}, {self.reason})."
+        return f"Play ends: {_p(self.winner, names)} holds {won} niches to {lost}."
 
 
 @attrs.frozen

@@ -52,6 +52,9 @@ def _status(view: dict, names) -> str:
     reason = res.get("reason", "finished")
     if winner is None:
         return f"Game over: a draw ({reason})."
+    if phase != "trading":  # who won is the result line's, told once
+        c = view["counts"]
+        return f"Game over: niches {c[0]} to {c[1]}."
     who = "You" if winner == seat else names[winner]
     if phase == "trading":
         line = f"{who} won; trading, {len(view['taken'])} of {view['take']} taken."

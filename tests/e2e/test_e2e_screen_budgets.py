@@ -60,7 +60,8 @@ def told(text: str, who: str) -> list[int]:
 
 
 STYLES = ("full", "compact", "off")
-RESULT = re.compile(r"Game #\d+(: \S+ wins| is over| ends in a draw) \(")
+RESULT = re.compile(r"Game #\d+(: \S+ wins| is over| ends in a draw) \(|\b\S+ wins \(\d+-\d+"
+                    r"|\bwon \(")
 
 
 def results(text: str) -> int:

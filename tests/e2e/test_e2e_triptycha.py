@@ -105,7 +105,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
             await me.cmd(line, announced(me.name, line))
         await carol.expect("Niche 7 takes 6 \\(24 to 15\\)\\.")
         await carol.expect("Niche 6 takes 5 \\(13 to 6\\)\\.")
-        await alice.expect("Alice wins \\(9-0, more niches\\)")
+        await alice.expect("Play ends: Alice holds 9 niches to 0\\.")
         out = await alice.expect("Trading: Alice may take 1 tile")
 
         # trading: the winner sees the loser's hand and takes one tile

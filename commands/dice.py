@@ -93,5 +93,6 @@ COMMANDS = (
             "and your turn ends when you remove one. Three removals win."),
 )
 
-GAME = GameCommands(KEY, questions=dice_spoken.QUESTIONS, help=HELP, commands=COMMANDS, kind=Dice,
+GAME = GameCommands(KEY, help=HELP, commands=COMMANDS, kind=Dice,
+                    questions=dice_spoken.QUESTIONS,
                     groups={"move": "Play", "remove": "Play"})

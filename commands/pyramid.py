@@ -532,7 +532,8 @@ COMMANDS = (
 )
 
 GAME = GameCommands(
-    KEY, questions=pyr_spoken.QUESTIONS, help=pyramid.HELP, commands=COMMANDS, act=play, kind=pyramid.Pyramid,
+    KEY, help=pyramid.HELP, commands=COMMANDS, act=play, kind=pyramid.Pyramid,
+    questions=pyr_spoken.QUESTIONS,
     groups={"new": "Standard", "hint": "Standard", "auto": "Standard", "quit": "Standard",
             "tour": "Tournament", "challenge": "Tournament", "accept": "Tournament",
             "decline": "Tournament", "withdraw": "Tournament", "restore": "Tournament",

@@ -319,7 +319,8 @@ UNRANKED = ("Triad is never ranked: it is played for cubits. TRIAD STATUS <perso
             "the tables a player won and lost; FINGER their records.")
 
 GAME = GameCommands(
-    KEY, questions=triad_spoken.QUESTIONS, help=HELP, commands=COMMANDS, kind=service.TriadTables, status=_status,
+    KEY, help=HELP, commands=COMMANDS, kind=service.TriadTables, status=_status,
+    questions=triad_spoken.QUESTIONS,
     unranked=UNRANKED,
     groups={"tables": "Tables", "open": "Tables", "join": "Tables", "bot": "Tables",
             "start": "Tables", "leave": "Tables", "back": "Tables", "pass": "Betting",

@@ -682,7 +682,8 @@ TOP_COMMANDS = (
 
 
 GAME = GameCommands(
-    KEY, questions=tt_spoken.QUESTIONS, help=HELP, rules=RULES, commands=TT_COMMANDS, top_commands=TOP_COMMANDS, kind=Triptycha,
+    KEY, help=HELP, rules=RULES, commands=TT_COMMANDS, top_commands=TOP_COMMANDS,
+    kind=Triptycha, questions=tt_spoken.QUESTIONS,
     groups={"draw": "Play", "lay": "Play", "rotate": "Play", "flip": "Play", "view": "Play",
             "inspect": "Play", "take": "Trading", "done": "Trading"})
 

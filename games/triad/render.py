@@ -98,7 +98,8 @@ def _seat_lines(view: dict, entry: dict, names: list, width: int, color: bool) -
     label = label[:NAME_W]
     if entry["empty"]:
         return [_fit(f"   {i + 1} {label:<{NAME_W}} (empty)", width)]
-    marks = ("D" if i == view["dealer"] and view["hand_no"] else " ") + (">" if i == view["to_act"] else " ")
+    marks = (("D" if i == view["dealer"] and view["hand_no"] else " ")
+             + (">" if i == view["to_act"] else " "))
     you = "*" if i == me else " "
     status = STATUS_TEXT.get(entry["status"], entry["status"])
     text = f"{marks}{you}{i + 1} {label:<{NAME_W}} {entry['stack']:>6} cubits  {status:<6}"

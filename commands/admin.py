@@ -27,17 +27,22 @@ async def ban(ctx: Context, rest: str) -> None:
     acc = await args.account(ctx, name)
     if acc.id == ctx.account.id:
         raise CommandError("You cannot ban yourself.")
+    reason = reason.strip()
     await ctx.accounts.set_banned(acc.name, True)
+    # kept with the account's settings (told at every login attempt: server/login.py)
+    await ctx.accounts.set_setting(acc.id, "ban_reason", reason or None)
     ctx.log_admin(f"ban {acc.name} {reason}")
     target = ctx.online(acc.id)
     if target is not None:
-        target.close("You have been banned from Esterport.")
+        target.close("You have been banned from Esterport"
+                     + (f": {reason}." if reason else "."))
     ctx.send(f"{acc.name} is banned.")
 
 
 async def unban(ctx: Context, rest: str) -> None:
     acc = await args.account(ctx, args.words(rest, 1, 1)[0])
     await ctx.accounts.set_banned(acc.name, False)
+    await ctx.accounts.set_setting(acc.id, "ban_reason", None)
     ctx.log_admin(f"unban {acc.name}")
     ctx.send(f"{acc.name} may log in again.")
 

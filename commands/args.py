@@ -46,8 +46,8 @@ async def online(ctx: "Context", name: str) -> "Session":
     account has is refused as FINGER refuses it, not as a player who is away."""
     session = ctx.session_named(name)
     if session is None:
-        await account(ctx, name)  # "There is no player named …"
-        raise CommandError(f"{name} is not connected.")
+        acc = await account(ctx, name)  # "There is no player named …"
+        raise CommandError(f"{acc.name} is not connected.")
     return session
 
 

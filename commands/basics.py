@@ -167,7 +167,8 @@ async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
     word = words[0]
     if word == "rules":
         own = ctx.registry.game(kind.key)
-        text = own.help if own is not None and own.help else family.help
+        text = (own.rules or own.help) if own is not None and (own.rules or own.help) \
+            else family.help
         skip = not_applying(kind)
         ctx.send("\n".join([
             bold(f"{kind.title}: the rules"), *wrap(text, ctx.session.width), "",
@@ -229,6 +230,22 @@ async def help_(ctx: Context, rest: str) -> None:
 QUIT_AGAIN = 60.0  # seconds a warned player has to confirm with QUIT again
 
 
+def _left_behind(ctx: Context, game) -> str:  # noqa: ANN001
+    """What becomes of ``game`` if the player leaves now, as it really happens: a table
+    plays on without them; a game waits, and only a person playing it may CLAIM it."""
+    me = ctx.account.id
+    if game.kind.open_table:
+        return (f"You sit at {game.kind.title} table #{game.id}: if you leave, you pass or "
+                "fold at your turns and your seat is given up when the hand ends (your "
+                "stack goes back to your balance).")
+    people = [s for s in game.seats if s.computer is None and s.account_id != me and not s.left]
+    text = f"You are playing {game.kind.title} (game #{game.id}): if you leave, it waits for you"
+    if people:
+        grace = counted(ctx.host.reconnect_grace, "second")
+        return f"{text}; {people[0].name} may CLAIM it after {grace}."
+    return f"{text} until you come back."
+
+
 async def quit_(ctx: Context, rest: str) -> None:
     """Leave; with a game in progress, only once warned (QUIT again, or QUIT YES)."""
     session = ctx.session
@@ -237,10 +254,9 @@ async def quit_(ctx: Context, rest: str) -> None:
         time.monotonic() - session.quit_warned_at < QUIT_AGAIN
     if playing and not confirmed:
         session.quit_warned_at = time.monotonic()
-        games = ", ".join(f"{g.kind.title} (game #{g.id})" for g in playing)
-        grace = ctx.host.reconnect_grace
-        ctx.send(f"You are playing {games}. If you leave, it waits for you (a person you "
-                 f"play may CLAIM it after {counted(grace, 'second')}). Type QUIT again to leave.")
+        told = [_left_behind(ctx, g) for g in playing]
+        ctx.send("\n".join(wrap(" ".join([*told, "Type QUIT again to leave."]),
+                                 ctx.session.width)))
         return
     session.close("Goodbye. Come back soon to Esterport!")
 
@@ -259,7 +275,8 @@ COMMANDS = [
             "page: Enter or MORE shows the next page, any other command drops the rest. SET "
             "HEIGHT sets your screen's height."),
     Command("quit", quit_, "QUIT [YES]", "Leave Esterport. Games in progress wait for you "
-            "to come back (your opponent may CLAIM them after a grace period); with one in "
+            "to come back (an opponent who is a person may CLAIM them after a grace period; "
+            "at a card table you pass or fold, and leave when the hand ends); with one in "
             "progress, QUIT warns first, and QUIT again (or QUIT YES) leaves.",
             aliases=("logout",)),
 ]

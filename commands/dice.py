@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from commands import args
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
+from games.dice import spoken as dice_spoken
 from games.errors import BadNotation
 from server.services.dice import Dice
 from server.services.games import GameError
@@ -93,4 +94,5 @@ COMMANDS = (
 )
 
 GAME = GameCommands(KEY, help=HELP, commands=COMMANDS, kind=Dice,
+                    questions=dice_spoken.QUESTIONS,
                     groups={"move": "Play", "remove": "Play"})

@@ -12,7 +12,7 @@ from games.errors import RuleError
 from server.hosting import Seat
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import rating_text
-from server.text import bold, counted, table
+from server.text import bold, counted, table, wrap
 
 if TYPE_CHECKING:
     from server.hosting import GameKind
@@ -57,7 +57,8 @@ def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
                      str(ctx.host.watchers(g.id))])
     if not rows:
         return "No games in play."
-    return "\n".join(table(["Game", "Kind", "Players", "Moves", "To move", "Watching"], rows))
+    return "\n".join(ctx.table(["Game", "Kind", "Players", "Moves", "To move", "Watching"],
+                                rows))
 
 
 # -- the generic verbs --------------------------------------------------------------------
@@ -75,6 +76,11 @@ async def observe(ctx: Context, rest: str) -> None:
     try:
         game = ctx.host.get_live(number)
     except GameError as err:
+        try:
+            await ctx.host.record(number)
+        except GameError:
+            raise CommandError(f"There is no game #{number}. GAMES lists the games in "
+                               "play.") from None
         raise CommandError(f"{err} (REPLAY {number} shows a finished game.)") from None
     if game.seat_of(ctx.account.id) is not None:
         ctx.presentation.show(ctx.session, game)
@@ -134,7 +140,18 @@ async def pending(ctx: Context, rest: str) -> None:
 
 
 async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
-    name = args.words(rest, 1, 1)[0]
+    parts = args.words(rest, 0, 1)
+    if parts:
+        name = parts[0]
+    else:  # the one offer there is
+        offers = [o for o in ctx.host.pending(ctx.account.id)[0]
+                  if kind_key is None or o.kind.key == kind_key]
+        if not offers:
+            raise CommandError("Nobody has challenged you. PENDING lists the offers.")
+        if len({o.challenger.name for o in offers}) > 1:
+            names = ", ".join(sorted({o.challenger.name for o in offers}))
+            raise CommandError(f"Offers from {names}: ACCEPT <person> takes one.")
+        name = offers[0].challenger.name
     await _guard(ctx.host.accept(kind_key, _me(ctx), name))
 
 
@@ -176,6 +193,10 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
     else:
         args.words(rest, 0, 0)
         kind = ctx.host.kinds[kind_key]
+    own = ctx.registry.game(kind.key)
+    if own is not None and own.unranked:  # a game never ranked says what it counts
+        ctx.send(own.unranked)
+        return
     rows = await ctx.ratings.rankings(kind.key)
     levels = _levels(kind)
     if not rows:
@@ -183,7 +204,7 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
                             *levels]))
         return
     lines = [bold(f"{kind.title} rankings")]
-    lines.extend(table(["#", "Name", "Rating", "W-L-D"], [
+    lines.extend(ctx.table(["#", "Name", "Rating", "W-L-D"], [
         [str(i), name, rating_text(r.rating, r.rd),
          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}"]
         for i, (name, r) in enumerate(rows, 1)]))
@@ -202,6 +223,76 @@ def _either(levels: tuple[str, ...]) -> str:
     """("easy", "normal", "hard") as "EASY, NORMAL or HARD"."""
     words = [level.upper() for level in levels]
     return " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
+def _own_or_watched(ctx: Context, kind: "GameKind") -> LiveGame:
+    """The game of ``kind`` the player plays, else the one they watch.
+
+    :raises CommandError: neither, or several watched."""
+    game = ctx.host.game_of(ctx.account.id, kind.key)
+    if game is not None:
+        return game
+    watched = [g for n in sorted(ctx.session.watching)
+               if (g := ctx.host.live.get(n)) is not None and g.kind is kind]
+    if len(watched) == 1:
+        return watched[0]
+    if watched:
+        numbers = ", ".join(f"#{g.id}" for g in watched)
+        raise CommandError(f"You watch several games of {kind.title} ({numbers}): "
+                           f"{kind.prefix} DISPLAY <game> shows one.")
+    raise CommandError(f"You are not playing or watching {kind.title}. "
+                       f"{kind.prefix} DISPLAY <game> watches a game.")
+
+
+def _say(ctx: Context, lines: list[str]) -> None:
+    """Short answers, each line wrapped on words to the player's width."""
+    ctx.send("\n".join(part for line in lines for part in wrap(line, ctx.session.width)))
+
+
+async def _last_words(ctx: Context, game: LiveGame) -> str:
+    """The last move of ``game`` that its viewer may be told, in words."""
+    _, moves, words = await _guard(ctx.host.records.replay_told(game.id))
+    if not moves:
+        return f"Game #{game.id}: no move yet."
+    return f"Game #{game.id}, move {moves[-1].seq}: {words[-1]}"
+
+
+def _turn_words(ctx: Context, game: LiveGame) -> str:
+    """Whose move it is in ``game``, said to its viewer."""
+    me = game.seat_of(ctx.account.id)
+    movers = list(game.kind.to_move(game.state))
+    if game.outcome is not None or not movers:
+        who = "nobody must move now"
+    elif me in movers:
+        others = [game.seats[s].name for s in movers if s != me]
+        who = "your move" + (f" (and {', '.join(others)}'s)" if others else "")
+    else:
+        who = f"{', '.join(game.seats[s].name for s in movers)} to move"
+    return f"Game #{game.id} ({game.kind.title}): {who}."
+
+
+def _games_in_view(ctx: Context, word: str | None) -> list[LiveGame]:
+    """The games TURN and LAST speak of: those of the game ``word`` names, else every
+    game the player plays or watches."""
+    if word:
+        return [_own_or_watched(ctx, _kind_named(ctx, word))]
+    mine = ctx.host.games_of(ctx.account.id)
+    watched = [g for n in sorted(ctx.session.watching) if (g := ctx.host.live.get(n))]
+    found = [*mine, *(g for g in watched if g not in mine)]
+    if not found:
+        raise CommandError("You are not playing or watching a game.")
+    return found
+
+
+async def turn(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    _say(ctx, [_turn_words(ctx, g) for g in _games_in_view(ctx, parts[0] if parts else None)])
+
+
+async def last(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    _say(ctx, [await _last_words(ctx, g)
+               for g in _games_in_view(ctx, parts[0] if parts else None)])
 
 
 # -- one game's prefix family -------------------------------------------------------------
@@ -273,8 +364,15 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                      f"of game #{record.id}. ({p} WITHDRAW to take it back.)")
 
     async def display(ctx: Context, rest: str) -> None:
-        """``<PREFIX> DISPLAY <game>``: OBSERVE, for a game of this kind only."""
-        number = args.game_number(args.words(rest, 1, 1)[0])
+        """``<PREFIX> DISPLAY <game>``: OBSERVE, for a game of this kind only; alone, the
+        board of your own game of it (or of the one you watch): with SET BOARD OFF, the
+        way to see it."""
+        parts = args.words(rest, 0, 1)
+        if not parts:
+            game = _own_or_watched(ctx, kind)
+            ctx.presentation.show(ctx.session, game)
+            return
+        number = args.game_number(parts[0])
         game = ctx.host.live.get(number)
         if game is not None and game.kind is not kind:
             raise CommandError(f"Game #{number} is {game.kind.title}, not {kind.title}; "
@@ -290,14 +388,17 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         acc = ctx.account if not parts else await args.account(ctx, parts[0])
         r = await ctx.ratings.get(acc.id, key)
         lines = [bold(f"{acc.name} at {kind.title}")]
-        if r is None:
+        own = ctx.registry.game(key)
+        game = ctx.host.game_of(acc.id, key)
+        if own is not None and own.status is not None:  # the game says what it counts
+            lines.extend(own.status(ctx, acc, r, game))
+        elif r is None:
             lines.append(f"No games played yet; rating {rating_text()}.")
         else:
             lines.append(f"Rating {rating_text(r.rating, r.rd)}.")
             lines.append(f"Ranked: {r.ranked_wins} won, {r.ranked_losses} lost, "
                          f"{r.ranked_draws} drawn. Unranked: {r.unranked_wins} won, "
                          f"{r.unranked_losses} lost, {r.unranked_draws} drawn.")
-        game = ctx.host.game_of(acc.id, key)
         if game:
             lines.append(f"Playing {game.title}.")
         ctx.send("\n".join(lines))
@@ -308,6 +409,29 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
 
     async def help_kind(ctx: Context, rest: str) -> None:
         await basics.help_(ctx, f"{p} {rest}".strip())
+
+    def question(answer):  # noqa: ANN001, ANN202
+        async def handler(ctx: Context, rest: str) -> None:
+            game = _own_or_watched(ctx, kind)
+            view = game.view(game.seat_of(ctx.account.id))
+            try:
+                lines = answer(view, rest.split(), game.names)
+            except RuleError as err:
+                raise CommandError(str(err)) from None
+            _say(ctx, lines)
+        return handler
+
+    async def turn_kind(ctx: Context, rest: str) -> None:
+        args.words(rest, 0, 0)
+        _say(ctx, [_turn_words(ctx, _own_or_watched(ctx, kind))])
+
+    async def last_kind(ctx: Context, rest: str) -> None:
+        args.words(rest, 0, 0)
+        _say(ctx, [await _last_words(ctx, _own_or_watched(ctx, kind))])
+
+    asked = [Command(word, question(answer), usage, (answer.__doc__ or "").split(":", 1)[-1]
+                     .split("\n\n")[0].strip().replace("\n", " ") or usage)
+             for word, (usage, answer) in own.questions.items()]
 
     def bound(fn):  # noqa: ANN001, ANN202
         async def handler(ctx: Context, rest: str) -> None:
@@ -325,19 +449,26 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                    "the same options, the sides swapped. A person gets the usual offer; "
                    "against the computer (at the same level) it starts at once.")]
           if GameHost.takes_rematches(kind) else []),
-        Command("accept", bound(accept), f"{p} ACCEPT <person>", "Accept a player's offer."),
+        Command("accept", bound(accept), f"{p} ACCEPT [<person>]", "Accept a player's offer "
+                "(alone: the one offer there is)."),
         Command("decline", bound(decline), f"{p} DECLINE <person>", "Decline a player's offer."),
         Command("withdraw", bound(withdraw), f"{p} WITHDRAW [<person>]",
                 "Take back your offers (to one person, or all)."),
         Command("resign", resign, f"{p} RESIGN", "Give up the game you are playing."),
         Command("claim", bound(claim), f"{p} CLAIM", "Win a game whose opponent has been "
                 "disconnected for longer than the grace period."),
-        Command("display", display, f"{p} DISPLAY <game>", "Watch a game: you see every move "
-                "as it is made. UNOBSERVE stops.", aliases=("observe", "watch")),
+        Command("display", display, f"{p} DISPLAY [<game>]", "Watch a game: you see every "
+                "move as it is made. UNOBSERVE stops. Alone: the board of your own game "
+                "(or of the game you watch).", aliases=("observe", "watch")),
         Command("games", games_kind, f"{p} GAMES", f"List the games of {kind.title} in play."),
         Command("status", status, f"{p} STATUS [<person>]", "Rating and records."),
         Command("rankings", bound(rankings), f"{p} RANKINGS", "The best ranked players."),
         Command("help", help_kind, f"{p} HELP [<command>]", f"Help on {kind.title}."),
+        Command("turn", turn_kind, f"{p} TURN", "Whose move it is in your game (or the one "
+                "you watch)."),
+        Command("last", last_kind, f"{p} LAST", "The last move of your game (or the one you "
+                "watch), in words."),
+        *asked,
         *extra,
     ]
     return Command(p.lower(), show_or_act, f"{p} [<command>]",
@@ -357,8 +488,8 @@ COMMANDS = [
             "not), or show its board after a given move.", topic="games"),
     Command("pending", pending, "PENDING", "List the challenges offered to you and by you.",
             topic="games"),
-    Command("accept", accept, "ACCEPT <person>", "Accept a challenge (of any game).",
-            topic="games"),
+    Command("accept", accept, "ACCEPT [<person>]", "Accept a challenge (of any game); with "
+            "one offer to you, ACCEPT alone takes it.", topic="games"),
     Command("decline", decline, "DECLINE <person>", "Decline a challenge.", topic="games"),
     Command("withdraw", withdraw, "WITHDRAW [<person>]", "Take back your challenges.",
             topic="games"),
@@ -366,5 +497,9 @@ COMMANDS = [
             "longer than the grace period.", topic="games"),
     Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game.",
             topic="games"),
+    Command("turn", turn, "TURN [<game>]", "Whose move it is, in each game you play or "
+            "watch (or in your game of one kind).", topic="games"),
+    Command("last", last, "LAST [<game>]", "The last move of each game you play or watch "
+            "(or of your game of one kind), in words.", topic="games"),
 ]
 

@@ -21,13 +21,14 @@ async def who(ctx: Context, rest: str) -> None:
     prefix = parts[0].lower() if parts else ""
     # In a crowd many players type WHO each second; the listing is the same for all of
     # them until someone arrives or leaves, so it is built once a second at most.
-    cached = ctx.who_cache.get(prefix)
+    key = f"{prefix}\0reader" if ctx.session.screenreader else prefix  # a list, not a table
+    cached = ctx.who_cache.get(key)
     now = time.monotonic()
     if cached is None or now - cached[0] > WHO_FRESH:
         cached = (now, _who_listing(ctx, prefix, parts[0] if parts else ""))
         if len(ctx.who_cache) > 1000:  # many different prefixes: start afresh
             ctx.who_cache.clear()
-        ctx.who_cache[prefix] = cached
+        ctx.who_cache[key] = cached
     ctx.send(cached[1])
 
 
@@ -40,7 +41,7 @@ def _who_listing(ctx: Context, prefix: str, typed: str) -> str:
         flags = "admin" if s.is_admin else ""
         rows.append([s.name, ctx.world.rooms[s.room].name, f"{int(s.idle())}s",
                      games or "-", flags])
-    lines = table(["Name", "Where", "Idle", "Playing", ""], rows)
+    lines = ctx.table(["Name", "Where", "Idle", "Playing", ""], rows)
     if matching > len(sessions):
         lines.append(f"... and {matching - len(sessions)} more (WHO <name prefix> narrows the "
                      "list).")
@@ -75,7 +76,7 @@ async def finger(ctx: Context, rest: str) -> None:
             rows.append([kind.title if kind else r.kind, rating_text(r.rating, r.rd),
                          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}",
                          f"{r.unranked_wins}-{r.unranked_losses}-{r.unranked_draws}"])
-        lines.extend(table(["Game", "Rating", "Ranked W-L-D", "Unranked W-L-D"], rows))
+        lines.extend(ctx.table(["Game", "Rating", "Ranked W-L-D", "Unranked W-L-D"], rows))
     else:
         lines.append("No games played yet.")
     for game in ctx.host.games_of(acc.id):

@@ -19,6 +19,7 @@ import attrs
 
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
+from games.pyramid import spoken as pyr_spoken
 from games.errors import BadNotation, RuleError
 from games.pyramid import match as engine
 from games.pyramid import notation, rules
@@ -532,6 +533,7 @@ COMMANDS = (
 
 GAME = GameCommands(
     KEY, help=pyramid.HELP, commands=COMMANDS, act=play, kind=pyramid.Pyramid,
+    questions=pyr_spoken.QUESTIONS,
     groups={"new": "Standard", "hint": "Standard", "auto": "Standard", "quit": "Standard",
             "tour": "Tournament", "challenge": "Tournament", "accept": "Tournament",
             "decline": "Tournament", "withdraw": "Tournament", "restore": "Tournament",

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 import attrs
 
 from games.errors import BadOption, RuleError
+from server.text import table
 from server.world import describe_room
 
 if TYPE_CHECKING:
@@ -86,7 +87,18 @@ class Context:
         return self.session.account
 
     def send(self, text: str) -> None:
+        if self.session.screenreader:  # a glyph a screen reader mangles, in words
+            text = text.replace("±", "give or take ")
         self.session.write(text)
+
+    def table(self, headers: list[str], rows: list[list[str]]) -> list[str]:
+        """A table with its header underline; in screen-reader mode a list instead, one
+        row a line ("Name: Bob, Where: the Plaza"), no underline, no columns."""
+        if not self.session.screenreader:
+            return table(headers, rows)
+        return [", ".join(f"{h.strip()}: {c.strip()}" if h.strip() else c.strip()
+                          for h, c in zip(headers, row) if c.strip())
+                for row in rows]
 
     # -- services --------------------------------------------------------------------------
     @property
@@ -151,6 +163,16 @@ class Context:
     def tell(self, account_id: int, text: str) -> None:
         self._parlor.tell(account_id, text)
 
+    async def tell_or_keep(self, account_id: int, text: str) -> None:
+        """Tell a player now, or, when they are away, at their next login (kept in their
+        settings, ``waiting``; the last 20)."""
+        if self.online(account_id) is not None:
+            self.tell(account_id, text)
+            return
+        account = await self.accounts.get_by_id(account_id)
+        waiting = [*((account.settings or {}).get("waiting") or ()), text][-20:]
+        await self.accounts.set_setting(account_id, "waiting", waiting)
+
     def log_admin(self, what: str) -> None:
         """Record what the admin typing this command did."""
         self._parlor.log_admin(self.session, what)
@@ -214,6 +236,15 @@ class GameCommands:
     groups: dict[str, str] = attrs.field(factory=dict)
     moves: str = ""
     kind: "type[GameKind] | None" = None
+    # HELP <game> RULES (default: ``help``); what RANKINGS says of a game never ranked;
+    # lines <GAME> STATUS adds for a player (``status(ctx, account, live game | None)``)
+    rules: str = ""
+    unranked: str = ""
+    # the board's questions (a screen reader's way to read it): word -> (usage, answer),
+    # ``answer(view, words, names) -> lines`` from the game's spoken words; a RuleError
+    # is told as it is
+    questions: dict = attrs.field(factory=dict)
+    status: "Callable[..., list[str]] | None" = None
 
     def __attrs_post_init__(self) -> None:
         if self.kind is not None and self.kind.key != self.key:

@@ -1,4 +1,4 @@
-"""Per-player settings, kept on the account: SET COLOR, WIDTH, HEIGHT, SCREENREADER."""
+"""Per-player settings, kept on the account: SET COLOR, WIDTH, HEIGHT, SCREENREADER, BOARD."""
 
 from __future__ import annotations
 
@@ -6,13 +6,21 @@ from commands import args
 from commands.registry import Command, Context, UsageError
 
 SIZES = {"width": (40, 250, "columns"), "height": (10, 200, "rows")}
+BOARDS = {
+    "full": "Board FULL: the whole board when you must move, when you ask, and at the "
+            "start and end.",
+    "compact": "Board COMPACT: only what changed, in a few lines (the whole board at the "
+               "start and when you ask: <GAME> DISPLAY).",
+    "off": "Board OFF: one line per move, and the board only when you ask (<GAME> "
+           "DISPLAY).",
+}
 
 
 def _show(me) -> str:  # noqa: ANN001
     width = f"{me.width} (from your client)" if not me._width else str(me.width)
     height = f"{me.height} (from your client)" if not me._height else str(me.height)
     return (f"COLOR {'ON' if me.color else 'OFF'}, WIDTH {width}, HEIGHT {height}, "
-            f"SCREENREADER {'ON' if me.screenreader else 'OFF'}.")
+            f"SCREENREADER {'ON' if me.screenreader else 'OFF'}, BOARD {me.board.upper()}.")
 
 
 async def set_(ctx: Context, rest: str) -> None:
@@ -38,6 +46,12 @@ async def set_(ctx: Context, rest: str) -> None:
         me.color = on
         await save(me.account.id, "color", on)
         ctx.send(f"Color is now {value.upper()}.")
+    elif key == "board":
+        if value not in BOARDS:
+            raise UsageError("BOARD is FULL, COMPACT or OFF.")
+        me.board = value
+        await save(me.account.id, "board", value)
+        ctx.send(BOARDS[value])
     elif key in SIZES:
         least, most, unit = SIZES[key]
         if value == "auto":
@@ -55,8 +69,11 @@ async def set_(ctx: Context, rest: str) -> None:
 
 COMMANDS = [
     Command("set", set_, "SET [COLOR ON|OFF | WIDTH <40..250>|AUTO | HEIGHT <10..200>|AUTO "
-            "| SCREENREADER ON|OFF]",
+            "| SCREENREADER ON|OFF | BOARD FULL|COMPACT|OFF]",
             "Show or change your settings: ANSI color; the width text is laid out to and "
             "the height of your screen (your client's window by default); screen reader "
-            "mode (boards read out as short lines, no drawings).", topic="settings"),
+            "mode (boards read out as short lines, no drawings); how much of a game's "
+            "board you are sent: FULL (the whole board when you must move), COMPACT (what "
+            "changed, in a few lines), OFF (one line per move; <GAME> DISPLAY shows the "
+            "board).", topic="settings"),
 ]

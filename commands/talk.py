@@ -32,7 +32,8 @@ async def say(ctx: Context, rest: str) -> None:
 async def emote(ctx: Context, rest: str) -> None:
     text = _text(rest)
     me = ctx.session
-    line = f"{me.name} {text}"
+    joined = "" if text.startswith(("'", ",", ":")) else " "  # "Bob's hat", not "Bob 's hat"
+    line = f"{me.name}{joined}{text}"
     ctx.send(line)
     ctx.publish(f"room:{me.room}", Event("emote", {
         "text": line, "from": me.account.id, "exclude": me.account.id}))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from commands import args
 from commands.games import _guard
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
+from games.triad import spoken as triad_spoken
 from games.errors import BadNotation, IllegalAction
 from games.triad import table as engine
 from server.services import triad as service
@@ -243,7 +244,11 @@ async def stand(ctx: Context, rest: str) -> None:
 async def hand(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
     game = _seated(ctx)
-    ctx.send(engine.hand_text(game.view(game.seat_of(ctx.account.id))))
+    view = game.view(game.seat_of(ctx.account.id))
+    if ctx.session.screenreader:  # each card in words, a card a line
+        ctx.send("\n".join(triad_spoken.ask_hand(view, [])))
+        return
+    ctx.send(engine.hand_text(view))
 
 
 COMMANDS = (
@@ -289,8 +294,34 @@ COMMANDS = (
 )
 
 
+def _status(ctx: Context, account, record, game) -> list[str]:  # noqa: ANN001
+    """TRIAD STATUS: Triad is played for cubits, never rated; tables won and lost when they
+    closed, and the table the player sits at now (its hands, their stack)."""
+    lines = ["Triad is played for cubits and never rated."]
+    if record is not None:
+        won, lost, drawn = (record.unranked_wins + record.ranked_wins,
+                            record.unranked_losses + record.ranked_losses,
+                            record.unranked_draws + record.ranked_draws)
+        lines.append(f"Tables closed: {won} won, {lost} lost, {drawn} with no single winner.")
+    elif game is None:
+        lines.append("No table closed yet.")
+    if game is not None:
+        seat = game.seat_of(account.id)
+        pos = game.state.position(seat) if seat is not None else None
+        stack = game.view(seat)["seats"][pos]["stack"] if pos is not None else None
+        hands = game.state.game.hand_no
+        lines.append(f"At table #{game.id}: {hands} hand{'s' if hands != 1 else ''} dealt"
+                     + (f"; a stack of {stack} cubits." if stack is not None else "."))
+    return lines
+
+
+UNRANKED = ("Triad is never ranked: it is played for cubits. TRIAD STATUS <person> shows "
+            "the tables a player won and lost; FINGER their records.")
+
 GAME = GameCommands(
-    KEY, help=HELP, commands=COMMANDS, kind=service.TriadTables,
+    KEY, help=HELP, commands=COMMANDS, kind=service.TriadTables, status=_status,
+    questions=triad_spoken.QUESTIONS,
+    unranked=UNRANKED,
     groups={"tables": "Tables", "open": "Tables", "join": "Tables", "bot": "Tables",
             "start": "Tables", "leave": "Tables", "back": "Tables", "pass": "Betting",
             "equal": "Betting", "raise": "Betting", "fold": "Betting", "discard": "Draw",

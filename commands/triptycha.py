@@ -8,9 +8,11 @@ and render; a wrong use raises UsageError (its usage line is shown)."""
 from __future__ import annotations
 
 import re
+import weakref
 
 from commands import admin, args
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
+from games.triptycha import spoken as tt_spoken
 from games.errors import BadNotation
 from games.triptycha import notation
 from games.triptycha import render as tt_render
@@ -27,6 +29,28 @@ KEY = "tt"
 HELP = ("Triangular tile battles: lay your tiles in the 9 niches and flip your opponent's. "
         "Rules: Truth, Random, Inversion, Undercut, Confusion, Plunder, Take <1-5>, Ranked, "
         "Disc <collection>. ITD lists your tiles.")
+RULES = (
+    "Two players lay triangular tiles in a board of 9 triangular niches (1 at the top; 2-4; "
+    "5-9), up and down in turn. Each tile has three corner numbers and a primary (centre) "
+    "number; it is laid in a niche pointing its way (TT FLIP turns it over, TT ROTATE turns "
+    "it). The challenger holds 5 tiles and lays first; the other holds 6 and lays 4. The "
+    "game ends when the 9 niches are full: whoever controls more niches wins.\n"
+    "A battle: a tile laid attacks each neighbouring tile the opponent controls (lowest "
+    "niche first). On the edge they share, each side's edge score is its two corner "
+    "numbers on that edge plus its primary. The attacker wins when its edge score is "
+    "strictly greater; a win turns the defender to the attacker's side; a tie changes "
+    "nothing. A tile turned in a battle attacks in its turn (a chain), 2 points weaker for "
+    "each step of the chain. A defender never strikes back.\n"
+    "Rule variants (named after TT CHALLENGE <person>; combine freely, except Inversion "
+    "with Undercut): Truth: either player may TT VIEW OPPONENT. Random: each hand is "
+    "drawn at random from your deck, with no draw phase. Inversion: the primary is "
+    "subtracted from edge scores instead of added. Undercut: the lower edge score wins, "
+    "and a chain grows 2 points stronger a step. Confusion: Inversion and Undercut "
+    "together. Plunder: at the end each player owns every tile they control on the "
+    "board. Take <1-5>: the winner takes that many tiles from the loser's game hand. "
+    "Ranked: the result changes both ratings. Disc <collection>: both players break a "
+    "disc of that collection and draw their hands from it at random.\n"
+    "ITD lists your tiles; LIST and BUY sell discs in the tile shop.")
 SORT_SETTING = "tt_sort"
 RARITY_PAINT = {"common": None, "uncommon": "green", "rare": "blue", "legendary": "yellow"}
 
@@ -417,8 +441,8 @@ async def give(ctx: Context, rest: str) -> None:
         disc = _disc_choice(discs, tail, "give")
         given = await _guard(service.give_disc(ctx.account.id, disc.id, other.id))
         _say(ctx, f"You give {given.label} to {other.name}.")
-        ctx.tell(other.id, f"{ctx.account.name} gives you {given.label} "
-                           f"({given.size} tiles). BREAK DISC opens it.")
+        await ctx.tell_or_keep(other.id, f"{ctx.account.name} gives you {given.label} "
+                                         f"({given.size} tiles). BREAK DISC opens it.")
         return
     tiles, _ = await service.inventory(ctx.account.id)
     candidates = tiles
@@ -428,8 +452,8 @@ async def give(ctx: Context, rest: str) -> None:
     tile = _pick(what, candidates, "in your inventory")
     given = await _guard(service.give_tile(ctx.account.id, tile.id, other.id))
     _say(ctx, f"You give #{given.id} {given.name} to {other.name}.")
-    ctx.tell(other.id, f"{ctx.account.name} gives you #{given.id} {given.name}; it is "
-                       "in your inventory (INTD puts it in your deck).")
+    await ctx.tell_or_keep(other.id, f"{ctx.account.name} gives you #{given.id} {given.name}; "
+                                     "it is in your inventory (INTD puts it in your deck).")
 
 
 async def break_(ctx: Context, rest: str) -> None:
@@ -458,6 +482,9 @@ def _in_shop(ctx: Context) -> None:
                            "plaza.")
 
 
+_LISTED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # session -> LIST's names
+
+
 async def list_(ctx: Context, rest: str) -> None:
     if rest:
         raise UsageError()
@@ -466,6 +493,7 @@ async def list_(ctx: Context, rest: str) -> None:
     if not offers:
         _say(ctx, "The shelves are bare: the shop has no discs for sale today.")
         return
+    _LISTED[ctx.session] = [c.name for c, _ in offers]  # what BUY <number> means to them
     rows = [[str(i), f"{a_or_an(c.name)} {c.name} disc", f"{c.disc_min}-{c.disc_max}", str(n),
              f"{c.price} cubits"] for i, (c, n) in enumerate(offers, 1)]
     lines = [bold("Beginner discs for sale (BUY <number> or BUY <collection>):")]
@@ -492,11 +520,13 @@ async def buy(ctx: Context, rest: str) -> None:
     if name.lower().endswith(" disc"):
         name = name[:-5].strip()
     if name.isdecimal():
-        offers = await service.shop()
+        # the number in the list this player last saw: a collection priced since does
+        # not move it (the shop's list now, if they never looked)
+        listed = _LISTED.get(ctx.session) or [c.name for c, _ in await service.shop()]
         index = int(name)
-        if not 1 <= index <= len(offers):
-            raise CommandError(f"The shop's list runs from 1 to {len(offers)}.")
-        name = offers[index - 1][0].name
+        if not 1 <= index <= len(listed):
+            raise CommandError(f"The shop's list runs from 1 to {len(listed)}.")
+        name = listed[index - 1]
     disc, price, balance = await _guard(service.buy(ctx.account.id, name))
     ctx.account.cubits = balance
     _say(ctx, f"You buy {disc.label} for {price} cubits; it holds {disc.size} tiles. "
@@ -510,7 +540,7 @@ async def at_collection(ctx: Context, rest: str) -> None:
     if not words:
         rows = [[c.name, str(n), "-" if c.price is None else str(c.price),
                  f"{c.disc_min}-{c.disc_max}"] for c, n in await service.collections()]
-        ctx.send("\n".join(table(["Collection", "Designs", "Price", "Disc"], rows))
+        ctx.send("\n".join(ctx.table(["Collection", "Designs", "Price", "Disc"], rows))
                  if rows else "There are no collections yet. @COLLECTION CREATE <name>.")
         return
     verb = words[0].lower()
@@ -652,7 +682,8 @@ TOP_COMMANDS = (
 
 
 GAME = GameCommands(
-    KEY, help=HELP, commands=TT_COMMANDS, top_commands=TOP_COMMANDS, kind=Triptycha,
+    KEY, help=HELP, rules=RULES, commands=TT_COMMANDS, top_commands=TOP_COMMANDS,
+    kind=Triptycha, questions=tt_spoken.QUESTIONS,
     groups={"draw": "Play", "lay": "Play", "rotate": "Play", "flip": "Play", "view": "Play",
             "inspect": "Play", "take": "Trading", "done": "Trading"})
 

@@ -45,8 +45,9 @@ class PlaySpec:
     ``describe_options(options)``, ``ranked`` (None: the option ``ranked`` says;
     False: never), ``describe_move(state, seat, notation, name)``,
     ``describe_outcome(state, number, outcome)``, ``replay_view(state, seat, now)``,
-    ``timeout(state)``, ``presence(state, seat, here)``, ``audience(state, seat, events)``
-    and ``counts(outcome)``: their meaning is ``GameKind``'s.
+    ``timeout(state)``, ``presence(state, seat, here)``, ``audience(state, seat, events)``,
+    ``counts(outcome)`` and ``render_changes(old_view, new_view, width, color, names)``:
+    their meaning is ``GameKind``'s.
     """
 
     key: str
@@ -88,3 +89,4 @@ class PlaySpec:
     presence: Callable[[Any, int, bool], Any] | None = None
     audience: Callable[[Any, int, list], Any] | None = None
     counts: Callable[[Any], bool] | None = None
+    render_changes: Callable[..., str | None] | None = None

@@ -390,7 +390,8 @@ class Parlor:
         self._place(session, room)
         self.who_cache.clear()
         session.subscribe(f"room:{room}")
-        self._announce(room, f"{name} arrives.", session)
+        back = next((d for d, r in self.world.rooms[room].exits.items() if r == old), None)
+        self._announce(room, f"{name} arrives{' from the ' + back if back else ''}.", session)
         if self.cluster is not None:
             self.cluster.moved(session)
         self.send_room_info(session)
@@ -536,6 +537,7 @@ class Parlor:
         session.width = settings.get("width")
         session.height = settings.get("height")
         session.screenreader = settings.get("screenreader", False)
+        session.board = settings.get("board", "full")
         session.ignoring = ignoring
         self.sessions[account.id] = session
         self._list(session)
@@ -546,6 +548,9 @@ class Parlor:
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
                       *(f"game:{g}" for g in session.watching)):
             session.subscribe(topic)
+        if settings.get("waiting"):  # told while away (commands' tell_or_keep)
+            session.write("\n".join(f"While you were away: {text}" for text in settings["waiting"]))
+            await self.accounts.set_setting(account.id, "waiting", None)
         if taken_over:
             session.write("You take over your earlier connection.")
         else:

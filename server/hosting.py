@@ -252,6 +252,13 @@ class GameKind(abc.ABC):
     @abc.abstractmethod
     def speak(self, view: dict, names: Any = None) -> list[str]: ...
 
+    def render_changes(self, old: dict, new: dict, width: int = 80, color: bool = True,
+                       names: Any = None) -> str | None:
+        """SET BOARD COMPACT: what changed from the view ``old`` (the last one drawn for
+        this viewer) to ``new``, in a few lines ("" for nothing to draw); None: draw the
+        whole board."""
+        return None
+
     @abc.abstractmethod
     def choose_action(self, state: Any, seat: int, level: str, rng: random.Random,
                       budget_s: float = 1.0) -> Any: ...
@@ -441,6 +448,11 @@ class HostedGame(GameKind):
 
     def speak(self, view: dict, *args: Any, **kwargs: Any) -> list[str]:
         return self.spec.speak(view, *args, **kwargs)
+
+    def render_changes(self, old: dict, new: dict, *args: Any, **kwargs: Any) -> str | None:
+        if self.spec.render_changes is None:
+            return None
+        return self.spec.render_changes(old, new, *args, **kwargs)
 
     def choose_action(self, state: Any, seat: int, level: str, rng: random.Random,
                       budget_s: float = 1.0) -> Any:

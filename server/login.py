@@ -134,7 +134,8 @@ async def login(session: Session) -> "Account":
             continue
         parlor.trust(name_key, address, TRUST_SECONDS)
         if account.banned:
-            session.close("This account is banned from Esterport.")
+            why = (account.settings or {}).get("ban_reason")  # @BAN's reason
+            session.close("This account is banned from Esterport" + (f": {why}." if why else "."))
             raise Disconnect("banned")
         return account
 

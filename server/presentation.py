@@ -17,12 +17,13 @@ change. The web door draws the same frames (``server/web/live.py``).
 
 from __future__ import annotations
 
+import weakref
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping
 
 from server.bus import Event
 from server.hosting import GameKind
-from server.text import bold, wrap
+from server.text import bold, visible_len, wrap
 
 if TYPE_CHECKING:
     from server.services.games import LiveGame
@@ -84,23 +85,57 @@ def board_text(kind: GameKind, frame: Mapping[str, Any], *, width: int, height: 
     renderer."""
     names = tuple(s["name"] for s in frame["seats"])
     view = frame["view"]
-    if screenreader:
-        board = "\n".join(line for fact in kind.speak(view, names=names)
-                          for line in wrap(fact, width))
-    else:
+    board = None
+    if not screenreader:
         board = kind.render(view, width=width, color=color, names=names,
                             height=height - 1)  # the header's row
+        widest = max((visible_len(line) for line in board.split("\n")), default=0)
+        if widest > width:  # no narrow layout fits: said plainly, then read out in lines
+            board = "\n".join([*wrap(f"(This board needs {widest} columns and your screen "
+                                      f"has {width}: SET WIDTH {widest} draws it; here it "
+                                      "is in words.)", width), *_spoken(kind, view, names,
+                                                                        width)])
+    if board is None:
+        board = "\n".join(_spoken(kind, view, names, width))
     return f"{header(frame)}\n{board}" if titled else board
+
+
+def _spoken(kind: GameKind, view: Mapping[str, Any], names: tuple, width: int) -> list[str]:
+    return [line for fact in kind.speak(view, names=names) for line in wrap(fact, width)]
+
+
+def your_move(frame: Mapping[str, Any]) -> bool:
+    """Whether the frame's action made it its audience's move (it was not before)."""
+    seat = frame["seat"]
+    return (seat is not None and seat in frame["to_move"]
+            and seat not in frame.get("was_to_move", frame["to_move"]))
 
 
 class Presentation:
     """Draws frames for sessions: asked for (:meth:`show`) or told (:meth:`on_event`).
 
     ``kinds`` are the hosted games by key: their code (renderers, spoken lines), not their
-    live games."""
+    live games.
+
+    A player's board style (``SET BOARD``, ``session.board``; FICS's board styles are the
+    anchor) says what a board that :func:`decide` sends becomes: FULL, the whole board;
+    COMPACT, what changed since the last board drawn for them (the game's
+    ``render_changes``: a few lines), the whole board only at the start, after a gap or
+    when they ask; OFF, nothing but the lines (and "Your move." when it becomes theirs).
+    A game's end is told by its lines alone in COMPACT and OFF: the result once."""
 
     def __init__(self, kinds: Mapping[str, GameKind]) -> None:
         self.kinds = kinds
+        # the last view drawn for each session, by game (what COMPACT draws changes from)
+        self._drawn: "weakref.WeakKeyDictionary[Session, dict[int, dict]]" = (
+            weakref.WeakKeyDictionary())
+
+    def _remember(self, session: "Session", frame: Mapping[str, Any]) -> None:
+        drawn = self._drawn.setdefault(session, {})
+        if frame["finished"]:
+            drawn.pop(frame["game"], None)
+        else:
+            drawn[frame["game"]] = frame["view"]
 
     def board(self, session: "Session", frame: Mapping[str, Any], titled: bool = True) -> str:
         """The frame's board as ``session`` reads it."""
@@ -120,6 +155,8 @@ class Presentation:
         self._gmcp(session, frame)
         if not frame["finished"]:
             session.seen_versions[frame["game"]] = frame["version"]
+            if frame.get("seat") is not None or frame["game"] in session.watching:
+                self._remember(session, frame)
 
     def on_event(self, session: "Session", event: Event) -> None:
         """A game event from the bus (a frame with its lines), for one session."""
@@ -129,18 +166,55 @@ class Presentation:
         shown = decide(frame, event.kind)
         if last is not None and version > last + 1 and shown is not Shown.BOARD:
             shown = Shown.BOARD  # events were missed: the board as it stands, once
+        missed = last is not None and version > last + 1
         session.seen_versions[game_id] = max(version, last or 0)
         lines = list(frame.get("lines", ()))
+        style = getattr(session, "board", "full")
+        if shown is Shown.BOARD and style != "full":
+            lines.extend(self._quiet(session, frame, event.kind, style, missed))
+            shown = Shown.LINES if lines else Shown.NOTHING
         if shown is Shown.BOARD:
             session.notify("\n".join([*lines, self.board(session, frame)]))
+            self._remember(session, frame)
         elif shown is Shown.LINES:
             session.notify("\n".join(lines))
         self._gmcp(session, frame)
         if event.kind == "game.end":
+            self._drawn.get(session, {}).pop(game_id, None)
             session.seen_versions.pop(game_id, None)
             if game_id in session.watching:
                 session.watching.discard(game_id)
                 session.unsubscribe(f"game:{game_id}")
+
+    def _quiet(self, session: "Session", frame: Mapping[str, Any], kind: str, style: str,
+               missed: bool) -> list[str]:
+        """What a board becomes in COMPACT or OFF (``style``): the lines added to the
+        event's own. The start: the whole board in COMPACT, in OFF how to see it; the
+        end: nothing (its lines tell the result); otherwise the changes (COMPACT, not in
+        screen-reader mode) and "Your move." when it became the viewer's."""
+        game_kind = self.kinds[frame["kind"]]
+        if kind == "game.end" or frame["finished"]:
+            return []
+        old = self._drawn.get(session, {}).get(frame["game"])
+        if style == "compact" and (kind == "game.start" or old is None or missed) \
+                and not session.screenreader:
+            self._remember(session, frame)
+            return [self.board(session, frame)]
+        if kind == "game.start":
+            return [f"(Board {style.upper()}: {game_kind.prefix} DISPLAY shows the board.)"]
+        added = []
+        if style == "compact" and not session.screenreader:
+            changes = game_kind.render_changes(
+                old, frame["view"], width=session.width, color=session.color,
+                names=tuple(s["name"] for s in frame["seats"]))
+            if changes is None:
+                changes = self.board(session, frame)
+            self._remember(session, frame)
+            if changes:
+                added.append(changes)
+        if your_move(frame) and len(frame["seats"]) > 1:
+            added.append("Your move.")
+        return added
 
     def _gmcp(self, session: "Session", frame: Mapping[str, Any]) -> None:
         kind = self.kinds[frame["kind"]]
@@ -157,4 +231,4 @@ class Presentation:
             session.gmcp(kind.gmcp_package, data)
 
 
-__all__ = ["Presentation", "Shown", "board_text", "decide", "header"]
+__all__ = ["Presentation", "Shown", "board_text", "decide", "header", "your_move"]

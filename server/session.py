@@ -13,7 +13,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from telnetlib3.telopt import ECHO, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
+from telnetlib3.telopt import DO, ECHO, GA, GMCP, IAC, MSSP, SGA, TTYPE, WILL, WONT
 
 from server.bus import Event
 from server.text import clean, strip_sgr, visible_len, wrap_wide_lines
@@ -119,6 +119,7 @@ class Session:
         self._width: int | None = None  # set by SET WIDTH; else NAWS
         self._height: int | None = None  # set by SET HEIGHT; else NAWS
         self.screenreader = False  # SET SCREENREADER: boards read out, no ASCII art
+        self.board = "full"  # SET BOARD FULL|COMPACT|OFF (server/presentation.py)
         self.ignoring: set[int] = set()
         self.watching: set[int] = set()
         self.seen_versions: dict[int, int] = {}  # game -> the last version drawn or told
@@ -540,7 +541,11 @@ class Session:
             pass
 
     def offer_mud_protocols(self) -> None:
-        """Offer GMCP and MSSP; MSSP data goes out once the client agrees."""
+        """Offer GMCP and MSSP; MSSP data goes out once the client agrees. A client that
+        never answered the telnet options asked at connect (nc) is offered nothing: it
+        would print the option bytes (MSSP's is "F")."""
+        if getattr(self.writer, "pending_option", {}).get(DO + TTYPE):
+            return
         try:
             self.writer.iac(WILL, GMCP)
             self.writer.iac(WILL, MSSP)

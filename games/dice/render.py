@@ -11,6 +11,7 @@ the die landed, ``+`` where it came from and ``x`` where a die was removed.
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .notation import format_action, format_board
 from .rules import (REMOVALS_TO_WIN, SIZE, State, cell_name, die_owner, die_value,
@@ -64,8 +65,9 @@ def visible_len(text: str) -> int:
 
 
 def _fit(text: str, width: int) -> str:
-    """Cut a plain line to ``width`` columns."""
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """A plain line within ``width`` columns: wrapped on words, never cut."""
+    return text if len(text) <= width else "\n".join(
+        textwrap.wrap(text, width, subsequent_indent="  "))
 
 
 def _short(name: str, n: int = 16) -> str:
@@ -74,8 +76,9 @@ def _short(name: str, n: int = 16) -> str:
 
 def render(view: dict, width: int = 80, color: bool = True,
            names: tuple[str, str] = ("Alice", "Bob")) -> str:
-    """The board with coordinates (row 6 on top), removals, last move and whose turn."""
-    width = max(width, 60)
+    """The board with coordinates (row 6 on top), removals, last move and whose turn; the
+    board is 38 columns, so it fits SET WIDTH 40, its words wrapped."""
+    width = max(width, 40)
     names = tuple(_short(n) for n in names)
 
     def paint(text: str, code: str) -> str:
@@ -129,11 +132,47 @@ def render(view: dict, width: int = 80, color: bool = True,
         if result["winner"] is None:
             lines.append(_fit(f"Game over: drawn ({result['reason']}).", width))
         else:
-            lines.append(_fit(f"Game over: {names[result['winner']]} wins ({result['reason']}).",
-                              width))
+            lines.append(_fit("Game over: removals " + " to ".join(map(str, view["removed"]))
+                              + ".", width))  # who won: the result line, told once
     elif view["pending"]:
         lines.append(_fit(f"{names[view['turn']]} formed a Triad and removes one of: "
                           f"{', '.join(view['pending'])} (DICE REMOVE <cell>)", width))
     else:
         lines.append(_fit(f"{names[view['turn']]} to move.", width))
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _die_words(die: dict | None, names) -> str:  # noqa: ANN001
+    if die is None:
+        return "empty"
+    return f"{names[die['seat']]}'s {die['value']}"
+
+
+def render_changes(old: dict, new: dict, width: int = 80, color: bool = True,  # noqa: ARG001
+                   names: tuple[str, str] = ("Alice", "Bob")) -> str | None:
+    """SET BOARD COMPACT: the squares that changed, in words ("c1 empty, d2 Alice's 3"),
+    the removals if they changed, and whose move it is. None (the whole board) at the end."""
+    if old.get("game") != "dice" or new.get("result") is not None:
+        return None
+    before = {d["cell"]: d for d in old["dice"]}
+    after = {d["cell"]: d for d in new["dice"]}
+    cells = sorted((c for c in set(before) | set(after) if before.get(c) != after.get(c)),
+                   key=lambda c: (c[0], c[1:]))
+    lines = []
+    if cells:
+        lines.append("Changed: " + ", ".join(f"{c} {_die_words(after.get(c), names)}"
+                                             for c in cells) + ".")
+    if old["removed"] != new["removed"]:
+        lines.append(f"Removed: {names[0]} {new['removed'][0]}, {names[1]} "
+                     f"{new['removed'][1]} (of {new.get('to_win', 3)}).")
+    if new["pending"]:
+        lines.append(f"{names[new['turn']]} formed a Triad and removes one of: "
+                     f"{', '.join(new['pending'])} (DICE REMOVE <cell>).")
+    else:
+        lines.append("Your move." if new.get("you") == new["turn"]
+                     else f"{names[new['turn']]} to move.")
+    return "\n".join(_fit_words(line, width) for line in lines)
+
+
+def _fit_words(line: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(line, max(width, 20), subsequent_indent="  ")) or line

@@ -10,6 +10,8 @@ drawing: owners are words, not brackets or colours.
 
 from __future__ import annotations
 
+from games.errors import BadNotation
+
 from .rules import SIZE
 
 COLUMNS = "abcdef"
@@ -33,8 +35,7 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
         if result["winner"] is None:
             lines.append(f"Game over: drawn ({result['reason']}).")
         else:
-            winner = "You win" if result["winner"] == you else f"{names[result['winner']]} wins"
-            lines.append(f"Game over: {winner} ({result['reason']}).")
+            lines.append("Game over.")  # who won: the result line, told once
     elif view["pending"]:
         mover = "You formed" if turn == you else f"{names[turn]} formed"
         lines.append(f"{mover} a Triad and remove{'' if turn == you else 's'} one of "
@@ -70,4 +71,56 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
     return lines
 
 
-__all__ = ["speak"]
+
+
+# -- questions (blind-first: DICE DIE c1, DICE ROW 3, DICE COLUMN e) -------------------------
+def _grid(view: dict) -> dict:
+    return {d["cell"]: (d["seat"], d["value"]) for d in view["dice"]}
+
+
+def _cell_words(cell: str, grid: dict, you, names) -> str:  # noqa: ANN001
+    if cell not in grid:
+        return f"{cell} empty"
+    seat, value = grid[cell]
+    return f"{cell} {_owner(seat, you, names)} {value}"
+
+
+def ask_die(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:
+    """DICE DIE <cell>: what stands on one cell (and whether it is to be removed)."""
+    cell = words[0].lower() if len(words) == 1 else ""
+    if len(cell) != 2 or cell[0] not in COLUMNS or not cell[1].isdecimal() \
+            or not 1 <= int(cell[1]) <= SIZE:
+        raise BadNotation("DICE DIE <cell>: a cell, a1 to f6.")
+    grid = _grid(view)
+    if cell in grid:
+        seat, value = grid[cell]
+        line = f"On {cell}: {_owner(seat, view.get('you'), names)}, {value}."
+    else:
+        line = f"On {cell}: nothing."
+    if cell in (view.get("pending") or ()):
+        line += " It may be removed (DICE REMOVE)."
+    return [line]
+
+
+def ask_row(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:
+    """DICE ROW <1-6>: the six cells of a row, a to f."""
+    if len(words) != 1 or not words[0].isdecimal() or not 1 <= int(words[0]) <= SIZE:
+        raise BadNotation(f"DICE ROW <1-{SIZE}>: row 1 is {names[0]}'s home, row 6 {names[1]}'s.")
+    grid, row = _grid(view), int(words[0])
+    return [f"Row {row}: " + ", ".join(_cell_words(f"{c}{row}", grid, view.get("you"), names)
+                                       for c in COLUMNS) + "."]
+
+
+def ask_column(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:
+    """DICE COLUMN <a-f>: the six cells of a column, row 1 to 6."""
+    if len(words) != 1 or words[0].lower() not in tuple(COLUMNS):
+        raise BadNotation("DICE COLUMN <a-f>: which column.")
+    grid, col = _grid(view), words[0].lower()
+    return [f"Column {col}: " + ", ".join(_cell_words(f"{col}{r}", grid, view.get("you"), names)
+                                          for r in range(1, SIZE + 1)) + "."]
+
+
+QUESTIONS = {"die": ("DICE DIE <cell>", ask_die), "row": ("DICE ROW <1-6>", ask_row),
+             "column": ("DICE COLUMN <a-f>", ask_column)}
+
+__all__ = ["QUESTIONS", "speak"]

@@ -69,8 +69,9 @@ def names(cells: list[str]) -> str:
     return cells[0] if len(cells) == 1 else ", ".join(cells[:-1]) + " or " + cells[-1]
 
 
-def _die(seat: int, value: int) -> str:
-    return MARKS[seat].format(value)
+def _die(seat: int, value: int) -> str:  # noqa: ARG001 - the mover's die
+    """A die in words, no glyph (a screen reader reads it): "The 1"."""
+    return f"The {value}"
 
 
 def _cells(cells: tuple[int, ...]) -> str:
@@ -105,8 +106,7 @@ def describe_event(event: Any) -> str | None:
         if outcome.reason == "resignation":
             return None  # the parlor's result line says it all
         if outcome.winner is not None:
-            first, second = outcome.scores
-            return f"That is a third die removed. Removals: (n) {first}, [n] {second}."
+            return "That is a third die removed."  # the result line says who won
         if "repetition" in outcome.reason:
             return ("The same position with the same player to move has come up a third "
                     "time: the game is drawn.")

@@ -282,14 +282,17 @@ def outcome(table: Table) -> Outcome | None:
         return Outcome(o.winner, o.reason, totals)
     best = max(totals)
     winners = [i for i, t in enumerate(totals) if t == best]
+    order = sorted(range(len(totals)), key=lambda i: -totals[i])  # the winner's first
     return Outcome(winners[0] if len(winners) == 1 else None,
-                   "six games each, net Par " + " vs ".join(f"{t:+d}" for t in totals), totals)
+                   "six games each, net Par " + " vs ".join(f"{totals[i]:+d}" for i in order),
+                   totals)
 
 
 def counts(result: Outcome) -> bool:
     """Whether a finished table counts in the players' records (not when closed with SAVE,
     EXIT alone or against the computer, or NEW)."""
-    return result.reason not in NOT_COUNTED
+    return result.reason not in NOT_COUNTED and len(result.scores) > 1  # a solitaire:
+    # never a win, a loss or a draw in the records (its Par scores go to the Top 10)
 
 
 @attrs.frozen
@@ -427,6 +430,26 @@ def render(view: dict[str, Any], width: int = 80, color: bool = True,
                      for line in lines)
 
 
+def render_changes(old: dict[str, Any], new: dict[str, Any], width: int = 80,
+                   color: bool = True, names: tuple[str, ...] = ("Alice", "Bob")) -> str | None:
+    """SET BOARD COMPACT: the engine's changed rows and Pack line
+    (``board.render_changes``), and the line of another player whose game moved on."""
+    text = board.render_changes(old, new, width=width, color=color)
+    if text is None:
+        return None
+    lines = [text] if text else []
+    before = {o["seat"]: o for o in old.get("others") or ()}
+    for o in new.get("others") or ():
+        was = before.get(o["seat"])
+        if was is not None and (was["game_no"], was["total"], was["over"]) != (
+                o["game_no"], o["total"], o["over"]):
+            who = names[o["seat"]] if o["seat"] < len(names) else f"Seat {o['seat'] + 1}"
+            lines.append(f"{who}: all {o['games']} games played, net {o['total']:+d}"
+                         if o["over"] else
+                         f"{who}: game {o['game_no']} of {o['games']}, net {o['total']:+d}")
+    return "\n".join(lines)
+
+
 _HOW = {"won": "all cards removed", "stuck": "no move left", "ended": "ended as it stood"}
 
 
@@ -451,7 +474,7 @@ def describe_event(event: Any) -> str | None:
         return f"The pyramid is cleared in deal {e.deal}!"
     if isinstance(e, rules.GameOver):
         if event.mode == "standard":
-            return f"Game over ({_HOW[e.how]}): Par score {e.score:+d}."
+            return None  # the game's result tells it (a result is told once)
         return (f"Game {e.game_no} of {event.games} over ({_HOW[e.how]}): Par score "
                 f"{e.score:+d}, net {e.total:+d}.")
     if isinstance(e, rules.NewDeal):

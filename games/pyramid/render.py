@@ -15,7 +15,7 @@ from __future__ import annotations
 import textwrap
 
 from games.pyramid.cards import ROWS, card_text, index_of, is_red
-from games.pyramid.rules import State
+from games.pyramid.rules import State, par_score
 
 RESET = "\x1b[0m"
 RED = "\x1b[31;1m"
@@ -62,6 +62,8 @@ def view_for(state: State, seat: int | None = None) -> dict:
         "over": game.over,
         "how": game.how,
         "score": game.score,
+        "par_now": par_score(game),  # what ending the game now would score
+        "cards_left": game.cards_left,
         "scores": list(state.scores),
         "total": state.total,
         "match_over": state.over,
@@ -103,39 +105,84 @@ def _cell(entry: dict | None, color: bool) -> str:
     return left + _paint(text, RED if entry["red"] else BLACK, color) + right
 
 
+#: The narrowest screen the wide drawing fits (row 7: its number and seven spaced cards).
+WIDE = 4 + ROWS * CELL
+
+
 def render(view: dict, width: int = 80, color: bool = True,
            names: tuple[str, ...] = ("Alice", "Bob")) -> str:
-    """Draw the view within ``width`` (>= 60) columns."""
+    """Draw the view within ``width`` columns: below ``WIDE`` (SET WIDTH 40), the narrow
+    layout, whose cards touch ("[10D]( 3C)") and whose words wrap; no card is cut."""
     if view["game"] == HIDDEN:
         return _render_hidden(view, width)
+    narrow = width < WIDE
     lines = [_title(view)]
-    heads = "".join(f"{c:^{CELL}}" for c in range(1, ROWS + 1))
-    lines.append(" " * 4 + _paint(heads.rstrip(), YELLOW, color))
+    cell = CELL - 1 if narrow else CELL
+    heads = "".join(f"{c:^{cell}}" for c in range(1, ROWS + 1))
+    lines.append(" " * (3 if narrow else 4) + _paint(heads.rstrip(), YELLOW, color))
     for row in range(1, ROWS + 1):
-        indent = (ROWS - row) * CELL // 2
-        cells = " ".join(_cell(view["pyramid"][index_of(row, c)], color)
-                         for c in range(1, row + 1))
-        lines.append(_paint(f"{row:>2}", GREEN, color) + "  " + " " * indent + cells)
-    pack = _cell(view["pack_top"], color) if view["pack_top"] else "[---]"
-    waste = _cell(view["waste_top"], color) if view["waste_top"] else "[   ]"
+        lines.append(_row(view, row, color, narrow))
     lines.append("")
-    lines.append(f"Pack (P) {pack} {view['pack_count']:>2} left   "
-                 f"Waste (W) {waste} {_plural(view['waste_count'], 'card', 2)}")
+    lines.extend(_pack_and_waste(view, color, width))
     lines.append(f"Deal {view['deal']} of 3, redeals left: {view['redeals_left']}")
-    if view["over"]:
+    if view["over"] and not view["match_over"]:  # a finished match: its result says it
         how = {"won": "all cards removed", "stuck": "no move left",
                "ended": "ended"}.get(view["how"], view["how"])
         lines.append(f"Game over ({how}): Par score {view['score']:+d}")
     elif view["cleared_in"]:
         lines.append(f"Pyramid cleared in deal {view['cleared_in']}: play the Pack out")
-    if view["mode"] == "tournament" or view["scores"]:
+    if view["mode"] == "tournament":
         lines.append(_scores(view))
     if not view["over"]:  # how to move, not a hint: no cell is named
         how = "Pair to 13: PYR <row,col> <row,col>; a King alone; P Pack, W Waste, D draws"
         if len(how) > width:
             how = "Pair to 13: PYR <r,c> <r,c>; a King alone; P W D"
-        lines.append(_paint(how, DIM, color))
+        lines.extend(_paint(part, DIM, color) for part in textwrap.wrap(how, width))
     return "\n".join(_fit(line, width) for line in lines)
+
+
+def _row(view: dict, row: int, color: bool, narrow: bool = False) -> str:
+    """Row ``row`` of the pyramid as the board draws it: its number, then its cards (in
+    the narrow layout, touching)."""
+    step = CELL - 1 if narrow else CELL
+    indent = (ROWS - row) * step // 2
+    cells = ("" if narrow else " ").join(_cell(view["pyramid"][index_of(row, c)], color)
+                                         for c in range(1, row + 1))
+    return _paint(f"{row:>2}", GREEN, color) + (" " if narrow else "  ") + " " * indent + cells
+
+
+def _pack_and_waste(view: dict, color: bool, width: int = 80) -> list[str]:
+    """The Pack and the Waste Pile: one line, or one each when the screen is narrow."""
+    pack = _cell(view["pack_top"], color) if view["pack_top"] else "[---]"
+    waste = _cell(view["waste_top"], color) if view["waste_top"] else "[   ]"
+    both = [f"Pack (P) {pack} {view['pack_count']:>2} left",
+            f"Waste (W) {waste} {_plural(view['waste_count'], 'card', 2)}"]
+    return [f"{both[0]}   {both[1]}"] if 51 <= width else both
+
+
+def render_changes(old: dict, new: dict, width: int = 80, color: bool = True) -> str | None:
+    """SET BOARD COMPACT: the rows that changed (a card removed, a card uncovered), as
+    the board draws them, then one line with the Pack, the Waste, the deal and the score
+    were the game to end now. None (the whole board) for another deal or game, a hidden
+    deal, or a game over."""
+    if old.get("game") != "pyramid" or new.get("game") != "pyramid" or new["over"] \
+            or old["game_no"] != new["game_no"] or old.get("board_of") != new.get("board_of") \
+            or "par_now" not in old:
+        return None
+    rows = [r for r in range(1, ROWS + 1)
+            if any(old["pyramid"][index_of(r, c)] != new["pyramid"][index_of(r, c)]
+                   for c in range(1, r + 1))]
+    lines = [_row(new, r, color, width < WIDE) for r in rows]
+    status = f"Deal {new['deal']} of 3, Par {new['par_now']:+d} now"
+    if new["cleared_in"]:
+        status = f"Pyramid cleared, Par {new['par_now']:+d} now"
+    pack = _pack_and_waste(new, color, width)
+    both = f"{pack[0]}   {status}"
+    if len(pack) == 1 and _visible_len(both) <= width:
+        lines.append(both)
+    else:
+        lines.extend([*pack, status])
+    return "\n".join(lines)
 
 
 def _title(view: dict) -> str:

@@ -22,4 +22,5 @@ SPEC = PlaySpec(
     view_for=match.view_for, render=match.render, speak=spoken.speak,
     choose_action=match.choose_action, describe_event=match.describe_event,
     parse_options=match.parse_options, describe_options=match.describe_options,
-    ranked=False, replay_view=match.view_for, audience=match.audience, counts=match.counts)
+    ranked=False, replay_view=match.view_for, audience=match.audience, counts=match.counts,
+    render_changes=match.render_changes)

@@ -5,12 +5,14 @@ the board of ``render.view_for`` and the other seats' running scores) and return
 in a fixed order, the most important first: the result if the game is over, the cards
 that may be played now (the exposed pyramid cards, the Pack and Waste tops), the Pack
 and the Waste, the deal, then the pyramid row by row (a card still covered says so), the
-scores, and the other players. No drawing: "7,1 K spades", not ``[ KS]``. A deal whose
+scores, and the other players. No drawing: "7,1 king of spades", not ``[ KS]``. A deal whose
 cards are hidden (``render.hidden_view``) is read as the title, the cards left, why no
 card is read, the scores and the other players.
 """
 
 from __future__ import annotations
+
+from games.errors import BadNotation
 
 from .cards import ROWS, SUIT_NAMES, SUITS, index_of
 from .render import HIDDEN
@@ -18,10 +20,14 @@ from .render import HIDDEN
 _HOW = {"won": "all cards removed", "stuck": "no move left", "ended": "ended"}
 
 
-def card_words(entry: dict) -> str:
-    """'10H' -> '10 hearts', 'KS' -> 'K spades'."""
-    text = entry["text"]
-    return f"{text[:-1]} {SUIT_NAMES[SUITS.index(text[-1])]}"
+RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+
+
+def card_words(entry: dict | str) -> str:
+    """'10H' -> '10 of hearts', 'KS' -> 'king of spades', 'AD' -> 'ace of diamonds'."""
+    text = entry if isinstance(entry, str) else entry["text"]
+    rank = RANK_WORDS.get(text[:-1], text[:-1])
+    return f"{rank} of {SUIT_NAMES[SUITS.index(text[-1])]}"
 
 
 def _plural(n: int, noun: str) -> str:
@@ -98,4 +104,83 @@ def _others(view: dict, names) -> list[str]:  # noqa: ANN001
     return lines
 
 
-__all__ = ["card_words", "speak"]
+__all__ = ["QUESTIONS", "card_words", "speak"]
+
+
+# -- questions (blind-first: PYR ROW 7, PYR AVAILABLE, PYR WASTE, PYR PAIRS) -----------------
+def _board(view: dict) -> dict:
+    if view["game"] == HIDDEN:
+        raise BadNotation("This deal's cards stay hidden until both players have played it.")
+    return view
+
+
+def ask_row(view: dict, words: list[str], names=()) -> list[str]:  # noqa: ARG001
+    """PYR ROW <1-7>: the cards of one row, left to right, each free or covered."""
+    if len(words) != 1 or not words[0].isdecimal() or not 1 <= int(words[0]) <= ROWS:
+        raise BadNotation(f"PYR ROW <1-{ROWS}>: which row (1 at the top, {ROWS} at the bottom).")
+    r = int(words[0])
+    pyramid = _board(view)["pyramid"]
+    cards = []
+    for c in range(1, r + 1):
+        entry = pyramid[index_of(r, c)]
+        if entry is None:
+            cards.append(f"{r},{c} gone")
+        else:
+            cards.append(f"{r},{c} {card_words(entry)}"
+                         + ("" if entry.get("available") else " covered"))
+    return [f"Row {r}: {', '.join(cards)}."]
+
+
+def _free(view: dict) -> list[tuple[str, dict]]:
+    pyramid = _board(view)["pyramid"]
+    free = [(f"{r},{c}", pyramid[index_of(r, c)]) for r in range(ROWS, 0, -1)
+            for c in range(1, r + 1)
+            if pyramid[index_of(r, c)] is not None and pyramid[index_of(r, c)].get("available")]
+    for spot, key in (("P", "pack_top"), ("W", "waste_top")):
+        if view[key]:
+            free.append((spot, view[key]))
+    return free
+
+
+def ask_available(view: dict, words: list[str], names=()) -> list[str]:  # noqa: ARG001
+    """PYR AVAILABLE: every card that may be played now, the Pack and Waste tops too."""
+    free = _free(view)
+    if not free:
+        return ["No card is free."]
+    return ["Free: " + ", ".join(f"{spot} {card_words(e)}" for spot, e in free) + "."]
+
+
+def ask_waste(view: dict, words: list[str], names=()) -> list[str]:  # noqa: ARG001
+    """PYR WASTE: the Waste Pile's top and size, the Pack's, the deal."""
+    _board(view)
+    waste, pack = view["waste_top"], view["pack_top"]
+    return [(f"Waste W: {card_words(waste)} on top, {_plural(view['waste_count'], 'card')}."
+             if waste else "Waste W: empty."),
+            (f"Pack P: {card_words(pack)} on top, {view['pack_count']} left."
+             if pack else "Pack P: empty."),
+            f"Deal {view['deal']} of 3, {_plural(view['redeals_left'], 'redeal')} left."]
+
+
+def _rank(entry: dict) -> int:
+    text = entry["text"][:-1]
+    return {"A": 1, "J": 11, "Q": 12, "K": 13}.get(text) or int(text)
+
+
+def ask_pairs(view: dict, words: list[str], names=()) -> list[str]:  # noqa: ARG001
+    """PYR PAIRS: the free cards that pair to 13 now, and the free Kings (no card is told
+    that could not be seen)."""
+    free = _free(view)
+    kings = [f"{spot} {card_words(e)}" for spot, e in free if _rank(e) == 13]
+    pairs = [f"{a} {b} ({card_words(x)} and {card_words(y)})"
+             for i, (a, x) in enumerate(free) for b, y in free[i + 1:]
+             if _rank(x) + _rank(y) == 13]
+    lines = [("Pairs to 13: " + "; ".join(pairs) + ".") if pairs else "No free pair makes 13."]
+    if kings:
+        lines.append("Kings, removed alone: " + ", ".join(kings) + ".")
+    if not pairs and not kings:
+        lines.append("PYR D turns the next Pack card.")
+    return lines
+
+
+QUESTIONS = {"row": ("PYR ROW <1-7>", ask_row), "available": ("PYR AVAILABLE", ask_available),
+             "waste": ("PYR WASTE", ask_waste), "pairs": ("PYR PAIRS", ask_pairs)}

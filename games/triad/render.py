@@ -88,6 +88,101 @@ def _fit(line: str, width: int) -> str:
     return "\n".join(textwrap.wrap(line, width, subsequent_indent="      "))
 
 
+NAME_W = 12
+
+
+def _seat_lines(view: dict, entry: dict, names: list, width: int, color: bool) -> list[str]:
+    """One seat's line as the table draws it (and the hand it shows at the showdown)."""
+    i, me = entry["seat"], view["viewer"]
+    label = names[i] if i < len(names) and names[i] else f"Seat {i + 1}"
+    label = label[:NAME_W]
+    if entry["empty"]:
+        return [_fit(f"   {i + 1} {label:<{NAME_W}} (empty)", width)]
+    marks = (("D" if i == view["dealer"] and view["hand_no"] else " ")
+             + (">" if i == view["to_act"] else " "))
+    you = "*" if i == me else " "
+    status = STATUS_TEXT.get(entry["status"], entry["status"])
+    text = f"{marks}{you}{i + 1} {label:<{NAME_W}} {entry['stack']:>6} cubits  {status:<6}"
+    if entry["committed"]:
+        text += f" in pot {entry['committed']:>4}"
+    if entry["drew"] is not None:
+        text += f" drew {entry['drew']}"
+    if entry["cards"] and i != me:
+        shown = " ".join(entry["cards"])
+        if len(text) + 2 + len(shown) <= width:
+            line = text + "  " + " ".join(_card(c, color) for c in entry["cards"])
+        else:
+            line = _fit(text, width)
+    elif entry["hidden_cards"]:
+        line = _fit(text + "  " + " ".join(["##"] * entry["hidden_cards"]), width)
+    else:
+        line = _fit(text, width)
+    lines = [line]
+    if entry["hand_name"] and i != me:
+        lines.append(_fit(f"      shows {entry['hand_name']}", width))
+    return lines
+
+
+def _hand_lines(mine: dict, color: bool, width: int) -> list[str]:
+    """The viewer's own cards, by position, with their pips and the hand they make."""
+    lines = ["Your hand: " + " ".join(f"{k + 1:>5}" for k in range(len(mine["cards"]))),
+             "           " + " ".join(_card(c, color, 5) for c in mine["cards"])]
+    marks = [("cap" if parse_card(c) is None else pips(parse_card(c)[0])) for c in mine["cards"]]
+    lines.append("           " + " ".join(f"{m:>5}" for m in marks))
+    if mine["hand_name"]:
+        lines.append(_fit(f"           {mine['hand_name']}", width))
+    return lines
+
+
+def _turn_line(view: dict, width: int) -> str | None:
+    """What the viewer may type now, when it is their turn."""
+    me = view["viewer"]
+    if "to_equal" in view:
+        equal = f"EQUAL ({view['to_equal']}{', all in' if view.get('all_in') else ''})"
+        options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", equal]
+        if view["raise_range"]:
+            lo, hi = view["raise_range"]
+            options.append(f"RAISE {lo}..{hi}")
+        return _fit("Your turn: TRIAD " + ", TRIAD ".join(options) + ".", width)
+    if me is not None and view["to_act"] == me and view["phase"] == "draw":
+        return _fit("Your turn: TRIAD DISCARD <positions 1-6, up to four>, or TRIAD STAND "
+                    "to keep all.", width)
+    return None
+
+
+def render_changes(old: dict, new: dict, width: int = 80, color: bool = True,
+                   names=None) -> str | None:  # noqa: ANN001
+    """SET BOARD COMPACT: the seats whose line changed (the one that acted), the pot, the
+    viewer's hand if it changed, and what they may type when it is their turn. None (the
+    whole table) for a new hand or the showdown."""
+    if old.get("game") != "triad" or old["hand_no"] != new["hand_no"] \
+            or new["phase"] in ("hand_over", "showdown") or len(old["seats"]) != len(new["seats"]):
+        return None
+    width = max(60, width)
+    names = list(names or ())
+    me = new["viewer"]
+    lines = []
+    if old["phase"] != new["phase"]:
+        lines.append(f"Hand {new['hand_no']}: {new['phase_name']}.")
+    for was, entry in zip(old["seats"], new["seats"]):
+        keys = ("empty", "stack", "status", "committed", "drew", "hidden_cards")
+        if any(was.get(k) != entry.get(k) for k in keys) and entry["seat"] != me:
+            lines.extend(_seat_lines(new, entry, names, width, color))
+    if old["pot"] != new["pot"] or old["current_bet"] != new["current_bet"]:
+        lines.append(f"Pot {new['pot']}"
+                     + (f", bet to equal {new['current_bet']}." if new["current_bet"] else "."))
+    mine = next((e for e in new["seats"] if e["seat"] == me and not e["empty"]), None) \
+        if me is not None else None
+    before = next((e for e in old["seats"] if e["seat"] == me and not e["empty"]), None) \
+        if me is not None else None
+    if mine and mine["cards"] and (before is None or before["cards"] != mine["cards"]):
+        lines.extend(_hand_lines(mine, color, width))
+    turn = _turn_line(new, width)
+    if turn:
+        lines.append(turn)
+    return "\n".join(lines)
+
+
 def render(view: dict, width: int = 80, color: bool = True, names=None) -> str:
     """The table as text lines no wider than ``width`` (>= 60) visible columns."""
     width = max(60, width)
@@ -102,60 +197,21 @@ def render(view: dict, width: int = 80, color: bool = True, names=None) -> str:
         parts = [f"{'main' if k == 0 else f'side {k}'} {amount}" for k, (amount, _) in enumerate(view["pots"])]
         lines.append(_fit("Pots: " + ", ".join(parts) + ".", width))
     lines.append("")
-    name_w = 12
     me = view["viewer"]
     for entry in view["seats"]:
-        i = entry["seat"]
-        label = names[i] if i < len(names) and names[i] else f"Seat {i + 1}"
-        label = label[:name_w]
-        if entry["empty"]:
-            lines.append(_fit(f"   {i + 1} {label:<{name_w}} (empty)", width))
-            continue
-        marks = ("D" if i == view["dealer"] and view["hand_no"] else " ") + (">" if i == view["to_act"] else " ")
-        you = "*" if i == me else " "
-        status = STATUS_TEXT.get(entry["status"], entry["status"])
-        text = f"{marks}{you}{i + 1} {label:<{name_w}} {entry['stack']:>6} cubits  {status:<6}"
-        if entry["committed"]:
-            text += f" in pot {entry['committed']:>4}"
-        if entry["drew"] is not None:
-            text += f" drew {entry['drew']}"
-        if entry["cards"] and i != me:
-            shown = " ".join(entry["cards"])
-            if len(text) + 2 + len(shown) <= width:
-                line = text + "  " + " ".join(_card(c, color) for c in entry["cards"])
-            else:
-                line = _fit(text, width)
-        elif entry["hidden_cards"]:
-            line = _fit(text + "  " + " ".join(["##"] * entry["hidden_cards"]), width)
-        else:
-            line = _fit(text, width)
-        lines.append(line)
-        if entry["hand_name"] and i != me:
-            lines.append(_fit(f"      shows {entry['hand_name']}", width))
+        lines.extend(_seat_lines(view, entry, names, width, color))
     mine = next((e for e in view["seats"] if e["seat"] == me and not e["empty"]), None) if me is not None else None
     if mine and mine["cards"]:
         lines.append("")
-        lines.append("Your hand: " + " ".join(f"{k + 1:>5}" for k in range(len(mine["cards"]))))
-        lines.append("           " + " ".join(_card(c, color, 5) for c in mine["cards"]))
-        marks = [("cap" if parse_card(c) is None else pips(parse_card(c)[0])) for c in mine["cards"]]
-        lines.append("           " + " ".join(f"{m:>5}" for m in marks))
-        if mine["hand_name"]:
-            lines.append(_fit(f"           {mine['hand_name']}", width))
+        lines.extend(_hand_lines(mine, color, width))
     if view["winnings"]:
         won = ", ".join(
             f"{names[s] if s < len(names) and names[s] else f'Seat {s + 1}'} won {n}" for s, n in view["winnings"]
         )
         lines.append("")
         lines.append(_fit(f"Last hand: {won}.", width))
-    if "to_equal" in view:
-        equal = f"EQUAL ({view['to_equal']}{', all in' if view.get('all_in') else ''})"
-        options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", equal]
-        if view["raise_range"]:
-            lo, hi = view["raise_range"]
-            options.append(f"RAISE {lo}..{hi}")
+    turn = _turn_line(view, width)
+    if turn:
         lines.append("")
-        lines.append(_fit("Your turn: " + ", ".join(options) + ".", width))
-    elif me is not None and view["to_act"] == me and view["phase"] == "draw":
-        lines.append("")
-        lines.append(_fit("Your turn: DRAW <positions 1-6, up to four>, or DRAW to keep all.", width))
+        lines.append(turn)
     return "\n".join(lines)

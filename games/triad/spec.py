@@ -21,4 +21,4 @@ SPEC = PlaySpec(
     choose_action=table.choose_action, describe_event=table.describe_event,
     parse_options=table.parse_options, describe_options=table.describe_options, ranked=False,
     describe_move=table.describe_move, describe_outcome=table.closing_text,
-    presence=table.presence)
+    presence=table.presence, counts=table.counts, render_changes=table.render_changes)

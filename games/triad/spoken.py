@@ -32,7 +32,7 @@ def _turn(view: dict, names) -> str:
         options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", equal]
         if view.get("raise_range"):
             lo, hi = view["raise_range"]
-            options.append(f"RAISE {lo} to {hi}")
+            options.append(f"RAISE {lo}" if lo == hi else f"RAISE {lo} to {hi}")
         return "Your turn to bet: " + ", ".join(options) + "."
     if me is not None and to_act == me and phase == "draw":
         return "Your turn to draw: TRIAD DISCARD <positions, up to four>, or TRIAD STAND."
@@ -102,9 +102,60 @@ def speak(view: dict, names=None) -> list[str]:
             lines.append(f"The table is open: {taken} of {len(names)} seats taken, buy-in "
                          f"{info['buyin']}. TRIAD START deals; TRIAD BOT seats a computer "
                          "player.")
+        elif info.get("closed"):
+            lines.append("The table is closed.")
         elif view["phase"] == "hand_over":
             lines.append("Between hands: TRIAD DEAL deals the next hand now.")
     return lines
 
 
-__all__ = ["speak"]
+
+
+# -- questions (blind-first: TRIAD POT, TRIAD BETS) -----------------------------------------
+def ask_pot(view: dict, words: list[str], names=None) -> list[str]:  # noqa: ARG001
+    """TRIAD POT: the pot (and side pots), the bet to equal, whose turn."""
+    names = list(view.get("names") or names or ())
+    line = f"Pot {view['pot']}" + (f", bet to equal {view['current_bet']}"
+                                   if view["current_bet"] else "") + "."
+    lines = [line]
+    if len(view["pots"]) > 1:
+        lines.append("Pots: " + ", ".join(
+            f"{'main' if k == 0 else f'side {k}'} {amount}"
+            for k, (amount, _) in enumerate(view["pots"])) + ".")
+    lines.append(_turn(view, names))
+    return lines
+
+
+def ask_bets(view: dict, words: list[str], names=None) -> list[str]:  # noqa: ARG001
+    """TRIAD BETS: each player in the hand, what they put in and where they stand."""
+    names = list(view.get("names") or names or ())
+    me, lines = view["viewer"], []
+    for entry in view["seats"]:
+        if entry["empty"] or entry["status"] == "out":
+            continue
+        i = entry["seat"]
+        who = "You" if i == me else _name(names, i)
+        status = STATUS_WORDS.get(entry["status"], entry["status"])
+        drew = f", drew {entry['drew']}" if entry["drew"] is not None else ""
+        lines.append(f"{who}: {entry['committed']} in the pot, {status}{drew}, "
+                     f"{entry['stack']} left.")
+    return lines or ["No hand is in play."]
+
+
+def ask_hand(view: dict, words: list[str], names=None) -> list[str]:  # noqa: ARG001
+    """TRIAD HAND: your cards by position, in words, and the hand they make."""
+    me = view["viewer"]
+    mine = next((e for e in view["seats"] if e["seat"] == me and not e["empty"]), None) \
+        if me is not None else None
+    if mine is None or not mine["cards"]:
+        return ["You hold no cards now."]
+    lines = [f"{k}: {long_name(code)} ({code})" for k, code in enumerate(mine["cards"], 1)]
+    if mine["hand_name"]:
+        lines.append(f"You hold {mine['hand_name']}.")
+    lines.append(f"Your stack: {mine['stack']} cubits.")
+    return lines
+
+
+QUESTIONS = {"pot": ("TRIAD POT", ask_pot), "bets": ("TRIAD BETS", ask_bets)}
+
+__all__ = ["QUESTIONS", "ask_hand", "speak"]

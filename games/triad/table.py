@@ -47,7 +47,7 @@ import attrs
 from games.errors import BadNotation, IllegalAction
 from games.outcome import Outcome
 
-from . import ai, notation, render, rules
+from . import ai, hands, notation, render, rules
 
 DEFAULT_OPENING = 10
 DEFAULT_SEATS = 6
@@ -116,6 +116,7 @@ class Said:
     text: str
     new_phase: bool = False
     tells_action: bool = False  # the sentence of a player's draw ("Bob discards 2 ...")
+    private: bool = False  # told to the acting player alone (the cards a discard brought)
 
 
 @attrs.frozen
@@ -467,6 +468,12 @@ CLOSING_WORDS = {
 }
 
 
+def counts(result: Outcome) -> bool:
+    """Whether a closed table counts in the records: not one every person left (the
+    computer players still seated neither won nor drew it)."""
+    return result.reason != "everyone has left the table"
+
+
 def closing_text(table: Table, number: int, result: Outcome) -> str:
     """How table ``number`` closed, in the player's words: "Triad table #3 closes: nobody
     can pay the opening bet of 10 cubits any more." (HELP TRIAD gives the same reasons.)"""
@@ -547,7 +554,16 @@ def _describe(table: Table, events: list) -> list[Said]:
         said.extend(Said(text, new_phase=isinstance(e, rules.HandStarted),
                          tells_action=isinstance(e, rules.Drew))
                     for text in _word(table, e, events))
+        if isinstance(e, rules.Drew) and e.count:
+            said.append(Said(_new_cards(table, e.seat), private=True))
     return said
+
+
+def _new_cards(table: Table, pos: int) -> str:
+    """What a player who discarded holds now, told to them alone."""
+    cards = table.game.seats[pos].cards
+    listed = "  ".join(f"{k}:{c}" for k, c in enumerate(cards, 1))
+    return f"Your hand now: {listed} ({hands.evaluate(cards).name})."
 
 
 def _word(table: Table, e, events: list) -> list[str]:  # noqa: ANN001
@@ -585,10 +601,10 @@ def _word(table: Table, e, events: list) -> list[str]:  # noqa: ANN001
         if len(shares) == 1:
             why = {"best hand": "the best hand", "uncontested": "uncontested",
                    "all others folded": "everyone else folded"}.get(e.reason, e.reason)
-            out.append(f"{pot} ({e.amount}) goes to {shares[0][0]}: {why}.")
+            out.append(f"{pot} of {e.amount} goes to {shares[0][0]}: {why}.")
         else:
             split = _names([f"{name} {n}" for name, n in shares])
-            out.append(f"{pot} ({e.amount}) is split between equal hands: {split}.")
+            out.append(f"{pot} of {e.amount} is split between equal hands: {split}.")
     return out
 
 
@@ -646,6 +662,7 @@ def view_for(table: Table, seat: int | None) -> dict:
         "computer": [p for p in range(len(table.places)) if table.is_computer(p)],
         "away": sorted(p for p, s in enumerate(table.places) if s in table.away),
         "leaving": sorted(p for p, s in enumerate(table.places) if s in table.leaving),
+        "closed": outcome(table) is not None,
     }
     return view
 
@@ -672,6 +689,8 @@ def render_table(view: dict, width: int = 80, color: bool = True, names=None,  #
         notes.append(f"The table is open: {taken} of {len(names)} seats taken, buy-in "
                      f"{info['buyin']}. TRIAD START deals the first hand (two players "
                      "needed); TRIAD BOT seats a computer player.")
+    elif info.get("closed"):
+        notes.append("The table is closed: TRIAD OPEN opens a new one.")
     elif view["phase"] == "hand_over":
         notes.append("Between hands: TRIAD DEAL deals the next hand now (the server deals "
                      "it in a few seconds).")
@@ -679,6 +698,16 @@ def render_table(view: dict, width: int = 80, color: bool = True, names=None,  #
     for note in notes:
         lines.extend(_wrap(note, width))
     return "\n".join(lines)
+
+
+def render_changes(old: dict, new: dict, width: int = 80, color: bool = True,
+                   names=None) -> str | None:  # noqa: ANN001
+    """SET BOARD COMPACT: the hand's changes (``render.render_changes``) with the
+    table's names; None (the whole table) when the seats changed."""
+    if old.get("names") != new.get("names") or old.get("table") != new.get("table"):
+        return None
+    return render.render_changes(old, new, width=width, color=color,
+                                 names=[n or "" for n in new.get("names", ())])
 
 
 def hand_text(view: dict) -> str:

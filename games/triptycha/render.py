@@ -206,7 +206,8 @@ def _who(view, names) -> str:
     win = names[res["winner"]]
     if phase == "trading":
         return f"{win} won; trading ({len(view['taken'])}/{view['take']} taken)"
-    return f"{win} won ({res['reason']})"
+    c = view["counts"]
+    return f"game over, niches {c[0]}-{c[1]}"  # who won: the result line, told once
 
 
 def _heading(view, names, tag, title, width) -> list[str]:
@@ -364,6 +365,42 @@ def _compact(view, width, color, names, tag, marks, lines, show_opponent) -> str
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(_clip(line, width) for line in lines)
+
+
+def _niche_words(i: int, cell: dict | None, seat: int | None, names) -> str:
+    """A niche in words, no drawing: "Niche 6, down: Alice's, 4-7-7, primary 3"."""
+    shape = "up" if UP[i - 1] else "down"
+    if cell is None:
+        return f"Niche {i}, {shape}: empty"
+    who = "yours" if cell["controller"] == seat else f"{names[cell['controller']]}'s"
+    return (f"Niche {i}, {shape}: {who}, {'-'.join(str(c) for c in cell['corners'])}, "
+            f"primary {cell['primary']}")
+
+
+def render_changes(old: dict, new: dict, width: int = 80, color: bool = True,  # noqa: ARG001
+                   names=("Alice", "Bob")) -> str | None:
+    """SET BOARD COMPACT: the niches that changed (laid, or taken in a battle), a niche a
+    line in words, the niches held, and at your turn what to type and the tiles you have
+    left. Nothing during the draw (it changes hands only); None (the whole board) when play
+    begins, in the trading and at the end."""
+    if old.get("game") != "triptycha" or new["phase"] != old["phase"] \
+            or new["phase"] not in ("draw", "play"):
+        return None
+    if new["phase"] == "draw":
+        return ""
+    seat = new["seat"]
+    lines = [_niche_words(i, cell, seat, names) + "."
+             for i, (was, cell) in enumerate(zip(old["board"], new["board"]), 1) if was != cell]
+    c = new["counts"]
+    lines.append(f"Niches held: {names[0]} {c[0]}, {names[1]} {c[1]}.")
+    if seat is not None and new["turn"] == seat and new["hands"][seat] is not None:
+        left = [str(t["n"]) for t in new["hands"][seat] if t["niche"] is None]
+        lines.append(f"Your turn: TT LAY <tile> IN <niche>; tiles {', '.join(left)} left "
+                     "(TT HAND reads them).")
+    out: list[str] = []
+    for line in lines:
+        out.extend(textwrap.wrap(line, max(width, 20), subsequent_indent="  ") or [line])
+    return "\n".join(out)
 
 
 def render_opponent(view: dict, width: int = 80, color: bool = True,

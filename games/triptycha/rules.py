@@ -138,7 +138,7 @@ class Drew:
     tells_action = True
 
     def text(self, names=None) -> str:
-        return f"{_p(self.seat, names)} draws a tile <{self.slot}>."
+        return f"{_p(self.seat, names)} draws tile {self.slot}."
 
 
 @attrs.frozen
@@ -164,7 +164,7 @@ class Turned:
 
     def text(self, names=None) -> str:
         verb = "rotates" if self.how == "rotate" else "flips"
-        return f"{_p(self.seat, names)} {verb} tile <{self.slot}>."
+        return f"{_p(self.seat, names)} {verb} tile {self.slot}."
 
 
 @attrs.frozen
@@ -179,7 +179,7 @@ class Laid:
     tells_action = True
 
     def text(self, names=None) -> str:
-        return f"{_p(self.seat, names)} lays tile <{self.slot}> in niche {self.niche}."
+        return f"{_p(self.seat, names)} lays tile {self.slot} in niche {self.niche}."
 
 
 @attrs.frozen
@@ -222,9 +222,10 @@ class PlayEnds:
     reason: str
 
     def text(self, names=None) -> str:
-        """"Bob wins (5-4, more niches)": the winner's score first."""
+        """"Play ends: Bob holds 5 niches to 4.": the score, the winner's first; who wins
+        is the game's result, told once (by the parlor, when the game ends)."""
         won, lost = self.scores[self.winner], self.scores[1 - self.winner]
-        return f"{_p(self.winner, names)} wins ({won}-{lost}, {self.reason})."
+        return f"Play ends: {_p(self.winner, names)} holds {won} niches to {lost}."
 
 
 @attrs.frozen
@@ -249,7 +250,7 @@ class Took:
     tells_action = True
 
     def text(self, names=None) -> str:
-        return f"{_p(self.seat, names)} takes tile <{self.slot}>."
+        return f"{_p(self.seat, names)} takes tile {self.slot}."
 
 
 @attrs.frozen

@@ -20,4 +20,5 @@ SPEC = PlaySpec(
     state_to_json=notation.state_to_json, state_from_json=notation.state_from_json,
     view_for=render.view_for, render=render.render, speak=spoken.speak,
     choose_action=ai.choose_action, describe_event=words.describe_event,
-    parse_options=words.parse_options, describe_options=words.describe_options)
+    parse_options=words.parse_options, describe_options=words.describe_options,
+    render_changes=render.render_changes)

@@ -10,6 +10,9 @@ drawing, no colour: owners are words. ``speak_tiles`` reads tiles (ITD SHOW, BRE
 
 from __future__ import annotations
 
+from games.errors import BadNotation
+
+from .board import NEIGHBOURS, UP
 from .tiles import CORNER_NAMES
 
 CORNER_WORDS = {"T": "top", "BL": "bottom left", "BR": "bottom right",
@@ -22,6 +25,10 @@ def _shape(up: bool) -> str:
 
 def _numbers(corners, primary: int) -> str:
     return f"{'-'.join(str(c) for c in corners)}, primary {primary}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _owner(seat: int | None, who: int, names) -> str:
@@ -45,6 +52,9 @@ def _status(view: dict, names) -> str:
     reason = res.get("reason", "finished")
     if winner is None:
         return f"Game over: a draw ({reason})."
+    if phase != "trading":  # who won is the result line's, told once
+        c = view["counts"]
+        return f"Game over: niches {c[0]} to {c[1]}."
     who = "You" if winner == seat else names[winner]
     if phase == "trading":
         line = f"{who} won; trading, {len(view['taken'])} of {view['take']} taken."
@@ -57,7 +67,14 @@ def _status(view: dict, names) -> str:
 
 def _hand_lines(view: dict, who: int, title: str, all_tiles: bool) -> list[str]:
     hand = view["hands"][who]
-    out = [f"{title}: {len(hand)} tiles." if hand else f"{title}: no tiles yet."]
+    listed = [t for t in hand if all_tiles or t["niche"] is None]
+    laid = len(hand) - len(listed)
+    if not hand:
+        out = [f"{title}: no tiles yet."]
+    elif all_tiles or not laid:
+        out = [f"{title}: {_count(len(listed), 'tile')}."]
+    else:
+        out = [f"{title}: {_count(len(listed), 'tile')} to lay, {laid} laid."]
     for t in hand:
         if t["niche"] is not None and not all_tiles:
             continue
@@ -92,7 +109,7 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
         lines.append("All 9 niches are empty.")
     for i, cell in enumerate(() if empty else view["board"], 1):
         if cell is None:
-            lines.append(f"Niche {i}: empty.")
+            lines.append(f"Niche {i}, {_shape(UP[i - 1])}: empty.")
             continue
         held = _owner(seat, cell["controller"], names)
         owned = ""
@@ -146,4 +163,48 @@ def speak_tiles(tiles) -> list[str]:
     return out
 
 
-__all__ = ["speak", "speak_opponent", "speak_tiles"]
+
+
+# -- questions (blind-first: TT NICHE 5, TT HAND, TT SCORE) --------------------------------
+def ask_niche(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:
+    """TT NICHE <1-9>: one niche, its way, its holder, its numbers, and its neighbours."""
+    if len(words) != 1 or not words[0].isdecimal() or not 1 <= int(words[0]) <= 9:
+        raise BadNotation("TT NICHE <1-9>: which niche (1 at the top; 2 to 4; 5 to 9).")
+    i = int(words[0])
+    seat, cell = view["seat"], view["board"][i - 1]
+    shape = _shape(UP[i - 1])
+    if cell is None:
+        line = f"Niche {i}, {shape}: empty."
+    else:
+        held = _owner(seat, cell["controller"], names)
+        line = (f"Niche {i}, {shape}: {held}, "
+                f"{_numbers(cell['corners'], cell['primary'])}.")
+    near = ", ".join(f"{j + 1} ({_near(view, j, seat, names)})" for j, _, _ in NEIGHBOURS[i - 1])
+    return [line, f"Next to: {near}."]
+
+
+def _near(view: dict, j: int, seat, names) -> str:  # noqa: ANN001
+    cell = view["board"][j]
+    return "empty" if cell is None else _owner(seat, cell["controller"], names)
+
+
+def ask_hand(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:  # noqa: ARG001
+    """TT HAND: your tiles left to lay, a tile a line, and where the others went."""
+    seat = view["seat"]
+    if seat is None or view["hands"][seat] is None:
+        raise BadNotation("You hold no tiles in this game.")
+    return _hand_lines(view, seat, "Your hand", False)
+
+
+def ask_score(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:  # noqa: ARG001
+    """TT SCORE: niches held and tiles left to lay, on each side."""
+    c, left = view["counts"], view["unplayed"]
+    return [f"Niches held: {names[0]} {c[0]}, {names[1]} {c[1]}.",
+            f"Tiles left to lay: {names[0]} {left[0]}, {names[1]} {left[1]}.",
+            _status(view, names)]
+
+
+QUESTIONS = {"niche": ("TT NICHE <1-9>", ask_niche), "hand": ("TT HAND", ask_hand),
+             "score": ("TT SCORE", ask_score)}
+
+__all__ = ["QUESTIONS", "speak", "speak_opponent", "speak_tiles"]

@@ -274,7 +274,10 @@ def verdict_text(where: str, found: Line, score: int | None, seed: int) -> str:
     """The solver's verdict after a game, in one sentence: could the deal have been won,
     what the best possible Par was, and whether the player's score reached it."""
     best = found.best
-    text = f"{won_text(where, found.won, found.cleared)}; {best_par_text(seed, best)}"
+    won, par = won_text(where, found.won, found.cleared), best_par_text(seed, best)
+    if "all 52 cards removed" in par:  # said once
+        won = won.replace(" (all 52 cards removed)", "")
+    text = f"{won}; {par}"
     if found.won == "win" and best.result != "win" and best.proven:
         text += ", more than any win scores"
     reached = reached_text(score, best)

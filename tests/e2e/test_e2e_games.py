@@ -225,8 +225,8 @@ async def test_quit_during_a_game_warns_first(parlor, clients):
     alice = await clients("Alice")
     bob = await clients("Bob")
     number = await _start_ranked_game(alice, bob)
-    await bob.cmd("quit", f"You are playing Noughts and Crosses \\(game #{number}\\)\\. If "
-                          "you leave, it waits for you")
+    await bob.cmd("quit", f"You are playing Noughts and Crosses \\(game #{number}\\): if "
+                          "you leave, it waits for you; Alice may CLAIM it")
     assert "Goodbye" not in bob.seen
     await bob.cmd("quit", "Goodbye")
     await alice.expect("Bob has left")

@@ -9,6 +9,11 @@ Run with ``-s`` to see the figures; each is checked against its budget:
   a watcher of the whole game at most one board per lay (and the start and the end);
 - a 4-player Triad hand: at most 100 lines for a seated player;
 - Pyramid AUTO: at most one board per pass through the Pack (and the end).
+
+Board styles (issue 27, SET BOARD FULL|COMPACT|OFF): the same game seen in each style,
+with the figures printed for all three and the COMPACT budgets checked: a Pyramid move
+at most 6 lines; a watcher of a 4-seat Triad hand at most 60 lines; each result told
+once, in every style.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import asyncio
 import random
 import re
 
+from games.pyramid import notation as pyramid_notation
 from games.pyramid import rules as pyramid_rules
 from games.triptycha import notation, rules
 from tests.e2e.test_e2e_triad import drain, play_hand, steady_policy
@@ -53,6 +59,17 @@ def told(text: str, who: str) -> list[int]:
     return [abs(n) for n in counts]
 
 
+STYLES = ("full", "compact", "off")
+RESULT = re.compile(r"Game #\d+(: \S+ wins| is over| ends in a draw) \(|\b\S+ wins \(\d+-\d+"
+                    r"|\bwon \(")
+
+
+def results(text: str) -> int:
+    """How many times a game's result is told (the result sentence, a board's own
+    "Game over" line)."""
+    return len(RESULT.findall(text)) + len(re.findall(r"(?m)^(?:> )?Game over", text))
+
+
 async def changed(game, version: int) -> None:
     """Wait (at most 10 s) for the game to move past ``version`` or end."""
     for _ in range(1000):
@@ -70,18 +87,32 @@ async def settle(*clients: Client) -> None:
             await drain(client)
 
 
+async def watchers(clients, names=("Carol", "Dave", "Erin")) -> dict[str, Client]:
+    """A watcher in each board style, by style."""
+    made = {}
+    for name, style in zip(names, STYLES):
+        client = await clients(name)
+        await client.cmd("set width 80", ">")
+        await client.cmd(f"set board {style}", f"Board {style.upper()}")
+        made[style] = client
+    return made
+
+
 async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp_path):
     await seed(parlor, tmp_path, PROVING)
     alice = await clients("Alice")
-    carol = await clients("Carol")
-    for client in (alice, carol):
-        await client.cmd("set width 80", ">")
+    await alice.cmd("set width 80", ">")
+    styles = await watchers(clients)
+    carol = styles["full"]
     parlor.host.computer_delay = 0.0
     start = len(alice.seen)
     await alice.cmd("tt challenge computer easy Random Take 1", "begins")
     game = next(iter(parlor.host.live.values()))
-    await carol.cmd(f"tt display {game.id}", "You are now watching")
-    carol_start = len(carol.seen)
+    marks = {}
+    for style, client in styles.items():
+        await client.cmd(f"tt display {game.id}", "You are now watching")
+        marks[style] = len(client.seen)
+    carol_start = marks["full"]
     rng = random.Random(5)
     first_lay: int | None = None
     for _ in range(400):
@@ -90,7 +121,7 @@ async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp
         movers = game.kind.to_move(game.state)
         if 0 in movers and game.state.phase == "draw":
             free = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Draw)]
-            await alice.cmd(f"tt {notation.format_action(free[0])}", "Alice draws a tile")
+            await alice.cmd(f"tt {notation.format_action(free[0])}", "Alice draws tile")
         elif movers == (0,) and game.state.phase == "play":
             await settle(alice)
             acts = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Lay)]
@@ -104,8 +135,13 @@ async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp
         else:
             await changed(game, game.version)
     await alice.expect(r"Game #\d+: (Alice|Computer\(easy\)) wins", timeout=10)
-    await settle(alice, carol)
+    await settle(alice, *styles.values())
     watched, seen = carol.seen[carol_start:], alice.seen[start:]
+    for style, client in styles.items():
+        got = client.seen[marks[style]:]
+        print(f"\nTriptycha watcher, board {style.upper()}: {lines(got)} lines, "
+              f"{boards(got)} boards, the result told {results(got)} time(s)")
+        assert results(got) == 1, got[-1500:]
     opponent = told(seen, "Computer(easy)")
     print(f"\nTriptycha vs computer: boards before the first lay {first_lay}; the "
           f"computer's {len(opponent)} actions took at most {max(opponent)} lines each "
@@ -120,19 +156,28 @@ async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp
 async def test_a_four_player_triad_hand(parlor, clients):
     alice = await clients("Alice")
     await alice.cmd("set width 80", ">")
+    styles = await watchers(clients)
     out = await alice.cmd("triad open 10 seats 4", r"You open Triad table #(\d+)")
     number = int(re.search(r"table #(\d+)", out).group(1))
     for n in (1, 2, 3):
         await alice.cmd("triad bot easy", f"Computer {n} sits down")
-    await settle(alice)
+    for client in styles.values():
+        await client.cmd(f"triad watch {number}", "You are now watching")
+    await settle(alice, *styles.values())
     mark = len(alice.seen)
+    marks = {style: len(client.seen) for style, client in styles.items()}
     await alice.cmd("triad start", "Hand 1: ")
     await play_hand(parlor, number, {"Alice": alice}, steady_policy)
-    await settle(alice)
+    await settle(alice, *styles.values())
     got = alice.seen[mark:]
     print(f"\nTriad, 4 players, one hand: Alice received {lines(got)} lines, "
           f"{boards(got)} boards")
+    watched = {style: client.seen[marks[style]:] for style, client in styles.items()}
+    for style, text in watched.items():
+        print(f"Triad, 4 players, one hand, a watcher in board {style.upper()}: "
+              f"{lines(text)} lines, {boards(text)} boards")
     assert lines(got) <= 100
+    assert lines(watched["compact"]) <= 60, watched["compact"]
 
 
 async def test_pyramid_auto(parlor, clients):
@@ -150,3 +195,63 @@ async def test_pyramid_auto(parlor, clients):
     print(f"\nPyramid AUTO: {boards(got)} boards for {passes} passes, {lines(got)} lines")
     assert boards(got) <= passes + 1  # one a pass, and the end
     assert pyramid_rules  # the engine the counts come from
+
+
+async def play_pyramid(parlor, client: Client, name: str, moves: int = 60) -> list[int]:
+    """Play a standard Pyramid game of at most ``moves`` moves (the first removal the rules
+    list, else a draw; END when nothing else is left), a PYR HINT every tenth move;
+    return the lines each move took (the hints, and the last move that tells the result,
+    aside)."""
+    await client.cmd("pyr new", r"Game #\d+: Pyramid, \S+ begins")
+    await settle(client)
+    account = parlor.session_named(name).account.id
+    game = parlor.host.game_of(account, "pyr")
+    start, per_move = len(client.seen), []
+    for n in range(moves):
+        if game.outcome is not None:
+            break
+        if n % 10 == 9:
+            await client.cmd("pyr hint", r"> $")
+        actions = list(pyramid_rules.game_actions(game.state.matches[0].game))
+        action = actions[0] if len(actions) > 1 or n == moves - 1 else actions[-1]
+        if n == moves - 1:
+            action = pyramid_rules.END
+        mark = len(client.seen)
+        await client.cmd(f"pyr {pyramid_notation.format_action(action)}", r"> $", timeout=10)
+        await drain(client)
+        if game.outcome is None:  # the last move also tells the result
+            per_move.append(lines(client.seen[mark:]))
+    for _ in range(200):  # the result, and the solver's verdict after it
+        await settle(client)
+        if "PYR SOLUTION" in client.seen[start:]:
+            break
+    return per_move
+
+
+async def test_pyramid_moves_in_each_board_style(parlor, clients):
+    figures = {}
+    for name, style in zip(("Alice", "Bob", "Carol"), STYLES):
+        client = await clients(name)
+        await client.cmd("set width 80", ">")
+        await client.cmd(f"set board {style}", f"Board {style.upper()}")
+        mark = len(client.seen)
+        per_move = await play_pyramid(parlor, client, name)
+        got = client.seen[mark:]
+        figures[style] = per_move
+        print(f"\nPyramid, board {style.upper()}: {len(per_move)} moves, {lines(got)} lines "
+              f"in all (hints included), at most {max(per_move)} and on average "
+              f"{sum(per_move) / len(per_move):.1f} lines a move; the result told "
+              f"{results(got)} time(s)")
+        assert results(got) == 1, got[-1500:]
+    assert max(figures["compact"]) <= 6
+
+
+async def test_the_board_style_is_kept_with_the_account(parlor, clients):
+    alice = await clients("Alice")
+    await alice.cmd("set board off", "Board OFF")
+    await alice.cmd("set board sideways", "BOARD is FULL, COMPACT or OFF")
+    await alice.close()
+    again = await clients("Alice", new=False)
+    await again.cmd("set", "BOARD OFF")
+    await again.cmd("pyr new", r"\(Board OFF: PYR DISPLAY shows the board\.\)")
+    await again.cmd("pyr display", r"Game #\d+: Pyramid, Alice  \[your move\]")

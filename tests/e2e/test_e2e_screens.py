@@ -121,3 +121,44 @@ def test_the_acting_view_of_each_game_fits_one_screen_of_debian_telnet(server_pr
             __import__("time").sleep(0.5)
     finally:
         screen.close()
+
+
+# a card cut at a line's edge: "[10" or "( 4D" ending a line, "D]" or "0D)" starting one
+CARD_CUT = __import__("re").compile(r"[\[(] ?(10|[2-9AJQK])?[CDHS]?$|^ ?(10|[0-9AJQK])?[CDHS]?[\])]")
+
+
+def test_every_game_at_width_40_in_debian_telnet(server_process):
+    """SET WIDTH 40 (the least allowed), each game in Debian's telnet at 80x24: every line
+    the parlor sends fits 40 columns, and no Pyramid card is cut at a line's edge; a board
+    with no narrow layout says so and is read out in words (issue 27, 4)."""
+    require_program("tmux")
+    telnet = require_program("telnet")
+    screen = Screen(f"{telnet} 127.0.0.1 {server_process}")
+    try:
+        screen.wait_for("Name:")
+        for line in ["NEW", "Narrow", "secret1", "secret1"]:
+            screen.type(line)
+            __import__("time").sleep(0.4)
+        screen.wait_for("Exits:")
+        screen.type("set width 40")
+        screen.wait_for("Width is now 40")
+        start = len(screen.lines())
+        for line, until in [("pyr new", "Pair to 13"), ("pyr d", "turned up"),
+                            ("pyr resign", "is over"),
+                            ("dice challenge computer easy", "DICE MOVE"),
+                            ("dice resign", "wins"),
+                            ("triad open 10", "You open Triad table"),
+                            ("triad bot easy", "sits down"), ("triad start", "Hand 1"),
+                            ("triad leave", "leave")]:
+            screen.type(line)
+            screen.wait_for(until)
+        __import__("time").sleep(0.5)
+        lines = [line for line in screen.lines()[start:] if line.strip()]
+        wide = [line for line in lines if len(line) > 40]
+        assert not wide, wide
+        cut = [line for line in lines if CARD_CUT.search(line)]
+        assert not cut, cut
+        assert any("[" in line and "]" in line for line in lines)  # Pyramid's narrow rows
+        assert any("needs" in line and "columns" in line for line in lines)  # Triad's table
+    finally:
+        screen.close()

@@ -165,7 +165,7 @@ async def test_three_players_and_a_bot_play_to_showdown_and_a_restart_resumes(tm
         assert "Alice discards 2 and draws 2." in seen
         shown = re.findall(r"(\w+(?: 1)?) shows ((?:\S+ ){5}\S+): ([^.\n]+)\.", seen)
         assert len(shown) >= 2, seen[-3000:]     # hands shown and named
-        assert re.search(r"(The|The main) pot \(\d+\) goes to", seen)
+        assert re.search(r"(The|The main) pot of \d+ goes to", seen)
         # two more hands: the dealer button moves, the table goes on
         await deal(parlor, number, players)
         await play_hand(parlor, number, players, steady_policy)

@@ -60,8 +60,8 @@ def announced(name: str, text: str) -> str:
     words = text.upper().replace("TT ", "").split()
     verb, n = words[0], words[1]
     if verb == "LAY":
-        return f"{name} lays tile <{n}> in niche {words[-1]}"
-    return f"{name} {dict(FLIP='flips', ROTATE='rotates', TAKE='takes')[verb]} tile <{n}>"
+        return f"{name} lays tile {n} in niche {words[-1]}"
+    return f"{name} {dict(FLIP='flips', ROTATE='rotates', TAKE='takes')[verb]} tile {n}"
 
 
 def lay_lines(moves) -> list[tuple[int, str]]:
@@ -88,10 +88,10 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
         await alice.cmd("tt draw 9", "Your deck has no tile 9")
         await alice.cmd("tt draw", "Usage: TT DRAW <tile>")
         for i in range(1, 6):
-            await alice.cmd(f"tt draw {i}", f"Alice draws a tile <{i}>")
+            await alice.cmd(f"tt draw {i}", f"Alice draws tile {i}")
         await alice.cmd("tt draw 1", "Your hand is full")
         for i in range(1, 7):
-            await bob.cmd(f"tt draw {i}", f"Bob draws a tile <{i}>")
+            await bob.cmd(f"tt draw {i}", f"Bob draws tile {i}")
         await carol.expect("The hands are full; Alice lays first")
         out = await alice.expect("Your turn: TT LAY(.|\n)*?Your hand:(.|\n)*?Sum: 32")
         assert "<1>" in out and "<5>" in out
@@ -105,7 +105,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
             await me.cmd(line, announced(me.name, line))
         await carol.expect("Niche 7 takes 6 \\(24 to 15\\)\\.")
         await carol.expect("Niche 6 takes 5 \\(13 to 6\\)\\.")
-        await alice.expect("Alice wins \\(9-0, more niches\\)")
+        await alice.expect("Play ends: Alice holds 9 niches to 0\\.")
         out = await alice.expect("Trading: Alice may take 1 tile")
 
         # trading: the winner sees the loser's hand and takes one tile
@@ -114,7 +114,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
         assert "Sum: 8" in out and "Sum: 20" in out
         await bob.cmd("tt take 1", "Only the winner takes tiles")
         await alice.cmd("tt take", "Usage: TT TAKE <number>")
-        await alice.cmd("tt take 1", "Alice takes tile <1>")
+        await alice.cmd("tt take 1", "Alice takes tile 1")
         await alice.expect(f"Game #{number}: Alice wins \\(more niches\\)")
         await alice.expect("Take: tile #\\d+ \\(a clay tile of the Proving\\) goes from Bob "
                            "to Alice")
@@ -124,7 +124,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
 
         # carol saw the whole game, move by move
         seen = carol.seen
-        for text in ["Bob draws a tile <6>", "The hands are full",
+        for text in ["Bob draws tile 6", "The hands are full",
                      announced("Alice", "LAY 1 IN 1"),
                      announced("Bob", "LAY 2 IN 6"), announced("Alice", "LAY 5 IN 4"),
                      announced("Alice", "TAKE 1"), f"Game #{number}: Alice wins"]:
@@ -132,7 +132,7 @@ async def test_ranked_take_game_with_a_chain_watched_by_a_third_player(parlor, c
         # a player's hidden actions (a draw, a tile turned in hand) are nothing to a
         # watcher (docs/design.md, Screens, 4); the draw that fills the hands starts play,
         # and is told
-        for text in ["Alice draws a tile <1>", announced("Bob", "FLIP 2")]:
+        for text in ["Alice draws tile 1", announced("Bob", "FLIP 2")]:
             assert text not in seen, text
         assert "Alice: LAY" not in seen and "Bob: FLIP" not in seen  # told once, not twice
         assert seen.index(announced("Alice", "LAY 3 IN 7")) < seen.index(
@@ -167,9 +167,9 @@ async def test_a_player_drops_mid_game_and_comes_back_to_finish(parlor, clients,
     await give_deck(parlor, "Bob", CHAIN_BOB)
     number = await start(alice, bob, "Plunder")
     for i in range(1, 6):
-        await alice.cmd(f"tt draw {i}", f"Alice draws a tile <{i}>")
+        await alice.cmd(f"tt draw {i}", f"Alice draws tile {i}")
     for i in range(1, 7):
-        await bob.cmd(f"tt draw {i}", f"Bob draws a tile <{i}>")
+        await bob.cmd(f"tt draw {i}", f"Bob draws tile {i}")
     moves = lay_lines(CHAIN_MOVES)
     for seat, line in moves[:5]:
         me = alice if seat == 0 else bob
@@ -206,13 +206,14 @@ async def test_tiles_the_shop_and_wrong_uses(parlor, clients, tmp_path):
                         ("give 3", "GIVE <tile>"), ("break", "BREAK DISC"),
                         ("break glass", "BREAK DISC"), ("buy", "BUY <number>"),
                         ("list 2", "LIST"), ("tt view", "TT VIEW OPPONENT"),
-                        ("tt inspect 1 2", "TT INSPECT"), ("tt display", "TT DISPLAY <game>"),
+                        ("tt inspect 1 2", "TT INSPECT"), ("tt display 1 2", "TT DISPLAY"),
                         ("tt challenge", "TT CHALLENGE <person>"), ("tt status a b",
                                                                      "TT STATUS"),
                         ("tt rankings x", "TT RANKINGS"), ("tt games x", "TT GAMES"),
                         ("tt rotate", "TT ROTATE <tile>"), ("tt flip x", "TT FLIP <tile>"),
                         ("tt done now", "TT DONE"), ("tt resign now", "TT RESIGN")]:
         await alice.cmd(line, f"Usage: {usage}")
+    await alice.cmd("tt display", "TT DISPLAY <game> watches a game")
     await alice.cmd("tt lay 1 in 2", "You are not playing Triptycha")
     out = await alice.cmd("itd sort sum", "ITD\\s+HELP\\)")
     assert out.index("an iron tile") < out.index("a stone tile") < out.index("a clay tile")
@@ -372,9 +373,9 @@ async def test_claim_in_trading_closes_it_for_the_absent_winner(parlor, clients,
     await give_deck(parlor, "Bob", CHAIN_BOB)
     await start(alice, bob, "Take 1")
     for i in range(1, 6):
-        await alice.cmd(f"tt draw {i}", f"Alice draws a tile <{i}>")
+        await alice.cmd(f"tt draw {i}", f"Alice draws tile {i}")
     for i in range(1, 7):
-        await bob.cmd(f"tt draw {i}", f"Bob draws a tile <{i}>")
+        await bob.cmd(f"tt draw {i}", f"Bob draws tile {i}")
     for seat, line in lay_lines(CHAIN_MOVES):
         me = alice if seat == 0 else bob
         await me.cmd(line, announced(me.name, line))

@@ -328,7 +328,7 @@ async def test_draw_locks_tiles_and_the_winner_takes_one(parlor):
     await play(parlor, game, accounts, CHAIN_MOVES)
     lines = [line for e in events for line in e.data["lines"]]
     # the lay and the battles it started are one line (one announcement per action)
-    assert ("Alice lays tile <3> in niche 7. Niche 7 takes 6 (24 to 15). Niche 6 takes 5 "
+    assert ("Alice lays tile 3 in niche 7. Niche 7 takes 6 (24 to 15). Niche 6 takes 5 "
             "(13 to 6).") in lines  # depth 2
     assert game.state.phase == "trading" and game.outcome is None
     await audit_clean(parlor)

@@ -349,7 +349,7 @@ async def test_sigkill_during_trading_then_restart_loses_no_tile(tmp_path):
         await bob.cmd("tt resign", "Trading: Alice may take 2")
         _, state = await state_of(number)
         first = rules.takeable(state)[0]
-        await alice.cmd(f"tt take {first}", f"Alice takes tile <{first}>")   # durable now
+        await alice.cmd(f"tt take {first}", f"Alice takes tile {first}")   # durable now
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     finally:

@@ -121,7 +121,7 @@ def test_dice_reads_the_board_by_rows_from_6_to_1_and_each_die_with_its_owner():
                                 rng)
     end = dice_spoken.speak(dice_render.view_for(s, None), ("Ann", "Ben"))
     assert_spoken(end)
-    assert end[0].startswith("Game over:") and end[1].startswith("Removed: Ann ")
+    assert end[0] == "Game over." and end[1].startswith("Removed: Ann ")
 
 
 # -- Triad ------------------------------------------------------------------------------------

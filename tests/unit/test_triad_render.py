@@ -58,7 +58,7 @@ def test_render_fits_width_and_reads_without_color():
             assert ANSI.sub("", colored) == plain
             assert all(len(line) <= width for line in plain.split("\n"))
     plain = render.render(render.view_for(state, 3), color=False, names=names)
-    assert "Your hand:" in plain and "Your turn: FOLD, EQUAL (4), RAISE 4..10." in plain
+    assert "Your hand:" in plain and "Your turn: TRIAD FOLD, TRIAD EQUAL (4), TRIAD RAISE 4..10." in plain
     for code in state.seats[3].cards:
         assert code in plain
     colored = render.render(render.view_for(state, 3), color=True, names=names)

@@ -256,8 +256,8 @@ def test_pots_are_told_with_names_split_and_side_pots():
         rules.PotAwarded(1, 20, ((2, 20),), "best hand"),
         rules.Shown(0, ("14B", "13B", "12B", "11B", "10B", "9B"), "Full Colors"),
     ])
-    assert [said.text for said in told] == ["The main pot (31) is split between equal hands: Bob 16 and Alice 15.",
-                    "Side pot 1 (20) goes to Carol: the best hand.",
+    assert [said.text for said in told] == ["The main pot of 31 is split between equal hands: Bob 16 and Alice 15.",
+                    "Side pot 1 of 20 goes to Carol: the best hand.",
                     "Alice shows 14B 13B 12B 11B 10B 9B: Full Colors."]
 
 

@@ -345,8 +345,8 @@ def test_failed_apply_leaves_state_untouched():
 
 
 @pytest.mark.parametrize("winner, scores, expected", [
-    (0, (5, 4), "Alice wins (5-4, more niches)."),
-    (1, (4, 5), "Bob wins (5-4, more niches)."),   # was "Bob wins (4-5, …)": seat order
+    (0, (5, 4), "Play ends: Alice holds 5 niches to 4."),  # the result is told once
+    (1, (4, 5), "Play ends: Bob holds 5 niches to 4."),   # was "Bob wins (4-5, …)": seat order
 ])
 def test_the_result_gives_the_winners_score_first(winner, scores, expected):
     from games.triptycha.rules import PlayEnds

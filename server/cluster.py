@@ -66,6 +66,7 @@ class RedisBus:
         self._changes: dict[str, bool] = {}  # topic -> subscribe (True) or not, to send
         self._tasks: list[asyncio.Task] = []
         self.connected = False
+        self.closing = False
         self.on_heal: list[Callable[[], Any]] = []  # run when Redis is back after a loss
 
     # -- the Bus protocol -------------------------------------------------------------
@@ -123,6 +124,8 @@ class RedisBus:
         await self._pubsub.subscribe(*(PREFIX + t for t in [CONTROL, *self._topics()]))
 
     async def close(self) -> None:
+        self.closing = True  # the loops end (redis-py may turn a cancellation into an
+        self._wake.set()     # error of its own, which they would take for Redis away)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -172,20 +175,24 @@ class RedisBus:
                 raise
 
     async def _writer(self) -> None:
-        while True:
+        while not self.closing:
             await self._wake.wait()
             self._wake.clear()
             try:
                 while self._changes or self._out:
                     await self._flush()
             except (RedisError, OSError) as err:
+                if self.closing:
+                    return
                 await self._lost(err)
 
     async def _reader(self) -> None:
-        while True:
+        while not self.closing:
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
             except (RedisError, OSError, RuntimeError) as err:
+                if self.closing:
+                    return
                 await self._lost(err)
                 continue
             if message is None or message.get("type") != "message":
@@ -207,7 +214,7 @@ class RedisBus:
         log.error("cluster: lost Redis (%s); this node serves its own players until it "
                   "is back", err)
         delay = 0.2
-        while True:
+        while not self.closing:
             await asyncio.sleep(delay)
             try:
                 await self.redis.ping()
@@ -219,6 +226,8 @@ class RedisBus:
                 break
             except (RedisError, OSError):
                 delay = min(2.0, delay * 2)
+        if self.closing:
+            return
         self.connected = True
         log.warning("cluster: Redis is back; this node rejoins")
         for heal in self.on_heal:
@@ -661,6 +670,8 @@ class RelayedSession:
         self.height = view.get("height")
         self.color = bool(view.get("color", True))
         self.screenreader = bool(view.get("screenreader", False))
+        self.board = view.get("board", "full")
+        self.gmcp_supports: set[str] = set(view.get("gmcp_supports", ()))
         self.address = view.get("address", "")
         self.watching: set[int] = set(view.get("watching", ()))
         self.seen_versions: dict[int, int] = {int(k): v for k, v in view.get("seen", {}).items()}
@@ -714,6 +725,7 @@ def session_view(session: "Session") -> dict[str, Any]:
     """What a relayed command needs of the player who typed it."""
     return {"room": session.room, "width": session.width, "height": session.height,
             "color": session.color, "screenreader": session.screenreader,
+            "board": session.board, "gmcp_supports": sorted(session.gmcp_supports),
             "address": session.address, "watching": sorted(session.watching),
             "seen": {str(k): v for k, v in session.seen_versions.items()},
             "quit_warned_at": session.quit_warned_at, "reply_to": session.reply_to}

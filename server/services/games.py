@@ -35,7 +35,9 @@ from server.services.live import GameError, LiveGame, LiveGames, Told
 from server.services.offers import Offer, Offers
 from server.services.play import Play
 from server.services.presence import Presence
+from server.services.ratings import Ratings
 from server.services.records import Records
+from server.services.seeks import Formulas, Seeks
 from server.services.turns import Turns
 
 log = logging.getLogger(__name__)
@@ -111,6 +113,12 @@ class GameHost:
                                  computer_delay)
         self.offers = Offers(self.kinds, self.games, self.records, accounts, is_online,
                              self._start, self.play.tell)
+        self.formulas = Formulas(accounts, Ratings(db))  # SET FORMULA, asked by offers and seeks
+        self.seeks = Seeks(bus, self.kinds, self.games, self.formulas, self._start,
+                           self.play.tell, self.offers)
+        # told when a player logs in here (account id, name): notify lists, news kept
+        # while they were away (``commands/app.py`` adds them)
+        self.arrivals: list[Callable[[int, str], None]] = []
 
     # -- registration and start-up -----------------------------------------------------
     def register(self, kind: GameKind) -> None:
@@ -282,9 +290,12 @@ class GameHost:
     def player_left(self, account_id: int, name: str) -> None:
         """A player's connection is gone: their games wait, their offers lapse."""
         self.offers.lapse(account_id, name)
+        self.seeks.left(account_id)
         self.presence.left(account_id, name)
 
     def player_returned(self, account_id: int, name: str) -> list[LiveGame]:
+        for arrival in self.arrivals:
+            arrival(account_id, name)
         return self.presence.returned(account_id, name)
 
     # -- records -----------------------------------------------------------------------

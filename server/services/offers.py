@@ -53,6 +53,10 @@ class Offers:
         self.tell = tell
         self.by_id: dict[int, Offer] = {}  # the offers pending, by number
         self._ids = itertools.count(1)
+        # asked before a challenge is offered, after the game's own check: a refusal, or
+        # None (a player's formula: server/services/seeks.py)
+        self.screens: list[Callable[[GameKind, Seat, Seat, dict[str, Any]],
+                                    Awaitable[str | None]]] = []
 
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
                     options: dict[str, Any], *, rematch_of: int | None = None,
@@ -76,6 +80,10 @@ class Offers:
         target_seat = Seat(target.id, target.name)
         if not swapped:  # swapped: checked on ACCEPT
             problem = await kind.check_offer(challenger, target_seat, options)
+            if problem:
+                raise GameError(problem)
+        for screen in self.screens:
+            problem = await screen(kind, challenger, target_seat, options)
             if problem:
                 raise GameError(problem)
         for old in list(self.by_id.values()):

@@ -22,7 +22,7 @@ import attrs
 
 from commands import admin, basics, games, people, settings, talk, world
 from commands import dice, pyramid, triad, triptycha
-from commands import seeks
+from commands import notify, seeks
 from commands.registry import GameCommands, Registry, build
 from server import cli
 from server.app import Parlor
@@ -32,7 +32,8 @@ from server.hosting import GameKind
 GAMES: tuple[GameCommands, ...] = (triptycha.GAME, dice.GAME, triad.GAME, pyramid.GAME)
 
 COMMANDS = (basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
-            settings.COMMANDS, games.COMMANDS, admin.COMMANDS, seeks.COMMANDS)
+            settings.COMMANDS, games.COMMANDS, admin.COMMANDS, seeks.COMMANDS,
+            notify.COMMANDS)
 
 
 def default_kinds(config: Config) -> list[GameKind]:
@@ -77,7 +78,9 @@ def _meeting(kind: GameKind, own: GameCommands | None) -> GameCommands | None:
 
 def _wire_meeting(parlor: Parlor) -> None:
     """Seeks reach MUD clients as a GMCP stream: ``Seek.List`` at login, then
-    ``Seek.Add`` and ``Seek.Remove`` as they change (to this node's players)."""
+    ``Seek.Add`` and ``Seek.Remove`` as they change (to this node's players). A login
+    here is told to those with the player on their notify list, and the player is told
+    what was kept for them while away (a challenge they missed, a gift)."""
     host = parlor.host
 
     def stream(change: str, data: dict) -> None:
@@ -85,13 +88,16 @@ def _wire_meeting(parlor: Parlor) -> None:
         for session in list(parlor.sessions.values()):
             session.gmcp(package, data)
 
-    def arrived(account_id: int, _name: str) -> None:
+    def arrived(account_id: int, name: str) -> None:
         session = parlor.sessions.get(account_id)
         if session is not None:  # here, not on another node
             session.gmcp("Seek.List", [s.to_json() for s in host.seeks.by_id.values()])
+            host.notify.arrived(account_id, name)
 
     host.seeks.listeners.append(stream)
     host.arrivals.append(arrived)
+    host.departures.append(host.notify.departed)
+    host.offers.missed.append(host.notify.keep)
 
 
 def assemble(config: Config, kinds: Iterable[GameKind] | None = None) -> Parlor:

@@ -149,7 +149,10 @@ class Context:
         self._parlor.bus.publish(topic, event)
 
     def tell(self, account_id: int, text: str) -> None:
+        """A notice to one player: now, or at their next login if they are away."""
         self._parlor.tell(account_id, text)
+        if self._parlor.present(account_id) is None:
+            self._parlor.host.notify.keep(account_id, text)
 
     def log_admin(self, what: str) -> None:
         """Record what the admin typing this command did."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from commands import args, seeks
+from commands import args, notify, seeks
 from commands.registry import Command, Context, UsageError
 
 SIZES = {"width": (40, 250, "columns"), "height": (10, 200, "rows")}
@@ -15,7 +15,7 @@ def _show(me) -> str:  # noqa: ANN001
             f"SCREENREADER {'ON' if me.screenreader else 'OFF'}.")
 
 
-MORE = {**seeks.SETTINGS}  # settings of many words (SET FORMULA …), handled by their own
+MORE = {**seeks.SETTINGS, **notify.SETTINGS}  # settings of many words (SET FORMULA …)
 
 async def set_(ctx: Context, rest: str) -> None:
     word, _, value = rest.partition(" ")

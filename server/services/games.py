@@ -32,6 +32,7 @@ from server.hosting import GameKind, Seat
 from server.models import GameMove, GameRecord
 from server.services.accounts import Accounts
 from server.services.live import GameError, LiveGame, LiveGames, Told
+from server.services.notify import Notify
 from server.services.offers import Offer, Offers
 from server.services.play import Play
 from server.services.presence import Presence
@@ -116,9 +117,11 @@ class GameHost:
         self.formulas = Formulas(accounts, Ratings(db))  # SET FORMULA, asked by offers and seeks
         self.seeks = Seeks(bus, self.kinds, self.games, self.formulas, self._start,
                            self.play.tell, self.offers)
-        # told when a player logs in here (account id, name): notify lists, news kept
-        # while they were away (``commands/app.py`` adds them)
+        self.notify = Notify(db, self.games, is_online, self.play.tell, self.spawn)
+        # told when a player logs in (account id, name), and when one leaves: notify
+        # lists, news kept while they were away (``commands/app.py`` adds them)
         self.arrivals: list[Callable[[int, str], None]] = []
+        self.departures: list[Callable[[int, str], None]] = []
 
     # -- registration and start-up -----------------------------------------------------
     def register(self, kind: GameKind) -> None:
@@ -292,6 +295,8 @@ class GameHost:
         self.offers.lapse(account_id, name)
         self.seeks.left(account_id)
         self.presence.left(account_id, name)
+        for departure in self.departures:
+            departure(account_id, name)
 
     def player_returned(self, account_id: int, name: str) -> list[LiveGame]:
         for arrival in self.arrivals:

@@ -57,6 +57,8 @@ class Offers:
         # None (a player's formula: server/services/seeks.py)
         self.screens: list[Callable[[GameKind, Seat, Seat, dict[str, Any]],
                                     Awaitable[str | None]]] = []
+        # told of a challenge to a player who is away (their id, a line for them)
+        self.missed: list[Callable[[int, str], None]] = []
 
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
                     options: dict[str, Any], *, rematch_of: int | None = None,
@@ -69,6 +71,11 @@ class Offers:
         if target.id == challenger.account_id:
             raise GameError("You cannot challenge yourself.")
         if not self.is_online(target.id):
+            if self.missed and not await self.accounts.is_ignoring(target.id,
+                                                                  challenger.account_id):
+                for missed in self.missed:  # told at their next login
+                    missed(target.id, f"{challenger.name} wanted to challenge you to "
+                                      f"{kind.title}.")
             raise GameError(f"{target.name} is not connected; challenges are offered to "
                             "players who are online.")
         if await self.accounts.is_ignoring(target.id, challenger.account_id):

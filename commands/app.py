@@ -22,7 +22,7 @@ import attrs
 
 from commands import admin, basics, games, people, settings, talk, world
 from commands import dice, pyramid, triad, triptycha
-from commands import examine, notify, seeks
+from commands import examine, notify, seeks, tournaments
 from commands.registry import GameCommands, Registry, build
 from server import cli
 from server.app import Parlor
@@ -33,7 +33,8 @@ GAMES: tuple[GameCommands, ...] = (triptycha.GAME, dice.GAME, triad.GAME, pyrami
 
 COMMANDS = (basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
             settings.COMMANDS, games.COMMANDS, admin.COMMANDS, seeks.COMMANDS,
-            notify.COMMANDS, examine.COMMANDS)
+            notify.COMMANDS, examine.COMMANDS,
+            tournaments.COMMANDS)
 
 
 def default_kinds(config: Config) -> list[GameKind]:

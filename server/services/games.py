@@ -39,6 +39,7 @@ from server.services.presence import Presence
 from server.services.ratings import Ratings
 from server.services.records import Records
 from server.services.seeks import Formulas, Seeks
+from server.services.tournaments import Tournaments
 from server.services.turns import Turns
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,8 @@ class GameHost:
         self.seeks = Seeks(bus, self.kinds, self.games, self.formulas, self._start,
                            self.play.tell, self.offers)
         self.notify = Notify(db, self.games, is_online, self.play.tell, self.spawn)
+        self.tournaments = Tournaments(db, bus, self.kinds, self.games, self.formulas,
+                                       self._start, is_online, self.play.tell, self.spawn)
         # told when a player logs in (account id, name), and when one leaves: notify
         # lists, news kept while they were away (``commands/app.py`` adds them)
         self.arrivals: list[Callable[[int, str], None]] = []
@@ -173,6 +176,8 @@ class GameHost:
             self.games.add(game)
             self.turns.schedule(game)
             count += 1
+        if only is None:
+            await self.tournaments.restore()  # their games, found again
         return count
 
     async def close(self) -> None:

@@ -18,8 +18,11 @@ import importlib
 import sys
 from typing import Iterable
 
+import attrs
+
 from commands import admin, basics, games, people, settings, talk, world
 from commands import dice, pyramid, triad, triptycha
+from commands import examine, notify, seeks, tournaments
 from commands.registry import GameCommands, Registry, build
 from server import cli
 from server.app import Parlor
@@ -29,7 +32,9 @@ from server.hosting import GameKind
 GAMES: tuple[GameCommands, ...] = (triptycha.GAME, dice.GAME, triad.GAME, pyramid.GAME)
 
 COMMANDS = (basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
-            settings.COMMANDS, games.COMMANDS, admin.COMMANDS)
+            settings.COMMANDS, games.COMMANDS, admin.COMMANDS, seeks.COMMANDS,
+            notify.COMMANDS, examine.COMMANDS,
+            tournaments.COMMANDS)
 
 
 def default_kinds(config: Config) -> list[GameKind]:
@@ -56,12 +61,44 @@ def registry_for(kinds: Iterable[GameKind], entries: Iterable[GameCommands] = GA
     """Every command: the families above, and for each game its prefix family (with what
     its entry in ``entries`` adds) and its commands outside the prefix."""
     known = {game.key: game for game in entries}
-    owns = [(kind, known.get(kind.key)) for kind in kinds]
+    owns = [(kind, _meeting(kind, known.get(kind.key))) for kind in kinds]
     return build([
         *COMMANDS,
         [games.game_family(kind, own) for kind, own in owns],
         [cmd for _, own in owns if own is not None for cmd in own.top_commands],
     ], [own for _, own in owns if own is not None])
+
+
+def _meeting(kind: GameKind, own: GameCommands | None) -> GameCommands | None:
+    """A game's entry with what every game of two players adds: ``<PREFIX> SEEK``."""
+    if kind.seats != 2 or kind.min_seats != 2 or kind.open_table:
+        return own
+    own = own or GameCommands(kind.key)
+    return attrs.evolve(own, commands=(*own.commands, seeks.seek_command(kind)))
+
+
+def _wire_meeting(parlor: Parlor) -> None:
+    """Seeks reach MUD clients as a GMCP stream: ``Seek.List`` at login, then
+    ``Seek.Add`` and ``Seek.Remove`` as they change (to this node's players). A login
+    here is told to those with the player on their notify list, and the player is told
+    what was kept for them while away (a challenge they missed, a gift)."""
+    host = parlor.host
+
+    def stream(change: str, data: dict) -> None:
+        package = "Seek.Add" if change == "add" else "Seek.Remove"
+        for session in list(parlor.sessions.values()):
+            session.gmcp(package, data)
+
+    def arrived(account_id: int, name: str) -> None:
+        session = parlor.sessions.get(account_id)
+        if session is not None:  # here, not on another node
+            session.gmcp("Seek.List", [s.to_json() for s in host.seeks.by_id.values()])
+            host.notify.arrived(account_id, name)
+
+    host.seeks.listeners.append(stream)
+    host.arrivals.append(arrived)
+    host.departures.append(host.notify.departed)
+    host.offers.missed.append(host.notify.keep)
 
 
 def assemble(config: Config, kinds: Iterable[GameKind] | None = None) -> Parlor:
@@ -77,6 +114,7 @@ def assemble(config: Config, kinds: Iterable[GameKind] | None = None) -> Parlor:
                              for name, seeder in kind.seeders.items()})
     for kind in hosted:
         parlor.accounts.on_new_account(kind.on_new_account)
+    _wire_meeting(parlor)
     return parlor
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from commands import args
+from commands import args, notify
 from commands.registry import Command, CommandError, Context
 from server.services.ratings import rating_text
 from server.text import ago, bold, counted, table
@@ -81,6 +81,7 @@ async def finger(ctx: Context, rest: str) -> None:
         lines.append("No games played yet.")
     for game in ctx.host.games_of(acc.id):
         lines.append(f"Playing {game.title}.")
+    lines.extend(await notify.finger_more(ctx, acc))  # notes, last games of each game
     ctx.send("\n".join(lines))
 
 

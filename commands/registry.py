@@ -161,7 +161,10 @@ class Context:
         self._parlor.bus.publish(topic, event)
 
     def tell(self, account_id: int, text: str) -> None:
+        """A notice to one player: now, or at their next login if they are away."""
         self._parlor.tell(account_id, text)
+        if self._parlor.present(account_id) is None:
+            self._parlor.host.notify.keep(account_id, text)
 
     async def tell_or_keep(self, account_id: int, text: str) -> None:
         """Tell a player now, or, when they are away, at their next login (kept in their

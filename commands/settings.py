@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from commands import args
+from commands import args, notify, seeks
 from commands.registry import Command, Context, UsageError
 
 SIZES = {"width": (40, 250, "columns"), "height": (10, 200, "rows")}
@@ -23,7 +23,12 @@ def _show(me) -> str:  # noqa: ANN001
             f"SCREENREADER {'ON' if me.screenreader else 'OFF'}, BOARD {me.board.upper()}.")
 
 
+MORE = {**seeks.SETTINGS, **notify.SETTINGS}  # settings of many words (SET FORMULA …)
+
 async def set_(ctx: Context, rest: str) -> None:
+    word, _, value = rest.partition(" ")
+    if word.lower() in MORE:
+        return await MORE[word.lower()](ctx, value.strip())
     parts = args.words(rest, 0, 2)
     me = ctx.session
     if not parts:

@@ -32,10 +32,14 @@ from server.hosting import GameKind, Seat
 from server.models import GameMove, GameRecord
 from server.services.accounts import Accounts
 from server.services.live import GameError, LiveGame, LiveGames, Told
+from server.services.notify import Notify
 from server.services.offers import Offer, Offers
 from server.services.play import Play
 from server.services.presence import Presence
+from server.services.ratings import Ratings
 from server.services.records import Records
+from server.services.seeks import Formulas, Seeks
+from server.services.tournaments import Tournaments
 from server.services.turns import Turns
 
 log = logging.getLogger(__name__)
@@ -111,6 +115,16 @@ class GameHost:
                                  computer_delay)
         self.offers = Offers(self.kinds, self.games, self.records, accounts, is_online,
                              self._start, self.play.tell)
+        self.formulas = Formulas(accounts, Ratings(db))  # SET FORMULA, asked by offers and seeks
+        self.seeks = Seeks(bus, self.kinds, self.games, self.formulas, self._start,
+                           self.play.tell, self.offers)
+        self.notify = Notify(db, self.games, is_online, self.play.tell, self.spawn)
+        self.tournaments = Tournaments(db, bus, self.kinds, self.games, self.formulas,
+                                       self._start, is_online, self.play.tell, self.spawn)
+        # told when a player logs in (account id, name), and when one leaves: notify
+        # lists, news kept while they were away (``commands/app.py`` adds them)
+        self.arrivals: list[Callable[[int, str], None]] = []
+        self.departures: list[Callable[[int, str], None]] = []
 
     # -- registration and start-up -----------------------------------------------------
     def register(self, kind: GameKind) -> None:
@@ -162,6 +176,8 @@ class GameHost:
             self.games.add(game)
             self.turns.schedule(game)
             count += 1
+        if only is None:
+            await self.tournaments.restore()  # their games, found again
         return count
 
     async def close(self) -> None:
@@ -282,9 +298,14 @@ class GameHost:
     def player_left(self, account_id: int, name: str) -> None:
         """A player's connection is gone: their games wait, their offers lapse."""
         self.offers.lapse(account_id, name)
+        self.seeks.left(account_id)
         self.presence.left(account_id, name)
+        for departure in self.departures:
+            departure(account_id, name)
 
     def player_returned(self, account_id: int, name: str) -> list[LiveGame]:
+        for arrival in self.arrivals:
+            arrival(account_id, name)
         return self.presence.returned(account_id, name)
 
     # -- records -----------------------------------------------------------------------

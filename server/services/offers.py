@@ -53,6 +53,12 @@ class Offers:
         self.tell = tell
         self.by_id: dict[int, Offer] = {}  # the offers pending, by number
         self._ids = itertools.count(1)
+        # asked before a challenge is offered, after the game's own check: a refusal, or
+        # None (a player's formula: server/services/seeks.py)
+        self.screens: list[Callable[[GameKind, Seat, Seat, dict[str, Any]],
+                                    Awaitable[str | None]]] = []
+        # told of a challenge to a player who is away (their id, a line for them)
+        self.missed: list[Callable[[int, str], None]] = []
 
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
                     options: dict[str, Any], *, rematch_of: int | None = None,
@@ -65,6 +71,11 @@ class Offers:
         if target.id == challenger.account_id:
             raise GameError("You cannot challenge yourself.")
         if not self.is_online(target.id):
+            if self.missed and not await self.accounts.is_ignoring(target.id,
+                                                                  challenger.account_id):
+                for missed in self.missed:  # told at their next login
+                    missed(target.id, f"{challenger.name} wanted to challenge you to "
+                                      f"{kind.title}.")
             raise GameError(f"{target.name} is not connected; challenges are offered to "
                             "players who are online.")
         if await self.accounts.is_ignoring(target.id, challenger.account_id):
@@ -76,6 +87,10 @@ class Offers:
         target_seat = Seat(target.id, target.name)
         if not swapped:  # swapped: checked on ACCEPT
             problem = await kind.check_offer(challenger, target_seat, options)
+            if problem:
+                raise GameError(problem)
+        for screen in self.screens:
+            problem = await screen(kind, challenger, target_seat, options)
             if problem:
                 raise GameError(problem)
         for old in list(self.by_id.values()):

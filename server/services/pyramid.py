@@ -606,6 +606,20 @@ class Pyramid(HostedGame):
         return None
 
     # -- HINT and AUTO -------------------------------------------------------------------------
+    async def analyse(self, table: Any, seat: int) -> list[str]:
+        """EXAMINE's ANALYSE: the solver's best Par from the position ``seat``'s match
+        has reached in a stored game (its deal as it stands), and the move it starts with.
+        The caller examines only what may be shown (a finished game)."""
+        game = table.matches[seat].game
+        if game.over:
+            return [f"That deal is over, at Par {rules.par_score(game):+d}."]
+        best = await solve(game, "par", SOLUTION_LIMIT)
+        first = notation.format_action(best.moves[0]) if best.moves else "END"
+        bound = (f"{best.score:+d}" if best.proven
+                 else f"at least {best.lower:+d}, at most {best.upper:+d}")
+        return [f"From here the best Par is {bound}; the solver's line starts with {first} "
+                f"({counted(len(best.moves), 'move')})."]
+
     async def hint(self, game: LiveGame, seat: int) -> rules.Action | None:
         return await asyncio.to_thread(ai.hint, game.state.matches[seat], 0, HINT_BUDGET)
 

@@ -1,0 +1,159 @@
+"""People: notify lists (+NOTIFY, -NOTIFY, NOTIFY) and news kept while a player is away.
+
+A player on someone's notify list is announced to them when they log on or off, with
+whether they are free to play. What a player is told while logged out (a gift, a
+challenge they missed, a tournament's invitation) is kept (``away_news``) and told at
+their next login. Both lists live in the database, so any node reads the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable, Coroutine
+
+import sqlalchemy as sa
+
+from server.db import Database
+from server.services.live import LiveGames
+from server.services.meeting_models import AwayNews, NotifyEntry
+from server.models import Account, GameRecord
+
+log = logging.getLogger(__name__)
+
+MAX_LIST = 50      # names on one notify list
+MAX_NEWS = 30      # news kept for one player (the oldest go first)
+
+
+class Notify:
+    def __init__(self, db: Database, games: LiveGames, is_online: Callable[[int], bool],
+                 tell: Callable[..., None],
+                 spawn: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+        self.db = db
+        self.games = games
+        self.is_online = is_online
+        self.tell = tell
+        self.spawn = spawn
+
+    # -- the list ----------------------------------------------------------------------
+    async def add(self, account_id: int, target_id: int) -> bool:
+        """Put ``target_id`` on the list; False if it was there already."""
+        async with self.db.session() as tx:
+            if await tx.get(NotifyEntry, (account_id, target_id)) is not None:
+                return False
+            count = await tx.scalar(sa.select(sa.func.count()).select_from(NotifyEntry)
+                                    .where(NotifyEntry.account_id == account_id))
+            if count >= MAX_LIST:
+                raise ValueError(f"A notify list holds at most {MAX_LIST} names.")
+            tx.add(NotifyEntry(account_id=account_id, target_id=target_id))
+            await tx.commit()
+            return True
+
+    async def remove(self, account_id: int, target_id: int) -> bool:
+        async with self.db.session() as tx:
+            result = await tx.execute(sa.delete(NotifyEntry).where(
+                NotifyEntry.account_id == account_id, NotifyEntry.target_id == target_id))
+            await tx.commit()
+            return result.rowcount > 0
+
+    async def listed(self, account_id: int) -> list[tuple[int, str]]:
+        """(id, name) of everyone on ``account_id``'s list, by name."""
+        async with self.db.session() as tx:
+            rows = await tx.execute(
+                sa.select(Account.id, Account.name)
+                .join(NotifyEntry, NotifyEntry.target_id == Account.id)
+                .where(NotifyEntry.account_id == account_id).order_by(Account.name_key))
+            return [(i, n) for i, n in rows.all()]
+
+    async def listening(self, target_id: int) -> list[int]:
+        """Who has ``target_id`` on their list."""
+        async with self.db.session() as tx:
+            return list(await tx.scalars(sa.select(NotifyEntry.account_id)
+                                         .where(NotifyEntry.target_id == target_id)))
+
+    def status(self, account_id: int) -> str:
+        """"free to play", or what they play."""
+        playing = self.games.games_of(account_id)
+        if not playing:
+            return "free to play"
+        return "playing " + ", ".join(f"{g.kind.title} (#{g.id})" for g in playing)
+
+    # -- logging on and off ------------------------------------------------------------
+    def arrived(self, account_id: int, name: str) -> None:
+        """``name`` logged in (on this node): tell their listeners, and tell them the
+        news kept while they were away."""
+        self.spawn(self._arrived(account_id, name))
+
+    def departed(self, account_id: int, name: str) -> None:
+        self.spawn(self._announce(account_id, f"Notify: {name} has logged off."))
+
+    async def _arrived(self, account_id: int, name: str) -> None:
+        try:
+            await self._announce(account_id, f"Notify: {name} has logged on; "
+                                             f"{self.status(account_id)}.")
+            news = await self.take_news(account_id)
+            if news:
+                lines = [f"While you were away ({len(news)}):"]
+                lines += [f"  {time.strftime('%Y-%m-%d %H:%M', time.gmtime(at))} {text}"
+                          for at, text in news]
+                self.tell(account_id, "\n".join(lines))
+        except Exception:
+            log.exception("telling of %s's arrival failed", name)
+
+    async def _announce(self, account_id: int, text: str) -> None:
+        for listener in await self.listening(account_id):
+            if self.is_online(listener):
+                self.tell(listener, text)
+
+    # -- news kept while away ----------------------------------------------------------
+    def keep(self, account_id: int, text: str, kind: str = "notice") -> None:
+        """Keep ``text`` for ``account_id``'s next login (they are away now)."""
+        self.spawn(self._keep(account_id, text, kind))
+
+    async def _keep(self, account_id: int, text: str, kind: str) -> None:
+        async with self.db.session() as tx:
+            tx.add(AwayNews(account_id=account_id, kind=kind, text=text[:500],
+                            created_at=time.time()))
+            await tx.flush()
+            old = list(await tx.scalars(
+                sa.select(AwayNews.id).where(AwayNews.account_id == account_id)
+                .order_by(AwayNews.id.desc()).offset(MAX_NEWS)))
+            if old:
+                await tx.execute(sa.delete(AwayNews).where(AwayNews.id.in_(old)))
+            await tx.commit()
+
+    def tell_or_keep(self, account_id: int, text: str, kind: str = "notice") -> None:
+        """Tell ``account_id`` now if they are logged in, else at their next login."""
+        if self.is_online(account_id):
+            self.tell(account_id, text)
+        else:
+            self.keep(account_id, text, kind)
+
+    async def take_news(self, account_id: int) -> list[tuple[float, str]]:
+        """The news kept for ``account_id``, oldest first, and forget it."""
+        async with self.db.session() as tx:
+            rows = list(await tx.execute(
+                sa.select(AwayNews.id, AwayNews.created_at, AwayNews.text)
+                .where(AwayNews.account_id == account_id).order_by(AwayNews.id)))
+            if rows:
+                await tx.execute(sa.delete(AwayNews).where(
+                    AwayNews.id.in_([r[0] for r in rows])))
+                await tx.commit()
+            return [(at, text) for _, at, text in rows]
+
+
+async def last_games(db: Database, account_id: int, per_kind: int = 10,
+                     scan: int = 2000) -> dict[str, list[GameRecord]]:
+    """``account_id``'s last ``per_kind`` finished games of each game, newest first
+    (found among the ``scan`` newest finished games: a game's seats are JSON)."""
+    found: dict[str, list[GameRecord]] = {}
+    async with db.session() as tx:
+        records = await tx.scalars(
+            sa.select(GameRecord).where(GameRecord.status == "finished")
+            .order_by(GameRecord.id.desc()).limit(scan))
+        for r in records:
+            mine = found.setdefault(r.kind, [])
+            if len(mine) < per_kind and any(s.get("id") == account_id and not s.get("computer")
+                                            for s in r.seats or ()):
+                mine.append(r)
+    return {k: v for k, v in found.items() if v}

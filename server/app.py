@@ -120,7 +120,7 @@ class Parlor:
         if config.cluster.enabled:
             from server.cluster import Cluster
 
-            self.cluster = Cluster(self, self.bus, self.node)
+            self.cluster = Cluster(self, self.bus, self.node, config.cluster.lease)
 
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:

@@ -14,7 +14,7 @@ is used for what it is made for and nothing is built by hand on top of it beyond
   starts, and kept current by the ``cluster`` topic (who logs in, moves, goes idle,
   leaves). Each node mirrors it in memory, so WHO, FINGER, TELL and LOOK answer from
   memory. A node that stops renewing its heartbeat key (killed) is dropped from every
-  mirror, and its players with it, within ``3 * HEARTBEAT`` seconds.
+  mirror, and its players with it, within ``[cluster] lease`` seconds and a beat.
 * Control goes over the same topic: a login on node B takes over the session on node A
   (the newer login wins, on every node alike), an admin's @KICK reaches the node of the
   player kicked, @SHUTDOWN every node, ``@SHUTDOWN NODE <name>`` one.
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PREFIX = "esterport:"
-HEARTBEAT = 2.0     # seconds between a node's heartbeats; a node is dead after 3 missed
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
 MAX_BACKLOG = 10_000  # events kept for Redis while it is away (the oldest go first)
 CONTROL = "cluster"   # the topic of roster changes and control
@@ -276,8 +275,12 @@ class Cluster:
     The parlor calls ``joined``, ``moved`` and ``left`` for its own players; the roster's
     other players reach the parlor as :class:`RemotePlayer` through ``parlor.remote_*``."""
 
-    def __init__(self, parlor: "Parlor", bus: RedisBus, node: str) -> None:
+    def __init__(self, parlor: "Parlor", bus: RedisBus, node: str, lease: float = 6.0) -> None:
         self.parlor = parlor
+        # a node's heartbeat key lives ``lease`` seconds and is renewed five times as
+        # often: a node dead for ``lease`` seconds is seen at the next beat after
+        self.lease = lease
+        self.heartbeat = lease / 5
         self.bus = bus
         self.node = node
         self._tasks: list[asyncio.Task] = []
@@ -487,7 +490,7 @@ class Cluster:
             if owner == self.node or await self._alive_nodes({owner}):
                 return owner == self.node
         return bool(await self.redis.set(PREFIX + f"adopt:{number}", self.node, nx=True,
-                                         px=int(HEARTBEAT * 5000)))
+                                         px=int(self.lease * 1000)))
 
     def _game_changed(self, game: Any, here: bool) -> None:
         players = [s.account_id for s in game.seats if s.computer is None and not s.left]
@@ -595,11 +598,11 @@ class Cluster:
     async def _beat(self) -> None:
         await self.redis.set(PREFIX + "node:" + self.node,
                              json.dumps({"at": time.time(), "players": len(self.parlor.sessions)}),
-                             px=int(HEARTBEAT * 3000))
+                             px=int(self.lease * 1000))
 
     async def _heartbeat(self) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT)
+            await asyncio.sleep(self.heartbeat)
             try:
                 await self._beat()
                 nodes = self.parlor.remote_nodes() | {g[0] for g in self.games.values()}

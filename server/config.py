@@ -137,7 +137,7 @@ class ClusterSection:
 
     redis: str = ""      # "redis://HOST:PORT/DB"
     node: str = ""       # this node's name, unique in the cluster ("" : the host name)
-    lease: float = 10.0  # seconds a node's hold on its games lasts without renewal
+    lease: float = 6.0   # seconds a dead node's games wait before another takes them over
 
     def __attrs_post_init__(self) -> None:
         if self.redis and not self.redis.startswith(("redis://", "rediss://", "unix://")):

@@ -281,6 +281,9 @@ class Cluster:
         # often: a node dead for ``lease`` seconds is seen at the next beat after
         self.lease = lease
         self.heartbeat = lease / 5
+        # no node is judged dead before this (monotonic) time: after Redis came back,
+        # every node needs a beat to write its heartbeat again
+        self._judge_after = 0.0
         self.bus = bus
         self.node = node
         self._tasks: list[asyncio.Task] = []
@@ -380,8 +383,12 @@ class Cluster:
             await self.redis.hdel(PREFIX + "roster", str(account_id))
 
     async def _rejoin(self) -> None:
-        """After Redis came back: this node's players into the roster again."""
+        """After Redis came back (which may have lost everything): this node's heartbeat,
+        players and games into it again."""
+        self._judge_after = time.monotonic() + self.lease
         await self._beat()
+        for game in list(self.parlor.host.live.values()):
+            self._game_changed(game, True)
         for session in list(self.parlor.sessions.values()):
             entry = _entry(session, self.node)
             await self.redis.hset(PREFIX + "roster", str(entry["id"]), json.dumps(entry))
@@ -432,7 +439,9 @@ class Cluster:
                 del counts[data["address"]]
         elif event.kind == "game":
             if data.get("entry") is None:
-                self._forget_game(int(data["number"]))
+                known = self.games.get(int(data["number"]))
+                if known is not None and known[0] == data["node"]:
+                    self._forget_game(int(data["number"]))
             else:
                 self._remember(int(data["number"]), data["entry"])
         elif event.kind == "shutdown":
@@ -499,7 +508,14 @@ class Cluster:
         if here:
             self._background(self.redis.hset(PREFIX + "games", str(game.id), json.dumps(entry)))
         else:
-            self._background(self.redis.hdel(PREFIX + "games", str(game.id)))
+            self._background(self._release(game.id))
+
+    async def _release(self, number: int) -> None:
+        """Game ``number`` is no longer driven here: out of the games table, unless
+        another node has taken it since."""
+        raw = await self.redis.hget(PREFIX + "games", str(number))
+        if raw is not None and json.loads(raw)["node"] == self.node:
+            await self.redis.hdel(PREFIX + "games", str(number))
 
     async def _adopt(self, node: str) -> None:
         """A node died: take over the games it drove (each by one node only)."""
@@ -606,7 +622,7 @@ class Cluster:
             try:
                 await self._beat()
                 nodes = self.parlor.remote_nodes() | {g[0] for g in self.games.values()}
-                if nodes:
+                if nodes and time.monotonic() >= self._judge_after:
                     alive = await self._alive_nodes(nodes)
                     for gone in nodes - alive:
                         log.warning("cluster: node %s is gone; its players with it", gone)

@@ -117,6 +117,9 @@ class Play:
                 .where(GameRecord.id == game.id, GameRecord.version == game.version)
                 .values(**values))
             if result.rowcount != 1:
+                # stored by someone else since: another node drives the game now (this
+                # one lost its hold on it), so this one lets it go
+                self.games.drop(game)
                 raise GameError("That game changed under you; look again and retry.")
             tx.add(GameMove(game_id=game.id, seq=step, seat=seat, notation=notation, created_at=now))
             await game.kind.on_action(ActionContext(

@@ -205,3 +205,36 @@ async def test_login_throttles_and_the_address_cap_count_across_nodes(nodes):
     for c in held:
         await c.close()
     await _settle(lambda: beta.connections_from("127.0.0.1") == 0)
+
+
+async def test_redis_restarted_mid_game_the_nodes_carry_on_and_heal(nodes, redis_server, caplog):
+    """Redis restarted empty: each node says so, its own players go on playing, and
+    once Redis is back the nodes write themselves in again and the game goes on across
+    them, every move once."""
+    alpha, beta = nodes
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.online_count == 2)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("ttt accept alice")
+    await bob.expect("begins")
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.expect("Alice: PLAY 1")
+    down = asyncio.ensure_future(asyncio.to_thread(redis_server.restart, 3.0))  # same port
+    await _settle(lambda: "lost Redis" in caplog.text, timeout=10)
+    await alice.cmd("look", "Exits")  # a node without Redis still serves its players
+    await down
+    await _settle(lambda: caplog.text.count("Redis is back") >= 2, timeout=15)
+    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") == "alpha", timeout=10)
+    await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=10)
+    await alice.expect("Bob: PLAY 5", timeout=10)
+    await alice.cmd("tell bob still here", "You tell Bob")
+    await bob.expect("Alice tells you: still here", timeout=10)
+    await alice.cmd("ttt play 2", "Alice: PLAY 2")
+    await bob.cmd("ttt play 9", "Bob: PLAY 9")
+    await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)")
+    await bob.expect("Alice wins")
+    assert not alpha.stopped.is_set() and not beta.stopped.is_set()
+    for c in (alice, bob):
+        await c.close()

@@ -224,8 +224,9 @@ class Phase:
     """One measured run over every player of this worker."""
 
     def __init__(self, players: list[Player], mode: str, commands: list[bytes],
-                 warmup: float, duration: float) -> None:
+                 warmup: float, duration: float, interval: float = 1.0) -> None:
         self.loop = asyncio.get_running_loop()
+        self.interval = interval  # paced: seconds between a player's commands
         self.players = [p for p in players if not p.lost]
         self.mode = mode
         self.commands = commands
@@ -284,7 +285,7 @@ class Phase:
         if now >= self.measure_from:
             self.lag.append(now - at)
         self.send(p, now)
-        self.loop.call_at(at + 1.0, self._tick, p, at + 1.0)
+        self.loop.call_at(at + self.interval, self._tick, p, at + self.interval)
 
     async def run(self, drain_timeout: float) -> dict[str, Any]:
         for p in self.players:
@@ -295,7 +296,7 @@ class Phase:
                 self.send(p, self.t0)
         else:
             for p in self.players:
-                at = self.t0 + random.random()
+                at = self.t0 + random.random() * self.interval
                 self.loop.call_at(at, self._tick, p, at)
         await asyncio.sleep(self.until - self.loop.time())
         self.stopping = True
@@ -369,10 +370,11 @@ class Worker:
         return {"quiet": False}
 
     async def phase(self, mode: str, commands: list[str], warmup: float, duration: float,
-                    drain_timeout: float) -> dict[str, Any]:
+                    drain_timeout: float, interval: float = 1.0) -> dict[str, Any]:
         encoded = [c.encode() + b"\r\n" for c in commands]
         started = time.process_time()
-        result = await Phase(self.players, mode, encoded, warmup, duration).run(drain_timeout)
+        result = await Phase(self.players, mode, encoded, warmup, duration,
+                             interval).run(drain_timeout)
         result["cpu"] = time.process_time() - started
         return result
 
@@ -549,9 +551,10 @@ class WorkerPool:
                 "error_samples": [e for r in results for e in r["error_samples"]][:3]}
 
     async def phase(self, mode: str, commands: list[str], warmup: float,
-                    duration: float) -> list[dict[str, Any]]:
+                    duration: float, interval: float = 1.0) -> list[dict[str, Any]]:
         req = {"op": "phase", "mode": mode, "commands": commands, "warmup": warmup,
-               "duration": duration, "drain_timeout": max(30.0, duration)}
+               "duration": duration, "drain_timeout": max(30.0, duration),
+               "interval": interval}
         return await self.all([req] * self.n)
 
     async def stop(self) -> None:

@@ -291,7 +291,8 @@ class Cluster:
         # games driven by other nodes: number -> (node, kind key, players' account ids)
         self.games: dict[int, tuple[str, str, tuple[int, ...]]] = {}
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
-        self._waiting: dict[str, asyncio.Future] = {}  # relayed commands awaiting answers
+        # relayed commands awaiting answers: key -> (answer, the node asked)
+        self._waiting: dict[str, tuple[asyncio.Future, str]] = {}
         self._relays = 0
         # connections per address on each other node (the per-address cap counts them)
         self._addresses: dict[str, Counter[str]] = defaultdict(Counter)
@@ -417,6 +418,7 @@ class Cluster:
         elif event.kind == "active":
             parlor.remote_active(data["node"], {int(k): v for k, v in data["times"].items()})
         elif event.kind == "node-gone":
+            self._node_lost(data["node"])
             self._addresses.pop(data["node"], None)
             parlor.remote_node_gone(data["node"])
             self._background(self._adopt(data["node"]))
@@ -566,25 +568,61 @@ class Cluster:
         return node if isinstance(node, str) and node != self.node else None
 
     async def relay(self, node: str, session: "Session", line: str) -> None:
-        """Run ``line`` on ``node`` for ``session``, and show here what it wrote."""
+        """Run ``line`` on ``node`` for ``session``, and show here what it wrote. When
+        that node dies meanwhile, the line waits for the node that takes its games over
+        (or this one) and runs there: the game refuses it if it was played already."""
+        session.begin_reply()
+        try:
+            for _attempt in range(3):
+                answer = await self._ask(node, session, line)
+                if answer is not None:
+                    apply_relayed(session, answer["out"], answer["view"])
+                    return
+                deadline = time.monotonic() + self.lease * 2 + 1
+                while time.monotonic() < deadline:  # until another node drives it
+                    await asyncio.sleep(0.1)
+                    moved = self.route(session, line)
+                    if moved is not None and moved != node or \
+                            moved is None and self._here(session, line):
+                        break
+                else:
+                    break
+                if moved is None:
+                    await self.parlor.registry.dispatch(session, line)
+                    return
+                node = moved
+            session.write("That game's server did not answer in time; try again in a "
+                          "moment.")
+        finally:
+            session.end_reply()
+
+    async def _ask(self, node: str, session: "Session", line: str) -> dict | None:
+        """The answer of ``node`` to ``line``; None when the node is gone first."""
         self._relays += 1
         key = f"{self.node}:{self._relays}"
         future = asyncio.get_running_loop().create_future()
-        self._waiting[key] = future
+        self._waiting[key] = (future, node)
         self.bus.publish("node:" + node, Event("run", {
             "key": key, "from": self.node, "account": session.account.id, "line": line,
             "view": session_view(session)}))
-        session.begin_reply()
         try:
-            answer = await asyncio.wait_for(future, RELAY_TIMEOUT)
+            return await asyncio.wait_for(future, RELAY_TIMEOUT)
         except asyncio.TimeoutError:
-            session.write("That game's server did not answer in time; try again in a "
-                          "moment.")
-            return
+            return None
         finally:
             self._waiting.pop(key, None)
-            session.end_reply()
-        apply_relayed(session, answer["out"], answer["view"])
+
+    def _here(self, session: "Session", line: str) -> bool:
+        """Whether the game ``line`` is about is driven here now."""
+        kind = self.parlor.host.kind_named(line.partition(" ")[0])
+        return kind is not None and \
+            self.parlor.host.game_of(session.account.id, kind.key) is not None
+
+    def _node_lost(self, node: str) -> None:
+        """``node`` is gone: what it was asked will never be answered."""
+        for future, asked in list(self._waiting.values()):
+            if asked == node and not future.done():
+                future.set_result(None)
 
     def _on_node(self, _topic: str, event: Event) -> None:
         data = event.data
@@ -593,7 +631,7 @@ class Cluster:
             self._tasks.append(task)
             task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
         elif event.kind == "ran":
-            future = self._waiting.get(data.get("key"))
+            future, _node = self._waiting.get(data.get("key"), (None, None))
             if future is not None and not future.done():
                 future.set_result(data)
 
@@ -627,6 +665,7 @@ class Cluster:
                     for gone in nodes - alive:
                         log.warning("cluster: node %s is gone; its players with it", gone)
                         self.parlor.remote_node_gone(gone)
+                        self._node_lost(gone)
                         self._addresses.pop(gone, None)
                         self._background(self._purge(gone))
                         self._background(self._adopt(gone))

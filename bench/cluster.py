@@ -1,0 +1,253 @@
+"""Two nodes, one parlor, under load: figures for the cluster (README, "Several machines").
+
+    .venv/bin/python bench/cluster.py                       # 10,000 sessions, 5 s apart
+    .venv/bin/python bench/cluster.py --players 2000 --duration 20   # a shorter run
+
+Starts a throwaway PostgreSQL and Redis (the test suite's), two ``esterport serve``
+nodes on them, and the load generator of ``bench/load.py`` (raw-socket players in their
+own processes). Half the players log in to each node and each sends a command every
+``--interval`` seconds (open loop). Then, while that load runs on, probes measure:
+
+* the round trip of the paced commands (p50, p99) on each node;
+* a TELL to a player on the other node vs on the same node (sent until seen), and a move
+  of a game driven by the other node vs by the same node (sent until the opponent sees
+  it), as ratios in the same run. The move is the test game's (Noughts and Crosses):
+  it takes the same path as any game's (relay to the node that drives it, apply, commit,
+  publish), without a deck of tiles to seed;
+* the takeover time after ``kill -9`` of the node driving a game: from the kill until
+  a move sent from the other node is played;
+* memory per idle logged-in session on each node (resident memory after the logins
+  minus before, over the sessions).
+
+The bench's accounts use a cheap argon2 (time cost 1, 1 MiB), as every bench's do:
+logging in 10,000 players with the production cost would measure argon2, not the parlor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import load  # noqa: E402  (bench/load.py: its players, worker processes and servers)
+
+from tests.support.client import Client  # noqa: E402
+
+
+def node_config(folder: Path, name: str, database: str, redis: str, players: int) -> Path:
+    path = folder / f"{name}.toml"
+    path.write_text(textwrap.dedent(f"""\
+        [server]
+        host = "127.0.0.1"
+        port = 0
+        idle_timeout = 0
+        max_connections_per_address = {players + 100}
+        commands_per_second = 1000000
+        command_burst = 1000000
+        log_level = "WARNING"
+        fairness = false
+        [database]
+        url = "{database}"
+        [cluster]
+        redis = "{redis}"
+        node = "{name}"
+        [web]
+        enabled = false
+        [login]
+        logins_per_minute = 1000000
+        new_accounts_per_address = 1000000
+        new_accounts_per_minute = 1000000
+        lines_per_second = 100000
+        [accounts]
+        argon2_time_cost = 1
+        argon2_memory_kib = 1024
+        [games]
+        computer_delay = 0.0
+        reconnect_grace = 60
+        extra = ["tests.support.tictactoe:KIND"]
+    """))
+    return path
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def pct(values: list[float], q: float) -> float:
+    return load.percentile(sorted(values), q)
+
+
+async def player(port: int, name: str, new: bool) -> Client:
+    client = await Client.connect(port)
+    await (client.create(name) if new else client.login(name))
+    return client
+
+
+async def tell_times(sender: Client, target: Client, name: str, rounds: int) -> list[float]:
+    times = []
+    for i in range(rounds):
+        started = time.perf_counter()
+        sender.send(f"tell {name} ping{i}")
+        await target.expect(f"tells you: ping{i}", timeout=20)
+        times.append(time.perf_counter() - started)
+        await sender.expect(f"You tell {name}: ping{i}", timeout=20)
+    return times
+
+
+async def move_times(first: Client, second: Client, first_name: str, second_name: str,
+                     games: int) -> list[float]:
+    """Games of Noughts and Crosses, ``first`` challenging (its node drives the game);
+    each of ``second``'s moves timed from sending to ``first`` seeing it."""
+    times = []
+    for _ in range(games):
+        await first.cmd(f"ttt challenge {second_name}", "You challenge", timeout=20)
+        await second.expect("challenges you", timeout=20)
+        second.send(f"ttt accept {first_name}")
+        await first.expect("begins", timeout=20)
+        await second.expect("begins", timeout=20)
+        for mine, theirs in ((1, 4), (2, 5)):
+            await first.cmd(f"ttt play {mine}", f"{first_name}: PLAY {mine}", timeout=20)
+            await second.expect(f"{first_name}: PLAY {mine}", timeout=20)
+            started = time.perf_counter()
+            second.send(f"ttt play {theirs}")
+            await first.expect(f"{second_name}: PLAY {theirs}", timeout=20)
+            times.append(time.perf_counter() - started)
+        await first.cmd("ttt play 3", "wins", timeout=20)
+        await second.expect("wins", timeout=20)
+    return times
+
+
+async def run(ns: argparse.Namespace) -> int:
+    from tests.support.postgres import ThrowawayPostgres
+    from tests.support.redis import ThrowawayRedis
+
+    load.raise_fd_limit()
+    folder = Path(tempfile.mkdtemp(prefix="esterport-cluster-bench-"))
+    pg, redis = ThrowawayPostgres(), ThrowawayRedis()
+    if not pg.available or not redis.available:
+        print("needs PostgreSQL (initdb, pg_ctl) and redis-server", file=sys.stderr)
+        return 2
+    pg.start()
+    pg.wait()
+    redis.start()
+    nodes: list[load.ServerProcess] = []
+    pools: list[load.WorkerPool] = []
+    try:
+        database = await pg.new_database()
+        configs = [node_config(folder, n, database, redis.url(), ns.players) for n in ("a", "b")]
+        seeded = await asyncio.to_thread(load.seed_accounts, folder, configs[0], ns.players)
+        print(f"{ns.players} accounts seeded in {seeded:.1f} s (argon2 time cost 1, 1 MiB)")
+        for i, config in enumerate(configs):
+            node = load.ServerProcess(f"node {'ab'[i]}", [
+                sys.executable, "-m", "commands.app", "serve", "--config", str(config)],
+                folder / f"{'ab'[i]}.log")
+            nodes.append(node)
+            await asyncio.to_thread(node.wait_port)
+        before = [rss_kib(n.proc.pid) for n in nodes]
+        half = ns.players // 2
+        for i, node in enumerate(nodes):
+            pool = load.WorkerPool("127.0.0.1", node.port, ns.client_procs)
+            pool.count = i * half   # node a: players 0 .. half-1; node b: the rest
+            await pool.start()
+            pools.append(pool)
+        started = time.perf_counter()
+        grown = await asyncio.gather(*(p.grow((i + 1) * half, ns.login_concurrency, 120.0)
+                                       for i, p in enumerate(pools)))
+        failed = sum(g["failed"] for g in grown)
+        print(f"{2 * half} players logged in (half on each node) in "
+              f"{time.perf_counter() - started:.1f} s; {failed} failed")
+        await asyncio.sleep(2)
+        after = [rss_kib(n.proc.pid) for n in nodes]
+        for label, b, a in zip("ab", before, after):
+            print(f"node {label}: {a / 1024:.0f} MiB resident, "
+                  f"{(a - b) * 1024 / max(1, half):,.0f} bytes per idle logged-in session")
+
+        # the paced load, and the probes while it runs
+        phase = asyncio.gather(*(p.phase("paced", list(load.DEFAULT_COMMANDS), ns.warmup,
+                                         ns.duration, ns.interval) for p in pools))
+        await asyncio.sleep(ns.warmup)
+        a, b = nodes[0].port, nodes[1].port
+        alice, bob, carol = (await player(a, "ProbeA", True), await player(a, "ProbeB", True),
+                             await player(b, "ProbeC", True))
+        await alice.cmd("who probe", "3 of", timeout=20)
+        same_tell = await tell_times(alice, bob, "ProbeB", ns.rounds)
+        cross_tell = await tell_times(alice, carol, "ProbeC", ns.rounds)
+        same_move = await move_times(alice, bob, "ProbeA", "ProbeB", ns.games)
+        cross_move = await move_times(alice, carol, "ProbeA", "ProbeC", ns.games)
+        results = await phase
+        for label, result in zip("ab", results):
+            lat = [x / 1e3 for part in result for x in part["latencies"]]
+            sent = sum(part["sent"] for part in result)
+            missing = sum(part["missing"] for part in result)
+            print(f"node {label}: {sent} commands in {ns.duration:.0f} s "
+                  f"({sent / (ns.warmup + ns.duration):.0f}/s), round trip p50 "
+                  f"{pct(lat, 0.5):.1f} ms, p99 {pct(lat, 0.99):.1f} ms; {missing} unanswered")
+        for what, same, cross in (("TELL", same_tell, cross_tell),
+                                  ("a move", same_move, cross_move)):
+            s, c = statistics.median(same) * 1e3, statistics.median(cross) * 1e3
+            print(f"{what}: same node median {s:.1f} ms (p99 {pct(same, 0.99) * 1e3:.1f}), "
+                  f"other node {c:.1f} ms (p99 {pct(cross, 0.99) * 1e3:.1f}): "
+                  f"ratio {c / s:.2f}")
+
+        # takeover: Carol (node b) challenges, so node b drives the game; kill -9 node b
+        await carol.cmd("ttt challenge ProbeA", "You challenge", timeout=20)
+        await alice.expect("challenges you", timeout=20)
+        alice.send("ttt accept ProbeC")
+        await carol.expect("begins", timeout=20)
+        await alice.expect("begins", timeout=20)
+        await carol.cmd("ttt play 1", "ProbeC: PLAY 1", timeout=20)
+        await alice.expect("ProbeC: PLAY 1", timeout=20)
+        killed = time.perf_counter()
+        nodes[1].proc.kill()
+        while True:
+            alice.send("ttt play 5")
+            reply = await alice.expect(r"(ProbeA: PLAY 5|did not answer|not your|no game"
+                                       r"|not playing|You are)[^\n]*", timeout=30)
+            if "ProbeA: PLAY 5" in reply:
+                break
+            await asyncio.sleep(0.1)
+            if time.perf_counter() - killed > 60:
+                print("takeover: not within 60 s")
+                break
+        print(f"takeover after kill -9: the game played on after "
+              f"{time.perf_counter() - killed:.1f} s")
+        for c in (alice, bob, carol):
+            await c.close()
+        return 0 if failed == 0 else 1
+    finally:
+        for pool in pools:
+            await pool.stop()
+        for node in nodes:
+            node.stop()
+        redis.stop()
+        pg.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--players", type=int, default=10_000, help="sessions in all (half per node)")
+    p.add_argument("--interval", type=float, default=5.0, help="seconds between a player's commands")
+    p.add_argument("--duration", type=float, default=30.0, help="seconds of paced load measured")
+    p.add_argument("--warmup", type=float, default=5.0)
+    p.add_argument("--rounds", type=int, default=100, help="TELLs timed each way")
+    p.add_argument("--games", type=int, default=5, help="games whose moves are timed each way")
+    p.add_argument("--client-procs", type=int, default=2)
+    p.add_argument("--login-concurrency", type=int, default=40)
+    return asyncio.run(run(p.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

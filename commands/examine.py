@@ -1,5 +1,5 @@
 """EXAMINE: step through any stored game, FORWARD, BACK, GOTO <move>, UNEXAMINE; for a game
-whose kind can analyse a position (Pyramid's solver), ANALYSE.
+whose kind can analyse a position (a solver), ANALYSE.
 
 A game is examined only as far as REPLAY may show it (``Records.replay_told``: a game in
 play no further than its watchers have been told). Where one is, is the examiner's own
@@ -87,7 +87,9 @@ async def analyse(ctx: Context, rest: str) -> None:
     game, _, _ = await ctx.host.records.replay_told(number, move)
     ask = getattr(game.kind, "analyse", None)
     if ask is None:
-        raise CommandError(f"{game.kind.title} has no analysis; ANALYSE is for Pyramid.")
+        able = [k.title for k in ctx.host.kinds.values() if getattr(k, "analyse", None)]
+        raise CommandError(f"{game.kind.title} has no analysis; ANALYSE is for "
+                           f"{' and '.join(able) or 'no game here'}.")
     if record.status != "finished":
         raise CommandError(f"Game #{number} is not over; its position is analysed once it is.")
     seat = 0
@@ -101,7 +103,7 @@ async def analyse(ctx: Context, rest: str) -> None:
 COMMANDS = [
     Command("examine", examine, "EXAMINE <game> [<move>]", "Step through a stored game "
             "(finished, or as far as its watchers have seen): FORWARD, BACK, GOTO <move>, "
-            "UNEXAMINE; in Pyramid, ANALYSE asks the solver about the position.",
+            "UNEXAMINE; in a game with a solver, ANALYSE asks it about the position.",
             aliases=("ex",), topic="games"),
     Command("forward", forward, "FORWARD [<n>]", "In EXAMINE: the next move (or n).",
             aliases=("fo",), topic="games"),
@@ -110,7 +112,7 @@ COMMANDS = [
     Command("goto", goto, "GOTO <move>", "In EXAMINE: the position after that move.",
             topic="games"),
     Command("unexamine", unexamine, "UNEXAMINE", "Stop examining.", topic="games"),
-    Command("analyse", analyse, "ANALYSE [<seat>]", "In EXAMINE of a finished Pyramid game: "
-            "the solver's best Par from the position reached.", aliases=("analyze",),
+    Command("analyse", analyse, "ANALYSE [<seat>]", "In EXAMINE of a finished game that "
+            "has a solver: its verdict on the position reached.", aliases=("analyze",),
             topic="games"),
 ]

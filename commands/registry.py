@@ -167,14 +167,9 @@ class Context:
             self._parlor.host.notify.keep(account_id, text)
 
     async def tell_or_keep(self, account_id: int, text: str) -> None:
-        """Tell a player now, or, when they are away, at their next login (kept in their
-        settings, ``waiting``; the last 20)."""
-        if self.online(account_id) is not None:
-            self.tell(account_id, text)
-            return
-        account = await self.accounts.get_by_id(account_id)
-        waiting = [*((account.settings or {}).get("waiting") or ()), text][-20:]
-        await self.accounts.set_setting(account_id, "waiting", waiting)
+        """Tell a player now, or, when they are away, at their next login (the news
+        kept while away: ``server/services/notify.py``)."""
+        self.tell(account_id, text)
 
     def log_admin(self, what: str) -> None:
         """Record what the admin typing this command did."""

@@ -548,9 +548,6 @@ class Parlor:
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
                       *(f"game:{g}" for g in session.watching)):
             session.subscribe(topic)
-        if settings.get("waiting"):  # told while away (commands' tell_or_keep)
-            session.write("\n".join(f"While you were away: {text}" for text in settings["waiting"]))
-            await self.accounts.set_setting(account.id, "waiting", None)
         if taken_over:
             session.write("You take over your earlier connection.")
         else:

@@ -111,6 +111,19 @@ def your_move(frame: Mapping[str, Any]) -> bool:
             and seat not in frame.get("was_to_move", frame["to_move"]))
 
 
+def fold(lines: list[str], width: int) -> list[str]:
+    """An event's short lines run together, each joined to the one before while the two
+    fit the width ("Bob: 5,2 7,1; QH + AD removed."): COMPACT's few lines a move."""
+    out: list[str] = []
+    for line in lines:
+        if out and "\n" not in out[-1] and "\n" not in line and \
+                len(out[-1]) + 2 + len(line) <= width:
+            out[-1] = f"{out[-1]}{'' if out[-1].endswith(('.', '!', '?', ':')) else ';'} {line}"
+        else:
+            out.append(line)
+    return out
+
+
 class Presentation:
     """Draws frames for sessions: asked for (:meth:`show`) or told (:meth:`on_event`).
 
@@ -171,6 +184,8 @@ class Presentation:
         lines = list(frame.get("lines", ()))
         style = getattr(session, "board", "full")
         if shown is Shown.BOARD and style != "full":
+            if style == "compact" and not session.screenreader:
+                lines = fold(lines, session.width or 80)
             lines.extend(self._quiet(session, frame, event.kind, style, missed))
             shown = Shown.LINES if lines else Shown.NOTHING
         if shown is Shown.BOARD:

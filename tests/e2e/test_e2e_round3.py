@@ -133,5 +133,5 @@ async def test_a_gift_received_while_offline_is_told_at_login(parlor, clients, t
     tile = re.search(r"#(\d+) an iron tile", out).group(1)
     await alice.cmd(f"give #{tile} to bob", "You give")
     again = await clients("Bob", new=False)
-    await settle(again)
-    assert f"While you were away: Alice gives you #{tile} an iron tile" in again.seen
+    await again.expect(r"While you were away \(1\):\s+\S+ \S+ Alice gives you "
+                       f"#{tile} an iron tile")

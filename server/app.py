@@ -66,7 +66,7 @@ class Parlor:
         self.bus: Bus = LocalBus()
         self.cluster: "Cluster | None" = None
         if config.cluster.enabled:  # one node of several (server/cluster.py)
-            from server.cluster import RedisBus
+            from server.redis_bus import RedisBus
 
             self.bus = RedisBus(config.cluster.redis, self.node)
         self.world = World.load()

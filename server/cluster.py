@@ -4,11 +4,7 @@ With ``[cluster] redis`` set, each server process is one *node* of a parlor whos
 share one PostgreSQL (the one store) and one Redis (fan-out, presence, leases). Redis
 is used for what it is made for and nothing is built by hand on top of it beyond this:
 
-* :class:`RedisBus` is the bus (``server/bus.py``) across nodes: an event is delivered to
-  this node's subscribers at once, as the in-process bus does, and published on the
-  Redis channel of its topic for the others. A node subscribes in Redis to exactly the
-  topics its own sessions follow. Events are already plain data (JSON), so a consumer on
-  another node draws what it shows from the event alone.
+* The bus between nodes is ``server/redis_bus.py``'s :class:`RedisBus`.
 * :class:`Cluster` keeps the roster: every logged-in player of every node, in a Redis
   hash (``<prefix>roster``: account id -> where they are) that a node reads once when it
   starts, and kept current by the ``cluster`` topic (who logs in, moves, goes idle,
@@ -17,7 +13,10 @@ is used for what it is made for and nothing is built by hand on top of it beyond
   mirror, and its players with it, within ``[cluster] lease`` seconds and a beat.
 * Control goes over the same topic: a login on node B takes over the session on node A
   (the newer login wins, on every node alike), an admin's @KICK reaches the node of the
-  player kicked, @SHUTDOWN every node, ``@SHUTDOWN NODE <name>`` one.
+  player kicked, @SHUTDOWN every node, ``@SHUTDOWN NODE <name>`` one; the login
+  throttles and the per-address cap count every node's events.
+* Games: each is driven by one node; a command about it typed on another node is relayed
+  there (``server/relay.py``), and a dead node's games are taken over by the others.
 
 When Redis goes away each node says so once in its log, goes on serving its own players
 (their games are in the database), and heals when Redis is back: it subscribes again and
@@ -30,14 +29,16 @@ import asyncio
 import json
 import logging
 import time
-from collections import Counter, defaultdict, deque
-from typing import TYPE_CHECKING, Any, Callable
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from server.bus import Event, LocalBus, Subscriber
+from server.bus import Event
+from server.redis_bus import CONTROL, PREFIX, RedisBus
+from server.relay import RELAY_TIMEOUT, RelayedSession, apply_relayed, session_view
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -45,196 +46,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PREFIX = "esterport:"
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
-MAX_BACKLOG = 10_000  # events kept for Redis while it is away (the oldest go first)
-CONTROL = "cluster"   # the topic of roster changes and control
-
-
-class RedisBus:
-    """The bus of a cluster node (see the module's docstring)."""
-
-    def __init__(self, url: str, node: str) -> None:
-        self.url = url
-        self.node = node
-        self._local = LocalBus()
-        self._redis: aioredis.Redis | None = None
-        self._pubsub: Any = None
-        self._out: deque[tuple[str, str]] = deque(maxlen=MAX_BACKLOG)
-        self._wake = asyncio.Event()
-        self._changes: dict[str, bool] = {}  # topic -> subscribe (True) or not, to send
-        self._tasks: list[asyncio.Task] = []
-        self.connected = False
-        self.closing = False
-        self.on_heal: list[Callable[[], Any]] = []  # run when Redis is back after a loss
-
-    # -- the Bus protocol -------------------------------------------------------------
-    def subscribe(self, topic: str, fn: Subscriber) -> None:
-        first = not self._local.subscribers(topic)
-        self._local.subscribe(topic, fn)
-        if first:
-            self._changes[topic] = True
-            self._wake.set()
-
-    def unsubscribe(self, topic: str, fn: Subscriber) -> None:
-        self._local.unsubscribe(topic, fn)
-        if not self._local.subscribers(topic) and topic in self._topics():
-            self._changes[topic] = False
-            self._wake.set()
-
-    def publish(self, topic: str, event: Event) -> None:
-        """Deliver to this node's subscribers now; queue for the other nodes."""
-        payload = json.dumps({"n": self.node, "k": event.kind, "d": event.data})
-        self._deliver(topic, event.kind, json.loads(payload)["d"])
-        self._out.append((topic, payload))
-        self._wake.set()
-
-    def subscribers(self, topic: str) -> int:
-        """Subscribers on this node."""
-        return self._local.subscribers(topic)
-
-    def wanted(self, topic: str) -> bool:
-        """Another node may have subscribers: every event goes out."""
-        return True
-
-    # -- running ----------------------------------------------------------------------
-    def _topics(self) -> list[str]:
-        return list(self._local._subs)  # noqa: SLF001 - the topics followed here
-
-    @property
-    def redis(self) -> aioredis.Redis:
-        assert self._redis is not None, "start() the bus first"
-        return self._redis
-
-    async def start(self) -> None:
-        """Connect (failing loudly if Redis is not there at start: a node that cannot
-        reach the cluster's Redis would be a parlor of its own)."""
-        self._redis = aioredis.from_url(self.url, decode_responses=True,
-                                        health_check_interval=10, socket_connect_timeout=3)
-        await self._redis.ping()
-        await self._connect_pubsub()
-        self.connected = True
-        self._tasks = [asyncio.create_task(self._writer(), name="bus-writer"),
-                       asyncio.create_task(self._reader(), name="bus-reader")]
-
-    async def _connect_pubsub(self) -> None:
-        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        self._changes.clear()
-        await self._pubsub.subscribe(*(PREFIX + t for t in [CONTROL, *self._topics()]))
-
-    async def close(self) -> None:
-        self.closing = True  # the loops end (redis-py may turn a cancellation into an
-        self._wake.set()     # error of its own, which they would take for Redis away)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
-        try:
-            await self._flush()
-        except (RedisError, OSError):
-            pass
-        if self._pubsub is not None:
-            try:
-                await self._pubsub.aclose()
-            except (RedisError, OSError, AttributeError):
-                pass
-        if self._redis is not None:
-            try:
-                await self._redis.aclose()
-            except (RedisError, OSError):
-                pass
-
-    def _deliver(self, topic: str, kind: str, data: dict) -> None:
-        self._local.deliver(topic, Event(kind, data))
-
-    async def _flush(self) -> None:
-        """Send the subscription changes, then the events queued, in one round trip."""
-        if self._changes:
-            changes, self._changes = self._changes, {}
-            add = [PREFIX + t for t, on in changes.items() if on]
-            drop = [PREFIX + t for t, on in changes.items() if not on]
-            try:
-                if add:
-                    await self._pubsub.subscribe(*add)
-                if drop:
-                    await self._pubsub.unsubscribe(*drop)
-            except BaseException:
-                for t, on in changes.items():
-                    self._changes.setdefault(t, on)
-                raise
-        if self._out:
-            batch = [self._out.popleft() for _ in range(min(len(self._out), 1000))]
-            pipe = self.redis.pipeline(transaction=False)
-            for topic, payload in batch:
-                pipe.publish(PREFIX + topic, payload)
-            try:
-                await pipe.execute()
-            except BaseException:
-                self._out.extendleft(reversed(batch))
-                raise
-
-    async def _writer(self) -> None:
-        while not self.closing:
-            await self._wake.wait()
-            self._wake.clear()
-            try:
-                while self._changes or self._out:
-                    await self._flush()
-            except (RedisError, OSError) as err:
-                if self.closing:
-                    return
-                await self._lost(err)
-
-    async def _reader(self) -> None:
-        while not self.closing:
-            try:
-                message = await self._pubsub.get_message(timeout=1.0)
-            except (RedisError, OSError, RuntimeError) as err:
-                if self.closing:
-                    return
-                await self._lost(err)
-                continue
-            if message is None or message.get("type") != "message":
-                continue
-            try:
-                body = json.loads(message["data"])
-                if body.get("n") == self.node:
-                    continue  # delivered here when it was published
-                self._deliver(message["channel"][len(PREFIX):], body["k"], body["d"])
-            except Exception:  # a malformed message must not stop the bus
-                log.exception("bus: bad message on %s", message.get("channel"))
-
-    async def _lost(self, err: BaseException) -> None:
-        """Redis is unreachable: say so once, retry until it is back, then heal."""
-        if not self.connected:
-            await asyncio.sleep(0.5)
-            return
-        self.connected = False
-        log.error("cluster: lost Redis (%s); this node serves its own players until it "
-                  "is back", err)
-        delay = 0.2
-        while not self.closing:
-            await asyncio.sleep(delay)
-            try:
-                await self.redis.ping()
-                try:
-                    await self._pubsub.aclose()
-                except Exception:
-                    pass
-                await self._connect_pubsub()
-                break
-            except (RedisError, OSError):
-                delay = min(2.0, delay * 2)
-        if self.closing:
-            return
-        self.connected = True
-        log.warning("cluster: Redis is back; this node rejoins")
-        for heal in self.on_heal:
-            try:
-                await heal()
-            except Exception:
-                log.exception("cluster: healing failed")
-        self._wake.set()
 
 
 @attrs.define(eq=False)
@@ -691,120 +503,3 @@ class Cluster:
                     times[str(account_id)] = session.last_command_at
             if times:
                 self.control("active", times=times)
-
-
-# -- games across nodes ------------------------------------------------------------------
-# Each game in play is driven by one node, its owner: the node that started it, or that
-# adopted it when its owner died. The owner alone applies its actions, runs its clocks and
-# its computer players; the database's version check (``services/play.py``) fences an
-# owner that lost its hold. Who plays which game on which node is in the Redis hash
-# ``<prefix>games`` (game number -> owner, kind, players) and mirrored on every node by
-# ``games`` events, so a node knows where to send a player's game commands.
-#
-# A command about a game driven by another node is *relayed* there: the player's node
-# sends the line (and what the command needs of the player: name, screen, settings) on
-# the owner's topic ``node:<owner>``; the owner runs it for a stand-in session
-# (:class:`RelayedSession`) and sends back what it wrote, which the player's node shows
-# as the reply. The game's own events reach every player and watcher on every node by
-# the bus, drawn from the events alone.
-
-RELAY_TIMEOUT = 10.0  # seconds a relayed command may take before the player is told
-
-
-class RelayedSession:
-    """A player of another node, as a command run here for them sees them: what it
-    writes is collected and sent back to their node, which shows it."""
-
-    closed = False
-    flooding = False
-
-    def __init__(self, parlor: "Parlor", account: Any, view: dict[str, Any]) -> None:
-        self.parlor = parlor
-        self.account = account
-        self.name = account.name
-        self.id = -account.id
-        self.room = view.get("room") or "plaza"
-        self.width = view.get("width")
-        self.height = view.get("height")
-        self.color = bool(view.get("color", True))
-        self.screenreader = bool(view.get("screenreader", False))
-        self.board = view.get("board", "full")
-        self.gmcp_supports: set[str] = set(view.get("gmcp_supports", ()))
-        self.address = view.get("address", "")
-        self.watching: set[int] = set(view.get("watching", ()))
-        self.seen_versions: dict[int, int] = {int(k): v for k, v in view.get("seen", {}).items()}
-        self.quit_warned_at = float(view.get("quit_warned_at", 0.0))
-        self.reply_to = view.get("reply_to")
-        self.ignoring: set[int] = set()
-        self.last_command_at = time.time()
-        self.log = log
-        self.out: list[list[Any]] = []
-
-    @property
-    def account_id(self) -> int:
-        return self.account.id
-
-    @property
-    def is_admin(self) -> bool:
-        return bool(self.account.is_admin)
-
-    def idle(self) -> float:
-        return 0.0
-
-    def write(self, text: str) -> None:
-        self.out.append(["text", text])
-
-    def notify(self, text: str) -> None:
-        self.out.append(["notify", text])
-
-    def gmcp(self, package: str, data: Any) -> None:
-        self.out.append(["gmcp", package, data])
-
-    def subscribe(self, topic: str) -> None:
-        self.out.append(["subscribe", topic])
-
-    def unsubscribe(self, topic: str) -> None:
-        self.out.append(["unsubscribe", topic])
-
-    def begin_reply(self) -> None:
-        pass
-
-    def end_reply(self) -> None:
-        pass
-
-    def prompt(self, text: str = "") -> None:
-        pass
-
-    def close(self, message: str | None = None) -> None:
-        self.out.append(["close", message or ""])
-
-
-def session_view(session: "Session") -> dict[str, Any]:
-    """What a relayed command needs of the player who typed it."""
-    return {"room": session.room, "width": session.width, "height": session.height,
-            "color": session.color, "screenreader": session.screenreader,
-            "board": session.board, "gmcp_supports": sorted(session.gmcp_supports),
-            "address": session.address, "watching": sorted(session.watching),
-            "seen": {str(k): v for k, v in session.seen_versions.items()},
-            "quit_warned_at": session.quit_warned_at, "reply_to": session.reply_to}
-
-
-def apply_relayed(session: "Session", out: list[list[Any]], view: dict[str, Any]) -> None:
-    """Show on ``session`` what a command run on another node wrote for it."""
-    for item in out:
-        what = item[0]
-        if what == "text":
-            session.write(item[1])
-        elif what == "notify":
-            session.notify(item[1])
-        elif what == "gmcp":
-            session.gmcp(item[1], item[2])
-        elif what == "subscribe":
-            session.subscribe(item[1])
-        elif what == "unsubscribe":
-            session.unsubscribe(item[1])
-        elif what == "close":
-            session.close(item[1] or None)
-    session.watching = set(view.get("watching", session.watching))
-    session.seen_versions.update({int(k): v for k, v in view.get("seen", {}).items()})
-    session.quit_warned_at = float(view.get("quit_warned_at", session.quit_warned_at))

@@ -366,6 +366,11 @@ class Cluster:
                 return owner
             if sub.lower() in ("accept", "decline") and more:
                 return self._node_of(more.split()[0])
+            for word in more.split()[:1]:  # a game of that kind named by number (TRIAD
+                known = self.games.get(int(word.lstrip("#"))) \
+                    if word.lstrip("#").isdecimal() and len(word) < 12 else None
+                if known is not None and known[1] == kind.key:  # JOIN 7, DICE DISPLAY 7)
+                    return known[0]
             return None
         if word.lower() in ("accept", "decline") and rest:
             return self._node_of(sub)

@@ -5,6 +5,7 @@ telnetlib3 clients)."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import attrs
 import pytest
@@ -236,5 +237,21 @@ async def test_redis_restarted_mid_game_the_nodes_carry_on_and_heal(nodes, redis
     await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)")
     await bob.expect("Alice wins")
     assert not alpha.stopped.is_set() and not beta.stopped.is_set()
+    for c in (alice, bob):
+        await c.close()
+
+
+async def test_a_triad_table_opened_on_one_node_is_joined_from_the_other(nodes):
+    alpha, beta = nodes
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.online_count == 2)
+    out = await alice.cmd("triad open", r"Triad table #(\d+)")
+    number = int(re.search(r"#(\d+)", out).group(1))
+    await _settle(lambda: number in beta.cluster.games)
+    await bob.cmd(f"triad join {number}", r"(Bob sits|You sit|sits down)[^\n]*", timeout=10)
+    await alice.expect("Bob", timeout=10)
+    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "triad") == "alpha")
+    await bob.cmd("triad leave", r"(leave|left)[^\n]*", timeout=10)
     for c in (alice, bob):
         await c.close()

@@ -45,36 +45,16 @@ from tests.support.client import Client  # noqa: E402
 
 
 def node_config(folder: Path, name: str, database: str, redis: str, players: int) -> Path:
+    """``bench/load.py``'s parlor config, as node ``name`` of a cluster on ``redis``, with
+    the test game (Noughts and Crosses) the probes play."""
+    text = load.parlor_config(folder, database, players).read_text()
+    text = text.replace("[games]\n", "[games]\nreconnect_grace = 60\n"
+                        'extra = ["tests.support.tictactoe:KIND"]\n')
     path = folder / f"{name}.toml"
-    path.write_text(textwrap.dedent(f"""\
-        [server]
-        host = "127.0.0.1"
-        port = 0
-        idle_timeout = 0
-        max_connections_per_address = {players + 100}
-        commands_per_second = 1000000
-        command_burst = 1000000
-        log_level = "WARNING"
-        fairness = false
-        [database]
-        url = "{database}"
+    path.write_text(text + textwrap.dedent(f"""\
         [cluster]
         redis = "{redis}"
         node = "{name}"
-        [web]
-        enabled = false
-        [login]
-        logins_per_minute = 1000000
-        new_accounts_per_address = 1000000
-        new_accounts_per_minute = 1000000
-        lines_per_second = 100000
-        [accounts]
-        argon2_time_cost = 1
-        argon2_memory_kib = 1024
-        [games]
-        computer_delay = 0.0
-        reconnect_grace = 60
-        extra = ["tests.support.tictactoe:KIND"]
     """))
     return path
 

@@ -71,6 +71,21 @@ async def test_players_on_two_nodes_see_and_talk_to_each_other(nodes):
         await c.close()
 
 
+async def _game_begun(alpha, beta) -> tuple[Client, Client]:
+    """Alice on alpha challenges Bob on beta (so alpha drives the game), Bob accepts from
+    beta, and Alice has played cell 1."""
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.online_count == 2)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("ttt accept alice")
+    await bob.expect("begins")
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.expect("Alice: PLAY 1")
+    return alice, bob
+
+
 def bob_id(parlor) -> int:
     return next((s.account.id for s in parlor.sessions.values() if s.name == "Bob"), -1)
 
@@ -158,15 +173,7 @@ async def test_a_game_between_players_on_two_nodes_with_a_watcher(nodes):
 
 async def test_the_games_of_a_node_that_goes_are_taken_over_and_finished(nodes):
     alpha, beta = nodes
-    alice = await _player(alpha, "Alice")
-    bob = await _player(beta, "Bob")
-    await _settle(lambda: alpha.online_count == 2)
-    await alice.cmd("ttt challenge bob", "You challenge Bob")
-    await bob.expect("Alice challenges you")
-    bob.send("ttt accept alice")
-    await bob.expect("begins")
-    await alice.cmd("ttt play 1", "Alice: PLAY 1")
-    await bob.expect("Alice: PLAY 1")
+    alice, bob = await _game_begun(alpha, beta)
     await alpha.stop()  # alpha drove the game: beta takes it over
     await alice.closed()
     await _settle(lambda: beta.host.game_of(bob_id(beta), "ttt") is not None, timeout=10)
@@ -213,15 +220,7 @@ async def test_redis_restarted_mid_game_the_nodes_carry_on_and_heal(nodes, redis
     once Redis is back the nodes write themselves in again and the game goes on across
     them, every move once."""
     alpha, beta = nodes
-    alice = await _player(alpha, "Alice")
-    bob = await _player(beta, "Bob")
-    await _settle(lambda: alpha.online_count == 2)
-    await alice.cmd("ttt challenge bob", "You challenge Bob")
-    await bob.expect("Alice challenges you")
-    bob.send("ttt accept alice")
-    await bob.expect("begins")
-    await alice.cmd("ttt play 1", "Alice: PLAY 1")
-    await bob.expect("Alice: PLAY 1")
+    alice, bob = await _game_begun(alpha, beta)
     down = asyncio.ensure_future(asyncio.to_thread(redis_server.restart, 3.0))  # same port
     await _settle(lambda: "lost Redis" in caplog.text, timeout=10)
     await alice.cmd("look", "Exits")  # a node without Redis still serves its players

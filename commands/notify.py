@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from commands import args
 from commands.registry import Command, CommandError, Context, UsageError
-from server.services.notify import last_games
+from server.services.notify import last_games, outcome_for, seat_of
 from server.text import clean
 
 if TYPE_CHECKING:
@@ -87,24 +87,14 @@ async def finger_more(ctx: Context, acc: "Account") -> list[str]:
         title = kind.title if kind else key
         games = []
         for r in records:
-            mine = next((i for i, s in enumerate(r.seats) if s.get("id") == acc.id), None)
-            result = _result(r.result, mine)
+            mine = seat_of(r.seats, acc.id)
+            result = outcome_for(r.result, mine)
             others = [s.get("name", "?") for i, s in enumerate(r.seats) if i != mine]
             games.append(f"#{r.id} {result} v {', '.join(others) or 'none'}")
         lines.append(f"Last {title}: " + "; ".join(games) + ".")
     if lines and any(line.startswith("Last ") for line in lines):
         lines.append("(REPLAY <game> shows one.)")
     return lines
-
-
-def _result(result: dict | None, seat: int | None) -> str:
-    """"won", "lost", "drew" or "played", for the seat ``seat``."""
-    if not result or seat is None:
-        return "played"
-    winner = result.get("winner")
-    if winner is None:
-        return "drew"
-    return "won" if winner == seat else "lost"
 
 
 COMMANDS = [

@@ -143,9 +143,10 @@ class Notify:
 
 
 async def last_games(db: Database, account_id: int, per_kind: int = 10,
-                     scan: int = 2000) -> dict[str, list[GameRecord]]:
+                     scan: int = 2000, level: str | None = None) -> dict[str, list[GameRecord]]:
     """``account_id``'s last ``per_kind`` finished games of each game, newest first
-    (found among the ``scan`` newest finished games: a game's seats are JSON)."""
+    (found among the ``scan`` newest finished games: a game's seats are JSON). With
+    ``level``, the computer's account's games at that level (its seats say the level)."""
     found: dict[str, list[GameRecord]] = {}
     async with db.session() as tx:
         records = await tx.scalars(
@@ -153,7 +154,25 @@ async def last_games(db: Database, account_id: int, per_kind: int = 10,
             .order_by(GameRecord.id.desc()).limit(scan))
         for r in records:
             mine = found.setdefault(r.kind, [])
-            if len(mine) < per_kind and any(s.get("id") == account_id and not s.get("computer")
-                                            for s in r.seats or ()):
+            if len(mine) < per_kind and seat_of(r.seats, account_id, level) is not None:
                 mine.append(r)
     return {k: v for k, v in found.items() if v}
+
+
+def seat_of(seats: list[dict] | None, account_id: int, level: str | None = None) -> int | None:
+    """The seat ``account_id`` played in a stored game (the computer's: at ``level``;
+    a person's: not as a computer), or None."""
+    for i, s in enumerate(seats or ()):
+        if s.get("id") == account_id and (s.get("computer") or None) == level:
+            return i
+    return None
+
+
+def outcome_for(result: dict | None, seat: int | None) -> str:
+    """"won", "lost", "drew" or "played": a stored game's result for the seat ``seat``."""
+    if not result or seat is None:
+        return "played"
+    winner = result.get("winner")
+    if winner is None:
+        return "drew"
+    return "won" if winner == seat else "lost"

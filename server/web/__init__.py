@@ -104,6 +104,7 @@ class WebDoor:
         try:
             await server.startup()
         except SystemExit:  # uvicorn's way of saying it could not bind
+            self.app.state.pages.close()
             raise WebDoorError(f"cannot listen on {self.host}:{self.requested_port}") from None
         self._server = server
         self._loop_task = asyncio.create_task(server.main_loop())
@@ -132,6 +133,7 @@ class WebDoor:
                 session.close("Esterport is shutting down. Your games are saved.")
         for transport in list(self.plays):  # and any still at the telnet negotiation
             transport.close()
+        self.app.state.pages.close()
         server, self._server = self._server, None
         server.should_exit = True
         if self._loop_task is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 
@@ -23,10 +25,13 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from server.bus import Event
+from server.services import seeks as seeks_service
+from server.services import tournaments as tournaments_service
 from server.services.games import GameError
 from server.text import clean
 from server.web import data
-from server.web.live import GameStream
+from server.web.live import GameStream, PageStream
 from server.web.play import SUBPROTOCOL, play
 
 if TYPE_CHECKING:
@@ -46,6 +51,8 @@ HEADERS = {
 MAX_NAME = 40        # longest name looked up (accounts are at most 20 characters)
 MAX_GAME = 2**31 - 1  # game numbers past this are not looked up
 BOARD_CACHE = 512    # boards (and game pages) drawn, kept by (game, version)
+TOURNAMENT_CACHE = 5.0  # seconds a tournament read is kept (a bus event ends it sooner)
+MAX_TOURNAMENT = 2**31 - 1
 FAVICON = (Path(__file__).parent / "static" / "favicon.svg").read_bytes()
 
 
@@ -88,6 +95,12 @@ def _printable(value: Any) -> Any:
     return value
 
 
+def _points(value: Any) -> str:
+    """A score or tie-break as the telnet table prints it: 2, 2.5, 0."""
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else str(value)
+
+
 def _environment(kinds: Iterable["GameKind"] = ()) -> jinja2.Environment:
     """The templates: the door's own (``templates/``, a game's under ``games/<key>/``),
     and those in the folder a game names for them instead (``GameKind.web_templates``),
@@ -96,9 +109,11 @@ def _environment(kinds: Iterable["GameKind"] = ()) -> jinja2.Environment:
               for kind in kinds if kind.web_templates}
     loader = jinja2.ChoiceLoader([jinja2.PrefixLoader({"games": jinja2.PrefixLoader(theirs)}),
                                   jinja2.PackageLoader("server.web", "templates")])
-    return jinja2.Environment(loader=loader, autoescape=True, trim_blocks=True,
-                              lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-                              finalize=_printable)
+    env = jinja2.Environment(loader=loader, autoescape=True, trim_blocks=True,
+                             lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+                             finalize=_printable)
+    env.filters["points"] = _points
+    return env
 
 
 class Pages:
@@ -112,6 +127,16 @@ class Pages:
         self.added: list["WebPage"] = [page for kind in kinds for page in kind.web_pages()]
         self.boards: dict[tuple[int, int, bool], str] = {}
         self.game_pages: dict[tuple, str] = {}  # /games/<n> as drawn, by what it shows
+        # tournaments as read, by number ("list": /tournaments): (generation, when, data);
+        # a generation is bumped by each of the bus's "tournament.changed", so many
+        # readers of one change read the database once
+        self.generations: Counter = Counter()
+        self.tournament_reads: dict[Any, tuple[int, float, Any]] = {}
+        self.parlor.bus.subscribe(tournaments_service.TOPIC, self._tournament_changed)
+
+    def close(self) -> None:
+        """The door stops: hear the bus no more."""
+        self.parlor.bus.unsubscribe(tournaments_service.TOPIC, self._tournament_changed)
 
     # -- helpers ---------------------------------------------------------------------------
     def render(self, template: str, **context: Any) -> str:
@@ -183,7 +208,8 @@ class Pages:
     # -- pages -----------------------------------------------------------------------------
     async def index(self, request: Request) -> Response:
         return self.page("index.html", who=data.who(self.parlor),
-                         games=data.games_in_play(self.parlor))
+                         games=data.games_in_play(self.parlor),
+                         seeks_status=data.seeks_status(data.seeks(self.parlor)))
 
     async def favicon(self, request: Request) -> Response:
         """/favicon.ico, which browsers ask for whatever the page says: the SVG icon."""
@@ -273,6 +299,131 @@ class Pages:
             raise HTTPException(404, "There is no player by that name.")
         return self.page("player.html", player=found)
 
+    # -- seeks and tournaments ---------------------------------------------------------
+    def _live(self, key: Any, what: str, topic: str, wants: Any, draw: Any,
+              bounded: bool = True) -> Response:
+        """A page's live stream (:class:`PageStream`), counted among the door's streams."""
+        refused = self.door.watchers.admit(key, bounded=bounded, what=what)
+        if refused is not None:
+            raise HTTPException(503, refused)
+        stream = PageStream(self.parlor, topic, wants, draw, self.door.closing)
+        self.door.streams.add(stream)
+
+        async def body():  # noqa: ANN202
+            try:
+                async for chunk in stream.events():
+                    yield chunk
+            finally:
+                self.door.streams.discard(stream)
+                self.door.watchers.leave(key)
+
+        return StreamingResponse(body(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
+    def _seeks_update(self) -> dict[str, str]:
+        listing = data.seeks(self.parlor)
+        return {"html": self.env.get_template("_seeks.html").render(seeks=listing["seeks"]),
+                "status": data.seeks_status(listing)}
+
+    async def seeks(self, request: Request) -> Response:
+        listing = data.seeks(self.parlor)
+        return self.page("seeks.html", seeks=listing["seeks"],
+                         status=data.seeks_status(listing))
+
+    async def seeks_events(self, request: Request) -> Response:
+        async def draw() -> tuple[dict, bool]:
+            return self._seeks_update(), False
+
+        return self._live("seeks", "The seeks page", seeks_service.TOPIC,
+                          lambda e: e.kind in ("seek.add", "seek.remove"), draw)
+
+    async def api_seeks(self, request: Request) -> Response:
+        return JSONResponse(data.seeks(self.parlor))
+
+    def _tournament_changed(self, topic: str, event: Event) -> None:  # noqa: ARG002
+        if event.kind == "tournament.changed":
+            self.generations[event.data.get("id")] += 1
+            self.generations["list"] += 1
+
+    async def _read(self, key: Any, read: Any) -> Any:
+        """``read()`` (bounded), or what it gave last time when no tournament has changed
+        since (and it is under :data:`TOURNAMENT_CACHE` seconds old)."""
+        generation, now = self.generations[key], time.monotonic()
+        kept = self.tournament_reads.get(key)
+        if kept is not None and kept[0] == generation and now - kept[1] < TOURNAMENT_CACHE:
+            return kept[2]
+        value = await self.bounded(read())
+        if len(self.tournament_reads) >= BOARD_CACHE:
+            self.tournament_reads.clear()
+        self.tournament_reads[key] = (generation, now, value)
+        return value
+
+    async def _tournaments(self) -> dict[str, Any]:
+        return await self._read("list", lambda: data.tournaments(self.parlor))
+
+    @staticmethod
+    def _tournament_number(request: Request) -> int:
+        text = request.path_params["number"]
+        number = whole_number(text.lstrip("#"), len(str(MAX_TOURNAMENT)))
+        if number is None or number > MAX_TOURNAMENT:
+            raise HTTPException(404, f"There is no tournament {text[:20]}. "
+                                     "(/tournaments lists them.)")
+        return number
+
+    async def _tournament(self, number: int) -> dict[str, Any]:
+        try:
+            return await self._read(number, lambda: data.tournament(self.parlor, number))
+        except GameError:
+            raise HTTPException(404, f"There is no tournament {number}. "
+                                     "(/tournaments lists them.)") from None
+
+    def _tournaments_update(self, listing: dict[str, Any]) -> dict[str, str]:
+        return {"html": self.env.get_template("_tournaments.html").render(listing=listing),
+                "status": data.tournaments_status(listing)}
+
+    def _tournament_update(self, t: dict[str, Any]) -> dict[str, str]:
+        return {"html": self.env.get_template("_tournament.html").render(t=t),
+                "status": t["progress"]}
+
+    async def tournaments(self, request: Request) -> Response:
+        listing = await self._tournaments()
+        return self.page("tournaments.html", listing=listing,
+                         status=data.tournaments_status(listing))
+
+    async def tournaments_events(self, request: Request) -> Response:
+        async def draw() -> tuple[dict, bool]:
+            return self._tournaments_update(await self._tournaments()), False
+
+        return self._live("tournaments", "The tournaments page", tournaments_service.TOPIC,
+                          lambda e: e.kind == "tournament.changed", draw)
+
+    async def tournament(self, request: Request) -> Response:
+        t = await self._tournament(self._tournament_number(request))
+        return self.page("tournament.html", t=t)
+
+    async def tournament_events(self, request: Request) -> Response:
+        number = self._tournament_number(request)
+        first = await self._tournament(number)   # 404 before any stream
+
+        async def draw() -> tuple[dict, bool] | None:
+            try:
+                t = await self._tournament(number)
+            except HTTPException:
+                return None
+            return self._tournament_update(t), t["status"] == "finished"
+
+        return self._live(("tournament", number), f"Tournament {number}",
+                          tournaments_service.TOPIC,
+                          lambda e: e.kind == "tournament.changed"
+                          and e.data.get("id") == number, draw,
+                          bounded=first["status"] != "finished")
+
+    async def api_tournaments(self, request: Request) -> Response:
+        return JSONResponse(await self._tournaments())
+
+    async def api_tournament(self, request: Request) -> Response:
+        return JSONResponse(await self._tournament(self._tournament_number(request)))
+
     def added_routes(self) -> list[Route]:
         """The pages games add (``GameKind.web_pages``), each with its JSON twin under
         ``/api``, both drawn from the same dict."""
@@ -339,18 +490,28 @@ def build_app(door: "WebDoor") -> Starlette:
         Route("/rankings", p.rankings_index),
         Route("/rankings/{game}", p.rankings),
         Route("/players/{name}", p.player),
+        Route("/seeks", p.seeks),
+        Route("/seeks/events", p.seeks_events),
+        Route("/tournaments", p.tournaments),
+        Route("/tournaments/events", p.tournaments_events),
+        Route("/tournaments/{number}", p.tournament),
+        Route("/tournaments/{number}/events", p.tournament_events),
         Route("/api/who", p.api_who),
         Route("/api/games", p.api_games),
         Route("/api/games/{number}", p.api_game),
         Route("/api/games/{number}/replay", p.api_replay),
         Route("/api/rankings/{game}", p.api_rankings),
         Route("/api/players/{name}", p.api_player),
+        Route("/api/seeks", p.api_seeks),
+        Route("/api/tournaments", p.api_tournaments),
+        Route("/api/tournaments/{number}", p.api_tournament),
         *p.added_routes(),
         Mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: p.error,
                                                        Exception: p.error})
     app.state.door = door
+    app.state.pages = p
     return SecurityHeadersApp(app)
 
 

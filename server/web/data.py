@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.hosting import GameKind
 from server.services.games import GameError, GameHost, LiveGame
+from server.services import notify
 from server.services.ratings import PROVISIONAL_RD, rating_text
 
 if TYPE_CHECKING:
@@ -123,24 +124,33 @@ async def rankings(parlor: "Parlor", kind: GameKind) -> dict[str, Any]:
 
 
 COMPUTER = re.compile(r"computer\((easy|normal|hard)\)", re.IGNORECASE)
-RECENT = 10  # finished games listed on a player's page
+LAST = 10  # finished games of each game listed on a player's page (as FINGER)
 
 
-async def recent_games(parlor: "Parlor", account_id: int, level: str | None = None
-                       ) -> list[dict[str, Any]]:
-    """A player's last finished games, newest first, each with its replay's address (the
-    computer's: those it played at ``level``)."""
-    games = []
-    for r in await parlor.host.history(account_id, RECENT * (3 if level else 1)):
-        seats = r.seats or []
-        if level and not any(s.get("computer") == level for s in seats):
-            continue
-        kind = parlor.host.kinds.get(r.kind)
-        games.append({"id": r.id, "kind": r.kind, "title": kind.title if kind else r.kind,
-                      "players": [s.get("name", "?") for s in seats],
-                      "date": time.strftime("%Y-%m-%d", time.gmtime(r.updated_at)),
-                      "replay": f"/games/{r.id}/replay"})
-    return games[:RECENT]
+async def last_games(parlor: "Parlor", account_id: int, level: str | None = None
+                     ) -> list[dict[str, Any]]:
+    """A player's last finished games of each game (the computer's: those it played at
+    ``level``), newest first, each with its result for them and its replay's address;
+    the games in the parlor's order."""
+    found = await notify.last_games(parlor.db, account_id, LAST, level=level)
+    order = [k for k in parlor.host.kinds if k in found] + sorted(
+        k for k in found if k not in parlor.host.kinds)
+    listed = []
+    for key in order:
+        kind = parlor.host.kinds.get(key)
+        games = []
+        for r in found[key]:
+            seats = r.seats or []
+            mine = notify.seat_of(seats, account_id, level)
+            games.append({
+                "id": r.id,
+                "players": [s.get("name", "?") for s in seats],
+                "opponents": [s.get("name", "?") for i, s in enumerate(seats) if i != mine],
+                "result": notify.outcome_for(r.result, mine),
+                "date": time.strftime("%Y-%m-%d", time.gmtime(r.updated_at)),
+                "replay": f"/games/{r.id}/replay"})
+        listed.append({"kind": key, "title": kind.title if kind else key, "games": games})
+    return listed
 
 
 async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
@@ -161,7 +171,7 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
             "levels": [{"kind": k.key, "title": k.title, "rating": rating}
                        for k in parlor.host.kinds.values()
                        for lv, rating in k.level_ratings if lv == level],
-            "recent": await recent_games(parlor, acc.id, level),
+            "last_games": await last_games(parlor, acc.id, level),
         }
     acc = await parlor.accounts.get(name)
     if acc is None:
@@ -185,9 +195,156 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
         "ratings": ratings,
         "playing": [game_summary(parlor, g) for g in parlor.host.games_of(acc.id)],
         "levels": [],
-        "recent": await recent_games(parlor, acc.id),
+        "last_games": await last_games(parlor, acc.id),
+    }
+
+
+# -- seeks ---------------------------------------------------------------------------------
+def seeks(parlor: "Parlor") -> dict[str, Any]:
+    """Every open seek, oldest first. The page is anonymous, so formulas (which hide
+    seeks from one player) hide nothing here; nor is the owner's account number shown."""
+    listed = []
+    for seek in sorted(parlor.host.seeks.by_id.values(), key=lambda s: s.id):
+        kind = parlor.host.kinds.get(seek.kind)
+        listed.append({
+            "id": seek.id, "kind": seek.kind, "title": kind.title if kind else seek.kind,
+            "name": seek.name, "rating": seek.rating, "rd": seek.rd,
+            "rating_text": rating_text(seek.rating, seek.rd),
+            "low": seek.low, "high": seek.high, "range": seek.range_text,
+            "ranked": seek.ranked,
+            "options": kind.describe_options(seek.options) if kind else "",
+            "describe": seek.describe,
+            "age": max(0, int(time.time() - seek.created)),
+        })
+    return {"seeks": listed}
+
+
+def seeks_status(listing: dict[str, Any]) -> str:
+    n = len(listing["seeks"])
+    return "Nobody is seeking a game." if n == 0 else (
+        "1 seek is open." if n == 1 else f"{n} seeks are open.")
+
+
+# -- tournaments ---------------------------------------------------------------------------
+# The director's standings rows, read generically: a dict (its keys, but the entrant's,
+# are columns), or a tuple (entrant, number, ...) whose numbers are named by the system.
+COLUMNS = {"swiss": (("points", "Points"), ("buchholz", "Buchholz"),
+                     ("sonneborn_berger", "Sonneborn-Berger"))}
+ENTRANT_KEYS = ("entrant", "id", "name", "rating", "withdrawn")
+RESULTS = {1.0: "1-0", 0.5: "½-½", 0.0: "0-1"}
+
+
+def _title(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def standings(svc: Any, row: Any) -> dict[str, Any]:
+    """``Tournaments.standings(row)`` as a table: its columns, and a row per entrant
+    (place, name, rating, withdrawn, and a value for each column)."""
+    columns: list[tuple[str, str]] = []
+    rows = []
+    for place, entry in enumerate(svc.standings(row), 1):
+        if isinstance(entry, dict):
+            entrant = entry.get("entrant", entry)
+            values = {k: v for k, v in entry.items() if k not in ENTRANT_KEYS}
+            named = [(k, _title(k)) for k in values]
+        else:
+            entrant, *numbers = entry
+            named = list(COLUMNS.get(row.system, (("points", "Points"),)))[:len(numbers)]
+            named += [(f"tie_break_{i}", f"Tie-break {i}")
+                      for i in range(len(named), len(numbers))]
+            values = {k: v for (k, _), v in zip(named, numbers)}
+        for column in named:
+            if column not in columns:
+                columns.append(column)
+        rows.append({"place": place, "name": entrant.get("name", "?"),
+                     "rating": entrant.get("rating"),
+                     "withdrawn": bool(entrant.get("withdrawn")), "values": values})
+    return {"columns": [{"key": k, "title": t} for k, t in columns], "rows": rows}
+
+
+def _pairing(p: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
+    """One pairing of a round: its players by name, its game and its result (the first
+    player's score, as the director keeps it)."""
+    ids = p["players"] if "players" in p else [
+        i for i in (p.get("first"), p.get("second")) if i is not None]
+    bye = "players" not in p and p.get("second") is None
+    score, game = p.get("score"), p.get("game")
+    if bye:
+        result = "bye"
+    elif score is None:
+        result = "playing" if game is not None else "to be played"
+    elif isinstance(score, (int, float)):
+        result = RESULTS.get(float(score), f"{score:g}")
+    else:
+        result = str(score)
+    if p.get("forfeit") and not bye:
+        result += " (forfeit)"
+    return {"players": [names.get(i, "?") for i in ids], "bye": bye, "game": game,
+            "href": f"/games/{game}" if game is not None else None,
+            "score": score, "forfeit": bool(p.get("forfeit")), "result": result}
+
+
+def _round_text(status: str, played: int, rounds: int | None) -> str:
+    if status == "open":
+        return f"Open for entrants; {rounds} rounds." if rounds else "Open for entrants."
+    of = f" of {rounds}" if rounds else ""
+    return f"{status.capitalize()}; round {played}{of}."
+
+
+def tournament_summary(svc: Any, row: Any, parlor: "Parlor") -> dict[str, Any]:
+    """One tournament, as the list shows it."""
+    state = row.state or {}
+    kind = parlor.host.kinds.get(row.kind)
+    played, rounds = len(state.get("pairings", ())), state.get("rounds")
+    winner = None
+    if row.status == "finished":
+        table = standings(svc, row)["rows"]
+        winner = table[0]["name"] if table else None
+    return {"id": row.id, "title": row.title, "kind": row.kind,
+            "kind_title": kind.title if kind else row.kind, "system": row.system,
+            "status": row.status, "round": played, "rounds": rounds,
+            "progress": _round_text(row.status, played, rounds),
+            "entrants": len(state.get("entrants", ())), "winner": winner,
+            "href": f"/tournaments/{row.id}"}
+
+
+async def tournaments(parlor: "Parlor") -> dict[str, Any]:
+    """The tournaments open, running, and lately finished (newest first)."""
+    svc = parlor.host.tournaments
+    rows = await svc.listing()
+    done = [r for r in await svc.listing(finished=True) if r.status == "finished"]
+    listed = [tournament_summary(svc, r, parlor) for r in rows + done]
+    return {status: [t for t in listed if t["status"] == status]
+            for status in ("open", "running", "finished")}
+
+
+def tournaments_status(listing: dict[str, Any]) -> str:
+    return (f"{len(listing['open'])} open, {len(listing['running'])} running, "
+            f"{len(listing['finished'])} lately finished.")
+
+
+async def tournament(parlor: "Parlor", number: int) -> dict[str, Any]:
+    """One tournament: what it is, its standings, every round's pairings (newest first).
+
+    :raises GameError: there is no such tournament."""
+    svc = parlor.host.tournaments
+    row = await svc.get(number)
+    state = row.state or {}
+    entrants = state.get("entrants", ())
+    names = {e["id"]: e.get("name", "?") for e in entrants}
+    rounds = state.get("pairings", ())
+    return {
+        **tournament_summary(svc, row, parlor),
+        "version": row.version,
+        "standings": standings(svc, row),
+        "rounds_paired": [
+            {"number": k, "current": k == len(rounds) and row.status == "running",
+             "pairings": [_pairing(p, names) for p in rnd]}
+            for k, rnd in reversed(list(enumerate(rounds, 1)))],
     }
 
 
 __all__ = ["GameError", "kinds", "who", "summary", "game_summary", "board", "game_board",
-           "games_in_play", "replay", "rankings", "player"]
+           "games_in_play", "replay", "rankings", "player", "last_games", "seeks",
+           "tournaments", "tournament", "standings"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Hashable
 
 from server.bus import Event
 from server.text import clean
@@ -38,22 +38,29 @@ class Watchers:
     def __init__(self, limit: int, most: int) -> None:
         self.limit = limit      # streams of one game
         self.most = most        # streams of all games
-        self.open: Counter[int] = Counter()
+        self.open: Counter[Hashable] = Counter()
 
-    def admit(self, game_id: int, *, bounded: bool = True) -> str | None:
-        """Count a new stream of ``game_id``; None when it may open, else why not. A
-        stream that is not ``bounded`` (a finished game's: one board, then its end) is
-        counted but never refused."""
+    def admit(self, game_id: Hashable, *, bounded: bool = True, what: str | None = None
+              ) -> str | None:
+        """Count a new stream of ``game_id`` (or of another page: any key, ``what`` naming
+        it); None when it may open, else why not. A stream that is not ``bounded`` (a
+        finished game's: one board, then its end) is counted but never refused."""
         if bounded and self.open[game_id] >= self.limit:
-            return (f"Game #{game_id} has as many live watchers as it may; reload the page "
-                    "to see the board now.")
+            if what is None:
+                return (f"Game #{game_id} has as many live watchers as it may; reload the "
+                        "page to see the board now.")
+            return (f"{what} has as many live watchers as it may; reload the page to see "
+                    "it as it stands now.")
         if bounded and self.open.total() >= self.most:
-            return ("The parlor has as many live boards open as it may; reload the page to "
-                    "see the board now.")
+            if what is None:
+                return ("The parlor has as many live boards open as it may; reload the page "
+                        "to see the board now.")
+            return ("The parlor has as many live pages open as it may; reload the page to "
+                    "see it as it stands now.")
         self.open[game_id] += 1
         return None
 
-    def leave(self, game_id: int) -> None:
+    def leave(self, game_id: Hashable) -> None:
         self.open[game_id] -= 1
         if self.open[game_id] <= 0:
             del self.open[game_id]
@@ -62,6 +69,19 @@ class Watchers:
 def sse(kind: str, data: dict) -> str:
     """One server-sent event (JSON has no raw newlines, so one ``data:`` line)."""
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+async def next_change(changed: asyncio.Event, quiet_until: float) -> str:
+    """Wait for ``changed``: "change"; or "keepalive" when :data:`KEEPALIVE` seconds pass
+    first; or "idle" once nothing has changed until ``quiet_until`` (loop time)."""
+    left = quiet_until - asyncio.get_running_loop().time()
+    if left <= 0:
+        return "idle"
+    try:
+        await asyncio.wait_for(changed.wait(), min(KEEPALIVE, left))
+    except asyncio.TimeoutError:
+        return "keepalive" if left > KEEPALIVE else "idle"
+    return "change"
 
 
 class GameStream:
@@ -99,16 +119,7 @@ class GameStream:
         return sse("update", {**self.draw(self.frame), "lines": lines})
 
     async def _next(self, quiet_until: float) -> str:
-        """Wait for the game to change: "change"; or "keepalive" when :data:`KEEPALIVE`
-        seconds pass first; or "idle" once it has not changed until ``quiet_until``."""
-        left = quiet_until - asyncio.get_running_loop().time()
-        if left <= 0:
-            return "idle"
-        try:
-            await asyncio.wait_for(self.changed.wait(), min(KEEPALIVE, left))
-        except asyncio.TimeoutError:
-            return "keepalive" if left > KEEPALIVE else "idle"
-        return "change"
+        return await next_change(self.changed, quiet_until)
 
     async def events(self) -> AsyncIterator[str]:
         topic = f"game:{self.game_id}"
@@ -145,3 +156,62 @@ class GameStream:
                     return
         finally:
             self.parlor.bus.unsubscribe(topic, self.on_event)
+
+
+class PageStream:
+    """One page's subscription to a bus topic whose events say only that something
+    changed (``seeks``: a seek added or removed; ``tournaments``: a tournament changed).
+    On each change (changes that come faster than it is drawn are merged) the page is
+    drawn afresh by ``draw``: ``(update, final)``, the ``update`` event's data (the page's
+    changing part as HTML the server escaped, and a one-line status), and whether
+    nothing will change after it (a finished tournament); None when the page's subject
+    is gone. Ends as a game's stream does: when idle for ``[web] stream_idle`` seconds,
+    or when the door stops."""
+
+    def __init__(self, parlor: "Parlor", topic: str, wants: Callable[[Event], bool],
+                 draw: Callable[[], Awaitable[tuple[dict, bool] | None]],
+                 closing: asyncio.Event) -> None:
+        self.parlor = parlor
+        self.topic = topic
+        self.wants = wants
+        self.draw = draw
+        self.closing = closing
+        self.idle = parlor.config.web.stream_idle
+        self.changed = asyncio.Event()
+
+    def on_event(self, topic: str, event: Event) -> None:  # noqa: ARG002 - the bus's shape
+        if self.wants(event):
+            self.changed.set()
+
+    async def events(self) -> AsyncIterator[str]:
+        self.parlor.bus.subscribe(self.topic, self.on_event)
+        try:
+            loop = asyncio.get_running_loop()
+            quiet_until = loop.time() + self.idle
+            while True:  # drawn once at the start (what changed since the page was
+                self.changed.clear()  # served), then once per change
+                drawn = await self.draw()
+                if drawn is None:
+                    yield sse("end", {"reason": "gone"})
+                    return
+                update, final = drawn
+                yield sse("update", update)
+                if final:
+                    yield sse("end", {"reason": "finished"})
+                    return
+                while True:
+                    if self.closing.is_set():
+                        return
+                    step = await next_change(self.changed, quiet_until)
+                    if step == "idle":
+                        yield sse("end", {"reason": "idle"})
+                        return
+                    if step == "keepalive":
+                        yield ": still here\n\n"
+                        continue
+                    break
+                if self.closing.is_set():
+                    return
+                quiet_until = loop.time() + self.idle
+        finally:
+            self.parlor.bus.unsubscribe(self.topic, self.on_event)

@@ -328,7 +328,7 @@ class Pages:
     async def seeks(self, request: Request) -> Response:
         listing = data.seeks(self.parlor)
         return self.page("seeks.html", seeks=listing["seeks"],
-                         status=data.seeks_status(listing))
+                         follow_status=data.seeks_status(listing))
 
     async def seeks_events(self, request: Request) -> Response:
         async def draw() -> tuple[dict, bool]:
@@ -388,7 +388,7 @@ class Pages:
     async def tournaments(self, request: Request) -> Response:
         listing = await self._tournaments()
         return self.page("tournaments.html", listing=listing,
-                         status=data.tournaments_status(listing))
+                         follow_status=data.tournaments_status(listing))
 
     async def tournaments_events(self, request: Request) -> Response:
         async def draw() -> tuple[dict, bool]:

@@ -408,8 +408,11 @@ async def test_pages_link_players_games_and_replays(parlor, door, http, clients)
     assert page.status_code == 200
     assert 'href="/games/' in page.text and "/replay" in page.text
     data = (await http.get("/api/players/Alice")).json()
-    assert data["recent"] and data["recent"][0]["replay"].endswith("/replay")
-    assert data["recent"][0]["players"] == ["Alice", "Computer(easy)"]
+    [dice] = data["last_games"]
+    assert (dice["kind"], dice["title"]) == ("dice", "Triad Dice")
+    assert dice["games"][0]["replay"].endswith("/replay")
+    assert dice["games"][0]["players"] == ["Alice", "Computer(easy)"]
+    assert dice["games"][0]["result"] == "lost"
     assert (await http.get("/players/Computer%28nonsense%29")).status_code == 404
     icon = await http.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")

@@ -212,11 +212,17 @@ def seeks(parlor: "Parlor") -> dict[str, Any]:
             "rating_text": rating_text(seek.rating, seek.rd),
             "low": seek.low, "high": seek.high, "range": seek.range_text,
             "ranked": seek.ranked,
-            "options": kind.describe_options(seek.options) if kind else "",
+            "options": _other_options(kind.describe_options(seek.options) if kind else ""),
             "describe": seek.describe,
             "age": max(0, int(time.time() - seek.created)),
         })
     return {"seeks": listed}
+
+
+def _other_options(words: str) -> str:
+    """A game's options in its words, less "ranked"/"unranked" (a column of its own)."""
+    return ", ".join(part for part in words.split(", ")
+                     if part.strip().lower() not in ("ranked", "unranked", ""))
 
 
 def seeks_status(listing: dict[str, Any]) -> str:
@@ -287,7 +293,9 @@ def _pairing(p: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
 
 def _round_text(status: str, played: int, rounds: int | None) -> str:
     if status == "open":
-        return f"Open for entrants; {rounds} rounds." if rounds else "Open for entrants."
+        if not rounds:
+            return "Open for entrants."
+        return f"Open for entrants; {rounds} round{'s' if rounds != 1 else ''}."
     of = f" of {rounds}" if rounds else ""
     return f"{status.capitalize()}; round {played}{of}."
 

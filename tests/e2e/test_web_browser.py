@@ -209,3 +209,73 @@ async def test_a_live_triptycha_board_in_the_browser(parlor, web, browser, artif
         "v => Number(document.getElementById('live').dataset.version) >= v", arg=game.version)
     await page.screenshot(path=str(artifacts / "triptycha-live.png"), full_page=True)
     assert await page.locator("svg.board.triptycha g.own0, svg.board.triptycha g.own1").count() >= 1
+
+
+async def test_seeks_and_tournament_pages_follow_changes_live(parlor, web, browser, artifacts,
+                                                              clients):
+    """/seeks shows a seek posted over telnet, and its going, without a reload; a
+    tournament's page and the list show its pairing and then its result as they come."""
+    from server.hosting import Seat
+
+    base = web.url.rstrip("/")
+    errors: list = []
+    follow = "document.getElementById('follow')"
+    seeks = await browser.new_page(viewport={"width": 900, "height": 700})
+    seeks.on("pageerror", lambda exc: errors.append(str(exc)))
+    await seeks.goto(base + "/seeks")
+    assert "Nobody is seeking a game right now." in await seeks.locator("#follow").text_content()
+    await until(seeks, f"{follow}.dataset.updates === '1'")   # following
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    await alice.cmd("ttt seek ranked", "Your seek 1 is posted")
+    await until(seeks, f"{follow}.textContent.includes('Alice')")
+    row = seeks.locator("#follow table.seeks tbody tr")
+    assert await row.count() == 1
+    assert re.search(r"Noughts and Crosses\s*Alice\s*1500 ±350 provisional\s*any\s*ranked",
+                     await row.text_content())
+    assert await seeks.locator("#follow-status").text_content() == "1 seek is open."
+    await seeks.screenshot(path=str(artifacts / "seeks-live.png"), full_page=True)
+
+    svc = parlor.host.tournaments
+    ids = {n: (await parlor.accounts.get(n)).id for n in ("Alice", "Bob")}
+    t = await svc.create("ttt", "swiss", 1, {}, Seat(ids["Alice"], "Alice"), admin=False)
+    for n in ("Alice", "Bob"):
+        await svc.join(t.id, Seat(ids[n], n))
+    listing = await browser.new_page(viewport={"width": 900, "height": 700})
+    listing.on("pageerror", lambda exc: errors.append(str(exc)))
+    await listing.goto(base + "/tournaments")
+    await until(listing, f"{follow}.dataset.updates === '1'")
+    assert await listing.locator("#t-open + table a", has_text=t.title).count() == 1
+    page = await browser.new_page(viewport={"width": 900, "height": 800})
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(f"{base}/tournaments/{t.id}")
+    await until(page, f"{follow}.dataset.updates === '1'")
+    assert await page.locator("#follow-status").text_content() == "Open for entrants; 1 round."
+
+    await svc.begin(t.id, Seat(ids["Alice"], "Alice"), admin=False)
+    await until(page, f"{follow}.querySelector('table.pairings a[href^=\"/games/\"]') !== null")
+    assert await page.locator("#follow-status").text_content() == "Running; round 1 of 1."
+    pairing = page.locator("table.pairings tbody tr")
+    assert "playing" in await pairing.text_content()
+    await until(listing, "document.querySelector('#t-running + table') !== null")
+    # the players' game began, so Alice's seek went: the seeks page says so
+    await until(seeks, f"{follow}.textContent.includes('Nobody is seeking')")
+
+    row = await svc.get(t.id)
+    [p] = row.state["pairings"][-1]
+    second = bob if p["second"] == ids["Bob"] else alice
+    await second.cmd("ttt resign", "resign|wins")
+    await until(page, f"{follow}.dataset.ended === '1'")   # finished: the stream ends
+    assert await page.locator("#follow-status").text_content() == "Finished; round 1 of 1."
+    assert re.search(r"(1-0|0-1)", await pairing.text_content())
+    winner = "Alice" if second is bob else "Bob"
+    assert f"Won by {winner}." in await page.locator("#follow").text_content()
+    link = page.locator("table.pairings a[href^='/games/']")
+    assert await link.get_attribute("href") == f"/games/{p['game']}"
+    await page.screenshot(path=str(artifacts / "tournament-live.png"), full_page=True)
+    await until(listing, "document.querySelector('#t-finished + table') !== null")
+    assert winner in await listing.locator("#t-finished + table").text_content()
+    async with page.expect_navigation():
+        await link.click()
+    assert "Noughts and Crosses" in await page.locator("h1").text_content()
+    assert errors == []

@@ -490,13 +490,28 @@ async def phone_fits(page) -> None:  # noqa: ANN001
 
 async def test_every_page_passes_axe(parlor, web, browser, artifacts, clients):  # noqa: F811
     """axe-core on each page of the door (a game in play, its replay, a player's page,
-    rankings, the Top 10, an error) at both sizes: no violation, contrast included."""
+    rankings, the Top 10, the seeks, the tournaments (one running, one open), an error)
+    at both sizes: no violation, contrast included."""
+    from server.hosting import Seat
+
     alice = await clients("Alice")
     await alice.cmd("dice challenge computer easy", r"begins")
     game = next(g for g in parlor.host.live.values() if g.kind.key == "dice")
+    await clients("Bob")   # online, so paired (a no-show forfeits)
+    carol = await clients("Carol")
+    await carol.cmd("dice seek ranked 1400-1700", "Your seek 1 is posted")
+    svc = parlor.host.tournaments
+    seats = {n: Seat((await parlor.accounts.get(n)).id, n) for n in ("Alice", "Bob", "Carol")}
+    running = await svc.create("ttt", "swiss", 3, {}, seats["Alice"], admin=False)
+    for n in ("Alice", "Bob"):
+        await svc.join(running.id, seats[n])
+    await svc.begin(running.id, seats["Alice"], admin=False)
+    waiting = await svc.create("dice", "swiss", 2, {}, seats["Carol"], admin=False)
     base = web.url.rstrip("/")
     paths = ["/", "/games", f"/games/{game.id}", "/rankings", "/rankings/dice",
-             "/players/Alice", "/players/Computer%28easy%29", "/pyramid/top10", "/nowhere"]
+             "/players/Alice", "/players/Computer%28easy%29", "/pyramid/top10", "/nowhere",
+             "/seeks", "/tournaments", f"/tournaments/{running.id}",
+             f"/tournaments/{waiting.id}", "/tournaments/99"]
     await alice.cmd("dice resign", r"wins|resign")
     paths.append(f"/games/{game.id}/replay?move=1")
     found = {}
@@ -504,6 +519,9 @@ async def test_every_page_passes_axe(parlor, web, browser, artifacts, clients): 
         page = await browser.new_page(viewport={"width": w, "height": h})
         for path in paths:
             await page.goto(base + path)
+            if await page.locator("#follow[data-events]").count():
+                # a live page: checked once its first update has been drawn in
+                await until(page, "document.getElementById('follow').dataset.updates")
             violations = await axe(page)
             if violations:
                 found[f"{size} {path}"] = violations

@@ -41,6 +41,8 @@ async def test_seeks_page_and_json_list_every_open_seek(parlor, door, http, clie
         True, "1400-1600", 1400, 1600)
     assert first["rating"] == 1500 and first["rating_text"] == "1500 ±350 provisional"
     assert first["title"] == "Noughts and Crosses" and "account_id" not in first
+    assert first["describe"] == "Noughts and Crosses (ranked)"
+    assert first["options"] == ""   # "ranked" has its own column
     assert api[1]["ranked"] is False and api[1]["range"] == "any"
     page = (await http.get("/seeks")).text
     assert "2 seeks are open." in page

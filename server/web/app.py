@@ -131,7 +131,7 @@ class Pages:
         # a generation is bumped by each of the bus's "tournament.changed", so many
         # readers of one change read the database once
         self.generations: Counter = Counter()
-        self.tournament_reads: dict[Any, tuple[int, float, Any]] = {}
+        self.tournament_reads: dict[Any, tuple[int, float, asyncio.Future]] = {}
         self.parlor.bus.subscribe(tournaments_service.TOPIC, self._tournament_changed)
 
     def close(self) -> None:
@@ -346,17 +346,23 @@ class Pages:
             self.generations["list"] += 1
 
     async def _read(self, key: Any, read: Any) -> Any:
-        """``read()`` (bounded), or what it gave last time when no tournament has changed
-        since (and it is under :data:`TOURNAMENT_CACHE` seconds old)."""
+        """``read()`` (bounded), or what it gave when no tournament has changed since (and
+        it is under :data:`TOURNAMENT_CACHE` seconds old): readers woken by one change
+        share one read, the first one's, even while it is under way."""
         generation, now = self.generations[key], time.monotonic()
         kept = self.tournament_reads.get(key)
-        if kept is not None and kept[0] == generation and now - kept[1] < TOURNAMENT_CACHE:
-            return kept[2]
-        value = await self.bounded(read())
-        if len(self.tournament_reads) >= BOARD_CACHE:
-            self.tournament_reads.clear()
-        self.tournament_reads[key] = (generation, now, value)
-        return value
+        if kept is None or kept[0] != generation or now - kept[1] >= TOURNAMENT_CACHE:
+            task = asyncio.ensure_future(read())
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # seen here
+            if len(self.tournament_reads) >= BOARD_CACHE:
+                self.tournament_reads.clear()
+            kept = self.tournament_reads[key] = (generation, now, task)
+        try:
+            return await self.bounded(asyncio.shield(kept[2]))
+        except HTTPException:   # too slow: the next reader starts afresh
+            if self.tournament_reads.get(key) is kept:
+                del self.tournament_reads[key]
+            raise
 
     async def _tournaments(self) -> dict[str, Any]:
         return await self._read("list", lambda: data.tournaments(self.parlor))

@@ -216,3 +216,39 @@ async def test_a_players_page_lists_the_last_ten_games_of_each_game(parlor, door
             for k in computer["last_games"]] == [("dice", [(dice, "won")])]
     assert (await http.get("/api/players/Computer(hard)")).json()["last_games"] == []
     assert "No finished games yet." in (await http.get("/players/Computer(hard)")).text
+
+
+async def test_readers_of_one_tournament_change_share_one_read(parlor, door, http, clients,
+                                                               monkeypatch):
+    from server.web import data
+
+    svc = parlor.host.tournaments
+    ann = await clients("Ann")
+    seat = Seat((await parlor.accounts.get("Ann")).id, "Ann")
+    row = await svc.create("ttt", "swiss", 2, {}, seat, admin=False)
+    reads = []
+    real = data.tournament
+
+    async def counted(parlor_, number):  # noqa: ANN001, ANN202
+        reads.append(number)
+        await asyncio.sleep(0.05)   # slow enough that every stream asks while it runs
+        return await real(parlor_, number)
+
+    monkeypatch.setattr(data, "tournament", counted)
+    async with http.stream("GET", f"/tournaments/{row.id}/events") as one, \
+            http.stream("GET", f"/tournaments/{row.id}/events") as two, \
+            http.stream("GET", f"/tournaments/{row.id}/events") as three:
+        streams = [s.aiter_lines() for s in (one, two, three)]
+        for lines in streams:
+            await read_events(lines, "update")
+        assert reads == [row.id]            # one read for the page's three streams
+        await ann.cmd(f"tourney join {row.id}", "You enter tournament")
+        for lines in streams:
+            update = (await read_events(lines, "update"))[-1][1]
+            assert 'href="/players/Ann"' in update["html"]
+        assert reads == [row.id, row.id]    # and one for the change they all drew
+        assert door.watchers.open[("tournament", row.id)] == 3
+        await door.stop()                   # the door stopping ends them
+        for lines in streams:
+            [line async for line in lines]  # each has ended (else this would wait)
+    assert not door.streams and ("tournament", row.id) not in door.watchers.open

@@ -320,6 +320,9 @@ TEMPLATES = ("/", "/play", "/play/ws", "/games", "/games/{}", "/games/{}/events"
              "/games/{}/replay", "/rankings", "/rankings/{}", "/players/{}", "/pyramid/top10",
              "/api/who", "/api/games", "/api/games/{}", "/api/games/{}/replay",
              "/api/rankings/{}", "/api/players/{}", "/api/pyramid/top10", "/static/{}",
+             "/seeks", "/seeks/events", "/api/seeks", "/tournaments", "/tournaments/events",
+             "/tournaments/{}", "/tournaments/{}/events", "/api/tournaments",
+             "/api/tournaments/{}",
              "/{}", "/api/{}", "/games/{}/{}", "/{}/{}/{}")
 def numbers(games: list[int]) -> st.SearchStrategy[str]:
     """What may stand for a number in a path or a query: the games there are, small and

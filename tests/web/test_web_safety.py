@@ -19,7 +19,8 @@ async def walk(http, numbers: list[int], names: list[str]) -> dict[str, str]:  #
     """Every page and API answer about ``numbers`` and ``names``; path -> body. A game's
     live stream is read up to its first update (or its end)."""
     paths = ["/", "/games", "/play", "/rankings", "/pyramid/top10", "/api/who", "/api/games",
-             "/api/pyramid/top10"]
+             "/api/pyramid/top10", "/seeks", "/api/seeks", "/tournaments", "/api/tournaments",
+             "/tournaments/1", "/api/tournaments/1"]
     for kind in ("ttt", "dice", "tt", "triad", "pyr"):
         paths += [f"/rankings/{kind}", f"/api/rankings/{kind}"]
     for n in numbers:
@@ -35,9 +36,11 @@ async def walk(http, numbers: list[int], names: list[str]) -> dict[str, str]:  #
         if path.startswith("/api/"):
             assert r.headers["content-type"] == "application/json"
         bodies[path] = r.text
-    for n in numbers:
+    streams = [f"/games/{n}/events" for n in numbers] + [
+        "/seeks/events", "/tournaments/events", "/tournaments/1/events"]
+    for stream in streams:
         text = ""
-        async with http.stream("GET", f"/games/{n}/events") as r:
+        async with http.stream("GET", stream) as r:
             if r.status_code == 200:
                 async def first() -> None:
                     nonlocal text
@@ -46,15 +49,15 @@ async def walk(http, numbers: list[int], names: list[str]) -> dict[str, str]:  #
                         if line.startswith("data: "):
                             return
                 await asyncio.wait_for(first(), 10)
-        bodies[f"/games/{n}/events"] = text
+        bodies[stream] = text
     return bodies
 
 
 def html_of(path: str, body: str) -> list[str]:
     """The HTML in an answer: a page, or the board HTML inside a stream's JSON."""
     if path.endswith("/events"):
-        return [json.loads(line[6:]).get("board", "") for line in body.splitlines()
-                if line.startswith("data: ")]
+        return [(lambda d: d.get("board", "") + d.get("html", ""))(json.loads(line[6:]))
+                for line in body.splitlines() if line.startswith("data: ")]
     return [] if path.startswith("/api/") else [body]
 
 
@@ -67,6 +70,12 @@ async def test_every_page_escapes_what_players_chose(parlor, door, http, clients
     assert finished.outcome is not None
     live = await parlor.host.start_game("ttt", seats, {})
     await parlor.host.act_text(seats[0].account_id, "ttt", "PLAY 5")
+    # a seek and a tournament in their names (entered through the services)
+    await parlor.host.seeks.post("dice", seats[0], {"ranked": True})
+    tournament = await parlor.host.tournaments.create("dice", "swiss", 2, {}, seats[1],
+                                                      admin=True)
+    for seat in seats:
+        await parlor.host.tournaments.join(tournament.id, seat)
     bob = await clients("Bob")
     await bob.cmd(f"say {HOSTILE[0]} {HOSTILE[2]}", "You say")
     await bob.cmd(f"observe {live.id}", "You are now watching")
@@ -83,6 +92,11 @@ async def test_every_page_escapes_what_players_chose(parlor, door, http, clients
     assert game["players"] == [HOSTILE[0], HOSTILE[1]]
     records = json.loads(bodies["/api/rankings/ttt"])
     assert {r["name"] for r in records["rankings"]} == {HOSTILE[0], HOSTILE[1]}
+    assert json.loads(bodies["/api/seeks"])["seeks"][0]["name"] == HOSTILE[0]
+    standings = json.loads(bodies["/api/tournaments/1"])["standings"]["rows"]
+    assert {r["name"] for r in standings} == {HOSTILE[0], HOSTILE[1]}
+    for path in ("/seeks", "/seeks/events", "/tournaments/1", "/tournaments/1/events"):
+        assert any("&lt;script&gt;x&lt;/script&gt;" in h for h in html_of(path, bodies[path])), path
 
 
 def strings(value) -> set[str]:  # noqa: ANN001

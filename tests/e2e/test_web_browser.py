@@ -245,7 +245,7 @@ async def test_seeks_and_tournament_pages_follow_changes_live(parlor, web, brows
     listing.on("pageerror", lambda exc: errors.append(str(exc)))
     await listing.goto(base + "/tournaments")
     await until(listing, f"{follow}.dataset.updates === '1'")
-    assert await listing.locator("#t-open + table a", has_text=t.title).count() == 1
+    assert await listing.locator("#t-open + .wide table a", has_text=t.title).count() == 1
     page = await browser.new_page(viewport={"width": 900, "height": 800})
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     await page.goto(f"{base}/tournaments/{t.id}")
@@ -257,7 +257,7 @@ async def test_seeks_and_tournament_pages_follow_changes_live(parlor, web, brows
     assert await page.locator("#follow-status").text_content() == "Running; round 1 of 1."
     pairing = page.locator("table.pairings tbody tr")
     assert "playing" in await pairing.text_content()
-    await until(listing, "document.querySelector('#t-running + table') !== null")
+    await until(listing, "document.querySelector('#t-running + .wide table') !== null")
     # the players' game began, so Alice's seek went: the seeks page says so
     await until(seeks, f"{follow}.textContent.includes('Nobody is seeking')")
 
@@ -273,8 +273,8 @@ async def test_seeks_and_tournament_pages_follow_changes_live(parlor, web, brows
     link = page.locator("table.pairings a[href^='/games/']")
     assert await link.get_attribute("href") == f"/games/{p['game']}"
     await page.screenshot(path=str(artifacts / "tournament-live.png"), full_page=True)
-    await until(listing, "document.querySelector('#t-finished + table') !== null")
-    assert winner in await listing.locator("#t-finished + table").text_content()
+    await until(listing, "document.querySelector('#t-finished + .wide table') !== null")
+    assert winner in await listing.locator("#t-finished + .wide table").text_content()
     async with page.expect_navigation():
         await link.click()
     assert "Noughts and Crosses" in await page.locator("h1").text_content()

@@ -138,6 +138,7 @@ class Cluster:
         host.elsewhere = self
         host.seeks.new_id = self._new_seek_id
         host.seeks.claim = self._claim_seek
+        await self._purge(self.node)  # what a former run of this node left (killed)
         await self._load_roster()
         await self._load_games()
         self._tasks = [asyncio.create_task(self._heartbeat(), name="cluster-heartbeat"),
@@ -589,11 +590,13 @@ class Cluster:
                 pass  # the bus says Redis is away, and heals
 
     async def _purge(self, node: str) -> None:
-        """Take a dead node's players out of the roster (any node may: it is idempotent)."""
-        roster = await self.redis.hgetall(PREFIX + "roster")
-        dead = [k for k, v in roster.items() if json.loads(v)["node"] == node]
-        if dead:
-            await self.redis.hdel(PREFIX + "roster", *dead)
+        """Take a dead node's players out of the roster, and its games out of the games
+        table (any node may: it is idempotent; a game taken over names its new node)."""
+        for table in ("roster", "games"):
+            entries = await self.redis.hgetall(PREFIX + table)
+            dead = [k for k, v in entries.items() if json.loads(v)["node"] == node]
+            if dead:
+                await self.redis.hdel(PREFIX + table, *dead)
 
     async def _report_active(self) -> None:
         """Tell the other nodes when this node's players last typed a command (WHO's

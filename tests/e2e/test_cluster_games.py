@@ -25,6 +25,7 @@ from tests.web.test_web_door import read_events
 @pytest.fixture
 async def three(postgres, redis_server):
     url = await postgres.new_database()
+    redis_server.command("FLUSHALL")  # a new parlor: nothing of the last test's in Redis
     made = []
     for name in ("alpha", "beta", "gamma"):
         config = attrs.evolve(make_config(url),

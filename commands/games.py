@@ -4,7 +4,7 @@ prefix family of one game (``DICE CHALLENGE …``, ``DICE REMATCH``, ``DICE MOVE
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands
@@ -49,12 +49,15 @@ async def _guard(coro):  # noqa: ANN001, ANN202
         raise CommandError(str(err)) from None
 
 
-def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
+async def _games_table(ctx: Context, kind_key: str | None = None) -> str:
+    """The games in play (on every node of a cluster), from their watchers' frames."""
     rows = []
-    for g in sorted(games, key=lambda g: g.id):
-        turn = ", ".join(g.seats[s].name for s in g.kind.to_move(g.state)) or "-"
-        rows.append([f"#{g.id}", g.kind.title, " vs ".join(g.players), str(g.version), turn,
-                     str(ctx.host.watchers(g.id))])
+    for f in await ctx.host.frames_in_play(kind_key):
+        seats = f["seats"]
+        turn = ", ".join(seats[s]["name"] for s in f["to_move"]) or "-"
+        rows.append([f"#{f['game']}", f["kind_title"],
+                     " vs ".join(s["name"] for s in seats if not s.get("left")),
+                     str(f["version"]), turn, str(f["watchers"])])
     if not rows:
         return "No games in play."
     return "\n".join(ctx.table(["Game", "Kind", "Players", "Moves", "To move", "Watching"],
@@ -64,11 +67,8 @@ def _games_table(games: Iterable[LiveGame], ctx: Context) -> str:
 # -- the generic verbs --------------------------------------------------------------------
 async def games_(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 0, 1)
-    live = ctx.host.live.values()
-    if parts:
-        kind = _kind_named(ctx, parts[0])
-        live = [g for g in live if g.kind is kind]
-    ctx.send(_games_table(live, ctx))
+    kind = _kind_named(ctx, parts[0]) if parts else None
+    ctx.send(await _games_table(ctx, kind.key if kind else None))
 
 
 async def observe(ctx: Context, rest: str) -> None:
@@ -381,7 +381,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
 
     async def games_kind(ctx: Context, rest: str) -> None:
         args.words(rest, 0, 0)
-        ctx.send(_games_table([g for g in ctx.host.live.values() if g.kind is kind], ctx))
+        ctx.send(await _games_table(ctx, key))
 
     async def status(ctx: Context, rest: str) -> None:
         parts = args.words(rest, 0, 1)

@@ -300,6 +300,8 @@ class Parlor:
         del self.remote[account_id]
         if self.host.games_of(account_id):  # their games here wait for them
             self.host.player_left(account_id, player.name)
+        else:  # the offers made here to or by them lapse
+            self.host.offers.lapse(account_id, player.name)
         key = player.name.lower()
         if self._by_name.get(key) is player:
             del self._by_name[key]

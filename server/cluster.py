@@ -37,7 +37,9 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server.bus import Event
+from server.hosting import Seat
 from server.redis_bus import CONTROL, PREFIX, RedisBus
+from server.services.offers import Offer
 from server.relay import RELAY_TIMEOUT, RelayedSession, apply_relayed, session_view
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
+ASK_TIMEOUT = 3.0   # seconds a node waits for another's list of games or board
 
 
 @attrs.define(eq=False)
@@ -103,7 +106,9 @@ class Cluster:
         # games driven by other nodes: number -> (node, kind key, players' account ids)
         self.games: dict[int, tuple[str, str, tuple[int, ...]]] = {}
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
-        # relayed commands awaiting answers: key -> (answer, the node asked)
+        # offers made on other nodes: (node, offer number) -> the offer
+        self.offers: dict[tuple[str, int], Offer] = {}
+        # questions to other nodes awaiting answers: key -> (answer, the node asked)
         self._waiting: dict[str, tuple[asyncio.Future, str]] = {}
         self._relays = 0
         # connections per address on each other node (the per-address cap counts them)
@@ -127,7 +132,13 @@ class Cluster:
         await self._beat()
         self.bus.subscribe(CONTROL, self._on_control)
         self.bus.subscribe("node:" + self.node, self._on_node)
-        self.parlor.host.games.listeners.append(self._game_changed)
+        host = self.parlor.host
+        host.games.listeners.append(self._game_changed)
+        host.offers.listeners.append(self._offer_changed)
+        host.elsewhere = self
+        host.seeks.new_id = self._new_seek_id
+        host.seeks.claim = self._claim_seek
+        await self._purge(self.node)  # what a former run of this node left (killed)
         await self._load_roster()
         await self._load_games()
         self._tasks = [asyncio.create_task(self._heartbeat(), name="cluster-heartbeat"),
@@ -216,7 +227,8 @@ class Cluster:
         data = event.data
         if data.get("node") == self.node and event.kind in ("join", "move", "leave",
                                                             "active", "node-gone", "game",
-                                                            "throttle", "trust", "conn"):
+                                                            "throttle", "trust", "conn",
+                                                            "offer"):
             return  # our own roster news: already known here
         parlor = self.parlor
         if event.kind in ("join", "move"):
@@ -232,6 +244,7 @@ class Cluster:
         elif event.kind == "node-gone":
             self._node_lost(data["node"])
             self._addresses.pop(data["node"], None)
+            self._offers_gone(data["node"])
             parlor.remote_node_gone(data["node"])
             self._background(self._adopt(data["node"]))
         elif event.kind == "close":
@@ -258,6 +271,8 @@ class Cluster:
                     self._forget_game(int(data["number"]))
             else:
                 self._remember(int(data["number"]), data["entry"])
+        elif event.kind == "offer":
+            self._offer_elsewhere(data)
         elif event.kind == "shutdown":
             if data.get("only") in (None, self.node):
                 parlor.request_shutdown(data["message"], everywhere=False)
@@ -366,6 +381,8 @@ class Cluster:
                 return owner
             if sub.lower() in ("accept", "decline") and more:
                 return self._node_of(more.split()[0])
+            if sub.lower() == "accept":
+                return self._offered_from(account_id, kind.key)
             for word in more.split()[:1]:  # a game of that kind named by number (TRIAD
                 known = self.games.get(int(word.lstrip("#"))) \
                     if word.lstrip("#").isdecimal() and len(word) < 12 else None
@@ -374,10 +391,23 @@ class Cluster:
             return None
         if word.lower() in ("accept", "decline") and rest:
             return self._node_of(sub)
+        if word.lower() == "accept":
+            return self._offered_from(account_id, None)
         if word.lower() in ("observe", "watch") and sub.lstrip("#").isdecimal():
             known = self.games.get(int(sub.lstrip("#")))
             return known[0] if known is not None else None
         return None
+
+    def _offered_from(self, account_id: int, kind_key: str | None) -> str | None:
+        """A bare ACCEPT: the node of the one offer to ``account_id``, when it was made
+        on another node (several offers: ACCEPT runs here and asks which)."""
+        here, _ = self.parlor.host.offers.pending(account_id)
+        there = {node for (node, _n), o in self.offers.items()
+                 if o.target.account_id == account_id
+                 and (kind_key is None or o.kind.key == kind_key)}
+        if any(kind_key is None or o.kind.key == kind_key for o in here) or len(there) != 1:
+            return None
+        return there.pop()
 
     def _node_of(self, name: str) -> str | None:
         player = self.parlor.session_named(name)
@@ -415,19 +445,28 @@ class Cluster:
 
     async def _ask(self, node: str, session: "Session", line: str) -> dict | None:
         """The answer of ``node`` to ``line``; None when the node is gone first."""
+        return await self._question(node, "run", RELAY_TIMEOUT, {
+            "account": session.account.id, "line": line, "view": session_view(session)})
+
+    async def _question(self, node: str, kind: str, timeout: float,
+                        data: dict[str, Any]) -> dict | None:
+        """Ask ``node`` something (an event ``kind`` on its own topic) and wait for its
+        answer; None when it does not come in ``timeout`` seconds or the node is gone."""
         self._relays += 1
         key = f"{self.node}:{self._relays}"
         future = asyncio.get_running_loop().create_future()
         self._waiting[key] = (future, node)
-        self.bus.publish("node:" + node, Event("run", {
-            "key": key, "from": self.node, "account": session.account.id, "line": line,
-            "view": session_view(session)}))
+        self.bus.publish("node:" + node, Event(kind, {"key": key, "from": self.node, **data}))
         try:
-            return await asyncio.wait_for(future, RELAY_TIMEOUT)
+            return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
             return None
         finally:
             self._waiting.pop(key, None)
+
+    def _answer(self, data: dict[str, Any], **answer: Any) -> None:
+        self.bus.publish("node:" + data["from"], Event("answer", {"key": data["key"],
+                                                                  **answer}))
 
     def _here(self, session: "Session", line: str) -> bool:
         """Whether the game ``line`` is about is driven here now."""
@@ -447,7 +486,13 @@ class Cluster:
             task = asyncio.create_task(self._run(data))
             self._tasks.append(task)
             task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
-        elif event.kind == "ran":
+        elif event.kind == "frames":
+            self._answer(data, frames=self._frames_here(data.get("kind")))
+        elif event.kind == "frame":
+            game = self.parlor.host.live.get(int(data["game"]))
+            self._answer(data, frame=None if game is None else {
+                **game.frame(None), "watchers": self.parlor.host.watchers(game.id)})
+        elif event.kind == "answer":
             future, _node = self._waiting.get(data.get("key"), (None, None))
             if future is not None and not future.done():
                 future.set_result(data)
@@ -462,8 +507,62 @@ class Cluster:
             await self.parlor.registry.dispatch(stand_in, data["line"])
             out = stand_in.out
             view = session_view(stand_in)  # type: ignore[arg-type]
-        self.bus.publish("node:" + data["from"], Event("ran", {
-            "key": data["key"], "out": out, "view": view}))
+        self._answer(data, out=out, view=view)
+
+    # -- what players here ask of the other nodes (``GameHost.elsewhere``) -------------
+    def _frames_here(self, kind_key: str | None) -> list[dict[str, Any]]:
+        host = self.parlor.host
+        return [{**g.frame(None, with_view=False), "watchers": host.watchers(g.id)}
+                for g in host.live.values() if kind_key is None or g.kind.key == kind_key]
+
+    async def frames(self, kind_key: str | None) -> list[dict[str, Any]]:
+        """The games the other nodes drive (GAMES, the web's lists), asked of each."""
+        nodes = sorted({node for node, kind, _p in self.games.values()
+                        if kind_key is None or kind == kind_key})
+        answers = await asyncio.gather(*(self._question(n, "frames", ASK_TIMEOUT,
+                                                        {"kind": kind_key}) for n in nodes))
+        return [f for answer in answers if answer for f in answer["frames"]]
+
+    async def frame(self, game_id: int) -> dict[str, Any] | None:
+        """A game another node drives, as its watchers see it (a web page's board)."""
+        known = self.games.get(game_id)
+        if known is None:
+            return None
+        answer = await self._question(known[0], "frame", ASK_TIMEOUT, {"game": game_id})
+        return None if answer is None else answer["frame"]
+
+    def offers_to(self, account_id: int) -> list[Offer]:
+        return [o for o in self.offers.values() if o.target.account_id == account_id]
+
+    def _offer_changed(self, offer: Offer, made: bool) -> None:
+        """An offer made or gone here: the other nodes mirror it (PENDING, ACCEPT)."""
+        self.control("offer", id=offer.id, made=made, kind=offer.kind.key,
+                     challenger=offer.challenger.to_json(), target=offer.target.to_json(),
+                     options=offer.options, created=offer.created,
+                     rematch_of=offer.rematch_of, swapped=offer.swapped)
+
+    def _offer_elsewhere(self, data: dict[str, Any]) -> None:
+        key = (data["node"], int(data["id"]))
+        kind = self.parlor.host.kinds.get(data["kind"])
+        if not data["made"] or kind is None:
+            self.offers.pop(key, None)
+            return
+        self.offers[key] = Offer(key[1], kind, Seat.from_json(data["challenger"]),
+                                 Seat.from_json(data["target"]), data["options"],
+                                 float(data["created"]), data["rematch_of"], data["swapped"])
+
+    def _offers_gone(self, node: str) -> None:
+        for key in [k for k in self.offers if k[0] == node]:
+            del self.offers[key]
+
+    async def _new_seek_id(self) -> int:
+        """A seek's number, the same on every node."""
+        return int(await self.redis.incr(PREFIX + "seek-ids"))
+
+    async def _claim_seek(self, number: int) -> bool:
+        """Whether this node is the one to take seek ``number`` (two nodes may try at once)."""
+        return bool(await self.redis.set(PREFIX + f"seek-taken:{number}", self.node, nx=True,
+                                         ex=3600))
 
     # -- liveness ---------------------------------------------------------------------
     async def _beat(self) -> None:
@@ -484,17 +583,20 @@ class Cluster:
                         self.parlor.remote_node_gone(gone)
                         self._node_lost(gone)
                         self._addresses.pop(gone, None)
+                        self._offers_gone(gone)
                         self._background(self._purge(gone))
                         self._background(self._adopt(gone))
             except (RedisError, OSError):
                 pass  # the bus says Redis is away, and heals
 
     async def _purge(self, node: str) -> None:
-        """Take a dead node's players out of the roster (any node may: it is idempotent)."""
-        roster = await self.redis.hgetall(PREFIX + "roster")
-        dead = [k for k, v in roster.items() if json.loads(v)["node"] == node]
-        if dead:
-            await self.redis.hdel(PREFIX + "roster", *dead)
+        """Take a dead node's players out of the roster, and its games out of the games
+        table (any node may: it is idempotent; a game taken over names its new node)."""
+        for table in ("roster", "games"):
+            entries = await self.redis.hgetall(PREFIX + table)
+            dead = [k for k, v in entries.items() if json.loads(v)["node"] == node]
+            if dead:
+                await self.redis.hdel(PREFIX + table, *dead)
 
     async def _report_active(self) -> None:
         """Tell the other nodes when this node's players last typed a command (WHO's

@@ -93,6 +93,26 @@ class HostParlor:
         return self._turns.spawn(coro)
 
 
+class Elsewhere:
+    """What the other nodes of a cluster hold that a player here may ask about: their
+    games in play (GAMES, the web's lists and boards) and the offers made there to players
+    here (PENDING, ACCEPT). A lone server has no other node: this is it, holding nothing;
+    ``server/cluster.py`` is the cluster's."""
+
+    async def frames(self, kind_key: str | None) -> list[dict[str, Any]]:
+        """The watchers' frames (no view) of the games the other nodes drive, each with
+        ``watchers``: how many watch it there."""
+        return []
+
+    async def frame(self, game_id: int) -> dict[str, Any] | None:
+        """Game ``game_id``'s watchers' frame, when another node drives it."""
+        return None
+
+    def offers_to(self, account_id: int) -> list[Offer]:
+        """The offers made on other nodes to ``account_id``."""
+        return []
+
+
 class GameHost:
     def __init__(self, db: Database, bus: Bus, accounts: Accounts, *,
                  is_online: Callable[[int], bool], reconnect_grace: float,
@@ -104,6 +124,7 @@ class GameHost:
         self.reconnect_grace = reconnect_grace
         self.computer_delay = computer_delay
         self.kinds: dict[str, GameKind] = {}
+        self.elsewhere = Elsewhere()  # the other nodes of a cluster (server/cluster.py)
         self._names: dict[str, GameKind] = {}  # key, prefix and title, lower case
         self.games = LiveGames(self.kinds)
         self.live = self.games.live
@@ -198,7 +219,28 @@ class GameHost:
         return self.games.playing(account_id, kind_key)
 
     def watchers(self, game_id: int) -> int:
+        """How many watch ``game_id`` on this node."""
         return self.bus.subscribers(f"game:{game_id}")
+
+    async def frames_in_play(self, kind_key: str | None = None) -> list[dict[str, Any]]:
+        """Every game in play, on this node and the others, in number order: its
+        watchers' frame without the view (``LiveGame.frame``), with ``watchers``."""
+        here = [{**g.frame(None, with_view=False), "watchers": self.watchers(g.id)}
+                for g in self.live.values() if kind_key is None or g.kind.key == kind_key]
+        there = [{**f, "watchers": f["watchers"] + self.watchers(f["game"])}
+                 for f in await self.elsewhere.frames(kind_key) if f["game"] not in self.live]
+        return sorted(here + there, key=lambda f: f["game"])
+
+    async def watchers_frame(self, game_id: int) -> dict[str, Any] | None:
+        """Game ``game_id`` as its watchers see it now, with ``watchers``, wherever it is
+        driven; None when it is not in play."""
+        game = self.live.get(game_id)
+        if game is not None:
+            return {**game.frame(None), "watchers": self.watchers(game_id)}
+        frame = await self.elsewhere.frame(game_id)
+        if frame is not None:
+            frame = {**frame, "watchers": frame["watchers"] + self.watchers(game_id)}
+        return frame
 
     # -- offers ------------------------------------------------------------------------
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
@@ -216,7 +258,9 @@ class GameHost:
         return self.offers.withdraw(kind_key, challenger, target_name)
 
     def pending(self, account_id: int) -> tuple[list[Offer], list[Offer]]:
-        return self.offers.pending(account_id)
+        """(offers to ``account_id``, here or on another node; offers from them)."""
+        to_me, from_me = self.offers.pending(account_id)
+        return [*to_me, *self.elsewhere.offers_to(account_id)], from_me
 
     takes_rematches = staticmethod(Offers.takes_rematches)
 

@@ -59,6 +59,18 @@ class Offers:
                                     Awaitable[str | None]]] = []
         # told of a challenge to a player who is away (their id, a line for them)
         self.missed: list[Callable[[int, str], None]] = []
+        # told when an offer is made (True) and when it goes, whatever the reason (False)
+        self.listeners: list[Callable[[Offer, bool], None]] = []
+
+    def _put(self, offer: Offer) -> None:
+        self.by_id[offer.id] = offer
+        for listener in self.listeners:
+            listener(offer, True)
+
+    def _drop(self, offer: Offer) -> None:
+        del self.by_id[offer.id]
+        for listener in self.listeners:
+            listener(offer, False)
 
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
                     options: dict[str, Any], *, rematch_of: int | None = None,
@@ -96,10 +108,10 @@ class Offers:
         for old in list(self.by_id.values()):
             if (old.kind is kind and old.challenger.account_id == challenger.account_id
                     and old.target.account_id == target.id):
-                del self.by_id[old.id]
+                self._drop(old)
         offer = Offer(next(self._ids), kind, challenger, target_seat, options,
                       rematch_of=rematch_of, swapped=swapped)
-        self.by_id[offer.id] = offer
+        self._put(offer)
         again = f", a rematch of game #{rematch_of}" if rematch_of is not None else ""
         self.tell(target.id, f"{challenger.name} challenges you to {offer.describe()}{again}. "
                                 f"Type {kind.prefix} ACCEPT {challenger.name} or "
@@ -118,7 +130,7 @@ class Offers:
         offer = self._find_offer(kind_key, challenger_name, acceptor.name)
         if offer is None:
             raise GameError(f"There is no offer from {challenger_name} to you.")
-        del self.by_id[offer.id]  # before any await: two ACCEPTs cannot both find it
+        self._drop(offer)  # before any await: two ACCEPTs cannot both find it
         if not self.is_online(offer.challenger.account_id):
             raise GameError(f"{offer.challenger.name} is no longer connected.")
         if self.games.game_of(acceptor.account_id, offer.kind.key):
@@ -138,7 +150,7 @@ class Offers:
         offer = self._find_offer(kind_key, challenger_name, target.name)
         if offer is None:
             raise GameError(f"There is no offer from {challenger_name} to you.")
-        del self.by_id[offer.id]
+        self._drop(offer)
         self.tell(offer.challenger.account_id,
                      f"{target.name} declines your offer of {offer.describe()}.")
         return offer
@@ -152,7 +164,7 @@ class Offers:
             who = f" to {target_name}" if target_name else ""
             raise GameError(f"You have no offer{who} to withdraw.")
         for offer in gone:
-            del self.by_id[offer.id]
+            self._drop(offer)
             self.tell(offer.target.account_id,
                          f"{challenger.name} withdraws the offer of {offer.describe()}.")
         return gone
@@ -216,7 +228,7 @@ class Offers:
         side is told."""
         for offer in list(self.by_id.values()):
             if account_id in (offer.challenger.account_id, offer.target.account_id):
-                del self.by_id[offer.id]
+                self._drop(offer)
                 other = (offer.target if offer.challenger.account_id == account_id
                          else offer.challenger)
                 self.tell(other.account_id, f"The offer of {offer.describe()} between "

@@ -152,6 +152,10 @@ class Seeks:
         self.tell = tell
         self.by_id: dict[int, Seek] = {}
         self._ids = itertools.count(1)
+        # a new seek's number, and whether this server may take a seek (in a cluster, the
+        # numbers and the taking are shared by every node: server/cluster.py)
+        self.new_id: Callable[[], Awaitable[int]] = self._next_id
+        self.claim: Callable[[int], Awaitable[bool]] = self._claim
         # told of every change: (kind "add"|"remove", data), after it is applied here
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         bus.subscribe(TOPIC, self._on_event)
@@ -169,6 +173,12 @@ class Seeks:
                 self._told("remove", {"id": event.data["id"]})
         elif event.kind == "formula.changed":
             self.formulas.forget(event.data["account"])
+
+    async def _next_id(self) -> int:
+        return next(self._ids)
+
+    async def _claim(self, seek_id: int) -> bool:
+        return seek_id in self.by_id
 
     def _told(self, change: str, data: dict[str, Any]) -> None:
         for listener in self.listeners:
@@ -202,10 +212,10 @@ class Seeks:
             if old.kind == kind_key:
                 self._remove(old.id)
         for other in sorted(self.by_id.values(), key=lambda s: s.id):
-            if await self._fits(seek, other):
+            if await self._fits(seek, other) and await self.claim(other.id):
                 self._remove(other.id)
                 return await self._start_match(other, seek)
-        seek = attrs.evolve(seek, id=next(self._ids))
+        seek = attrs.evolve(seek, id=await self.new_id())
         self._add(seek)
         return seek
 
@@ -252,7 +262,7 @@ class Seeks:
         if why:
             raise GameError(f"Your formula declines {seek.name} ({why}); SET FORMULA "
                             "changes it.")
-        if number not in self.by_id:  # taken while we looked
+        if number not in self.by_id or not await self.claim(number):  # taken while we looked
             raise GameError(f"Seek {number} has just gone.")
         self._remove(number)
         return await self.start(kind, (owner, me), seek.options)
@@ -286,7 +296,8 @@ class Seeks:
         started = []
         for mine in sorted(self.of(me.account_id), key=lambda s: s.id):
             for other in sorted(self.by_id.values(), key=lambda s: s.id):
-                if mine.id in self.by_id and other.id in self.by_id and await self._fits(mine, other):
+                if (mine.id in self.by_id and other.id in self.by_id
+                        and await self._fits(mine, other) and await self.claim(other.id)):
                     self._remove(mine.id)
                     self._remove(other.id)
                     older, newer = sorted((mine, other), key=lambda s: s.id)

@@ -36,7 +36,6 @@ from server.web.play import SUBPROTOCOL, play
 
 if TYPE_CHECKING:
     from server.hosting import GameKind, WebPage
-    from server.services.games import LiveGame
     from server.web import WebDoor
 
 log = logging.getLogger(__name__)
@@ -187,13 +186,15 @@ class Pages:
             raise HTTPException(404, f"There is no game #{text[:20]}.")
         return number
 
-    def _game(self, request: Request) -> "LiveGame":
+    async def _frame(self, request: Request) -> dict[str, Any]:
+        """The game in play the path names, as its watchers see it (driven by this node or,
+        in a cluster, another)."""
         number = self._number(request)
-        game = self.parlor.host.live.get(number)
-        if game is None:
+        frame = await self.parlor.host.watchers_frame(number)
+        if frame is None:
             raise HTTPException(404, f"Game #{number} is not in play (its replay may be: "
                                      f"/games/{number}/replay).")
-        return game
+        return frame
 
     @staticmethod
     def _move(request: Request) -> int | None:
@@ -208,7 +209,7 @@ class Pages:
     # -- pages -----------------------------------------------------------------------------
     async def index(self, request: Request) -> Response:
         return self.page("index.html", who=data.who(self.parlor),
-                         games=data.games_in_play(self.parlor),
+                         games=await data.games_in_play(self.parlor),
                          seeks_status=data.seeks_status(data.seeks(self.parlor)))
 
     async def favicon(self, request: Request) -> Response:
@@ -220,12 +221,16 @@ class Pages:
         return self.page("play.html", subprotocol=SUBPROTOCOL)
 
     async def games(self, request: Request) -> Response:
-        return self.page("games.html", games=data.games_in_play(self.parlor))
+        return self.page("games.html", games=await data.games_in_play(self.parlor))
 
     async def game(self, request: Request) -> Response:
         number = self._number(request)
         game = self.parlor.host.live.get(number)
         if game is None:
+            frame = await self.parlor.host.watchers_frame(number)  # another node's?
+            if frame is not None:
+                return self.page("game.html", game=data.summary(frame, frame["watchers"]),
+                                 board=self.board_html(frame))
             try:
                 replay = await self.bounded(data.replay(self.parlor, number, None))
             except GameError as err:
@@ -244,17 +249,17 @@ class Pages:
         return HTMLResponse(html)
 
     async def game_events(self, request: Request) -> Response:
-        game = self._game(request)
-        refused = self.door.watchers.admit(game.id, bounded=game.outcome is None)
+        first = await self._frame(request)
+        number = first["game"]
+        refused = self.door.watchers.admit(number, bounded=not first["finished"])
         if refused is not None:
             raise HTTPException(503, refused)
         host = self.parlor.host
 
-        def snapshot() -> dict[str, Any] | None:  # the game as it stands, once, at the start
-            live = host.live.get(game.id)
-            return live.frame(None) if live is not None else None
+        async def snapshot() -> dict[str, Any] | None:  # the game as it stands, at the start
+            return await host.watchers_frame(number)
 
-        stream = GameStream(self.parlor, game.id, snapshot, self.draw, self.door.closing)
+        stream = GameStream(self.parlor, number, snapshot, self.draw, self.door.closing)
         self.door.streams.add(stream)
 
         async def body():  # noqa: ANN202
@@ -263,7 +268,7 @@ class Pages:
                     yield chunk
             finally:
                 self.door.streams.discard(stream)
-                self.door.watchers.leave(game.id)
+                self.door.watchers.leave(number)
 
         return StreamingResponse(body(), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
@@ -449,10 +454,11 @@ class Pages:
         return JSONResponse(data.who(self.parlor))
 
     async def api_games(self, request: Request) -> Response:
-        return JSONResponse({"games": data.games_in_play(self.parlor)})
+        return JSONResponse({"games": await data.games_in_play(self.parlor)})
 
     async def api_game(self, request: Request) -> Response:
-        return JSONResponse(data.game_board(self.parlor, self._game(request)))
+        frame = await self._frame(request)
+        return JSONResponse(data.board(frame, frame["watchers"]))
 
     async def api_replay(self, request: Request) -> Response:
         number, move = self._number(request), self._move(request)

@@ -77,9 +77,11 @@ def game_board(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
     return board(game.frame(None), parlor.host.watchers(game.id))
 
 
-def games_in_play(parlor: "Parlor", kind: GameKind | None = None) -> list[dict[str, Any]]:
-    live = sorted(parlor.host.live.values(), key=lambda g: g.id)
-    return [game_summary(parlor, g) for g in live if kind is None or g.kind is kind]
+async def games_in_play(parlor: "Parlor", kind: GameKind | None = None
+                        ) -> list[dict[str, Any]]:
+    """Every game in play, on this node and (in a cluster) the others."""
+    return [summary(f, f["watchers"])
+            for f in await parlor.host.frames_in_play(kind.key if kind else None)]
 
 
 async def replay(parlor: "Parlor", number: int, move: int | None) -> dict[str, Any]:

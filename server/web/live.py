@@ -87,10 +87,10 @@ async def next_change(changed: asyncio.Event, quiet_until: float) -> str:
 class GameStream:
     """One page's subscription to one game, drawn from the watchers' frames the bus
     brings (``GameHost._publish``): the game is read once, when the stream starts
-    (``snapshot``), and never again."""
+    (``snapshot``: from this node, or the node that drives it), and never again."""
 
     def __init__(self, parlor: "Parlor", game_id: int,
-                 snapshot: Callable[[], dict[str, Any] | None],
+                 snapshot: Callable[[], Awaitable[dict[str, Any] | None]],
                  draw: Callable[[dict[str, Any]], dict], closing: asyncio.Event) -> None:
         self.parlor = parlor
         self.game_id = game_id
@@ -125,7 +125,7 @@ class GameStream:
         topic = f"game:{self.game_id}"
         self.parlor.bus.subscribe(topic, self.on_event)
         try:
-            first = self.snapshot()
+            first = await self.snapshot()
             if first is None:
                 yield sse("end", {"reason": "gone"})
                 return

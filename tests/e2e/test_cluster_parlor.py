@@ -19,6 +19,7 @@ from tests.support.client import Client
 @pytest.fixture
 async def nodes(postgres, redis_server):
     url = await postgres.new_database()
+    redis_server.command("FLUSHALL")  # a new parlor: nothing of the last test's in Redis
     made = []
     for name in ("alpha", "beta"):
         config = attrs.evolve(make_config(url),

@@ -1,0 +1,218 @@
+"""Games across three nodes: three parlors in this process share one PostgreSQL and one
+Redis; players on different nodes find, offer, take, watch and play each other's games
+over real sockets (telnetlib3 clients) and the web doors (HTTP, server-sent events)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import attrs
+import httpx
+import pytest
+
+from commands.app import assemble
+from server.services import ledger, triad
+from server.config import ClusterSection
+from server.models import GameRecord
+from server.web import WebDoor
+from tests.conftest import make_config
+from tests.e2e.test_cluster_parlor import _player, _settle
+from tests.web.test_web_door import read_events
+
+
+@pytest.fixture
+async def three(postgres, redis_server):
+    url = await postgres.new_database()
+    redis_server.command("FLUSHALL")  # a new parlor: nothing of the last test's in Redis
+    made = []
+    for name in ("alpha", "beta", "gamma"):
+        config = attrs.evolve(make_config(url),
+                              cluster=ClusterSection(redis=redis_server.url(), node=name))
+        parlor = assemble(config)
+        await parlor.start()
+        made.append(parlor)
+    yield made
+    for parlor in reversed(made):
+        if not parlor.stopped.is_set():
+            await parlor.stop()
+
+
+def _number(out: str) -> int:
+    return int(re.search(r"[Gg]ame #(\d+)", out).group(1))
+
+
+async def test_pending_accept_games_and_the_web_across_nodes(three):
+    alpha, beta, gamma = three
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    carol = await _player(gamma, "Carol")
+    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    # the offer lives on alpha; beta lists it, and a bare ACCEPT finds it there
+    bob_id = beta.session_named("Bob").account.id
+    await _settle(lambda: beta.host.pending(bob_id)[0])
+    out = await bob.cmd("pending", r"Offers to you:(.|\n)*?No offers from you")
+    assert "from Alice: Noughts and Crosses" in out and "TTT ACCEPT Alice" in out
+    await carol.cmd("pending", "No offers to you")
+    bob.send("accept")
+    number = _number(await alice.expect(r"Game #\d+: Noughts and Crosses, Alice vs Bob"))
+    await bob.expect("begins")
+    await _settle(lambda: not beta.host.pending(bob_id)[0])  # the offer is gone everywhere
+    await alice.cmd("ttt play 5", "Alice: PLAY 5")
+    # GAMES on a third node lists the game another node drives, as it stands
+    await _settle(lambda: number in gamma.cluster.games)
+    out = await carol.cmd("games", rf"#{number}[^\n]*")
+    row = re.search(rf"#{number} +Noughts and Crosses +Alice vs Bob +(\d+) +(\w+)", out)
+    assert row and row.group(1) == "1" and row.group(2) == "Bob", out
+    await carol.cmd("ttt games", rf"#{number} +Noughts and Crosses +Alice vs Bob")
+    # gamma's web door: the list, the board, its JSON and its live stream
+    door = WebDoor(gamma, host="127.0.0.1", port=0)
+    await door.start()
+    try:
+        async with httpx.AsyncClient(base_url=door.url.rstrip("/"), timeout=10) as web:
+            listing = (await web.get("/api/games")).json()["games"]
+            assert [(g["id"], g["players"], g["to_move"]) for g in listing] == [
+                (number, ["Alice", "Bob"], ["Bob"])]
+            page = await web.get(f"/games/{number}")
+            assert page.status_code == 200 and "Alice" in page.text and "Bob" in page.text
+            board = (await web.get(f"/api/games/{number}")).json()
+            assert board["moves"] == 1 and board["view"] is not None
+            assert (await web.get("/games")).text.count(f"/games/{number}") >= 1
+            async with web.stream("GET", f"/games/{number}/events") as stream:
+                lines = stream.aiter_lines()
+                first = await read_events(lines, "update")
+                assert first[-1][1]["summary"]["moves"] == 1
+                await bob.cmd("ttt play 1", "Bob: PLAY 1")  # on beta, driven on alpha
+                update = await read_events(lines, "update")
+                assert update[-1][1]["summary"]["moves"] == 2
+                assert any("PLAY 1" in line for line in update[-1][1]["lines"])
+            assert (await web.get("/api/games/99999")).status_code == 404
+    finally:
+        await door.stop()
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+async def test_offers_lapse_when_their_player_leaves_another_node(three):
+    alpha, beta, _gamma = three
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.online_count == 2 and beta.online_count == 2)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    await bob.close()
+    await alice.expect("lapses|lapsed|no longer")
+    await _settle(lambda: not alpha.host.offers.by_id)
+    await alice.close()
+
+
+async def test_seeks_are_numbered_once_and_taken_once_across_nodes(three):
+    alpha, beta, gamma = three
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    carol = await _player(gamma, "Carol")
+    await _settle(lambda: all(p.online_count == 3 for p in three))
+    one = int(re.search(r"Your seek (\d+)", await alice.cmd(
+        "ttt seek ranked", r"Your seek \d+ is posted")).group(1))
+    two = int(re.search(r"Your seek (\d+)", await carol.cmd(
+        "dice seek ranked", r"Your seek \d+ is posted")).group(1))
+    assert one != two
+    await _settle(lambda: all(set(p.host.seeks.by_id) == {one, two} for p in three))
+    await bob.cmd("seeks", r"Alice(.|\n)*Carol|Carol(.|\n)*Alice")
+    # Bob (beta) and Carol (gamma) both try to take Alice's seek at once: one game
+    bob.send(f"play {one}")
+    carol.send(f"play {one}")
+    out = await alice.expect(r"Game #\d+: Noughts and Crosses, Alice vs (Bob|Carol)")
+    said = [await c.expect(r"(Game #\d+: Noughts and Crosses, Alice vs \w+|has just gone"
+                           r"|There is no seek \d+)") for c in (bob, carol)]
+    started = [s for s in said if "Alice vs" in s]
+    assert len(started) == 1, said
+    games = [g for p in three for g in p.host.live.values()]
+    assert len(games) == 1 and games[0].id == _number(out)
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+async def test_a_triad_table_with_players_on_three_nodes(three):
+    alpha, beta, gamma = three
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    carol = await _player(gamma, "Carol")
+    clients = {"Alice": alice, "Bob": bob, "Carol": carol}
+    await _settle(lambda: all(p.online_count == 3 for p in three))
+    out = await alice.cmd("triad open 10 seats 3", r"Triad table #\d+")
+    number = int(re.search(r"table #(\d+)", out).group(1))
+    await _settle(lambda: number in beta.cluster.games and number in gamma.cluster.games)
+    await bob.cmd(f"triad join {number}", "Bob sits down", timeout=10)
+    await carol.cmd(f"triad join {number}", "Carol sits down", timeout=10)
+    await alice.cmd("triad start", "Hand 1: Alice deals to Bob, Carol and Alice")
+    game = alpha.host.live[number]
+    # everybody equals or passes and stands: the hand is played to its end from three nodes
+    while game.state.game.phase != "hand_over":
+        movers = triad.to_move(game.state)
+        name = game.state.seats[movers[0]].name
+        if game.state.game.phase == "draw":
+            word, said = "triad stand", "(DRAW|keeps all six)"
+        else:
+            pos = game.state.position(movers[0])
+            seat = game.state.game.seats[pos]
+            owed = game.state.game.current_bet - seat.bet
+            word, said = ("triad equal", "EQUAL") if owed else ("triad pass", "PASS")
+        version = game.version
+        await clients[name].cmd(word, rf"{name}(: | ){said}", timeout=10)
+        await _settle(lambda: game.version > version)
+    for name, client in clients.items():
+        await client.expect(r"pot of \d+ goes to", timeout=10)
+    for name in ("Bob", "Carol"):  # from beta and gamma; then alpha's Alice is alone
+        await clients[name].cmd("triad leave", f"{name} leaves the table", timeout=10)
+    await alice.expect("The table closes", timeout=10)
+    await _settle(lambda: number not in alpha.host.live)
+    async with alpha.db.session() as tx:
+        assert await ledger.audit(tx) == []
+        assert await triad.audit_tables(tx) == []
+    for c in clients.values():
+        await c.close()
+
+
+async def test_a_pyramid_tournament_between_players_on_two_nodes(three):
+    alpha, beta, _gamma = three
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.online_count == 2 and beta.online_count == 2)
+    await alice.cmd("pyr tour human bob", r"You offer Bob Pyramid")
+    await bob.expect(r"Alice challenges you to Pyramid")
+    bob.send("pyr accept alice")
+    number = _number(await alice.expect(r"Game #\d+: Pyramid, Alice vs Bob begins"))
+    await bob.expect("Pyramid, Alice vs Bob begins")
+    for k in range(1, 7):
+        await alice.cmd("pyr end", f"Game {k} of 6 over")
+        await bob.cmd("pyr end", f"Game {k} of 6 over", timeout=10)
+    final = r"Game #\d+ (ends in a draw|[^\n]*wins)|Game #\d+: \w+ wins"
+    await alice.expect(final)
+    await bob.expect(final)
+    await _settle(lambda: not alpha.host.live and not beta.cluster.games)
+    async with beta.db.session() as tx:
+        record = await tx.get(GameRecord, number)
+    assert record.status == "finished" and record.version >= 12  # six ENDs each, once
+    for c in (alice, bob):
+        await c.close()
+
+
+async def test_games_of_a_node_are_listed_by_none_once_it_stops(three):
+    alpha, beta, _gamma = three
+    alice = await _player(alpha, "Alice")
+    await alice.cmd("dice challenge computer", r"Game #\d+")
+    await _settle(lambda: len(beta.cluster.games) == 1)
+    bob = await _player(beta, "Bob")
+    await bob.cmd("games", r"Triad Dice")
+    await alice.close()
+    await alpha.stop()
+    # the game is taken over by a node still up, and listed from there
+    await _settle(lambda: sum(len(p.host.live) for p in three[1:]) == 1, timeout=20)
+    out = await bob.cmd("games", r"(Triad Dice|No games)[^\n]*")
+    assert "Triad Dice" in out
+    assert json.dumps(await beta.host.frames_in_play())  # plain data, every node alike
+    await bob.close()

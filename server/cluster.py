@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
 ASK_TIMEOUT = 3.0   # seconds a node waits for another's list of games or board
+LIST_FRESH = 1.0    # seconds another node's list of games is shown again without asking
 
 
 @attrs.define(eq=False)
@@ -106,6 +107,8 @@ class Cluster:
         # games driven by other nodes: number -> (node, kind key, players' account ids)
         self.games: dict[int, tuple[str, str, tuple[int, ...]]] = {}
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
+        # the other nodes' games, as last asked: kind key (None: all) -> (when, the asking)
+        self._lists: dict[str | None, tuple[float, asyncio.Task]] = {}
         # offers made on other nodes: (node, offer number) -> the offer
         self.offers: dict[tuple[str, int], Offer] = {}
         # questions to other nodes awaiting answers: key -> (answer, the node asked)
@@ -516,7 +519,18 @@ class Cluster:
                 for g in host.live.values() if kind_key is None or g.kind.key == kind_key]
 
     async def frames(self, kind_key: str | None) -> list[dict[str, Any]]:
-        """The games the other nodes drive (GAMES, the web's lists), asked of each."""
+        """The games the other nodes drive (GAMES, the web's lists), asked of each: once
+        for every GAMES typed at the same time, and again after ``LIST_FRESH`` seconds
+        (a crowd typing GAMES costs the other nodes one question a second)."""
+        now = time.monotonic()
+        asked = self._lists.get(kind_key)
+        if asked is None or now - asked[0] > LIST_FRESH or \
+                asked[1].done() and asked[1].exception() is not None:
+            asked = (now, asyncio.create_task(self._ask_frames(kind_key)))
+            self._lists[kind_key] = asked
+        return await asyncio.shield(asked[1])
+
+    async def _ask_frames(self, kind_key: str | None) -> list[dict[str, Any]]:
         nodes = sorted({node for node, kind, _p in self.games.values()
                         if kind_key is None or kind == kind_key})
         answers = await asyncio.gather(*(self._question(n, "frames", ASK_TIMEOUT,

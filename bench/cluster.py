@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -64,6 +65,12 @@ def rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -158,6 +165,8 @@ async def run(ns: argparse.Namespace) -> int:
         # the paced load, and the probes while it runs
         phase = asyncio.gather(*(p.phase("paced", list(load.DEFAULT_COMMANDS), ns.warmup,
                                          ns.duration, ns.interval) for p in pools))
+        cpu_before = [cpu_seconds(n.proc.pid) for n in nodes]
+        phase_started = time.perf_counter()
         await asyncio.sleep(ns.warmup)
         a, b = nodes[0].port, nodes[1].port
         alice, bob, carol = (await player(a, "ProbeA", True), await player(a, "ProbeB", True),
@@ -168,13 +177,21 @@ async def run(ns: argparse.Namespace) -> int:
         same_move = await move_times(alice, bob, "ProbeA", "ProbeB", ns.games)
         cross_move = await move_times(alice, carol, "ProbeA", "ProbeC", ns.games)
         results = await phase
-        for label, result in zip("ab", results):
+        wall = time.perf_counter() - phase_started
+        busy = [(cpu_seconds(n.proc.pid) - b) / wall for n, b in zip(nodes, cpu_before)]
+        for label, result, cpu in zip("ab", results, busy):
             lat = [x / 1e3 for part in result for x in part["latencies"]]
             sent = sum(part["sent"] for part in result)
             missing = sum(part["missing"] for part in result)
+            lag = max(part["lag_p99"] for part in result) * 1000
             print(f"node {label}: {sent} commands in {ns.duration:.0f} s "
                   f"({sent / (ns.warmup + ns.duration):.0f}/s), round trip p50 "
-                  f"{pct(lat, 0.5):.1f} ms, p99 {pct(lat, 0.99):.1f} ms; {missing} unanswered")
+                  f"{pct(lat, 0.5):.1f} ms, p99 {pct(lat, 0.99):.1f} ms, "
+                  f"p99.9 {pct(lat, 0.999):.1f} ms, max {max(lat, default=0):.0f} ms; "
+                  f"{missing} unanswered; node CPU {100 * cpu:.0f}%, load generator's "
+                  f"timers late by {lag:.0f} ms (p99)")
+        print(f"machine load average during the run: {os.getloadavg()[0]:.2f} "
+              f"({os.cpu_count()} cores)")
         for what, same, cross in (("TELL", same_tell, cross_tell),
                                   ("a move", same_move, cross_move)):
             s, c = statistics.median(same) * 1e3, statistics.median(cross) * 1e3

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Protocol
 import telnetlib3
 
 from server.bus import Bus, Event, LocalBus
+from server.collector import Collector
 from server.config import Config
 from server.db import Database
 from server.hosting import GameKind
@@ -158,6 +159,8 @@ class Parlor:
             self._background.add(asyncio.create_task(self.governor.run()))
         if cfg.idle_timeout:
             self._background.add(asyncio.create_task(self._sweep_idle(cfg.idle_timeout)))
+        if cfg.gc_freeze_every:
+            self._background.add(asyncio.create_task(Collector(cfg.gc_freeze_every).run()))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
 

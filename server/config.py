@@ -43,6 +43,9 @@ class ServerSection:
     commands_per_second: float = 8.0
     command_burst: int = 20
     log_level: str = "INFO"
+    # seconds between moves of long-lived objects out of the collector's way
+    # (server/collector.py); 0: CPython's own pacing
+    gc_freeze_every: float = 10.0
     # proxies whose connections begin with a PROXY protocol header naming the client
     # (HAProxy's send-proxy / send-proxy-v2): addresses or networks; none by default
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=tuple,

@@ -63,6 +63,7 @@ def sqlite_url(tmp_path):
 def make_config(url: str, **server) -> Config:
     server.setdefault("commands_per_second", 50.0)
     server.setdefault("command_burst", 400)
+    server.setdefault("gc_freeze_every", 0.0)  # one process, many parlors: CPython pacing
     return Config(
         server=ServerSection(host="127.0.0.1", port=0, **server),
         database=DatabaseSection(url=url),

@@ -11,14 +11,20 @@ import re
 import attrs
 import httpx
 import pytest
+import sqlalchemy as sa
 
 from commands.app import assemble
+from games.dice import notation as dice_notation
+from games.dice import rules as dice_rules
 from server.services import ledger, triad
+from server.services.tiles import Tiles
 from server.config import ClusterSection
-from server.models import GameRecord
+from server.models import GameMove, GameRecord
 from server.web import WebDoor
 from tests.conftest import make_config
 from tests.e2e.test_cluster_parlor import _player, _settle
+from tests.e2e.test_e2e_triptycha import announced
+from tests.integration.test_tiles import CHAIN_ALICE, CHAIN_BOB, CHAIN_MOVES, PROVING, proving
 from tests.web.test_web_door import read_events
 
 
@@ -216,3 +222,82 @@ async def test_games_of_a_node_are_listed_by_none_once_it_stops(three):
     assert "Triad Dice" in out
     assert json.dumps(await beta.host.frames_in_play())  # plain data, every node alike
     await bob.close()
+
+
+async def test_a_whole_dice_game_across_nodes_watched_from_a_third(three):
+    """Alice (alpha) challenges, so alpha drives the game; Bob plays it from beta and
+    Carol watches from gamma, to the end: each move once, in order, seen everywhere."""
+    alpha, beta, gamma = three
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    carol = await _player(gamma, "Carol")
+    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await alice.cmd("dice challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("dice accept alice")
+    number = _number(await alice.expect(r"Game #\d+: Triad Dice, Alice vs Bob begins"))
+    await _settle(lambda: number in gamma.cluster.games)
+    await carol.cmd(f"dice display {number}", f"You are now watching game #{number}")
+    game = alpha.host.live[number]
+    players = (alice, bob)
+    played = []
+    while number in alpha.host.live and len(played) < 400:
+        seat = dice_rules.to_move(game.state)[0]
+        action = next(dice_rules.legal_actions(game.state, seat))
+        line = dice_notation.format_action(action)
+        version = game.version
+        players[seat].send(f"dice {line}")
+        await _settle(lambda: game.version > version or number not in alpha.host.live)
+        played.append(line)
+    assert number not in alpha.host.live, "the game did not end"
+    result = r"Game #\d+(: Alice wins|: Bob wins| ends in a draw)"
+    for c in (alice, bob, carol):
+        await c.expect(result, timeout=10)
+    async with gamma.db.session() as tx:
+        record = await tx.get(GameRecord, number)
+        moves = (await tx.execute(sa.select(GameMove.notation).where(
+            GameMove.game_id == number).order_by(GameMove.seq))).scalars().all()
+    assert record.status == "finished" and len(moves) == len(played)  # each once, in order
+    assert carol.seen.count("Triad Dice") >= 1 and played[-1].split()[1] in carol.seen
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+async def test_a_whole_triptycha_game_across_nodes_watched_from_a_third(three, tmp_path):
+    alpha, beta, gamma = three
+    path = tmp_path / "proving.toml"
+    path.write_text(PROVING.split("[tiles]")[0])
+    await alpha.seed([path])
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    carol = await _player(gamma, "Carol")
+    for name, designs in (("Alice", CHAIN_ALICE), ("Bob", CHAIN_BOB)):
+        account = await alpha.accounts.get(name)
+        for design in designs:
+            await Tiles(alpha.db).grant_tiles(account.id, proving(design))
+    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await alice.cmd("tt challenge bob Take 1 Ranked", "You challenge Bob to Triptycha")
+    await bob.expect("Alice challenges you to Triptycha")
+    bob.send("tt accept alice")
+    number = _number(await alice.expect(r"Game #\d+: Triptycha, Alice vs Bob begins"))
+    await _settle(lambda: number in gamma.cluster.games)
+    await carol.cmd(f"tt display {number}", f"You are now watching game #{number}")
+    for i in range(1, 6):
+        await alice.cmd(f"tt draw {i}", f"Alice draws tile {i}")
+    for i in range(1, 7):
+        await bob.cmd(f"tt draw {i}", f"Bob draws tile {i}", timeout=10)
+    await carol.expect("The hands are full; Alice lays first", timeout=10)
+    for seat, text in CHAIN_MOVES:
+        me = alice if seat == 0 else bob
+        line = f"tt {text.lower()}"
+        await me.cmd(line, announced(me.name, line), timeout=10)
+    await alice.expect("Trading: Alice may take 1 tile", timeout=10)
+    await alice.cmd("tt take 1", "Alice takes tile 1")
+    for c in (alice, bob, carol):
+        await c.expect(f"Game #{number}: Alice wins \\(more niches\\)", timeout=10)
+    for text in (announced("Alice", "LAY 1 IN 1"), announced("Bob", "LAY 2 IN 6"),
+                 "Niche 6 takes 5"):
+        assert text in carol.seen, text
+    assert "Your hand:" not in carol.seen  # a watcher on another node sees no hand
+    for c in (alice, bob, carol):
+        await c.close()

@@ -301,3 +301,37 @@ async def test_a_whole_triptycha_game_across_nodes_watched_from_a_third(three, t
     assert "Your hand:" not in carol.seen  # a watcher on another node sees no hand
     for c in (alice, bob, carol):
         await c.close()
+
+
+async def test_the_computer_plays_on_when_its_game_changes_node(three):
+    """Alice starts a game against the computer on alpha, moves her session to beta (the
+    game stays on alpha), then alpha goes: beta takes the game over from the database and
+    the computer answers her moves there; the ledger is clean after."""
+    alpha, beta, gamma = three
+    alice = await _player(alpha, "Alice")
+    number = _number(await alice.cmd("dice challenge computer", r"Game #\d+"))
+    game = alpha.host.live[number]
+    await _settle(lambda: dice_rules.to_move(game.state)[0] == game.seats.index(
+        next(s for s in game.seats if s.computer is None)) or number not in alpha.host.live)
+    await _settle(lambda: number in beta.cluster.games)
+    again = await _player(beta, "Alice", new=False)      # takes the session over
+    assert "taken over" in await alice.closed()
+    await alpha.stop()
+    # beta or gamma takes it over (whichever wins the race); Alice plays from beta
+    await _settle(lambda: number in beta.host.live or number in gamma.host.live, timeout=20)
+    driver = beta if number in beta.host.live else gamma
+    taken = driver.host.live[number]
+    me = next(i for i, s in enumerate(taken.seats) if s.computer is None)
+    for _ in range(3):  # a few moves: each answered by the computer on its new node
+        await _settle(lambda: dice_rules.to_move(taken.state) == (me,)
+                      or number not in driver.host.live, timeout=10)
+        if number not in driver.host.live:
+            break
+        action = next(dice_rules.legal_actions(taken.state, me))
+        version = taken.version
+        await again.cmd(f"dice {dice_notation.format_action(action)}", "Alice: ", timeout=10)
+        await _settle(lambda: taken.version >= version + 2 or number not in driver.host.live,
+                      timeout=10)
+    async with beta.db.session() as tx:
+        assert await ledger.audit(tx) == []
+    await again.close()

@@ -260,6 +260,11 @@ class Pages:
             return await host.watchers_frame(number)
 
         stream = GameStream(self.parlor, number, snapshot, self.draw, self.door.closing)
+        return self._streamed(stream, number)
+
+    def _streamed(self, stream: Any, key: Any) -> Response:
+        """A live stream as the response, counted among the door's streams until it ends
+        (it was admitted under ``key``)."""
         self.door.streams.add(stream)
 
         async def body():  # noqa: ANN202
@@ -268,7 +273,7 @@ class Pages:
                     yield chunk
             finally:
                 self.door.streams.discard(stream)
-                self.door.watchers.leave(number)
+                self.door.watchers.leave(key)
 
         return StreamingResponse(body(), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
@@ -311,19 +316,8 @@ class Pages:
         refused = self.door.watchers.admit(key, bounded=bounded, what=what)
         if refused is not None:
             raise HTTPException(503, refused)
-        stream = PageStream(self.parlor, topic, wants, draw, self.door.closing)
-        self.door.streams.add(stream)
-
-        async def body():  # noqa: ANN202
-            try:
-                async for chunk in stream.events():
-                    yield chunk
-            finally:
-                self.door.streams.discard(stream)
-                self.door.watchers.leave(key)
-
-        return StreamingResponse(body(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store"})
+        return self._streamed(PageStream(self.parlor, topic, wants, draw, self.door.closing),
+                              key)
 
     def _seeks_update(self) -> dict[str, str]:
         listing = data.seeks(self.parlor)

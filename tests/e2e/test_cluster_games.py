@@ -8,21 +8,17 @@ import asyncio
 import json
 import re
 
-import attrs
 import httpx
 import pytest
 import sqlalchemy as sa
 
-from commands.app import assemble
 from games.dice import notation as dice_notation
 from games.dice import rules as dice_rules
 from server.services import ledger, triad
 from server.services.tiles import Tiles
-from server.config import ClusterSection
 from server.models import GameMove, GameRecord
 from server.web import WebDoor
-from tests.conftest import make_config
-from tests.e2e.test_cluster_parlor import _player, _settle
+from tests.e2e.test_cluster_parlor import _player, _settle, run_nodes
 from tests.e2e.test_e2e_triptycha import announced
 from tests.integration.test_tiles import CHAIN_ALICE, CHAIN_BOB, CHAIN_MOVES, PROVING, proving
 from tests.web.test_web_door import read_events
@@ -30,19 +26,8 @@ from tests.web.test_web_door import read_events
 
 @pytest.fixture
 async def three(postgres, redis_server):
-    url = await postgres.new_database()
-    redis_server.command("FLUSHALL")  # a new parlor: nothing of the last test's in Redis
-    made = []
-    for name in ("alpha", "beta", "gamma"):
-        config = attrs.evolve(make_config(url),
-                              cluster=ClusterSection(redis=redis_server.url(), node=name))
-        parlor = assemble(config)
-        await parlor.start()
-        made.append(parlor)
-    yield made
-    for parlor in reversed(made):
-        if not parlor.stopped.is_set():
-            await parlor.stop()
+    async for made in run_nodes(postgres, redis_server, ("alpha", "beta", "gamma")):
+        yield made
 
 
 def _number(out: str) -> int:

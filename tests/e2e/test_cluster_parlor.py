@@ -16,12 +16,13 @@ from tests.conftest import make_config
 from tests.support.client import Client
 
 
-@pytest.fixture
-async def nodes(postgres, redis_server):
+async def run_nodes(postgres, redis_server, names: tuple[str, ...]):
+    """Parlors named ``names``, one cluster on a new database and an empty Redis; stopped
+    after (those the test has not stopped itself)."""
     url = await postgres.new_database()
     redis_server.command("FLUSHALL")  # a new parlor: nothing of the last test's in Redis
     made = []
-    for name in ("alpha", "beta"):
+    for name in names:
         config = attrs.evolve(make_config(url),
                               cluster=ClusterSection(redis=redis_server.url(), node=name))
         parlor = assemble(config)
@@ -31,6 +32,12 @@ async def nodes(postgres, redis_server):
     for parlor in reversed(made):
         if not parlor.stopped.is_set():
             await parlor.stop()
+
+
+@pytest.fixture
+async def nodes(postgres, redis_server):
+    async for made in run_nodes(postgres, redis_server, ("alpha", "beta")):
+        yield made
 
 
 async def _player(parlor, name: str, new: bool = True) -> Client:

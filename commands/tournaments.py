@@ -38,6 +38,10 @@ async def tourney(ctx: Context, rest: str) -> None:
             [str(t.id), t.title, t.status, str(len(t.state["entrants"]))] for t in rows])))
         return
     row = await _guard(svc.get(args.whole_number(parts[0].lstrip("#"), what="tournament number")))
+    own = svc.system_of(row.kind, row.system)
+    if own is not None:  # a game's own system (Par, sit-and-go)
+        ctx.send("\n".join(own_standings(row, own)))
+        return
     state = row.state
     done = len(state["pairings"])
     lines = [bold(f"Tournament {row.id}: {row.title}"),
@@ -68,12 +72,48 @@ async def create(ctx: Context, rest: str) -> None:
     if kind is None:
         raise CommandError(f"There is no game called {parts[0]!r}.")
     system = parts[1].lower()
-    rounds = args.whole_number(parts[2], what="number of rounds", least=1)
-    options = kind.parse_options(parts[3:])
+    own = ctx.host.tournaments.system_of(kind.key, system)
+    if own is not None:  # a game's own system: PYR PAR <deals>, TRIAD SITGO <stack>
+        rounds = args.whole_number(parts[2], what=own.number, least=1)
+        options = _checked(own.parse_options, parts[3:])
+    else:
+        rounds = args.whole_number(parts[2], what="number of rounds", least=1)
+        options = kind.parse_options(parts[3:])
     row = await _guard(ctx.host.tournaments.create(kind.key, system, rounds, options, _me(ctx),
                                                    ctx.session.is_admin))
     ctx.send(f"Tournament {row.id} is open: {row.title}. (TOURNEY JOIN {row.id} enters it; "
              f"TOURNEY START {row.id} begins it.)")
+
+
+def _checked(fn, *a):  # noqa: ANN001, ANN202
+    try:
+        return fn(*a)
+    except GameError as err:
+        raise CommandError(str(err)) from None
+
+
+def own_standings(row, own) -> list[str]:  # noqa: ANN001
+    """TOURNEY <n> for a game's own system: its standings (``own.standings``, plain
+    data) as a table of ``own.columns``, then its summary lines."""
+    lines = [bold(f"Tournament {row.id}: {row.title}")]
+    rows = []
+    for e in own.standings(row):
+        cells = []
+        for _, key in own.columns:
+            value = e.get(key)
+            if key == "name":
+                value = value + (" (withdrawn)" if e.get("withdrawn") else
+                                 " (no-show)" if e.get("forfeit") else "")
+            elif isinstance(value, list):
+                value = " ".join(f"{v:+d}" for v in value)
+            elif isinstance(value, int) and key in ("total",):
+                value = f"{value:+d}"
+            cells.append("-" if value is None else str(value))
+        rows.append(cells)
+    if rows:
+        lines.extend(table([h for h, _ in own.columns], rows))
+    lines.extend(own.summary_lines(row))
+    return lines
 
 
 def _numbered(fn, done: str):  # noqa: ANN001, ANN202
@@ -89,8 +129,12 @@ COMMANDS = [
     Command("tourney", tourney, "TOURNEY [<n>]", "The tournaments open or running; with a "
             "number, its standings (points, Buchholz, Sonneborn-Berger) and its round's "
             "pairings.", aliases=("tournament", "tourneys"), topic="games", subcommands=(
-                Command("create", create, "TOURNEY CREATE <game> SWISS <rounds> [<options>]",
-                        "Open a Swiss tournament (players may run one at a time)."),
+                Command("create", create, "TOURNEY CREATE <game> SWISS <rounds> [<options>]"
+                        " | PYR PAR <deals> | TRIAD SITGO <stack> [<opening>]",
+                        "Open a tournament (players may run one at a time): Swiss; "
+                        "Pyramid's Par (everyone plays the same deals, ranked by total "
+                        "Par); Triad's sit-and-go (tables of six, equal stacks, the last "
+                        "stack standing wins)."),
                 Command("join", _numbered(
                     lambda ctx, n: ctx.host.tournaments.join(n, _me(ctx)),
                     "You enter tournament {n}: {title}."), "TOURNEY JOIN <n>",

@@ -168,7 +168,16 @@ class Pages:
         if game is None:
             raise HTTPException(404, f"Game #{number} is not in play (its replay may be: "
                                      f"/games/{number}/replay).")
+        self._shown(game)
         return game
+
+    @staticmethod
+    def _shown(game: "LiveGame") -> None:
+        """A game its kind withholds from all but its players (``GameKind.withheld``) is
+        refused at every door: its page, its JSON and its live stream."""
+        withheld = game.kind.withheld(game.state)
+        if withheld is not None:
+            raise HTTPException(403, f"Game #{game.id} may not be shown: {withheld}")
 
     @staticmethod
     def _move(request: Request) -> int | None:
@@ -205,6 +214,7 @@ class Pages:
             except GameError as err:
                 raise HTTPException(404, str(err)) from None
             return self.page("replay.html", game=replay)
+        self._shown(game)
         # Many readers of one game get one drawing per change of the game.
         key = (game.id, game.version, game.outcome is not None, self.parlor.host.watchers(game.id))
         html = self.game_pages.get(key)

@@ -407,10 +407,13 @@ def format_action(action: Any) -> str:
 
 
 def state_to_json(table: Table) -> dict[str, Any]:
-    return {"game": "pyramid-table",
+    data = {"game": "pyramid-table",
             "matches": [notation.state_to_json(m) for m in table.matches],
             "computer": list(table.computer), "same_deck": table.same_deck,
-            "closed": table.closed, "closer": table.closer, "sealed": table.sealed}
+            "closed": table.closed, "closer": table.closer}
+    if table.sealed:  # only a Par tournament's (stored tables keep their form)
+        data["sealed"] = table.sealed
+    return data
 
 
 def state_from_json(data: dict[str, Any]) -> Table:

@@ -190,7 +190,7 @@ class ParTournament:
 
     # -- standings (plain data: the TOURNEY command and the web pages) -------------------
     def standings(self, row: "TournamentRecord") -> list[dict[str, Any]]:
-        """One dict per entrant, best first: name, played (deals finished or counted),
+        """One dict per entrant, best first: name, played (deals finished so far),
         and once the tournament is over its place, total and per-deal scores (None
         before: a score tells something of a deal)."""
         state = row.state
@@ -200,10 +200,15 @@ class ParTournament:
         for e in state["entrants"]:
             r = results.get(str(e["id"]), {})
             scores = r.get("scores")
+            played = state["deals"] if scores is not None else None
+            live = self.kind.hosted.game(r["game"]) if r.get("game") and scores is None \
+                else None
+            if live is not None:  # how far the entrant is: a count, never a score
+                played = len(live.state.matches[0].scores)
             rows.append({
                 "id": e["id"], "name": e["name"], "withdrawn": bool(e.get("withdrawn")),
                 "game": r.get("game"), "forfeit": bool(r.get("forfeit")),
-                "played": (state["deals"] if scores is not None else None),
+                "played": played,
                 "total": sum(scores) if over and scores is not None else None,
                 "scores": list(scores) if over and scores is not None else None,
                 "place": None})

@@ -18,7 +18,8 @@ The director looks at its tables between hands (every ``TICK_S``) and, in order:
    number of players still in, plus one); they stand up with what is left of it;
 2. a table closed by itself (one player left who can pay) sends that player on;
 3. when the players still in fit on fewer tables, the smallest table between hands is
-   broken up: its players stand up, to be seated at the others;
+   broken up: its players stand up, to be seated at the others; else when two tables
+   are two or more players apart, a player of the fullest moves to the emptiest;
 4. players waiting for a seat sit at the table with the fewest players (a new table
    when there is none with a free seat and two or more are waiting);
 5. a table between hands with two players who can pay is dealt its next hand at once.
@@ -254,9 +255,10 @@ class SitAndGo:
         live = [self.kind.hosted.game(t) for t in state["tables"]]
         live = [g for g in live if g is not None]
         alive = len(self._alive(state))
-        if len(live) <= max(1, math.ceil(alive / DEFAULT_SEATS)):
-            return
         between = [g for g in live if g.state.game.phase == "hand_over"]
+        if len(live) <= max(1, math.ceil(alive / DEFAULT_SEATS)):
+            await self._even(state, number, live, between)
+            return
         if not between:
             return
         smallest = min(between, key=lambda g: sum(1 for s in g.state.places if s is not None))
@@ -278,6 +280,31 @@ class SitAndGo:
                                                "is broken up; you move with your stack.")
         if smallest.id in state["tables"]:
             state["tables"].remove(smallest.id)
+
+    async def _even(self, state: dict[str, Any], number: int, live: list[LiveGame],
+                    between: list[LiveGame]) -> None:
+        """Tables two or more players apart: one player of the fullest table (between
+        hands) moves, with their stack, to the table with the fewest."""
+        def seated(game: LiveGame) -> int:
+            return sum(1 for s in game.state.places if s is not None)
+
+        if len(live) < 2 or not between:
+            return
+        fullest = max(between, key=seated)
+        if seated(fullest) - min(seated(g) for g in live) < 2:
+            return
+        table: Table = fullest.state
+        pos = next(p for p in reversed(range(len(table.places))) if table.places[p] is not None)
+        seat = table.places[pos]
+        account_id, stack = table.seats[seat].account_id, table.game.seats[pos].stack or 0
+        await self._act(fullest, seat, Leave())
+        p = state["players"].get(str(account_id))
+        if p is not None and p["status"] == "in":
+            p.update(status="waiting", table=None, stack=stack)
+            state["pending"].append(str(account_id))
+            assert self.director is not None
+            self.director.tell(account_id, f"Tournament {number}: you move from table "
+                                           f"#{fullest.id} to even the tables.")
 
     async def _seat_pending(self, state: dict[str, Any], number: int) -> None:
         """Players waiting for a seat sit at the table with the fewest players, or at a

@@ -145,6 +145,8 @@ class Tournaments:
             entrants = row.state["entrants"]
             if any(e["id"] == me.account_id for e in entrants):
                 raise GameError(f"You have entered tournament {number} already.")
+            if len(entrants) >= row.state.get("max", len(entrants) + 1):  # a system's cap
+                raise GameError(f"Tournament {number} is full ({len(entrants)} entrants).")
             rating, _ = await self.formulas.rating(me.account_id, row.kind)
             state = {**row.state, "entrants": [*entrants, {"id": me.account_id, "name": me.name,
                                                            "rating": round(rating)}]}

@@ -84,7 +84,9 @@ async def test_a_par_tournament_of_twenty(parlor, clients):
 
 
 async def _par_tournament(parlor, clients, http):
-    names = [f"Par{chr(65 + i)}x" for i in range(20)]
+    names = ["Anna", "Boris", "Chloe", "Dmitri", "Elena", "Fabio", "Greta", "Hugo", "Ines",
+             "Jonas", "Karen", "Mateo", "Nadia", "Oscar", "Paula", "Quentin", "Rosa", "Stefan",
+             "Tomas", "Vera"]
     players = await asyncio.gather(*(clients(n) for n in names))
     first = players[0]
     await first.cmd("tourney create pyr par 0", "number of deals")

@@ -85,7 +85,8 @@ async def _cubits(parlor) -> int:
 
 
 async def test_a_sit_and_go_of_twelve(parlor, clients):
-    names = [f"Sit{chr(65 + i)}x" for i in range(12)]
+    names = ["Anna", "Boris", "Chloe", "Dmitri", "Elena", "Fabio",
+             "Greta", "Hugo", "Ines", "Jonas", "Karen", "Mateo"]
     clients_ = await asyncio.gather(*(clients(n) for n in names))
     first = clients_[0]
     await first.cmd("tourney create triad sitgo 50 10", "A stack is at least 10 opening bets")

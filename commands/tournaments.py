@@ -40,7 +40,7 @@ async def tourney(ctx: Context, rest: str) -> None:
     row = await _guard(svc.get(args.whole_number(parts[0].lstrip("#"), what="tournament number")))
     own = svc.system_of(row.kind, row.system)
     if own is not None:  # a game's own system (Par, sit-and-go)
-        ctx.send("\n".join(own_standings(row, own)))
+        ctx.send("\n".join(own_standings(row, own, min(ctx.session.width, 80))))
         return
     state = row.state
     done = len(state["pairings"])
@@ -92,9 +92,10 @@ def _checked(fn, *a):  # noqa: ANN001, ANN202
         raise CommandError(str(err)) from None
 
 
-def own_standings(row, own) -> list[str]:  # noqa: ANN001
+def own_standings(row, own, width: int = 80) -> list[str]:  # noqa: ANN001
     """TOURNEY <n> for a game's own system: its standings (``own.standings``, plain
-    data) as a table of ``own.columns``, then its summary lines."""
+    data) as a table of ``own.columns`` (the last ones left out while it is wider than
+    ``width``: 12 deals' scores), then its summary lines."""
     lines = [bold(f"Tournament {row.id}: {row.title}")]
     rows = []
     for e in own.standings(row):
@@ -111,7 +112,15 @@ def own_standings(row, own) -> list[str]:  # noqa: ANN001
             cells.append("-" if value is None else str(value))
         rows.append(cells)
     if rows:
-        lines.extend(table([h for h, _ in own.columns], rows))
+        headers = [h for h, _ in own.columns]
+        drawn = table(headers, rows)
+        while len(headers) > 2 and max(len(line) for line in drawn) > width:
+            headers, rows = headers[:-1], [r[:-1] for r in rows]
+            drawn = table(headers, rows)
+        lines.extend(drawn)
+        if len(headers) < len(own.columns):
+            left_out = ", ".join(h for h, _ in own.columns[len(headers):])
+            lines.append(f"({left_out} left out at this width.)")
     lines.extend(own.summary_lines(row))
     return lines
 

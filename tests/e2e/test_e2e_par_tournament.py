@@ -162,8 +162,9 @@ async def _par_tournament(parlor, clients, http):
     for entry in own.standings(row):
         for score, best in zip(entry["scores"], row.state["best"]):
             assert score <= best["upper"]
-    out = await first.cmd("tourney 1", r"The solver's best Par, deal by deal:[^\n]*")
+    out = await first.cmd("tourney 1", r"The solver's best Par, deal by deal:(.|\n)*?> ")
     assert "Scores" in out and first.name in out
+    assert all(len(line) <= 80 for line in out.splitlines())
 
 
 def parlor_id(parlor, name: str) -> int:

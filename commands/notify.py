@@ -89,6 +89,8 @@ async def finger_more(ctx: Context, acc: "Account") -> list[str]:
         for r in records:
             mine = next((i for i, s in enumerate(r.seats) if s.get("id") == acc.id), None)
             result = _result(r.result, mine)
+            if kind is not None and kind.withheld(kind.state_from_json(r.state)):
+                result = "played (sealed)"  # a Par tournament's: not even how it went
             others = [s.get("name", "?") for i, s in enumerate(r.seats) if i != mine]
             games.append(f"#{r.id} {result} v {', '.join(others) or 'none'}")
         lines.append(f"Last {title}: " + "; ".join(games) + ".")

@@ -119,7 +119,8 @@ async def _par_tournament(parlor, clients, http):
     assert re.search(r"[+-]\d+", out.split("Running")[0].split("Scores")[1]) is None
     listing = (await http.get("/api/games")).json()["games"]
     assert all("view" not in g for g in listing)
-    await watcher.cmd(f"finger {first.name}", r"> ")
+    out = await watcher.cmd(f"finger {first.name}", r"Last Pyramid: [^\n]*")
+    assert f"#{first_game} played (sealed)" in out
 
     go.set()
     await asyncio.wait_for(asyncio.gather(*rest), 60)

@@ -1,6 +1,9 @@
 """Tournaments: ``TOURNEY`` (list), ``TOURNEY <n>`` (standings and pairings),
 ``TOURNEY CREATE <game> SWISS <rounds> [options]``, ``TOURNEY JOIN|WITHDRAW|START <n>``
-(the director is ``server/services/tournaments.py``, ``ctx.host.tournaments``)."""
+(the director is ``server/services/tournaments.py``, ``ctx.host.tournaments``).
+A game's own systems (``TOURNEY CREATE PYR PAR <deals>``, ``TOURNEY CREATE TRIAD SITGO
+<stack> [<opening>]``; docs/tournaments.md) are created and shown through the same
+commands, from their plain-data standings (:func:`own_standings`)."""
 
 from __future__ import annotations
 

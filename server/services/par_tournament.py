@@ -180,8 +180,7 @@ class ParTournament:
             log.exception("Par tournament %d: the solver's best Par failed", number)
 
     async def restore(self, director: "Tournaments", row: "TournamentRecord") -> None:
-        """After a restart: the entrants' games in play, found again (and the best Par
-        of a finished tournament the restart interrupted)."""
+        """After a restart: the entrants' games in play, found again."""
         self.watch(director)
         if row.status == "running":
             for r in row.state["results"].values():

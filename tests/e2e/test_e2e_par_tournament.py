@@ -96,6 +96,14 @@ async def _par_tournament(parlor, clients, http):
                     rf"Tournament 1 is open: Pyramid Par, {DEALS} deals")
     await asyncio.gather(*(p.cmd("tourney join 1", "You enter tournament 1") for p in players))
     await first.cmd("tourney 1", r"Open: 2 deals, the same for every entrant")
+    # A 21st entrant who is gone when it starts: a no-show, ranked last.
+    gone = await clients("Wanda")
+    await gone.cmd("tourney join 1", "You enter tournament 1")
+    await gone.close()
+    for _ in range(200):
+        if not any(s.account.name == "Wanda" for s in parlor.sessions.values()):
+            break
+        await asyncio.sleep(0.02)
 
     # The first entrant plays both deals at once; the others wait for ``go``.
     go = asyncio.Event()
@@ -106,8 +114,8 @@ async def _par_tournament(parlor, clients, http):
     first_game = await asyncio.wait_for(leader, 30)
     await first.expect(r"Your deals of Par tournament 1 are over", timeout=10)
     row = await parlor.host.tournaments.get(1)
-    games = {int(k): r["game"] for k, r in row.state["results"].items()}
-    assert len(games) == 20 and all(games.values())
+    games = {int(k): r["game"] for k, r in row.state["results"].items() if r["game"]}
+    assert len(games) == 20 and len(row.state["results"]) == 21
     # Before the end: nobody (an entrant yet to play, nor the one who has) sees a deal.
     watcher, second = players[1], players[2]
     second_game = games[parlor_id(parlor, second.name)]
@@ -133,6 +141,9 @@ async def _par_tournament(parlor, clients, http):
     # The same deals for all; the totals recompute from the stored games.
     own = parlor.host.tournaments.system_of("pyr", "par")
     standings = own.standings(row)
+    assert standings[-1]["name"] == "Wanda" and standings[-1]["forfeit"]
+    assert standings[-1]["total"] is None and standings[-1]["place"] is None
+    standings = standings[:-1]
     async with parlor.db.session() as tx:
         for entry in standings:
             record = await tx.get(GameRecord, entry["game"])
@@ -161,7 +172,7 @@ async def _par_tournament(parlor, clients, http):
         await asyncio.sleep(0.1)
     assert len(row.state["best"]) == DEALS
     for entry in own.standings(row):
-        for score, best in zip(entry["scores"], row.state["best"]):
+        for score, best in zip(entry["scores"] or (), row.state["best"]):
             assert score <= best["upper"]
     out = await first.cmd("tourney 1", r"The solver's best Par, deal by deal:(.|\n)*?> ")
     assert "Scores" in out and first.name in out

@@ -363,10 +363,8 @@ def audience(table: Table, seat: int, events: list) -> Audience | None:
     player alone: the others, watchers included, hear only that a game ended and the next
     was dealt. ``table`` may also be a later table than the action's: then the answer is
     who may hear of the action now (REPLAY)."""
-    if table.sealed:  # its player alone, even once it is closed
-        told = [e for e in events if isinstance(e, Told)]
-        return Audience(seats=(seat,), watchers=False,
-                        public=tuple(e for e in told if isinstance(e.event, _PUBLIC)))
+    if table.sealed:  # its player alone, even once it is over: not even a score
+        return Audience(seats=(seat,), watchers=False)
     if len(table.matches) == 1 or table.closed:
         return None
     told = [e for e in events if isinstance(e, Told)]

@@ -184,3 +184,50 @@ def parlor_id(parlor, name: str) -> int:
         if game.seats[0].name == name:
             return game.seats[0].account_id
     raise AssertionError(f"{name} has no game in play")
+
+
+async def test_a_par_tournament_survives_a_restart(tmp_path):
+    """The server stops while the entrants are playing: after the restart their games
+    wait for them, still sealed, and the tournament finishes when they are played."""
+    from tests.support.client import Client
+
+    url = f"sqlite+aiosqlite:///{tmp_path}/par.db"
+    parlor = assemble(make_config(url, max_connections_per_address=30))
+    await parlor.start()
+    try:
+        ann = await (await Client.connect(parlor.port)).create("Annika")
+        bo = await (await Client.connect(parlor.port)).create("Bodo")
+        await ann.cmd("tourney create pyr par 2", "Tournament 1 is open")
+        for p in (ann, bo):
+            await p.cmd("tourney join 1", "You enter tournament 1")
+        ann.send("tourney start 1")
+        out = await ann.expect(r"your deals are game #\d+")
+        ann_game = int(YOURS.search(out).group(1))
+        out = await bo.expect(r"your deals are game #\d+")
+        bo_game = int(YOURS.search(out).group(1))
+        await ann.cmd("pyr end", "Game 1 of 2 over")
+        await ann.cmd("pyr save", "A Par tournament's deals cannot be saved")
+        await ann.cmd("pyr new yes", "A Par tournament's deals are dealt once")
+    finally:
+        await parlor.stop()
+
+    parlor = assemble(make_config(url, max_connections_per_address=30))
+    await parlor.start()
+    try:
+        assert parlor.host.live[ann_game].state.sealed == "Par tournament 1"
+        ann = await (await Client.connect(parlor.port)).login("Annika")
+        bo = await (await Client.connect(parlor.port)).login("Bodo")
+        await bo.cmd(f"replay {ann_game}", f"may not be shown: Its deals are {SEALED}")
+        await bo.cmd(f"observe {ann_game}", f"may not be watched: Its deals are {SEALED}")
+        await ann.cmd("pyr end", "Game 2 of 2 over")
+        await bo.cmd("pyr exit yes", r"Game #\d+ is over")   # gives up both deals
+        await ann.expect(r"Tournament 1 \(Pyramid Par, 2 deals\) is over", timeout=10)
+        row = await parlor.host.tournaments.get(1)
+        assert row.status == "finished"
+        standings = parlor.host.tournaments.system_of("pyr", "par").standings(row)
+        by_name = {e["name"]: e for e in standings}
+        assert by_name["Bodo"]["scores"] == [-52, -52] and by_name["Bodo"]["game"] == bo_game
+        assert by_name["Annika"]["total"] == sum(by_name["Annika"]["scores"])
+        await bo.cmd(f"replay {ann_game}", r"REPLAY \d+ <move> shows")
+    finally:
+        await parlor.stop()

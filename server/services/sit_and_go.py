@@ -208,7 +208,7 @@ class SitAndGo:
     def _alive(self, state: dict[str, Any]) -> list[str]:
         return [k for k, p in state["players"].items() if p["status"] in ("in", "waiting")]
 
-    def _out(self, state: dict[str, Any], account_id: int, stack: int,
+    def _out(self, state: dict[str, Any], account_id: int, stack: int | None,
              why: str = "bust") -> None:
         """A player is out: placed after everyone still in."""
         p = state["players"][str(account_id)]
@@ -218,8 +218,9 @@ class SitAndGo:
         p.update(status="out", place=place, stack=stack, why=why, table=None)
         state["out"].append(str(account_id))
         assert self.director is not None
+        back = "your stack went" if stack is None else f"{stack} cubits went"
         self.director.tell(account_id, f"You are out of the sit-and-go in place {place} "
-                                       f"({stack} cubits back in your account).")
+                                       f"({back} back to your account).")
 
     def _note_left(self, state: dict[str, Any], game: LiveGame) -> None:
         """Players still 'in' at a table they have stood up from (away, or TRIAD LEAVE):
@@ -228,7 +229,7 @@ class SitAndGo:
         seated = {table.seats[s].account_id for s in table.places if s is not None}
         for key, p in list(state["players"].items()):
             if p["status"] == "in" and p.get("table") == game.id and int(key) not in seated:
-                self._out(state, int(key), 0, "left")
+                self._out(state, int(key), None, "left")
 
     async def _closed(self, state: dict[str, Any], table_id: int) -> None:
         """A table that closed: whoever could still pay waits for a seat; the rest are out."""
@@ -243,7 +244,7 @@ class SitAndGo:
                 continue
             stack = stacks.get(int(key))
             if stack is None:
-                self._out(state, int(key), 0, "left")
+                self._out(state, int(key), None, "left")
             elif stack < state["opening"]:
                 self._out(state, int(key), stack)
             else:

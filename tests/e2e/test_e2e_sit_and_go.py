@@ -45,9 +45,11 @@ def _line(game, pos: int) -> str:
     return "triad fold"
 
 
-async def _drive(parlor, number: int, players: dict[int, object]) -> list[list[int]]:
+async def _drive(parlor, number: int, players: dict[int, object],
+                 gone: frozenset[int] = frozenset()) -> list[list[int]]:
     """Until the tournament is over: the player whose turn it is, at every table, types
-    their move (read from the table they see). Returns the players seated at each of its
+    their move (read from the table they see); for the ``gone`` (disconnected) the
+    table's clock moves, as for anyone away. Returns the players seated at each of its
     tables, every time that changed."""
     svc = parlor.host.tournaments
     seen: list[list[int]] = []
@@ -66,6 +68,8 @@ async def _drive(parlor, number: int, players: dict[int, object]) -> list[list[i
             if table.game.phase == "hand_over" or pos is None:
                 continue
             seat = table.places[pos]
+            if table.seats[seat].account_id in gone:
+                continue
             client = players[table.seats[seat].account_id]
             version = game.version
             client.send(_line(table.game, pos))
@@ -115,7 +119,12 @@ async def test_a_sit_and_go_of_twelve(parlor, clients):
     async with parlor.db.session() as tx:
         for account in await tx.scalars(sa.select(Account).where(Account.name.in_(names))):
             ids[account.id] = clients_[names.index(account.name)]
-    seen = await asyncio.wait_for(_drive(parlor, 1, ids), 90)
+    # One entrant drops at once: handled as at any table (away: they pass or fold, and
+    # stand up with their stack when the hand ends), so out of the tournament.
+    dropped = clients_[-1]
+    await dropped.close()
+    gone = frozenset(i for i, c in ids.items() if c is dropped)
+    seen = await asyncio.wait_for(_drive(parlor, 1, ids, gone), 90)
     # two tables of six, then (players gone bust) one table, merged
     assert seen[0] == [6, 6] and any(len(t) == 1 and t[0] > 1 for t in seen), seen
 
@@ -125,8 +134,10 @@ async def test_a_sit_and_go_of_twelve(parlor, clients):
     winners = [s for s in standings if s["status"] == "winner"]
     assert len(winners) == 1 and standings[0] is winners[0] and winners[0]["place"] == 1
     assert sorted(s["place"] for s in standings) == list(range(1, 13))
+    left = next(s for s in standings if s["name"] == dropped.name)
+    assert left["status"] == "out" and left["place"] > 1
     assert not [g for g in parlor.host.live.values() if g.kind.key == "triad"]
-    for c in clients_:
+    for c in clients_[:-1]:
         await c.expect(rf"Tournament 1 \(.*\) is over: {winners[0]['name']} wins", timeout=10)
     out = await first.cmd("tourney 1", r"Over: Stacks of 200 cubits[^\n]*")
     assert "last stack standing" in out

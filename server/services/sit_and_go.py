@@ -121,7 +121,7 @@ class SitAndGo:
         groups = [playing[i::count] for i in range(count)]  # balanced: sizes differ by one
         tables = []
         for group in groups:
-            game = await self._open(row.id, state, group[0])
+            game = await self._open(row.id, state, group[0], stack)
             tables.append(game.id)
             for e in group[1:]:
                 await self.kind.join(e["id"], e["name"], game.id, stack, director=True)
@@ -133,8 +133,11 @@ class SitAndGo:
         self.start_rounds(director, row.id)
         return state
 
-    async def _open(self, number: int, state: dict[str, Any], entrant: dict) -> LiveGame:
-        options = {**table_options(state["opening"], None, DEFAULT_SEATS, state["stack"]),
+    async def _open(self, number: int, state: dict[str, Any], entrant: dict,
+                    stack: int) -> LiveGame:
+        """A table of the tournament, ``entrant`` sitting down at it with ``stack`` (the
+        table's buy-in: what the opener brings)."""
+        options = {**table_options(state["opening"], None, DEFAULT_SEATS, stack),
                    "tournament": number}
         return await self.kind.hosted.start_game(
             self.kind.key, (Seat(entrant["id"], entrant["name"]),), options)
@@ -329,7 +332,8 @@ class SitAndGo:
                     continue
             elif len(state["pending"]) >= 2:
                 try:
-                    game = await self._open(number, state, {"id": int(key), "name": p["name"]})
+                    game = await self._open(number, state, {"id": int(key), "name": p["name"]},
+                                            p["stack"])
                 except (GameError, RuleError) as err:
                     state["pending"].pop(0)
                     self._out(state, int(key), p["stack"], "left")

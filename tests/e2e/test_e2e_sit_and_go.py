@@ -148,6 +148,12 @@ async def test_a_sit_and_go_of_twelve(parlor, clients):
         assert await ledger.audit(tx) == []
         assert await triad_service.audit_tables(tx) == []
     assert await _cubits(parlor) == total
+    # The winner holds every stack but what the others stood up with: each entrant put
+    # in STACK, and whatever an entrant has above 1000 - STACK is what they took back.
     async with parlor.db.session() as tx:
-        winner = await tx.get(Account, winners[0]["id"])
-    assert winner.cubits > 1000 + STACK  # the winner took (nearly) every stack
+        balances = {a.id: a.cubits for a in await tx.scalars(
+            sa.select(Account).where(Account.name.in_(names)))}
+    taken_back = sum(b - (1000 - STACK) for i, b in balances.items() if i != winners[0]["id"])
+    assert winners[0]["stack"] == 12 * STACK - taken_back
+    assert balances[winners[0]["id"]] == 1000 - STACK + winners[0]["stack"]
+    assert winners[0]["stack"] > 12 * STACK - 12 * OPENING - STACK  # nearly everything

@@ -157,3 +157,49 @@ async def test_a_sit_and_go_of_twelve(parlor, clients):
     assert winners[0]["stack"] == 12 * STACK - taken_back
     assert balances[winners[0]["id"]] == 1000 - STACK + winners[0]["stack"]
     assert winners[0]["stack"] > 12 * STACK - 12 * OPENING - STACK  # nearly everything
+
+
+async def test_a_sit_and_go_survives_a_restart(tmp_path):
+    """The server stops between two moves: after the restart the director goes on with
+    the tables as they stood, and the cubits still add up."""
+    from tests.support.client import Client
+
+    url = f"sqlite+aiosqlite:///{tmp_path}/sitgo.db"
+    names = ["Alma", "Bruno", "Clara", "Diego"]
+    parlor = assemble(make_config(url, max_connections_per_address=30))
+    await parlor.start()
+    try:
+        players = [await (await Client.connect(parlor.port)).create(n) for n in names]
+        await players[0].cmd(f"tourney create triad sitgo {STACK} {OPENING}", "is open")
+        for p in players:
+            await p.cmd("tourney join 1", "You enter tournament 1")
+        total = await _cubits(parlor)
+        players[0].send("tourney start 1")
+        for p in players:
+            await p.expect(r"you sit at Triad table #\d+", timeout=10)
+        table_id = (await parlor.host.tournaments.get(1)).state["tables"][0]
+        for _ in range(200):  # the director deals the first hand
+            if parlor.host.live[table_id].state.game.phase != "hand_over":
+                break
+            await asyncio.sleep(0.02)
+        assert parlor.host.live[table_id].state.game.phase != "hand_over"
+    finally:
+        await parlor.stop()
+
+    parlor = assemble(make_config(url, max_connections_per_address=30))
+    await parlor.start()
+    try:
+        players = [await (await Client.connect(parlor.port)).login(n) for n in names]
+        ids = {}
+        async with parlor.db.session() as tx:
+            for account in await tx.scalars(sa.select(Account).where(Account.name.in_(names))):
+                ids[account.id] = players[names.index(account.name)]
+        await asyncio.wait_for(_drive(parlor, 1, ids), 60)
+        row = await parlor.host.tournaments.get(1)
+        assert row.status == "finished" and row.state["winner"] in ids
+        async with parlor.db.session() as tx:
+            assert await ledger.audit(tx) == []
+            assert await triad_service.audit_tables(tx) == []
+        assert await _cubits(parlor) == total
+    finally:
+        await parlor.stop()

@@ -142,11 +142,10 @@ COMMANDS = [
             "number, its standings (points, Buchholz, Sonneborn-Berger) and its round's "
             "pairings.", aliases=("tournament", "tourneys"), topic="games", subcommands=(
                 Command("create", create, "TOURNEY CREATE <game> SWISS <rounds> [<options>]"
-                        " | PYR PAR <deals> | TRIAD SITGO <stack> [<opening>]",
-                        "Open a tournament (players may run one at a time): Swiss; "
-                        "Pyramid's Par (everyone plays the same deals, ranked by total "
-                        "Par); Triad's sit-and-go (tables of six, equal stacks, the last "
-                        "stack standing wins)."),
+                        " | <game> <system> <number> [<options>]",
+                        "Open a tournament (players may run one at a time): Swiss, for a "
+                        "game of two; or a system of the game's own, which its HELP names "
+                        "(a Par tournament, a sit-and-go)."),
                 Command("join", _numbered(
                     lambda ctx, n: ctx.host.tournaments.join(n, _me(ctx)),
                     "You enter tournament {n}: {title}."), "TOURNEY JOIN <n>",

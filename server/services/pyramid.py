@@ -73,7 +73,7 @@ from games.pyramid.spec import SPEC
 from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext, WebPage
 from server.models import Account, GameRecord
 from server.services.games import GameError, LiveGame
-from server.services.par_tournament import ParTournament
+from server.services.pyramid_par import ParTournament
 from server.services.pyramid_models import PyramidSave, PyramidTopScore
 from server.text import counted
 from server.workers import WorkerPool
@@ -730,7 +730,7 @@ class Pyramid(HostedGame):
                            "opponent": r.opponent or None} for i, r in enumerate(rows, 1)]}
 
     def tournament_systems(self) -> dict[str, Any]:
-        """The Par tournament (``server/services/par_tournament.py``)."""
+        """The Par tournament (``server/services/pyramid_par.py``)."""
         return {"par": self._par}
 
     def notes(self) -> list[tuple[int, str]]:
@@ -754,7 +754,8 @@ HELP = (
     "NONE (alone), PYR TOUR COMPUTER [EASY|NORMAL|HARD], PYR TOUR HUMAN <person> (they "
     "PYR ACCEPT you), PYR TOUR RESTORE; then SAVE, SCORE, TOP10, EXIT, and NEW for a new "
     "match. Everywhere: CONFIG, INFO, SOLUTION (the best line of your last finished deal), "
-    "HELP."
+    "HELP. A Par tournament: TOURNEY CREATE PYR PAR <deals> (1 to 12), every entrant "
+    "playing the same deals, unseen by anyone else until all have played them."
 )
 
 INFO = (

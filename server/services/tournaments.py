@@ -12,8 +12,8 @@ A player not connected when their game is to start forfeits it (a no-show); a pl
 drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
 
 A game may bring systems of its own (``GameKind.tournament_systems``: Pyramid's Par
-tournament, ``server/services/par_tournament.py``; Triad's sit-and-go,
-``server/services/sit_and_go.py``): the director keeps their rows, entrants and quota,
+tournament, ``server/services/pyramid_par.py``; Triad's sit-and-go,
+``server/services/triad_sitgo.py``): the director keeps their rows, entrants and quota,
 and hands them the start, their games' results and their standings (``system_of``).
 
 Not here yet: arena, scheduled tournaments from the configuration, a no-show's waiting

@@ -78,7 +78,7 @@ from server.hosting import ActionContext, FinishContext, HostedGame, Seat, Start
 from server.models import GameRecord, LedgerEntry
 from server.services import ledger
 from server.services.games import GameError, LiveGame
-from server.services.sit_and_go import SitAndGo
+from server.services.triad_sitgo import SitAndGo
 from server.services.triad_models import TableLedgerEntry
 from server.text import counted
 
@@ -182,7 +182,7 @@ class TriadTables(HostedGame):
         self._sitgo = SitAndGo(self)
 
     def tournament_systems(self) -> dict[str, Any]:
-        """The sit-and-go (``server/services/sit_and_go.py``)."""
+        """The sit-and-go (``server/services/triad_sitgo.py``)."""
         return {"sitgo": self._sitgo}
 
     def seats_of(self, state: Table, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:

@@ -79,8 +79,11 @@ class SitAndGo:
         return {"opening": int(words[0])} if words else {}
 
     def new(self, stack: int, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        opening = int(options.get("opening") or max(1, stack // DEFAULT_OPENING_SHARE))
-        if opening < 1 or stack < opening * STACK_IN_OPENINGS:
+        opening = options.get("opening")
+        opening = max(1, stack // DEFAULT_OPENING_SHARE) if opening is None else int(opening)
+        if opening < 1:
+            raise GameError("The opening bet is at least 1 cubit.")
+        if stack < opening * STACK_IN_OPENINGS:
             raise GameError(f"A stack is at least {STACK_IN_OPENINGS} opening bets "
                             f"({opening * STACK_IN_OPENINGS} cubits with an opening bet of "
                             f"{opening}).")

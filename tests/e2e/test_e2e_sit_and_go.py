@@ -95,6 +95,7 @@ async def test_a_sit_and_go_of_twelve(parlor, clients):
     first = clients_[0]
     await first.cmd("tourney create triad sitgo 50 10", "A stack is at least 10 opening bets")
     await first.cmd("tourney create triad sitgo 200 ten", "takes one option: the opening bet")
+    await first.cmd("tourney create triad sitgo 200 0", "The opening bet is at least 1 cubit")
     await first.cmd(f"tourney create triad sitgo {STACK} {OPENING}",
                     rf"Tournament 1 is open: Triad sit-and-go, stacks of {STACK}, "
                     rf"opening {OPENING}")

@@ -85,6 +85,9 @@ async def observe(ctx: Context, rest: str) -> None:
     if game.seat_of(ctx.account.id) is not None:
         ctx.presentation.show(ctx.session, game)
         return
+    withheld = game.kind.withheld(game.state)
+    if withheld is not None:
+        raise CommandError(f"Game #{game.id} may not be watched: {withheld}")
     ctx.session.subscribe(f"game:{game.id}")
     ctx.session.watching.add(game.id)
     ctx.send(f"You are now watching game #{game.id}. (UNOBSERVE {game.id} to stop.)")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from commands import args
 from commands.registry import Command, CommandError, Context, UsageError
-from server.services.notify import last_games, outcome_for, seat_of
+from server.services.notify import last_games, result_for, seat_of
 from server.text import clean
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ async def finger_more(ctx: Context, acc: "Account") -> list[str]:
         games = []
         for r in records:
             mine = seat_of(r.seats, acc.id)
-            result = outcome_for(r.result, mine)
+            result = result_for(kind, r, mine)
             others = [s.get("name", "?") for i, s in enumerate(r.seats) if i != mine]
             games.append(f"#{r.id} {result} v {', '.join(others) or 'none'}")
         lines.append(f"Last {title}: " + "; ".join(games) + ".")

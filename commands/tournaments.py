@@ -1,6 +1,9 @@
 """Tournaments: ``TOURNEY`` (list), ``TOURNEY <n>`` (standings and pairings),
 ``TOURNEY CREATE <game> SWISS <rounds> [options]``, ``TOURNEY JOIN|WITHDRAW|START <n>``
-(the director is ``server/services/tournaments.py``, ``ctx.host.tournaments``)."""
+(the director is ``server/services/tournaments.py``, ``ctx.host.tournaments``).
+A game's own systems (``TOURNEY CREATE PYR PAR <deals>``, ``TOURNEY CREATE TRIAD SITGO
+<stack> [<opening>]``; docs/tournaments.md) are created and shown through the same
+commands, from their plain-data standings (:func:`own_standings`)."""
 
 from __future__ import annotations
 
@@ -38,6 +41,10 @@ async def tourney(ctx: Context, rest: str) -> None:
             [str(t.id), t.title, t.status, str(len(t.state["entrants"]))] for t in rows])))
         return
     row = await _guard(svc.get(args.whole_number(parts[0].lstrip("#"), what="tournament number")))
+    own = svc.system_of(row.kind, row.system)
+    if own is not None:  # a game's own system (Par, sit-and-go)
+        ctx.send("\n".join(own_standings(row, own, min(ctx.session.width, 80))))
+        return
     state = row.state
     done = len(state["pairings"])
     lines = [bold(f"Tournament {row.id}: {row.title}"),
@@ -68,12 +75,57 @@ async def create(ctx: Context, rest: str) -> None:
     if kind is None:
         raise CommandError(f"There is no game called {parts[0]!r}.")
     system = parts[1].lower()
-    rounds = args.whole_number(parts[2], what="number of rounds", least=1)
-    options = kind.parse_options(parts[3:])
+    own = ctx.host.tournaments.system_of(kind.key, system)
+    if own is not None:  # a game's own system: PYR PAR <deals>, TRIAD SITGO <stack>
+        rounds = args.whole_number(parts[2], what=own.number, least=1)
+        options = _checked(own.parse_options, parts[3:])
+    else:
+        rounds = args.whole_number(parts[2], what="number of rounds", least=1)
+        options = kind.parse_options(parts[3:])
     row = await _guard(ctx.host.tournaments.create(kind.key, system, rounds, options, _me(ctx),
                                                    ctx.session.is_admin))
     ctx.send(f"Tournament {row.id} is open: {row.title}. (TOURNEY JOIN {row.id} enters it; "
              f"TOURNEY START {row.id} begins it.)")
+
+
+def _checked(fn, *a):  # noqa: ANN001, ANN202
+    try:
+        return fn(*a)
+    except GameError as err:
+        raise CommandError(str(err)) from None
+
+
+def own_standings(row, own, width: int = 80) -> list[str]:  # noqa: ANN001
+    """TOURNEY <n> for a game's own system: its standings (``own.standings``, plain
+    data) as a table of ``own.columns`` (the last ones left out while it is wider than
+    ``width``: 12 deals' scores), then its summary lines."""
+    lines = [bold(f"Tournament {row.id}: {row.title}")]
+    rows = []
+    for e in own.standings(row):
+        cells = []
+        for _, key in own.columns:
+            value = e.get(key)
+            if key == "name":
+                value = value + (" (withdrawn)" if e.get("withdrawn") else
+                                 " (no-show)" if e.get("forfeit") else "")
+            elif isinstance(value, list):
+                value = " ".join(f"{v:+d}" for v in value)
+            elif isinstance(value, int) and key in ("total",):
+                value = f"{value:+d}"
+            cells.append("-" if value is None else str(value))
+        rows.append(cells)
+    if rows:
+        headers = [h for h, _ in own.columns]
+        drawn = table(headers, rows)
+        while len(headers) > 2 and max(len(line) for line in drawn) > width:
+            headers, rows = headers[:-1], [r[:-1] for r in rows]
+            drawn = table(headers, rows)
+        lines.extend(drawn)
+        if len(headers) < len(own.columns):
+            left_out = ", ".join(h for h, _ in own.columns[len(headers):])
+            lines.append(f"({left_out} left out at this width.)")
+    lines.extend(own.summary_lines(row))
+    return lines
 
 
 def _numbered(fn, done: str):  # noqa: ANN001, ANN202
@@ -89,8 +141,11 @@ COMMANDS = [
     Command("tourney", tourney, "TOURNEY [<n>]", "The tournaments open or running; with a "
             "number, its standings (points, Buchholz, Sonneborn-Berger) and its round's "
             "pairings.", aliases=("tournament", "tourneys"), topic="games", subcommands=(
-                Command("create", create, "TOURNEY CREATE <game> SWISS <rounds> [<options>]",
-                        "Open a Swiss tournament (players may run one at a time)."),
+                Command("create", create, "TOURNEY CREATE <game> SWISS <rounds> [<options>]"
+                        " | <game> <system> <number> [<options>]",
+                        "Open a tournament (players may run one at a time): Swiss, for a "
+                        "game of two; or a system of the game's own, which its HELP names "
+                        "(a Par tournament, a sit-and-go)."),
                 Command("join", _numbered(
                     lambda ctx, n: ctx.host.tournaments.join(n, _me(ctx)),
                     "You enter tournament {n}: {title}."), "TOURNEY JOIN <n>",

@@ -46,7 +46,8 @@ class PlaySpec:
     False: never), ``describe_move(state, seat, notation, name)``,
     ``describe_outcome(state, number, outcome)``, ``replay_view(state, seat, now)``,
     ``timeout(state)``, ``presence(state, seat, here)``, ``audience(state, seat, events)``,
-    ``counts(outcome)`` and ``render_changes(old_view, new_view, width, color, names)``:
+    ``counts(outcome)``, ``withheld(state)`` (why nobody but its players may see the game
+    at all now: OBSERVE, REPLAY, EXAMINE and the web door refuse it) and ``render_changes(old_view, new_view, width, color, names)``:
     their meaning is ``GameKind``'s.
     """
 
@@ -89,4 +90,5 @@ class PlaySpec:
     presence: Callable[[Any, int, bool], Any] | None = None
     audience: Callable[[Any, int, list], Any] | None = None
     counts: Callable[[Any], bool] | None = None
+    withheld: Callable[[Any], str | None] | None = None
     render_changes: Callable[..., str | None] | None = None

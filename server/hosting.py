@@ -366,6 +366,12 @@ class GameKind(abc.ABC):
         taken up again later)."""
         return True
 
+    def withheld(self, state: Any) -> str | None:
+        """Why nobody but the game's players may see it at all now (a sentence), or None:
+        OBSERVE, REPLAY, EXAMINE and every web door (pages, JSON, live streams) ask
+        this first and refuse with it (a Par tournament's sealed deals)."""
+        return None
+
     # -- what the game adds to the parlor (all optional) -------------------------------
     # Its settings: ``Settings``, an attrs class (defaults for every field), read from
     # ``[games.<key>]`` and given to the constructor as keywords; ``old_settings``: keys
@@ -395,6 +401,15 @@ class GameKind(abc.ABC):
     def notes(self) -> list[tuple[int, str]]:
         """Lines for the server's log when it starts, with their logging levels."""
         return []
+
+    def tournament_systems(self) -> dict[str, Any]:
+        """The tournament systems the game brings beyond Swiss, by name (``TOURNEY CREATE
+        <game> <system> ...``): Pyramid's ``par``, Triad's ``sitgo``. Each has ``name``,
+        ``number`` (what the number after the system counts), ``parse_options(words)``,
+        ``new(number, options) -> (title, state)``, ``begin(director, row) -> state``,
+        ``restore(director, row)``, ``standings(row)`` and ``report(row)`` (plain data for
+        the web pages), ``columns`` and ``summary_lines(row)`` (for TOURNEY <n>)."""
+        return {}
 
 
 class HostedGame(GameKind):
@@ -510,6 +525,9 @@ class HostedGame(GameKind):
 
     def counts(self, outcome: Outcome) -> bool:
         return True if self.spec.counts is None else self.spec.counts(outcome)
+
+    def withheld(self, state: Any) -> str | None:
+        return None if self.spec.withheld is None else self.spec.withheld(state)
 
 
 __all__ = ["ActionContext", "FinishContext", "GameKind", "HostedGame", "Parlor", "RuleError",

@@ -16,6 +16,10 @@ State
     * Use Same Deck, whoever plays: nobody but its player sees a deal, or hears of its
       moves, before every seat has finished it (:func:`is_shown`), since the others are
       dealt the same cards; the running scores are everyone's to see.
+    * Sealed (``sealed``, a Par tournament's entrant playing its set of deals): nobody
+      but its player sees a deal, or hears of its moves, until the table is unsealed
+      (:func:`unseal`, when the tournament is over), since every entrant is dealt the
+      same cards; :func:`withheld` says why to anyone who asks to see it.
 
 Actions
     The match engine's (``rules.Action``: a pair, a King, ``D``, ``END``), for the seat's
@@ -43,6 +47,7 @@ from games.errors import BadOption, IllegalAction, RuleError
 from games.outcome import Outcome
 
 from . import ai, notation, rules
+from .cards import DECK_SIZE
 from . import render as board
 
 LEVELS = ai.LEVELS
@@ -69,6 +74,10 @@ CLOSE_REFUSALS = {
                       "over a disconnect or a restart without SAVE.",
     ("person", RENEW): "Against a person NEW would restart your opponent's tournament too: "
                        "finish it, or PYR EXIT to resign it.",
+    ("sealed", SAVE): "A Par tournament's deals cannot be saved: play them out (PYR EXIT "
+                      "gives up the rest, each scoring minus its cards left).",
+    ("sealed", RENEW): "A Par tournament's deals are dealt once: play them out (PYR EXIT "
+                       "gives up the rest, each scoring minus its cards left).",
 }
 
 #: docs/rules/pyramid.md ("Play modes"): in tournament play HINT, TOUR, AUTO and QUIT are replaced
@@ -130,6 +139,7 @@ class Table:
     same_deck: bool = False
     closed: str = ""          # "" in play, else the Close word that closed it
     closer: int | None = None
+    sealed: str = ""          # what the deals are sealed for ("Par tournament 3"), or ""
 
     @property
     def mode(self) -> str:
@@ -152,8 +162,16 @@ class Table:
 
 def new_table(options: dict[str, Any], computer: tuple[bool, ...], same_deck: bool,
               rng: random.Random) -> Table:
-    """A table of ``len(computer)`` seats: ``options["mode"]`` "standard" or "tournament"."""
+    """A table of ``len(computer)`` seats: ``options["mode"]`` "standard" or "tournament";
+    ``options["seeds"]`` the deals (a Par tournament's set) and ``options["sealed"]``
+    what they are sealed for (see :func:`withheld`)."""
     mode = options.get("mode", "standard")
+    sealed = str(options.get("sealed") or "")
+    if options.get("seeds"):
+        if len(computer) != 1 or any(computer):
+            raise BadOption("A set of deals is played by one person alone.")
+        match = rules.new_game({"mode": mode, "seeds": options["seeds"]}, rng)
+        return Table(matches=(match,), computer=computer, sealed=sealed)
     if same_deck:
         first = rules.new_game({"mode": mode}, rng)
         matches = [rules.new_game({"mode": mode, "seeds": first.seeds}, rng)
@@ -174,12 +192,38 @@ def waiting_for_deal(table: Table, seat: int) -> bool:
 
 
 def is_shown(table: Table, game_no: int) -> bool:
-    """Whether deal ``game_no`` may be shown to anyone besides a seat playing it: with Use
-    Same Deck at a table of two only once every seat has finished it (the other would see
-    the cards it is still to be dealt), or once the table is over."""
+    """Whether deal ``game_no`` may be shown to anyone besides a seat playing it: never
+    while the table is sealed; with Use Same Deck at a table of two only once every seat
+    has finished it (the other would see the cards it is still to be dealt), or once the
+    table is over."""
+    if table.sealed:
+        return False
     if not table.same_deck or len(table.matches) == 1 or table.closed or table.played_out:
         return True
     return all(len(m.scores) >= game_no for m in table.matches)
+
+
+def withheld(table: Table) -> str | None:
+    """Why nobody but its player may see the table at all now (OBSERVE, REPLAY, EXAMINE,
+    the web pages and their JSON ask this first), or None when its other rules apply."""
+    if table.sealed:
+        return (f"Its deals are sealed until {table.sealed} is over: nobody may see them "
+                "before every entrant has played them.")
+    return None
+
+
+def unseal(table: Table) -> Table:
+    """The table as it may be shown once what sealed it is over."""
+    return attrs.evolve(table, sealed="")
+
+
+def deal_scores(table: Table, seat: int = 0) -> tuple[int, ...]:
+    """The Par score of each of ``seat``'s deals as a Par tournament counts them: a deal
+    finished scores its Par; a deal left unfinished (the table closed) scores minus the
+    cards left, and a deal never dealt minus all 52 (nothing of it was removed)."""
+    match = table.matches[seat]
+    scores = [g.score if g.over else -g.cards_left for g in match.games]
+    return tuple(scores + [-DECK_SIZE] * (match.n_games - len(match.games)))
 
 
 def to_move(table: Table) -> tuple[int, ...]:
@@ -200,7 +244,7 @@ def check_close(table: Table, seat: int, what: str) -> str:
     if not 0 <= seat < len(table.matches):
         raise IllegalAction("There is no such seat at this table.")
     who = "standard" if table.mode != "tournament" else (
-        "person" if table.humans > 1 else "alone")
+        "person" if table.humans > 1 else "sealed" if table.sealed else "alone")
     refusal = CLOSE_REFUSALS.get((who, what))
     if refusal is not None:
         raise IllegalAction(refusal)
@@ -319,6 +363,8 @@ def audience(table: Table, seat: int, events: list) -> Audience | None:
     player alone: the others, watchers included, hear only that a game ended and the next
     was dealt. ``table`` may also be a later table than the action's: then the answer is
     who may hear of the action now (REPLAY)."""
+    if table.sealed:  # its player alone, even once it is over: not even a score
+        return Audience(seats=(seat,), watchers=False)
     if len(table.matches) == 1 or table.closed:
         return None
     told = [e for e in events if isinstance(e, Told)]
@@ -359,17 +405,20 @@ def format_action(action: Any) -> str:
 
 
 def state_to_json(table: Table) -> dict[str, Any]:
-    return {"game": "pyramid-table",
+    data = {"game": "pyramid-table",
             "matches": [notation.state_to_json(m) for m in table.matches],
             "computer": list(table.computer), "same_deck": table.same_deck,
             "closed": table.closed, "closer": table.closer}
+    if table.sealed:  # only a Par tournament's (stored tables keep their form)
+        data["sealed"] = table.sealed
+    return data
 
 
 def state_from_json(data: dict[str, Any]) -> Table:
     return Table(matches=[notation.state_from_json(m) for m in data["matches"]],
                  computer=[bool(c) for c in data["computer"]],
                  same_deck=bool(data.get("same_deck")), closed=str(data.get("closed") or ""),
-                 closer=data.get("closer"))
+                 closer=data.get("closer"), sealed=str(data.get("sealed") or ""))
 
 
 # -- what a player sees ------------------------------------------------------------------------
@@ -386,6 +435,8 @@ def view_for(table: Table, seat: int | None, now: Table | None = None) -> dict[s
     match = table.matches[me]
     if playing or is_shown(now or table, match.game_no):
         view = board.view_for(match)
+    elif (now or table).sealed:
+        view = board.hidden_view(match, withheld(now or table) or "")
     else:
         view = board.hidden_view(match)
     view.update(seat=seat, board_of=me, same_deck=table.same_deck, closed=table.closed,

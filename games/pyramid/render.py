@@ -70,7 +70,7 @@ def view_for(state: State, seat: int | None = None) -> dict:
     }
 
 
-def hidden_view(state: State) -> dict:
+def hidden_view(state: State, note: str = HIDDEN_NOTE) -> dict:
     """JSON-able view of a match whose current deal may not be shown: which game it is,
     the cards left and the scores (the running score is everyone's to see), no card."""
     return {
@@ -82,7 +82,7 @@ def hidden_view(state: State) -> dict:
         "scores": list(state.scores),
         "total": state.total,
         "match_over": state.over,
-        "note": HIDDEN_NOTE,
+        "note": note,
     }
 
 

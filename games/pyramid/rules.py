@@ -431,11 +431,14 @@ class State:
 
 
 def new_game(options: dict | None, rng: random.Random) -> State:
-    """options: {"mode": "standard"|"tournament", "seeds": [...] (optional)}."""
+    """options: {"mode": "standard"|"tournament", "seeds": [...] (optional)}. A
+    tournament is six deals, or as many as the seeds given (a Par tournament's set)."""
     options = dict(options or {})
     mode = options.get("mode", "standard")
     n = TOURNAMENT_GAMES if mode == "tournament" else 1
     seeds = tuple(int(s) for s in options.get("seeds") or ())
+    if seeds and mode == "tournament":
+        n = len(seeds)
     if not seeds:
         seeds = tuple(rng.getrandbits(32) for _ in range(n))
     if len(seeds) != n:

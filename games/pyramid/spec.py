@@ -23,4 +23,5 @@ SPEC = PlaySpec(
     choose_action=match.choose_action, describe_event=match.describe_event,
     parse_options=match.parse_options, describe_options=match.describe_options,
     ranked=False, replay_view=match.view_for, audience=match.audience, counts=match.counts,
+    withheld=match.withheld,
     render_changes=match.render_changes)

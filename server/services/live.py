@@ -94,8 +94,9 @@ class LiveGame:
         """The game as one audience sees it now (``seat``; None: its watchers), as plain
         data a consumer draws from alone, on this node or another: which game and kind,
         its version, the seats, whose move it is, how it ended, and the view the game's
-        own visibility rules give that audience. Every game event is a frame with the
-        lines that audience is told (``GameHost._publish``)."""
+        own visibility rules give that audience, and ``withheld``: why nobody but its
+        players may see it at all (``GameKind.withheld``), or None. Every game event is a
+        frame with the lines that audience is told (``GameHost._publish``)."""
         finished = self.outcome is not None
         return {"game": self.id, "kind": self.kind.key, "kind_title": self.kind.title,
                 "title": self.title, "version": self.version, "seat": seat,
@@ -103,6 +104,7 @@ class LiveGame:
                 "to_move": [] if finished else list(self.kind.to_move(self.state)),
                 "finished": finished,
                 "result": self.describe(self.outcome) if finished else None,
+                "withheld": self.kind.withheld(self.state),
                 "view": self.view(seat) if with_view else None}
 
 

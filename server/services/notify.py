@@ -168,6 +168,15 @@ def seat_of(seats: list[dict] | None, account_id: int, level: str | None = None)
     return None
 
 
+def result_for(kind: Any, record: GameRecord, seat: int | None) -> str:
+    """A stored game's result for ``seat`` as FINGER and a player's page show it: "played
+    (sealed)" while its kind withholds it (a Par tournament's deals: not even how it went);
+    ``kind`` None: a game no longer hosted."""
+    if kind is not None and kind.withheld(kind.state_from_json(record.state)):
+        return "played (sealed)"
+    return outcome_for(record.result, seat)
+
+
 def outcome_for(result: dict | None, seat: int | None) -> str:
     """"won", "lost", "drew" or "played": a stored game's result for the seat ``seat``."""
     if not result or seat is None:

@@ -133,7 +133,10 @@ class Play:
                  "board": not events or not all(_fact(e, "private") for e in events),
                  "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
         players = told_to(game)  # a player who leaves with this action hears of it too
-        audience = None if outcome is not None else game.kind.audience(new_state, seat, events)
+        # everyone is told how a game ends, unless the kind withholds the game (then its
+        # audience holds to the end: a Par tournament's sealed deals)
+        audience = (None if outcome is not None and game.kind.withheld(new_state) is None
+                    else game.kind.audience(new_state, seat, events))
         if seats != game.seats:
             self.games.reseat(game, seats)
         game.state = new_state

@@ -67,12 +67,13 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.pyramid import ai, notation, rules, solver, solver_build
 from games.pyramid.cards import card_text
-from games.pyramid.match import (SAVE, Table, Told, counts, new_table, state_from_json,
-                                 state_to_json, to_move)
+from games.pyramid.match import (SAVE, Table, Told, counts, deal_scores, new_table,
+                                 state_from_json, state_to_json, to_move)
 from games.pyramid.spec import SPEC
 from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext, WebPage
 from server.models import Account, GameRecord
 from server.services.games import GameError, LiveGame
+from server.services.pyramid_par import ParTournament
 from server.services.pyramid_models import PyramidSave, PyramidTopScore
 from server.text import counted
 from server.workers import WorkerPool
@@ -348,6 +349,7 @@ class Pyramid(HostedGame):
         self._judging: set[int] = set()      # players whose verdict is being worked out
         self.solving: set[int] = set()       # players waiting for a PYR SOLUTION
         self._lines: dict[int, Line] = {}
+        self._par = ParTournament(self)
 
     @property
     def db(self):  # noqa: ANN201
@@ -427,8 +429,8 @@ class Pyramid(HostedGame):
         """After a person's game ends, and once that is committed and told: the solver's
         verdict on the deal (and the bell)."""
         seat = ctx.seats[ctx.seat]
-        if seat.computer is not None:
-            return
+        if seat.computer is not None or ctx.new_state.sealed:
+            return  # a Par tournament's deals: the solver's best Par is told at its end
         game = self.hosted.game(ctx.game_id)
         if game is None:
             return
@@ -481,6 +483,10 @@ class Pyramid(HostedGame):
             lines.append(f"{seat.name}'s tournament is saved as #{row.id} ({summary}); "
                          f"PYR RESTORE takes it up again.")
             return lines
+        if table.sealed:  # a Par tournament's deals: no TOP 10 (not six games)
+            return [f"Your deals of {table.sealed} are over (net "
+                    f"{sum(deal_scores(table)):+d}); its standings, with the solver's "
+                    "best Par of each deal, are shown when every entrant has played them."]
         if table.closed or not table.played_out:
             return lines
         if table.mode == "standard":
@@ -582,7 +588,7 @@ class Pyramid(HostedGame):
         if live is not None:
             seat = live.seat_of(account_id)
             match = live.state.matches[seat]
-            if match.scores:
+            if match.scores and not live.state.sealed:
                 n = len(match.scores)
                 return Deal(match.seeds[n - 1], n, match.n_games, live.id,
                             match.scores[n - 1])
@@ -598,7 +604,10 @@ class Pyramid(HostedGame):
                      if s["id"] == account_id and not s.get("computer")]
             if not seats:
                 continue
-            match = state_from_json(record.state).matches[seats[0]]
+            table = state_from_json(record.state)
+            if table.sealed:
+                continue  # a Par tournament's, sealed until it is over
+            match = table.matches[seats[0]]
             if match.scores:
                 n = len(match.scores)
                 return Deal(match.seeds[n - 1], n, match.n_games, record.id,
@@ -720,6 +729,10 @@ class Pyramid(HostedGame):
                            "date": time.strftime("%Y-%m-%d", time.gmtime(r.created_at)),
                            "opponent": r.opponent or None} for i, r in enumerate(rows, 1)]}
 
+    def tournament_systems(self) -> dict[str, Any]:
+        """The Par tournament (``server/services/pyramid_par.py``)."""
+        return {"par": self._par}
+
     def notes(self) -> list[tuple[int, str]]:
         """Which solver runs: the compiled build, or plain Python and why."""
         return [solver_build.describe()]
@@ -741,7 +754,8 @@ HELP = (
     "NONE (alone), PYR TOUR COMPUTER [EASY|NORMAL|HARD], PYR TOUR HUMAN <person> (they "
     "PYR ACCEPT you), PYR TOUR RESTORE; then SAVE, SCORE, TOP10, EXIT, and NEW for a new "
     "match. Everywhere: CONFIG, INFO, SOLUTION (the best line of your last finished deal), "
-    "HELP."
+    "HELP. A Par tournament: TOURNEY CREATE PYR PAR <deals> (1 to 12), every entrant "
+    "playing the same deals, unseen by anyone else until all have played them."
 )
 
 INFO = (

@@ -46,14 +46,19 @@ class Records:
 
         A game in play is replayed only as far as its watchers have been told: up to the
         first move the kind's ``audience`` does not tell the watchers of now. REPLAY never
-        shows more of it than a watcher may see now.
+        shows more of it than a watcher may see now, and nothing of a game the kind
+        withholds now (``GameKind.withheld``: a Par tournament's sealed deals).
 
-        :raises GameError: no such game, a kind not hosted, or no such move."""
+        :raises GameError: no such game, a kind not hosted, a game withheld, or no such
+            move."""
         record, moves = await self.record(game_id)
         kind = self.kinds.get(record.kind)
         if kind is None:
             raise GameError(f"Game #{game_id} is a game this server does not host now.")
         now = kind.state_from_json(record.state)
+        withheld = kind.withheld(now)
+        if withheld is not None:
+            raise GameError(f"Game #{game_id} may not be shown: {withheld}")
         game = LiveGame(id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
                         options=record.options, ranked=record.ranked, seed=record.seed,
                         state=kind.state_from_json(record.initial_state), version=0, now=now)

@@ -11,8 +11,13 @@ round's last result is in, the next round is paired. Every change is published o
 A player not connected when their game is to start forfeits it (a no-show); a player who
 drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
 
-Not here yet: arena, Pyramid's Par tournament, Triad's sit-and-go, scheduled tournaments
-from the configuration, a no-show's waiting time and bar.
+A game may bring systems of its own (``GameKind.tournament_systems``: Pyramid's Par
+tournament, ``server/services/pyramid_par.py``; Triad's sit-and-go,
+``server/services/triad_sitgo.py``): the director keeps their rows, entrants and quota,
+and hands them the start, their games' results and their standings (``system_of``).
+
+Not here yet: arena, scheduled tournaments from the configuration, a no-show's waiting
+time and bar.
 """
 
 from __future__ import annotations
@@ -81,9 +86,17 @@ class Tournaments:
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": status}))
 
     # -- what players do ---------------------------------------------------------------
+    def system_of(self, kind_key: str, system: str) -> Any:
+        """The game's own system called ``system`` (Par, sit-and-go), or None."""
+        kind = self.kinds.get(kind_key)
+        return None if kind is None else kind.tournament_systems().get(system)
+
     async def create(self, kind_key: str, system: str, rounds: int, options: dict[str, Any],
                      by: Seat, admin: bool) -> TournamentRecord:
         kind = self.kinds[kind_key]
+        own = self.system_of(kind_key, system)
+        if own is not None:  # ``rounds``: the system's number (deals, a stack)
+            return await self._create_own(own, kind_key, rounds, options, by, admin)
         if kind.seats != 2 or kind.min_seats != 2 or kind.open_table:
             raise GameError(f"A Swiss tournament is for games of two; {kind.title} is not one.")
         if system != "swiss":
@@ -107,6 +120,23 @@ class Tournaments:
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": "open"}))
         return row
 
+    async def _create_own(self, own: Any, kind_key: str, number: int,
+                          options: dict[str, Any], by: Seat, admin: bool) -> TournamentRecord:
+        if not admin:
+            mine = [t for t in await self.listing() if t.created_by == by.account_id]
+            if len(mine) >= PLAYER_QUOTA:
+                raise GameError(f"You may run {PLAYER_QUOTA} tournament at a time.")
+        title, state = own.new(number, options)
+        now = time.time()
+        row = TournamentRecord(kind=kind_key, system=own.name, status="open",
+                               created_by=by.account_id, title=title, state=state, version=0,
+                               created_at=now, updated_at=now)
+        async with self.db.session() as tx:
+            tx.add(row)
+            await tx.commit()
+        self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": "open"}))
+        return row
+
     async def join(self, number: int, me: Seat) -> TournamentRecord:
         async with self.lock:
             row = await self.get(number)
@@ -115,6 +145,8 @@ class Tournaments:
             entrants = row.state["entrants"]
             if any(e["id"] == me.account_id for e in entrants):
                 raise GameError(f"You have entered tournament {number} already.")
+            if len(entrants) >= row.state.get("max", len(entrants) + 1):  # a system's cap
+                raise GameError(f"Tournament {number} is full ({len(entrants)} entrants).")
             rating, _ = await self.formulas.rating(me.account_id, row.kind)
             state = {**row.state, "entrants": [*entrants, {"id": me.account_id, "name": me.name,
                                                            "rating": round(rating)}]}
@@ -148,6 +180,10 @@ class Tournaments:
                 raise GameError(f"Tournament {number} has begun already.")
             if len(row.state["entrants"]) < 2:
                 raise GameError("A tournament needs two entrants at least.")
+            own = self.system_of(row.kind, row.system)
+            if own is not None:
+                await self._save(row, await own.begin(self, row), "running")
+                return row
             await self._pair(row, "running")
             return row
 
@@ -270,6 +306,10 @@ class Tournaments:
     async def restore(self) -> None:
         """After a restart: the games of running tournaments, found again."""
         for row in await self.listing():
+            own = self.system_of(row.kind, row.system)
+            if own is not None:
+                await own.restore(self, row)
+                continue
             if row.status == "running" and row.state["pairings"]:
                 for p in row.state["pairings"][-1]:
                     if p["game"] is not None and p["score"] is None:

@@ -78,6 +78,7 @@ from server.hosting import ActionContext, FinishContext, HostedGame, Seat, Start
 from server.models import GameRecord, LedgerEntry
 from server.services import ledger
 from server.services.games import GameError, LiveGame
+from server.services.triad_sitgo import SitAndGo
 from server.services.triad_models import TableLedgerEntry
 from server.text import counted
 
@@ -178,6 +179,11 @@ class TriadTables(HostedGame):
         self._seating = asyncio.Lock()  # one seat change at a time: one table per player
         self._warned: dict[int, int] = {}  # table -> the version whose clock warns already
         self._warming: asyncio.Future | None = None
+        self._sitgo = SitAndGo(self)
+
+    def tournament_systems(self) -> dict[str, Any]:
+        """The sit-and-go (``server/services/triad_sitgo.py``)."""
+        return {"sitgo": self._sitgo}
 
     def seats_of(self, state: Table, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
         return seats_of(state)
@@ -274,6 +280,13 @@ class TriadTables(HostedGame):
                             "JOIN <table> sits you at one, TRIAD OPEN opens one.")
         return game
 
+    @staticmethod
+    def _open_to_all(game: LiveGame, director: bool = False) -> None:
+        tournament = game.options.get("tournament")
+        if tournament is not None and not director:
+            raise GameError(f"Table #{game.id} is tournament {tournament}'s: its director "
+                            "seats its entrants, and nobody else sits there.")
+
     def _not_seated(self, account_id: int) -> None:
         game = self.hosted.game_of(account_id, KEY)
         if game is not None:
@@ -294,12 +307,14 @@ class TriadTables(HostedGame):
             return await self.hosted.start_game(KEY, (Seat(account_id, name),), options)
 
     async def join(self, account_id: int, name: str, number: int,
-                   stack: int | None = None) -> LiveGame:
+                   stack: int | None = None, director: bool = False) -> LiveGame:
         """Sit down at table ``number`` with ``stack`` cubits (default: the table's buy-in,
-        or all you have if that is less, but at least the opening bet)."""
+        or all you have if that is less, but at least the opening bet). A sit-and-go's
+        table is sat at only by its director (``director``)."""
         async with self._seating:
             self._not_seated(account_id)
             game = self.table(number)
+            self._open_to_all(game, director)
             table: Table = game.state
             opening = table.game.opening
             balance = await self._balance(account_id)
@@ -323,6 +338,7 @@ class TriadTables(HostedGame):
         (funded by the house)."""
         async with self._seating:
             game = self.my_table(account_id)
+            self._open_to_all(game)
             computer = await self.accounts.computer()
             self.warm_soon()
             for _ in range(count):

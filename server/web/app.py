@@ -194,7 +194,17 @@ class Pages:
         if frame is None:
             raise HTTPException(404, f"Game #{number} is not in play (its replay may be: "
                                      f"/games/{number}/replay).")
+        self._shown(frame)
         return frame
+
+    @staticmethod
+    def _shown(frame: dict[str, Any]) -> None:
+        """A game its kind withholds from all but its players (``GameKind.withheld``,
+        carried by its frame) is refused at every door: its page, its JSON and its live
+        stream, whichever node drives it."""
+        if frame.get("withheld") is not None:
+            raise HTTPException(403, f"Game #{frame['game']} may not be shown: "
+                                     f"{frame['withheld']}")
 
     @staticmethod
     def _move(request: Request) -> int | None:
@@ -229,6 +239,7 @@ class Pages:
         if game is None:
             frame = await self.parlor.host.watchers_frame(number)  # another node's?
             if frame is not None:
+                self._shown(frame)
                 return self.page("game.html", game=data.summary(frame, frame["watchers"]),
                                  board=self.board_html(frame))
             try:
@@ -236,6 +247,7 @@ class Pages:
             except GameError as err:
                 raise HTTPException(404, str(err)) from None
             return self.page("replay.html", game=replay)
+        self._shown(game.frame(None, with_view=False))
         # Many readers of one game get one drawing per change of the game.
         key = (game.id, game.version, game.outcome is not None, self.parlor.host.watchers(game.id))
         html = self.game_pages.get(key)

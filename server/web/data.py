@@ -148,7 +148,7 @@ async def last_games(parlor: "Parlor", account_id: int, level: str | None = None
                 "id": r.id,
                 "players": [s.get("name", "?") for s in seats],
                 "opponents": [s.get("name", "?") for i, s in enumerate(seats) if i != mine],
-                "result": notify.outcome_for(r.result, mine),
+                "result": notify.result_for(kind, r, mine),
                 "date": time.strftime("%Y-%m-%d", time.gmtime(r.updated_at)),
                 "replay": f"/games/{r.id}/replay"})
         listed.append({"kind": key, "title": kind.title if kind else key, "games": games})

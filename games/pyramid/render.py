@@ -67,6 +67,8 @@ def view_for(state: State, seat: int | None = None) -> dict:
         "scores": list(state.scores),
         "total": state.total,
         "match_over": state.over,
+        # the last action: the cards it removed (their spots) or turned up, in which game
+        "last_move": None if state.last is None else state.last.to_json(),
     }
 
 

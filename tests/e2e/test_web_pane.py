@@ -129,10 +129,17 @@ DIGEST_JS = """() => {
     out.dice = [...pane.querySelectorAll('table.board.dice .cell')].map(c => c.getAttribute('aria-label').split(',')[0]).filter(l => !l.endsWith('empty')).sort();
   } else if (kind === 'pyramid') {
     out.cards = [...pane.querySelectorAll('.board.pyramid .prow .card')].map(c => c.classList.contains('gone') ? '-' : c.textContent);
+    out.last = [...pane.querySelectorAll('.board.pyramid .prow .card.last')].map(c => c.getAttribute('aria-label').split(':')[0]);
+    out.said = (document.getElementById('lastmove') || {}).textContent || null;
   } else if (kind === 'triptycha') {
     out.niches = [...pane.querySelectorAll('svg.board.triptycha g.niche')].map(g => g.classList.contains('own0') ? 0 : g.classList.contains('own1') ? 1 : null);
+    out.last = [...pane.querySelectorAll('svg.board.triptycha g.niche.last')].map(g => Number(g.dataset.key.split(':')[1]));
+    out.flipped = [...pane.querySelectorAll('svg.board.triptycha g.niche.flipped')].map(g => Number(g.dataset.key.split(':')[1]));
+    out.said = (document.getElementById('lastmove') || {}).textContent || null;
   } else if (kind === 'triad') {
     out.stacks = [...pane.querySelectorAll('table.board.triad tbody tr')].map(r => Number(r.children[2].textContent));
+    out.last = [...pane.querySelectorAll('table.board.triad tbody tr.last')].map(r => parseInt(r.children[0].textContent) - 1);
+    out.said = (document.getElementById('lastmove') || {}).textContent || null;
   }
   return out;
 }"""
@@ -145,11 +152,40 @@ def digest(view: dict, seat: int, names: list[str]) -> dict:
                                                      f"{names[d['seat']]}'s ") + str(d["value"])
                                for d in view["dice"])}
     if kind == "pyramid":
-        return {"cards": [c["text"] if c else "-" for c in view["pyramid"]]}
+        # the last move marked where its cards were (this game's only), and said in a line
+        last = view["last_move"] if view["last_move"] and \
+            view["last_move"]["game_no"] == view["game_no"] else None
+        said = None
+        if last:
+            where = {"P": "the Pack", "W": "the Waste Pile"}
+            said = "Last move: " + {
+                "remove": "removed " + " and ".join(
+                    f"{c} ({where.get(x, x)})" for c, x in zip(last["cards"], last["spots"])),
+                "deal": f"turned {last['cards'][0] if last['cards'] else ''} from the Pack "
+                        "to the Waste Pile",
+                "redeal": "redealt the Waste Pile", "end": "ended the game"}[last["kind"]] + "."
+        return {"cards": [c["text"] if c else "-" for c in view["pyramid"]],
+                "last": [x for x in (last["spots"] if last and last["kind"] == "remove" else [])
+                         if x not in ("P", "W")],
+                "said": said}
     if kind == "triptycha":
-        return {"niches": [c["controller"] if c else None for c in view["board"]]}
+        last = view["last_move"]
+        said = None
+        if last:
+            flipped = [str(n) for n in last["flipped"]]
+            took = "" if not flipped else " and took " + (
+                "niche " + flipped[0] if len(flipped) == 1 else
+                "niches " + ", ".join(flipped[:-1]) + " and " + flipped[-1])
+            said = f"Last move: {names[last['seat']]} laid a tile in niche {last['niche']}{took}."
+        return {"niches": [c["controller"] if c else None for c in view["board"]],
+                "last": [last["niche"]] if last else [],
+                "flipped": sorted(last["flipped"]) if last else [],
+                "said": said}
     if kind == "triad":
-        return {"stacks": [s["stack"] for s in view["seats"] if not s["empty"]]}
+        last = view["last_move"]
+        return {"stacks": [s["stack"] for s in view["seats"] if not s["empty"]],
+                "last": [last["seat"]] if last and last["kind"] != "DEAL" else [],
+                "said": bool(last)}
     return {}
 
 
@@ -165,6 +201,8 @@ async def check_pane(page, game, seat: int) -> dict:  # noqa: ANN001
             continue
         want = digest(frame["view"], seat, [s["name"] for s in frame["seats"]])
         got = {k: v for k, v in shown.items() if k in want}
+        if isinstance(want.get("said"), bool):   # Triad: a line or none, whatever its words
+            got["said"] = bool(got["said"])
         if got != want:
             await page.screenshot(path="/tmp/i26/fail.png")
             html = await page.evaluate("document.getElementById('pane').outerHTML")

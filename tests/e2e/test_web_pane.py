@@ -471,10 +471,14 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
         game, seat = live_game(parlor, "dice", "Resto")
         await play_out(page, parlor, game, seat, "dice", limit=2)
         number = game.id
+        # what the page keeps to come back: the server's resume token, not the password
+        first = await page.evaluate("sessionStorage.getItem('esterport.resume')")
+        assert first and len(first) >= 43 and "hunter22" not in first
     finally:
         await door.stop()
         await parlor.stop()
     await until(page, "document.getElementById('state').textContent.includes('Reconnecting')")
+    # the token is kept (as its digest) in the database, so it outlives the restart
     parlor = assemble(make_config(sqlite_url))
     await parlor.start()
     door = WebDoor(parlor, host="127.0.0.1", port=port)
@@ -487,6 +491,10 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
                 break
             await asyncio.sleep(0.02)
         assert parlor.session_named("Resto") is not None
+        assert await page.locator("#secret").is_hidden()   # no password asked, none typed
+        # used once, and a new one given for the next drop
+        await until(page, "t => (sessionStorage.getItem('esterport.resume') || t) !== t", first)
+        assert await parlor.resume.redeem(first) is None
         await until(page, "v => document.getElementById('pane').dataset.game === v", str(number))
         game = parlor.host.live[number]
         await page.screenshot(path=str(artifacts / "pane-restarted.png"))
@@ -497,6 +505,27 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
     finally:
         await door.stop()
         await parlor.stop()
+
+
+async def test_play_asks_for_the_password_when_its_token_is_refused(parlor, web, browser):  # noqa: F811
+    """A drop after the token ended (expired, or QUIT elsewhere): the page types the name
+    and asks for the password, which it never kept; the game is found waiting."""
+    ERRORS.clear()
+    page = await open_play(browser, web.url.rstrip("/"), "desktop", ERRORS)
+    await create(page, "Tokyo")
+    await click(page, '#pane button.act[title="DICE CHALLENGE COMPUTER EASY"]')
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    game, seat = live_game(parlor, "dice", "Tokyo")
+    account = await parlor.accounts.get("Tokyo")
+    await until(page, "sessionStorage.getItem('esterport.resume') !== null")
+    await parlor.resume.revoke(account.id)   # as if it had expired
+    parlor.session_named("Tokyo").close("Dropped for the test.")
+    await screen_has(page, "cannot be resumed", timeout=30000)
+    await until(page, "document.getElementById('secret').offsetParent !== null")
+    await type_line(page, "hunter22")
+    await until(page, "v => document.getElementById('pane').dataset.game === v", str(game.id))
+    assert parlor.session_named("Tokyo") is not None
+    await play_out(page, parlor, game, seat, "dice", limit=2)
 
 
 async def phone_fits(page) -> None:  # noqa: ANN001

@@ -229,9 +229,8 @@ def _rank(text: str) -> int:
     return {"A": 1, "J": 11, "Q": 12, "K": 13}.get(text[:-1]) or int(text[:-1])
 
 
-async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:  # noqa: ANN001
-    if moves >= 12:
-        return await click(page, '#pane button.act[title="PYR END"]')
+def pyramid_spots(view: dict) -> list[tuple[str, str]]:
+    """The cards that may be taken now: (spot, card)."""
     spots = []
     for i, c in enumerate(view["pyramid"]):
         if c and c["available"]:
@@ -240,6 +239,19 @@ async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:
     for key, top in (("P", view["pack_top"]), ("W", view["waste_top"])):
         if top:
             spots.append((key, top["text"]))
+    return spots
+
+
+def pyramid_removable(view: dict) -> bool:
+    spots = pyramid_spots(view)
+    return any(_rank(t) == 13 for _, t in spots) or any(
+        _rank(ta) + _rank(tb) == 13 for a, (_, ta) in enumerate(spots) for _, tb in spots[a + 1:])
+
+
+async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:  # noqa: ANN001
+    """Kings, then pairs, then the Pack: played until the game ends by itself (every card
+    gone, or no move left after the last redeal)."""
+    spots = pyramid_spots(view)
     for spot, text in spots:
         if _rank(text) == 13:
             return await click(page, f'#pane [data-key="card:{spot}"]')
@@ -380,9 +392,31 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     await screen_has(page, START[kind])   # the click's command, in the scrollback
     await until(page, "document.getElementById('pane').dataset.game !== undefined")
     game, seat = live_game(parlor, kind, name)
-    checked = []
+    checked, hinted, clocks = [], [], []
 
     async def look(moves: int) -> None:
+        if kind == "pyr" and not hinted and pyramid_removable(game.frame(seat)["view"]):
+            # HINT: its suggested cards are highlighted in the pane, and only they
+            await click(page, '#pane button.act[title="PYR HINT"]')
+            await screen_has(page, "Hint: PYR ")
+            text = await page.locator("#screen").text_content()
+            said = re.findall(r"Hint: PYR ([^()]+?) \(", text)[-1].split()
+            await until(page, "n => document.querySelectorAll('#pane .card.hint').length === n",
+                        arg=len(said))
+            keys = await page.evaluate(
+                "[...document.querySelectorAll('#pane .card.hint')].map(c => c.dataset.key)")
+            assert sorted(keys) == sorted(f"card:{x}" for x in said), (keys, said)
+            await page.screenshot(path=str(artifacts / f"pane-pyr-{size}-hint.png"))
+            hinted.append(said)
+        if kind == "triad" and moves == 3:
+            # the clock: whose it is and the time left, counting down between updates
+            clock = page.locator("#clock")
+            await clock.wait_for()
+            first = await clock.text_content()
+            assert re.search(r"\d+:\d\d", first), first
+            await until(page, "t => { const c = document.getElementById('clock'); "
+                              "return !c || c.textContent !== t; }", arg=first, timeout=5000)
+            clocks.append(first)
         if moves == {"tt": 7}.get(kind, 3):
             await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}.png"))
             assert await axe(page) == []
@@ -408,6 +442,26 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     await until(page, "document.getElementById('pane').dataset.finished === '1'")
     await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}-end.png"))
     assert moves >= 2 and checked
+    if kind == "pyr":   # played to its real end, and HINT was seen highlighted
+        assert game.state.matches[seat].game.how in ("won", "stuck"), game.state.matches[seat].game
+        assert hinted
+    if kind == "triad":
+        assert clocks
+    # its replay: the last move highlighted at every step, stepped with the arrow keys
+    replay = await browser.new_page(viewport={"width": SIZES[size][0], "height": SIZES[size][1]})
+    await replay.goto(f"{base}/games/{game.id}/replay?move=2")
+    marks = {"dice": "#board .cell.last", "pyr": "#board .lastmove",
+             "tt": "#board .lastmove", "triad": "#board .lastmove"}[kind]
+    total = len(await replay.locator("ol.moves li").all())
+    await replay.keyboard.press("End")
+    await replay.wait_for_url(re.compile(rf"move={total}$"))
+    for step in range(2):
+        await replay.wait_for_load_state()
+        assert await replay.locator(marks).count() >= 1, (replay.url, kind)
+        await replay.keyboard.press("ArrowLeft")
+        await replay.wait_for_url(re.compile(rf"move={total - step - 1}$"))
+    await replay.screenshot(path=str(artifacts / f"replay-{kind}-{size}.png"))
+    await replay.close()
     assert errors == []
 
 

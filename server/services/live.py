@@ -111,10 +111,10 @@ class LiveGame:
                 "view": self.view(seat) if with_view else None}
 
     def clock(self) -> dict[str, Any] | None:
-        """The game's clock now (``GameKind.timeout``): whose it is, the seconds it was
+        """The game's clock now (``GameKind.clock``): whose it is, the seconds it was
         set to and when it runs out (epoch seconds); None when the game has none or it
         acts at once (a player away)."""
-        clock = self.kind.timeout(self.state)
+        clock = self.kind.clock(self.state)
         if clock is None or clock[0] <= 0:
             return None
         return {"seat": clock[1], "seconds": clock[0], "deadline": self.since + clock[0]}

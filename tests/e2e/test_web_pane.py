@@ -577,8 +577,9 @@ async def test_play_asks_for_the_password_when_its_token_is_refused(parlor, web,
     await screen_has(page, "cannot be resumed", timeout=30000)
     await until(page, "document.getElementById('secret').offsetParent !== null")
     await type_line(page, "hunter22")
-    await until(page, "v => document.getElementById('pane').dataset.game === v", str(game.id))
+    await screen_has(page, "You have a game in progress")
     assert parlor.session_named("Tokyo") is not None
+    await until(page, "v => document.getElementById('pane').dataset.game === v", str(game.id))
     await play_out(page, parlor, game, seat, "dice", limit=2)
 
 

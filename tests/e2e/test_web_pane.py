@@ -270,7 +270,9 @@ async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # no
     if view["phase"] == "draw":
         free = [d["pos"] for d in view["deck"] if not d["drawn"]]
         return await click(page, f'#pane [data-key="deck:{rng.choice(free)}"]')
-    if view["phase"] == "trading":
+    if view["phase"] == "trading":   # the trading clock, shown while the winner takes
+        await page.locator("#clock").wait_for()
+        assert re.match(r"Trading ends in \d+:\d\d", await page.locator("#clock").text_content())
         return await click(page, '#pane button.act[title="TT DONE"]')
     hand = [t for t in view["hands"][seat] if t["niche"] is None]
     tile = rng.choice(hand)

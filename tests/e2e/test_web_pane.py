@@ -6,7 +6,10 @@ server's own view of the game (the GMCP view the pane draws from, read from the 
 every click's command is seen in the scrollback, and axe-core finds nothing wrong on /play
 mid-game. Then: two pages play each other (the challenge accepted from its toast) while a
 third watches; and the server restarts mid-game while /play reconnects by itself, logs in
-again and finishes the game.
+again with its resume token (kept in the database, so it outlives the restart; the page
+never keeps the password) and finishes the game; a token refused, the page asks for the
+password. Pyramid is played to the deal's real end and HINT's cards are seen highlighted;
+the last move is checked marked after every move; every game's replay is stepped.
 
 axe-core (MPL-2.0) is vendored at ``tests/e2e/vendor/axe.min.js`` (4.14.1, from npm);
 it runs through ``page.evaluate`` (the door's CSP forbids injected script tags).
@@ -18,11 +21,14 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from commands.app import assemble
+from server.models import ResumeToken
 from server.web import WebDoor
 from tests.conftest import make_config
 from tests.e2e.test_web_browser import artifacts, browser, until  # noqa: F401 (fixtures)
@@ -530,6 +536,10 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
         # what the page keeps to come back: the server's resume token, not the password
         first = await page.evaluate("sessionStorage.getItem('esterport.resume')")
         assert first and len(first) >= 43 and "hunter22" not in first
+        # as if issued long ago: only its drop (the shutdown) makes it good again, for a while
+        async with parlor.db.session() as tx:
+            await tx.execute(sa.update(ResumeToken).values(expires_at=time.time() - 1))
+            await tx.commit()
     finally:
         await door.stop()
         await parlor.stop()

@@ -386,6 +386,27 @@ def live_game(parlor, kind: str, name: str):  # noqa: ANN001, ANN201
     return game, next(i for i, s in enumerate(game.seats) if s.name == name)
 
 
+async def hint_highlighted(page, shot, hinted: list) -> None:  # noqa: ANN001
+    """HINT: its suggested cards are highlighted in the pane, and only they (when the
+    best move is to draw, HINT says so and names no card: asked again at a later move)."""
+    answers = "(Hint: PYR |No cards can be removed now)"
+    before = len(re.findall(answers, await page.locator("#screen").text_content()))
+    await click(page, '#pane button.act[title="PYR HINT"]')
+    await until(page, "([rx, n]) => (document.getElementById('screen').textContent"
+                      ".match(new RegExp(rx, 'g')) || []).length > n", arg=[answers, before])
+    text = await page.locator("#screen").text_content()
+    if re.findall(answers, text)[-1] != "Hint: PYR ":
+        return
+    said = re.findall(r"Hint: PYR ([^()]+?) \(", text)[-1].split()
+    await until(page, "n => document.querySelectorAll('#pane .card.hint').length === n",
+                arg=len(said))
+    keys = await page.evaluate(
+        "[...document.querySelectorAll('#pane .card.hint')].map(c => c.dataset.key)")
+    assert sorted(keys) == sorted(f"card:{x}" for x in said), (keys, said)
+    await page.screenshot(path=str(shot))
+    hinted.append(said)
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 @pytest.mark.parametrize("kind", ["dice", "pyr", "tt", "triad"])
 async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, size):  # noqa: F811
@@ -404,18 +425,7 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
 
     async def look(moves: int) -> None:
         if kind == "pyr" and not hinted and pyramid_removable(game.frame(seat)["view"]):
-            # HINT: its suggested cards are highlighted in the pane, and only they
-            await click(page, '#pane button.act[title="PYR HINT"]')
-            await screen_has(page, "Hint: PYR ")
-            text = await page.locator("#screen").text_content()
-            said = re.findall(r"Hint: PYR ([^()]+?) \(", text)[-1].split()
-            await until(page, "n => document.querySelectorAll('#pane .card.hint').length === n",
-                        arg=len(said))
-            keys = await page.evaluate(
-                "[...document.querySelectorAll('#pane .card.hint')].map(c => c.dataset.key)")
-            assert sorted(keys) == sorted(f"card:{x}" for x in said), (keys, said)
-            await page.screenshot(path=str(artifacts / f"pane-pyr-{size}-hint.png"))
-            hinted.append(said)
+            await hint_highlighted(page, artifacts / f"pane-pyr-{size}-hint.png", hinted)
         if kind == "triad" and moves == 3:
             # the clock: whose it is and the time left, counting down between updates
             clock = page.locator("#clock")

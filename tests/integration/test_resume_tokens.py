@@ -61,3 +61,23 @@ async def test_only_a_client_that_asks_gets_a_token(parlor, clients):
     await clients("Alice")   # a telnet client that never said Esterport.Resume
     async with parlor.db.session() as tx:
         assert (await tx.execute(sa.select(ResumeToken))).scalars().all() == []
+
+
+async def test_the_service_on_each_database(db_url):
+    """Issue, redeem once, drop, revoke: the same on SQLite and PostgreSQL."""
+    from commands.app import assemble
+    from tests.conftest import make_config
+
+    parlor = assemble(make_config(db_url))
+    await parlor.start()
+    try:
+        account = await parlor.accounts.create("Dora", "secret12")
+        token, digest = await parlor.resume.issue(account.id)
+        assert await parlor.resume.redeem(token) == account.id
+        assert await parlor.resume.redeem(token) is None
+        token, digest = await parlor.resume.issue(account.id)
+        await parlor.resume.dropped(digest)
+        await parlor.resume.revoke(account.id)
+        assert await parlor.resume.redeem(token) is None
+    finally:
+        await parlor.stop()

@@ -258,6 +258,7 @@ async def quit_(ctx: Context, rest: str) -> None:
         ctx.send("\n".join(wrap(" ".join([*told, "Type QUIT again to leave."]),
                                  ctx.session.width)))
         return
+    session.quitting = True   # on purpose: no coming back by a resume token
     session.close("Goodbye. Come back soon to Esterport!")
 
 

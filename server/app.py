@@ -28,6 +28,7 @@ from server.presentation import Presentation
 from server.services.accounts import Accounts
 from server.services.games import GameHost
 from server.services.ratings import Ratings
+from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
@@ -77,6 +78,7 @@ class Parlor:
                                  argon2_memory_kib=acc.argon2_memory_kib,
                                  hashing_at_once=acc.hashing_at_once)
         self.ratings = Ratings(self.db)
+        self.resume = ResumeTokens(self.db)
         self.host = GameHost(self.db, self.bus, self.accounts, is_online=self.is_online,
                              reconnect_grace=config.games.reconnect_grace,
                              computer_delay=config.games.computer_delay)
@@ -558,12 +560,37 @@ class Parlor:
         else:
             self._announce(session.room, f"{account.name} has arrived.", session)
         session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
+        await self._resume_token(session)
         self.send_room_info(session)
         session.write(describe_room(self, session))
         for game in self.host.player_returned(account.id, account.name):
             session.write(f"You have a game in progress: {game.title}.")
             self.presentation.show(session, game)
         session.prompt()
+
+    async def _resume_token(self, session: Session) -> None:
+        """A browser client (``Esterport.Resume`` in its GMCP supports) gets the token that
+        logs it back in after a drop (``server/services/resume.py``), rotated at every
+        login: the password is never kept by the page."""
+        if "esterport.resume" not in session.gmcp_supports:
+            return
+        try:
+            token, session.resume_digest = await self.resume.issue(session.account.id)
+        except Exception:
+            log.warning("no resume token for %s", session.account.name, exc_info=True)
+            return
+        session.gmcp("Esterport.Resume", {"token": token, "ttl": self.resume.ttl})
+
+    async def _resume_ended(self, session: Session) -> None:
+        """The connection is gone: after QUIT its account's tokens end; after a drop its
+        token is good for a few more minutes."""
+        try:
+            if session.quitting:
+                await self.resume.revoke(session.account.id)
+            elif session.resume_digest:
+                await self.resume.dropped(session.resume_digest)
+        except Exception:
+            log.warning("resume token of %s not updated", session.account.name, exc_info=True)
 
     def _unregister(self, session: Session) -> None:
         """Take a logged-in session out of the indexes (it has left, or been taken over
@@ -605,6 +632,7 @@ class Parlor:
             return
         self._unregister(session)
         self._detach(session)
+        await self._resume_ended(session)
         if self.remote.get(account.id) is None:  # not taken over on another node
             self._announce(session.room, f"{account.name} has left.", session)
             if self.cluster is not None:

@@ -326,6 +326,11 @@ class GameKind(abc.ABC):
         told before it (default "Time is up for <name>."; "" for none). None: no clock."""
         return None
 
+    def clock(self, state: Any) -> tuple | None:
+        """The clock as a board shows it: ``timeout``'s seconds and seat, read without
+        arming anything (a kind whose ``timeout`` does more says so here)."""
+        return self.timeout(state)
+
     def seats_of(self, state: Any, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
         """The seats as ``state`` has them (``seats``: as they were). At an open table
         seats are only ever added at the end (a player who leaves stays, ``left=True``),

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from server.models import Account
 
 log = logging.getLogger(__name__)
+RESUME = "#resume"  # at the Name prompt, with a resume token: no name starts with "#"
 TRUST_SECONDS = 30 * 24 * 3600  # an address a name logged in from is never locked out by name
 
 BANNER = r"""
@@ -77,6 +78,11 @@ async def login(session: Session) -> "Account":
         if not name:
             continue
         word = name.split()[0]
+        if word.lower() == RESUME:
+            account = await _resume(session, name.split()[1:])
+            if account is not None:
+                return account
+            continue
         if word.lower() == "new":
             account = await create_account(session)
             if account is not None:
@@ -138,6 +144,19 @@ async def login(session: Session) -> "Account":
             session.close("This account is banned from Esterport" + (f": {why}." if why else "."))
             raise Disconnect("banned")
         return account
+
+
+async def _resume(session: Session, words: list[str]) -> "Account | None":
+    """``#resume <token>`` at the Name prompt: the browser client back after a drop, with
+    the token it was given at login instead of the password (``server/services/resume.py``);
+    None (and why) when the token is unknown, used or expired."""
+    parlor = session.parlor
+    account_id = await parlor.resume.redeem(words[0]) if len(words) == 1 else None
+    account = await parlor.accounts.get_by_id(account_id) if account_id is not None else None
+    if account is None or account.banned:
+        session.write("That session cannot be resumed: log in with your password.")
+        return None
+    return account
 
 
 def _refusal(parlor, name_key: str, word: str, keys: tuple[str, ...],  # noqa: ANN001

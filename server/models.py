@@ -35,6 +35,17 @@ class Account(Base):
     last_seen_at: Mapped[float | None] = mapped_column(default=None)
 
 
+class ResumeToken(Base):
+    """A browser client's way back in after a drop (``server/services/resume.py``): the
+    SHA-256 of the token, never the token; whose it is; until when it is good."""
+
+    __tablename__ = "resume_tokens"
+
+    digest: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), index=True)
+    expires_at: Mapped[float] = mapped_column()
+
+
 class LedgerEntry(Base):
     """One cubit movement. An account's balance is the sum of its entries."""
 

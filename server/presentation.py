@@ -17,6 +17,7 @@ change. The web door draws the same frames (``server/web/live.py``).
 
 from __future__ import annotations
 
+import time
 import weakref
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping
@@ -240,6 +241,11 @@ class Presentation:
                     "players": names, "to_move": list(frame["to_move"]),
                     "finished": frame["finished"], "result": frame.get("result"),
                     "view": frame["view"]}
+            clock = frame.get("clock")
+            if clock:
+                # the seconds left as sent (a browser counts down from when it reads them)
+                data["clock"] = {"seat": clock["seat"], "seconds": clock["seconds"],
+                                 "left": round(max(0.0, clock["deadline"] - time.time()), 1)}
             if "esterport.spoken" in getattr(session, "gmcp_supports", ()):
                 # the board in words (SET SCREENREADER's lines): a browser's text alternative
                 data["spoken"] = list(kind.speak(frame["view"], names=tuple(names)))

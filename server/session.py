@@ -124,6 +124,8 @@ class Session:
         self.watching: set[int] = set()
         self.seen_versions: dict[int, int] = {}  # game -> the last version drawn or told
         self.quit_warned_at = 0.0  # when QUIT last warned of games in progress
+        self.quitting = False      # QUIT: leaving on purpose (its resume tokens end)
+        self.resume_digest: str | None = None   # the resume token issued to this connection
         self.client_name: str | None = None
         self.gmcp_supports: set[str] = set()   # Core.Supports.Set packages, lower case
         self.closed = False

@@ -21,6 +21,7 @@ from games.pyramid.rules import (
     WASTE,
     Action,
     Game,
+    LastMove,
     State,
 )
 
@@ -139,6 +140,7 @@ def state_to_json(state: State) -> dict:
         "mode": state.mode,
         "seeds": list(state.seeds),
         "games": [_game_to_json(g) for g in state.games],
+        "last": None if state.last is None else state.last.to_json(),
     }
 
 
@@ -147,4 +149,5 @@ def state_from_json(d: dict) -> State:
         mode=str(d["mode"]),
         seeds=tuple(int(s) for s in d["seeds"]),
         games=tuple(_game_from_json(g) for g in d["games"]),
+        last=None if d.get("last") is None else LastMove.from_json(d["last"]),
     )

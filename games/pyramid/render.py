@@ -67,6 +67,10 @@ def view_for(state: State, seat: int | None = None) -> dict:
         "scores": list(state.scores),
         "total": state.total,
         "match_over": state.over,
+        # the last action in this game: the cards it removed (gone, so no secret) and
+        # their spots, or the card it turned up (the Waste's top); none in a new deal
+        "last_move": None if state.last is None or state.last.game_no != state.game_no
+        else state.last.to_json(),
     }
 
 

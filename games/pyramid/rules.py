@@ -393,16 +393,49 @@ def play(game: Game, action: Action, game_no: int = 1) -> tuple[Game, list]:
 # --------------------------------------------------------------------------- match
 
 @attrs.frozen
+class LastMove:
+    """The match's last action, for a board to mark: ``kind`` "remove", "deal",
+    "redeal" or "end"; ``game_no`` the game it was made in; ``spots`` and ``cards`` the
+    cards it took away (a removal) or the card it turned to the Waste Pile (a deal)."""
+
+    kind: str = attrs.field(validator=attrs.validators.in_(("remove", "deal", "redeal", "end")))
+    game_no: int
+    spots: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    cards: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "game_no": self.game_no, "spots": list(self.spots),
+                "cards": list(self.cards)}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "LastMove":
+        return cls(str(d["kind"]), int(d["game_no"]), tuple(map(str, d.get("spots", ()))),
+                   tuple(map(str, d.get("cards", ()))))
+
+
+def _last_move(game_no: int, action: "Action", events: list) -> LastMove:
+    for e in events:
+        if isinstance(e, Removed):
+            return LastMove("remove", game_no, e.spots, e.cards)
+        if isinstance(e, Discarded):
+            return LastMove("deal", game_no, (), (e.card,))
+        if isinstance(e, Redealt):
+            return LastMove("redeal", game_no)
+    return LastMove("end", game_no)
+
+
+@attrs.frozen
 class State:
     """A match: ``mode`` "standard" (one game) or "tournament" (six games).
 
     ``seeds[i]`` deals game i+1; ``games`` holds the games dealt so far, the last
-    one being the current game.
+    one being the current game; ``last`` is the last action (None before the first).
     """
 
     mode: str = attrs.field(validator=attrs.validators.in_(("standard", "tournament")))
     seeds: tuple[int, ...] = attrs.field(converter=tuple)
     games: tuple[Game, ...] = attrs.field(converter=tuple)
+    last: LastMove | None = attrs.field(default=None, eq=False)  # not part of the position
 
     @property
     def game(self) -> Game:
@@ -464,6 +497,7 @@ def apply(state: State, seat: int, action: Action, rng: random.Random | None = N
     if state.over:
         raise IllegalAction("the match is over")
     game, events = play(state.game, action, state.game_no)
+    last = _last_move(state.game_no, action, events)
     games = state.games[:-1] + (game,)
     if game.over:
         total = sum(g.score for g in games)
@@ -471,7 +505,7 @@ def apply(state: State, seat: int, action: Action, rng: random.Random | None = N
         if len(games) < state.n_games:
             games = games + (Game.dealt(state.seeds[len(games)]),)
             events.append(NewDeal(len(games)))
-    return attrs.evolve(state, games=games), events
+    return attrs.evolve(state, games=games, last=last), events
 
 
 def outcome(state: State) -> Outcome | None:

@@ -111,6 +111,7 @@ def state_to_json(state: State) -> dict:
         "discards": list(state.discards),
         "shown": [[seat, list(cards)] for seat, cards in state.shown],
         "winnings": [[seat, amount] for seat, amount in state.winnings],
+        "last": list(state.last),
     }
 
 
@@ -129,4 +130,5 @@ def state_from_json(d: dict) -> State:
         discards=tuple(d["discards"]),
         shown=tuple((seat, tuple(cards)) for seat, cards in d["shown"]),
         winnings=tuple((seat, amount) for seat, amount in d["winnings"]),
+        last=tuple(d.get("last", ())),
     )

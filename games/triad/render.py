@@ -53,6 +53,9 @@ def view_for(state: State, seat: int | None) -> dict:
         "seats": seats,
         "winnings": [list(w) for w in state.winnings],
         "stock": len(state.stock),
+        # the last action (a seat's bet, fold or draw; a deal: the dealer's seat)
+        "last_move": None if not state.last else dict(zip(
+            ("seat", "kind", "amount", "all_in"), state.last)),
     }
     if seat is not None and state.to_act == seat and state.phase in ("bet1", "bet2"):
         s = state.seats[seat]

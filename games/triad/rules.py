@@ -133,6 +133,9 @@ class State:
     discards: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     shown: tuple[tuple[int, tuple[str, ...]], ...] = ()  # last showdown: (seat, cards)
     winnings: tuple[tuple[int, int], ...] = ()  # last hand: (seat, cubits won)
+    # the last action, for a board to show: (seat, kind, amount, all in); () before any.
+    # kind is DEAL (seat: the dealer), PASS, EQUAL, RAISE, FOLD or DRAW (amount: cards)
+    last: tuple = attrs.field(default=(), converter=tuple, eq=False)  # not the position
 
     @property
     def pot(self) -> int:
@@ -345,13 +348,28 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list]:
             raise IllegalAction("Fewer than two players can pay the opening bet.")
         if not can_play(state, seat):
             raise IllegalAction("You can't pay the opening bet.")
-        return _deal(state, rng)
-    if state.to_act != seat:
-        who = "nobody" if state.to_act is None else f"seat {state.to_act}"
-        raise IllegalAction(f"It is not your turn (waiting for {who}).")
-    if kind == "DRAW":
-        return _draw(state, seat, action, rng)
-    return _bet(state, seat, kind, action.amount, rng)
+        new, events = _deal(state, rng)
+    else:
+        if state.to_act != seat:
+            who = "nobody" if state.to_act is None else f"seat {state.to_act}"
+            raise IllegalAction(f"It is not your turn (waiting for {who}).")
+        if kind == "DRAW":
+            new, events = _draw(state, seat, action, rng)
+        else:
+            new, events = _bet(state, seat, kind, action.amount, rng)
+    return attrs.evolve(new, last=_last(events)), events
+
+
+def _last(events: list) -> tuple:
+    """The action just applied, as ``State.last`` keeps it (from its first event)."""
+    for e in events:
+        if isinstance(e, HandStarted):
+            return (e.dealer, "DEAL", 0, False)
+        if isinstance(e, Acted):
+            return (e.seat, e.kind, e.amount, e.all_in)
+        if isinstance(e, Drew):
+            return (e.seat, "DRAW", e.count, False)
+    return ()
 
 
 def _deal(state: State, rng) -> tuple[State, list]:

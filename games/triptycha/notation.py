@@ -211,6 +211,8 @@ def state_to_json(s: State) -> dict:
         "turn": s.turn,
         "resigned": s.resigned,
         "taken": list(s.taken),
+        "last_niche": s.last_niche,
+        "last_flipped": list(s.last_flipped),
     }
 
 
@@ -224,6 +226,8 @@ def state_from_json(d: dict) -> State:
         turn=d["turn"],
         resigned=d["resigned"],
         taken=tuple(d["taken"]),
+        last_niche=d.get("last_niche"),
+        last_flipped=tuple(d.get("last_flipped", ())),
     )
 
 

@@ -74,6 +74,10 @@ def view_for(state: State, seat: int | None) -> dict:
         "taken": list(state.taken),
         "takeable": list(takeable(state)) if state.phase == "trading" else [],
         "may_view_opponent": may_view_opponent(state, seat),
+        # the last lay: its niche, its player and the niches it took over
+        "last_move": None if state.last_niche is None else {
+            "niche": state.last_niche, "seat": state.cell(state.last_niche - 1)[0],
+            "flipped": list(state.last_flipped)},
     }
 
 

@@ -280,7 +280,8 @@ class State:
     """A whole game.  ``hands[s]`` is seat s's game hand in draw order (hand numbers
     1..k); a laid tile keeps its place in the hand with ``niche`` set.  ``control[i]``
     is who controls niche i+1 (None when empty).  ``taken`` lists the loser's hand
-    numbers the winner has taken."""
+    numbers the winner has taken.  ``last_niche`` is the niche of the last lay and
+    ``last_flipped`` the niches it took over (for a board to mark the last move)."""
 
     rules: Rules
     decks: tuple[tuple[Tile, ...], tuple[Tile, ...]]
@@ -290,6 +291,9 @@ class State:
     turn: int = 0
     resigned: int | None = None
     taken: tuple[int, ...] = ()
+    # the last lay, for a board to mark; not part of the position (equality, hashing)
+    last_niche: int | None = attrs.field(default=None, eq=False)
+    last_flipped: tuple[int, ...] = attrs.field(default=(), converter=tuple, eq=False)
 
     # ----- derived facts
 
@@ -569,7 +573,10 @@ def _lay(state, seat, action):
     control = list(new.control)
     control[n - 1] = seat
     battles = resolve(board_edges(new), control, n - 1, state.rules.undercut)
-    new = attrs.evolve(new, control=tuple(control), turn=1 - seat)
+    flipped = tuple(i + 1 for i in range(CELLS)
+                    if i != n - 1 and state.control[i] is not None and control[i] != state.control[i])
+    new = attrs.evolve(new, control=tuple(control), turn=1 - seat, last_niche=n,
+                       last_flipped=flipped)
     events = [Laid(seat, action.tile, n, held.tile.id, laid.corners, held.tile.primary)]
     events += [Battle(a + 1, d + 1, depth, att, dfn, won, seat)
                for a, d, depth, att, dfn, won in battles]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any, Callable
 
 import attrs
@@ -56,6 +57,9 @@ class LiveGame:
     # A game rebuilt by ``GameHost.replay``: the game's state as it stands now, which
     # decides what its views may show (``GameKind.replay_view``); None for a live game.
     now: Any = None
+    # when the state last changed here (its clock, if it has one, runs from then: the host
+    # arms it after every change and again when a game is restored, GameKind.timeout)
+    since: float = attrs.field(factory=time.time)
 
     def rng(self, step: int) -> random.Random:
         """The RNG of action number ``step``: replaying the moves replays the dice."""
@@ -105,7 +109,17 @@ class LiveGame:
                 "finished": finished,
                 "result": self.describe(self.outcome) if finished else None,
                 "withheld": self.kind.withheld(self.state),
+                "clock": None if finished or self.now is not None else self.clock(),
                 "view": self.view(seat) if with_view else None}
+
+    def clock(self) -> dict[str, Any] | None:
+        """The game's clock now (``GameKind.clock``): whose it is, the seconds it was
+        set to and when it runs out (epoch seconds); None when the game has none or it
+        acts at once (a player away)."""
+        clock = self.kind.clock(self.state)
+        if clock is None or clock[0] <= 0:
+            return None
+        return {"seat": clock[1], "seconds": clock[0], "deadline": self.since + clock[0]}
 
 
 class LiveGames:

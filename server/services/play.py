@@ -141,6 +141,7 @@ class Play:
             self.games.reseat(game, seats)
         game.state = new_state
         game.version = step
+        game.since = time.time()
         hidden = any(_fact(e, "private") for e in events)
         lines = [note] if note else []
         worded = self._worded(game.kind, events)

@@ -236,6 +236,10 @@ class TriadTables(HostedGame):
             self._warn_later(table, *clock[:3])
         return clock
 
+    def clock(self, table: Table) -> tuple | None:
+        """The table's clock as the board shows it (no warning armed)."""
+        return table_timeout(table, self.action_timeout)
+
     def _warn_later(self, table: Table, seconds: float, seat: int, action: Any) -> None:
         """Arm the warning of the clock the host is arming now: ``WARN_BEFORE_S`` before
         time is up (half the clock when it is shorter), once per table version."""

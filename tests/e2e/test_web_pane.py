@@ -6,7 +6,10 @@ server's own view of the game (the GMCP view the pane draws from, read from the 
 every click's command is seen in the scrollback, and axe-core finds nothing wrong on /play
 mid-game. Then: two pages play each other (the challenge accepted from its toast) while a
 third watches; and the server restarts mid-game while /play reconnects by itself, logs in
-again and finishes the game.
+again with its resume token (kept in the database, so it outlives the restart; the page
+never keeps the password) and finishes the game; a token refused, the page asks for the
+password. Pyramid is played to the deal's real end and HINT's cards are seen highlighted;
+the last move is checked marked after every move; every game's replay is stepped.
 
 axe-core (MPL-2.0) is vendored at ``tests/e2e/vendor/axe.min.js`` (4.14.1, from npm);
 it runs through ``page.evaluate`` (the door's CSP forbids injected script tags).
@@ -18,11 +21,14 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from commands.app import assemble
+from server.models import ResumeToken
 from server.web import WebDoor
 from tests.conftest import make_config
 from tests.e2e.test_web_browser import artifacts, browser, until  # noqa: F401 (fixtures)
@@ -129,10 +135,17 @@ DIGEST_JS = """() => {
     out.dice = [...pane.querySelectorAll('table.board.dice .cell')].map(c => c.getAttribute('aria-label').split(',')[0]).filter(l => !l.endsWith('empty')).sort();
   } else if (kind === 'pyramid') {
     out.cards = [...pane.querySelectorAll('.board.pyramid .prow .card')].map(c => c.classList.contains('gone') ? '-' : c.textContent);
+    out.last = [...pane.querySelectorAll('.board.pyramid .prow .card.last')].map(c => c.getAttribute('aria-label').split(':')[0]);
+    out.said = (document.getElementById('lastmove') || {}).textContent || null;
   } else if (kind === 'triptycha') {
     out.niches = [...pane.querySelectorAll('svg.board.triptycha g.niche')].map(g => g.classList.contains('own0') ? 0 : g.classList.contains('own1') ? 1 : null);
+    out.last = [...pane.querySelectorAll('svg.board.triptycha g.niche.last')].map(g => Number(g.dataset.key.split(':')[1]));
+    out.flipped = [...pane.querySelectorAll('svg.board.triptycha g.niche.flipped')].map(g => Number(g.dataset.key.split(':')[1]));
+    out.said = (document.getElementById('lastmove') || {}).textContent || null;
   } else if (kind === 'triad') {
     out.stacks = [...pane.querySelectorAll('table.board.triad tbody tr')].map(r => Number(r.children[2].textContent));
+    out.last = [...pane.querySelectorAll('table.board.triad tbody tr.last')].map(r => parseInt(r.children[0].textContent) - 1);
+    out.said = (document.getElementById('lastmove') || {}).textContent || null;
   }
   return out;
 }"""
@@ -145,11 +158,40 @@ def digest(view: dict, seat: int, names: list[str]) -> dict:
                                                      f"{names[d['seat']]}'s ") + str(d["value"])
                                for d in view["dice"])}
     if kind == "pyramid":
-        return {"cards": [c["text"] if c else "-" for c in view["pyramid"]]}
+        # the last move marked where its cards were (this game's only), and said in a line
+        last = view["last_move"] if view["last_move"] and \
+            view["last_move"]["game_no"] == view["game_no"] else None
+        said = None
+        if last:
+            where = {"P": "the Pack", "W": "the Waste Pile"}
+            said = "Last move: " + {
+                "remove": "removed " + " and ".join(
+                    f"{c} ({where.get(x, x)})" for c, x in zip(last["cards"], last["spots"])),
+                "deal": f"turned {last['cards'][0] if last['cards'] else ''} from the Pack "
+                        "to the Waste Pile",
+                "redeal": "redealt the Waste Pile", "end": "ended the game"}[last["kind"]] + "."
+        return {"cards": [c["text"] if c else "-" for c in view["pyramid"]],
+                "last": [x for x in (last["spots"] if last and last["kind"] == "remove" else [])
+                         if x not in ("P", "W")],
+                "said": said}
     if kind == "triptycha":
-        return {"niches": [c["controller"] if c else None for c in view["board"]]}
+        last = view["last_move"]
+        said = None
+        if last:
+            flipped = [str(n) for n in last["flipped"]]
+            took = "" if not flipped else " and took " + (
+                "niche " + flipped[0] if len(flipped) == 1 else
+                "niches " + ", ".join(flipped[:-1]) + " and " + flipped[-1])
+            said = f"Last move: {names[last['seat']]} laid a tile in niche {last['niche']}{took}."
+        return {"niches": [c["controller"] if c else None for c in view["board"]],
+                "last": [last["niche"]] if last else [],
+                "flipped": sorted(last["flipped"]) if last else [],
+                "said": said}
     if kind == "triad":
-        return {"stacks": [s["stack"] for s in view["seats"] if not s["empty"]]}
+        last = view["last_move"]
+        return {"stacks": [s["stack"] for s in view["seats"] if not s["empty"]],
+                "last": [last["seat"]] if last and last["kind"] != "DEAL" else [],
+                "said": bool(last)}
     return {}
 
 
@@ -165,6 +207,8 @@ async def check_pane(page, game, seat: int) -> dict:  # noqa: ANN001
             continue
         want = digest(frame["view"], seat, [s["name"] for s in frame["seats"]])
         got = {k: v for k, v in shown.items() if k in want}
+        if isinstance(want.get("said"), bool):   # Triad: a line or none, whatever its words
+            got["said"] = bool(got["said"])
         if got != want:
             await page.screenshot(path="/tmp/i26/fail.png")
             html = await page.evaluate("document.getElementById('pane').outerHTML")
@@ -191,9 +235,8 @@ def _rank(text: str) -> int:
     return {"A": 1, "J": 11, "Q": 12, "K": 13}.get(text[:-1]) or int(text[:-1])
 
 
-async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:  # noqa: ANN001
-    if moves >= 12:
-        return await click(page, '#pane button.act[title="PYR END"]')
+def pyramid_spots(view: dict) -> list[tuple[str, str]]:
+    """The cards that may be taken now: (spot, card)."""
     spots = []
     for i, c in enumerate(view["pyramid"]):
         if c and c["available"]:
@@ -202,6 +245,19 @@ async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:
     for key, top in (("P", view["pack_top"]), ("W", view["waste_top"])):
         if top:
             spots.append((key, top["text"]))
+    return spots
+
+
+def pyramid_removable(view: dict) -> bool:
+    spots = pyramid_spots(view)
+    return any(_rank(t) == 13 for _, t in spots) or any(
+        _rank(ta) + _rank(tb) == 13 for a, (_, ta) in enumerate(spots) for _, tb in spots[a + 1:])
+
+
+async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:  # noqa: ANN001
+    """Kings, then pairs, then the Pack: played until the game ends by itself (every card
+    gone, or no move left after the last redeal)."""
+    spots = pyramid_spots(view)
     for spot, text in spots:
         if _rank(text) == 13:
             return await click(page, f'#pane [data-key="card:{spot}"]')
@@ -220,7 +276,9 @@ async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # no
     if view["phase"] == "draw":
         free = [d["pos"] for d in view["deck"] if not d["drawn"]]
         return await click(page, f'#pane [data-key="deck:{rng.choice(free)}"]')
-    if view["phase"] == "trading":
+    if view["phase"] == "trading":   # the trading clock, shown while the winner takes
+        await page.locator("#clock").wait_for()
+        assert re.match(r"Trading ends in \d+:\d\d", await page.locator("#clock").text_content())
         return await click(page, '#pane button.act[title="TT DONE"]')
     hand = [t for t in view["hands"][seat] if t["niche"] is None]
     tile = rng.choice(hand)
@@ -328,6 +386,27 @@ def live_game(parlor, kind: str, name: str):  # noqa: ANN001, ANN201
     return game, next(i for i, s in enumerate(game.seats) if s.name == name)
 
 
+async def hint_highlighted(page, shot, hinted: list) -> None:  # noqa: ANN001
+    """HINT: its suggested cards are highlighted in the pane, and only they (when the
+    best move is to draw, HINT says so and names no card: asked again at a later move)."""
+    answers = "(Hint: PYR |No cards can be removed now)"
+    before = len(re.findall(answers, await page.locator("#screen").text_content()))
+    await click(page, '#pane button.act[title="PYR HINT"]')
+    await until(page, "([rx, n]) => (document.getElementById('screen').textContent"
+                      ".match(new RegExp(rx, 'g')) || []).length > n", arg=[answers, before])
+    text = await page.locator("#screen").text_content()
+    if re.findall(answers, text)[-1] != "Hint: PYR ":
+        return
+    said = re.findall(r"Hint: PYR ([^()]+?) \(", text)[-1].split()
+    await until(page, "n => document.querySelectorAll('#pane .card.hint').length === n",
+                arg=len(said))
+    keys = await page.evaluate(
+        "[...document.querySelectorAll('#pane .card.hint')].map(c => c.dataset.key)")
+    assert sorted(keys) == sorted(f"card:{x}" for x in said), (keys, said)
+    await page.screenshot(path=str(shot))
+    hinted.append(said)
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 @pytest.mark.parametrize("kind", ["dice", "pyr", "tt", "triad"])
 async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, size):  # noqa: F811
@@ -342,9 +421,20 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     await screen_has(page, START[kind])   # the click's command, in the scrollback
     await until(page, "document.getElementById('pane').dataset.game !== undefined")
     game, seat = live_game(parlor, kind, name)
-    checked = []
+    checked, hinted, clocks = [], [], []
 
     async def look(moves: int) -> None:
+        if kind == "pyr" and not hinted and pyramid_removable(game.frame(seat)["view"]):
+            await hint_highlighted(page, artifacts / f"pane-pyr-{size}-hint.png", hinted)
+        if kind == "triad" and moves == 3:
+            # the clock: whose it is and the time left, counting down between updates
+            clock = page.locator("#clock")
+            await clock.wait_for()
+            first = await clock.text_content()
+            assert re.search(r"\d+:\d\d", first), first
+            await until(page, "t => { const c = document.getElementById('clock'); "
+                              "return !c || c.textContent !== t; }", arg=first, timeout=5000)
+            clocks.append(first)
         if moves == {"tt": 7}.get(kind, 3):
             await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}.png"))
             assert await axe(page) == []
@@ -370,6 +460,26 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     await until(page, "document.getElementById('pane').dataset.finished === '1'")
     await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}-end.png"))
     assert moves >= 2 and checked
+    if kind == "pyr":   # played to its real end, and HINT was seen highlighted
+        assert game.state.matches[seat].game.how in ("won", "stuck"), game.state.matches[seat].game
+        assert hinted
+    if kind == "triad":
+        assert clocks
+    # its replay: the last move highlighted at every step, stepped with the arrow keys
+    replay = await browser.new_page(viewport={"width": SIZES[size][0], "height": SIZES[size][1]})
+    await replay.goto(f"{base}/games/{game.id}/replay?move=2")
+    marks = {"dice": "#board .cell.last", "pyr": "#board .lastmove",
+             "tt": "#board .lastmove", "triad": "#board .lastmove"}[kind]
+    total = len(await replay.locator("ol.moves li").all())
+    await replay.keyboard.press("End")
+    await replay.wait_for_url(re.compile(rf"move={total}$"))
+    for step in range(2):
+        await replay.wait_for_load_state()
+        assert await replay.locator(marks).count() >= 1, (replay.url, kind)
+        await replay.keyboard.press("ArrowLeft")
+        await replay.wait_for_url(re.compile(rf"move={total - step - 1}$"))
+    await replay.screenshot(path=str(artifacts / f"replay-{kind}-{size}.png"))
+    await replay.close()
     assert errors == []
 
 
@@ -433,10 +543,18 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
         game, seat = live_game(parlor, "dice", "Resto")
         await play_out(page, parlor, game, seat, "dice", limit=2)
         number = game.id
+        # what the page keeps to come back: the server's resume token, not the password
+        first = await page.evaluate("sessionStorage.getItem('esterport.resume')")
+        assert first and len(first) >= 43 and "hunter22" not in first
+        # as if issued long ago: only its drop (the shutdown) makes it good again, for a while
+        async with parlor.db.session() as tx:
+            await tx.execute(sa.update(ResumeToken).values(expires_at=time.time() - 1))
+            await tx.commit()
     finally:
         await door.stop()
         await parlor.stop()
     await until(page, "document.getElementById('state').textContent.includes('Reconnecting')")
+    # the token is kept (as its digest) in the database, so it outlives the restart
     parlor = assemble(make_config(sqlite_url))
     await parlor.start()
     door = WebDoor(parlor, host="127.0.0.1", port=port)
@@ -449,6 +567,10 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
                 break
             await asyncio.sleep(0.02)
         assert parlor.session_named("Resto") is not None
+        assert await page.locator("#secret").is_hidden()   # no password asked, none typed
+        # used once, and a new one given for the next drop
+        await until(page, "t => (sessionStorage.getItem('esterport.resume') || t) !== t", first)
+        assert await parlor.resume.redeem(first) is None
         await until(page, "v => document.getElementById('pane').dataset.game === v", str(number))
         game = parlor.host.live[number]
         await page.screenshot(path=str(artifacts / "pane-restarted.png"))
@@ -459,6 +581,28 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
     finally:
         await door.stop()
         await parlor.stop()
+
+
+async def test_play_asks_for_the_password_when_its_token_is_refused(parlor, web, browser):  # noqa: F811
+    """A drop after the token ended (expired, or QUIT elsewhere): the page types the name
+    and asks for the password, which it never kept; the game is found waiting."""
+    ERRORS.clear()
+    page = await open_play(browser, web.url.rstrip("/"), "desktop", ERRORS)
+    await create(page, "Tokyo")
+    await click(page, '#pane button.act[title="DICE CHALLENGE COMPUTER EASY"]')
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    game, seat = live_game(parlor, "dice", "Tokyo")
+    account = await parlor.accounts.get("Tokyo")
+    await until(page, "sessionStorage.getItem('esterport.resume') !== null")
+    await parlor.resume.revoke(account.id)   # as if it had expired
+    parlor.session_named("Tokyo").close("Dropped for the test.")
+    await screen_has(page, "cannot be resumed", timeout=30000)
+    await until(page, "document.getElementById('secret').offsetParent !== null")
+    await type_line(page, "hunter22")
+    await screen_has(page, "You have a game in progress")
+    assert parlor.session_named("Tokyo") is not None
+    await until(page, "v => document.getElementById('pane').dataset.game === v", str(game.id))
+    await play_out(page, parlor, game, seat, "dice", limit=2)
 
 
 async def phone_fits(page) -> None:  # noqa: ANN001

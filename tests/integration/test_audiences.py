@@ -420,6 +420,13 @@ def _face_up(match) -> set[str]:  # noqa: ANN001
     return up
 
 
+def _removed(match) -> set[str]:  # noqa: ANN001
+    """The cards gone from a match's deal (removed in pairs or as Kings): no secret."""
+    deal = match.game
+    left = {c for c in deal.pyramid if c is not None} | set(deal.pack) | set(deal.waste)
+    return {card_text(c) for c in range(52) if c not in left}
+
+
 def _deal_open(table, number: int) -> bool:  # noqa: ANN001
     """Whether deal ``number`` may be seen by others than its player: always, unless Use
     Same Deck at a table of two still in play; then once both have finished it."""
@@ -470,7 +477,9 @@ def check_pyramid(audiences: Audiences, seat: int | None, data: dict, before, no
             problems.append(f"cards {sorted(set(in_view))} of seat 0's deal "
                             f"{now.matches[0].game_no}, not finished by both, in the view")
     else:
-        extra = set(in_view) - _face_up(now.matches[board])
+        # the last move's cards: removed from the deal (gone, as the lines told), or the
+        # Waste's top; nothing of the Pack
+        extra = set(in_view) - _face_up(now.matches[board]) - _removed(now.matches[board])
         if extra:
             problems.append(f"cards {sorted(extra)} in the view that seat {board}'s board "
                             "does not show")

@@ -11,7 +11,7 @@
   const SVGNS = "http://www.w3.org/2000/svg";
 
   let shown = null;       // the payload drawn: {game, seat, version, view, ...}
-  let previous = null;    // the payload before it, same game (what changed = the last move)
+  let clockEnd = 0;       // when the game's clock runs out (this page's Date.now()), 0: none
   let pick = null;        // what the player has selected: {kind, value}
   let hint = null;        // Pyramid: the spots HINT named
   let wasMyMove = false;
@@ -80,7 +80,8 @@
     const head = h("div", { class: "pane-head" },
       h("h2", { id: "pane-title" }, "Game #" + p.game + ": " + (p.title || "")),
       h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)])),
-      h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : ""), role: "status" }, turnText(p)));
+      h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : ""), role: "status" }, turnText(p)),
+      clockEnd ? h("p", { id: "clock", class: "clock", role: "timer" }, clockText(p)) : null);
     body.appendChild(head);
     const drawer = { dice: dice, pyramid: pyramid, "pyramid-hidden": pyramidHidden,
                      triptycha: triptycha, triad: triad }[v.game];
@@ -91,6 +92,27 @@
       const el = body.querySelector('[data-key="' + focusKey + '"]');
       if (el) el.focus();
     }
+  }
+
+  // -- the clock -------------------------------------------------------------------------------
+  function mmss(ms) {
+    const t = Math.max(0, Math.ceil(ms / 1000));
+    return Math.floor(t / 60) + ":" + String(t % 60).padStart(2, "0");
+  }
+  function clockText(p) {
+    const c = p.clock, v = p.view || {}, left = mmss(clockEnd - Date.now());
+    const name = (p.players || [])[c.seat] || "Seat " + (c.seat + 1);
+    if (v.game === "triptycha" && v.phase === "trading") {
+      return "Trading ends in " + left + (c.seat === p.seat ? " (then Done for you)." : " (then Done for " + name + ").");
+    }
+    if (v.game === "triad" && v.phase === "hand_over") return "The next hand is dealt in " + left + ".";
+    return (c.seat === p.seat ? "You have " : name + " has ") + left + " to act.";
+  }
+  function tick() {
+    const el = document.getElementById("clock");
+    if (!el || !shown || !clockEnd) return;
+    el.textContent = clockText(shown);
+    el.classList.toggle("low", shown.clock.seat === shown.seat && clockEnd - Date.now() < 10000);
   }
 
   function turnText(p) {
@@ -125,7 +147,7 @@
     box.appendChild(h("a", { class: "act", href: "/games/" + p.game + "/replay", target: "_blank" },
                       "Replay game #" + p.game));
     box.appendChild(h("button", { type: "button", class: "act", onclick: (ev) => {
-      ev.preventDefault(); shown = null; previous = null; draw(); E.refocus(ev);
+      ev.preventDefault(); shown = null; draw(); E.refocus(ev);
     } }, "Close the board"));
     return box;
   }
@@ -223,11 +245,10 @@
   function pyramid(p, v) {
     const playing = myMove(p) && !v.over;
     const picked = pick && pick.kind === "card" ? pick.value : null;
-    const gone = new Set();
-    const before = previous && previous.view && previous.view.game === "pyramid" ? previous.view : null;
-    if (before && before.game_no === v.game_no) {
-      (v.pyramid || []).forEach((c, i) => { if (!c && before.pyramid[i]) gone.add(spotOf(i)); });
-    }
+    // the last move, as the server's view tells it (this game's only: a new deal has none)
+    const last = v.last_move && v.last_move.game_no === v.game_no ? v.last_move : null;
+    const gone = new Set(last && last.kind === "remove" ? last.spots.filter((x) => x !== "P" && x !== "W") : []);
+    const turned = last && last.kind === "deal";
     const hinted = new Set(hint || []);
     function card(entry, spot, avail, what) {
       if (!entry) {
@@ -260,9 +281,11 @@
       }
       rows.appendChild(line);
     }
+    const wasteTop = v.waste_top ? card(v.waste_top, "W", true, "Waste top" + (turned ? " (turned up by the last move)" : "")) : h("span", { class: "card gone" }, "—");
+    if (turned && v.waste_top) wasteTop.classList.add("last");
     const stock = h("div", { class: "stock" },
       h("span", { class: "pile" }, "Pack (" + v.pack_count + ") ", v.pack_top ? card(v.pack_top, "P", true, "Pack top") : h("span", { class: "card gone" }, "—")),
-      h("span", { class: "pile" }, "Waste (" + v.waste_count + ") ", v.waste_top ? card(v.waste_top, "W", true, "Waste top") : h("span", { class: "card gone" }, "—")));
+      h("span", { class: "pile" }, "Waste (" + v.waste_count + ") ", wasteTop));
     const controls = h("div", { class: "controls" });
     if (playing) {
       controls.appendChild(button(v.pack_count ? "Draw from the Pack (D)" : "Redeal (D)", "PYR D"));
@@ -273,8 +296,15 @@
     const facts = h("ul", { class: "facts" },
       h("li", {}, "Deal " + v.deal + ", " + v.redeals_left + " redeal" + (v.redeals_left === 1 ? "" : "s") + " left" + (v.games > 1 ? "; game " + v.game_no + " of " + v.games : "") + "."),
       v.over ? h("li", {}, "Game over" + (v.how ? " (" + v.how + ")" : "") + (v.score !== null ? ": score " + v.score : "") + ".") : null,
-      gone.size ? h("li", {}, "Last move removed " + [...gone].join(" and ") + ".") : null);
+      last ? h("li", { id: "lastmove", class: "lastmove" }, "Last move: " + pyramidLast(last) + ".") : null);
     return h("div", { class: "game-pyramid" }, rows, stock, controls, facts);
+  }
+  function pyramidLast(last) {
+    const where = (x) => x === "P" ? "the Pack" : x === "W" ? "the Waste Pile" : x;
+    if (last.kind === "remove") return "removed " + last.cards.map((c, i) => c + " (" + where(last.spots[i]) + ")").join(" and ");
+    if (last.kind === "deal") return "turned " + last.cards[0] + " from the Pack to the Waste Pile";
+    if (last.kind === "redeal") return "redealt the Waste Pile";
+    return "ended the game";
   }
   function pyramidHidden(p, v) {
     return h("div", { class: "board pyramid hidden" }, h("p", {}, v.note || "This deal is hidden for now."));
@@ -311,15 +341,14 @@
   }
   function triptycha(p, v, names) {
     const seat = p.seat, mark = letters(names);
-    const before = previous && previous.view && previous.view.game === "triptycha" ? previous.view : null;
+    const lastMove = v.last_move || null;
     const playing = myMove(p);
     const hand = mine(p) && v.hands && v.hands[seat] ? v.hands[seat] : [];
     const picked = pick && pick.kind === "tile" ? hand.find((t) => t.n === pick.value && t.niche === null) : null;
     const svg = s("svg", { class: "board triptycha play", viewBox: "-4 -4 " + (3 * TW + 8) + " " + (3 * TH + 8), role: "group", "aria-label": "Triptycha board" });
     for (let n = 1; n <= 9; n++) {
       const cell = v.board[n - 1], pts = nichePoints(n);
-      const was = before ? before.board[n - 1] : null;
-      const laid = cell && !was && before, flipped = cell && was && was.controller !== cell.controller;
+      const laid = cell && lastMove && lastMove.niche === n, flipped = cell && lastMove && lastMove.flipped.includes(n);
       const target = playing && v.phase === "play" && picked && !cell && UP[n - 1] === picked.up;
       let cls = "niche" + (cell ? " own" + cell.controller + " seat" + cell.controller : "") + (laid ? " last" : "") + (flipped ? " flipped" : "") + (target ? " target" : "");
       let label = "Niche " + n + (UP[n - 1] ? " (points up)" : " (points down)") + ": ";
@@ -352,6 +381,8 @@
     const legend = h("ul", { class: "facts" },
       [0, 1].map((i) => h("li", {}, h("span", { class: "swatch own" + i, "aria-hidden": "true" }, mark[i]), " ", nameLink(names[i]),
         ": " + v.counts[i] + " niche" + (v.counts[i] === 1 ? "" : "s") + ", " + v.unplayed[i] + " in hand")),
+      lastMove ? h("li", { id: "lastmove", class: "lastmove" }, "Last move: " + (names[lastMove.seat] || "Seat " + (lastMove.seat + 1)) + " laid a tile in niche " + lastMove.niche +
+        (lastMove.flipped.length ? " and took " + niches(lastMove.flipped) : "") + ".") : null,
       h("li", {}, "Phase: " + v.phase + ". Rules: " + v.rules_text + "."));
     const controls = h("div", { class: "controls" });
     if (v.phase === "draw" && mine(p) && v.deck) {
@@ -394,6 +425,10 @@
     if (mine(p) && !p.finished && v.phase !== "trading") controls.appendChild(button("Resign", "TT RESIGN", { class: "act quiet" }));
     return h("div", { class: "game-tt" }, svg, legend, controls);
   }
+  function niches(list) {
+    const n = list.map(String);
+    return (n.length > 1 ? "niches " + n.slice(0, -1).join(", ") + " and " + n[n.length - 1] : "niche " + n[0]);
+  }
   function tileButton(corners, primary, text, up, onclick, extra, key, label, line) {
     const pts = up ? [[30, 2], [2, 50], [58, 50]] : [[2, 2], [58, 2], [30, 50]];
     const pic = s("svg", { viewBox: "0 0 60 52", class: "tilepic", "aria-hidden": "true" },
@@ -420,16 +455,29 @@
     const d = Number(code.slice(0, -1));
     return (COLOR[code.slice(-1)] || "") + " " + ({ 12: "Princess", 13: "Prince", 14: "Pyramid" }[d] || d);
   }
+  function triadLast(m, name, me) {
+    const who = m.seat === me ? "you" : name;
+    const s = m.seat === me ? "" : "s";
+    const allIn = m.all_in ? " (all in)" : "";
+    if (m.kind === "DEAL") return "a new hand dealt by " + who;
+    if (m.kind === "PASS") return who + " pass" + (s ? "es" : "");
+    if (m.kind === "EQUAL") return who + " equal" + s + " the bet" + (m.amount ? " with " + m.amount : "") + allIn;
+    if (m.kind === "RAISE") return who + " raise" + s + " " + m.amount + allIn;
+    if (m.kind === "FOLD") return who + " fold" + s;
+    if (m.kind === "DRAW") return m.amount ? who + " discard" + s + " " + m.amount + " and draw" + s + " " + m.amount : who + " keep" + s + " all six cards";
+    return who + ": " + m.kind;
+  }
   function triad(p, v, names) {
     const me = p.seat;
     const tableNames = v.names || names;
     const rows = h("table", { class: "board triad play" },
       h("thead", {}, h("tr", {}, ["Seat", "Player", "Cubits", "Bet", "Status", "Cards"].map((t) => h("th", { scope: "col" }, t)))));
     const tb = h("tbody");
+    const lastMove = v.last_move || null;
     for (const st of v.seats) {
       if (st.empty) continue;
-      const acting = v.to_act === st.seat;
-      tb.appendChild(h("tr", { class: acting ? "acting" : null },
+      const acting = v.to_act === st.seat, lastRow = lastMove && lastMove.kind !== "DEAL" && lastMove.seat === st.seat;
+      tb.appendChild(h("tr", { class: (acting ? "acting" : "") + (lastRow ? " last" : "") || null },
         h("td", {}, String(st.seat + 1) + (v.dealer === st.seat ? " (dealer)" : "")),
         h("td", {}, nameLink(tableNames[st.seat]), acting ? " — to act" : ""),
         h("td", {}, String(st.stack)), h("td", {}, String(st.bet)), h("td", {}, st.status + (st.drew !== null && st.drew !== undefined ? ", drew " + st.drew : "")),
@@ -438,7 +486,8 @@
     rows.appendChild(tb);
     const facts = h("ul", { class: "facts" },
       h("li", {}, "Hand " + v.hand_no + ": " + v.phase_name + "."),
-      h("li", {}, "Pot " + v.pot + "; current bet " + v.current_bet + "; opening " + v.opening + (v.limit ? ", limit " + v.limit : "") + "."));
+      h("li", {}, "Pot " + v.pot + "; current bet " + v.current_bet + "; opening " + v.opening + (v.limit ? ", limit " + v.limit : "") + "."),
+      lastMove ? h("li", { id: "lastmove", class: "lastmove" }, "Last move: " + triadLast(lastMove, tableNames[lastMove.seat] || "Seat " + (lastMove.seat + 1), me) + ".") : null);
     const controls = h("div", { class: "controls" });
     const seatMe = me !== null && me !== undefined ? v.seats[me] : null;
     const myTurn = seatMe && v.to_act === me && !p.finished;
@@ -533,8 +582,11 @@
     if (shown && shown.game !== p.game && mine(shown) && !shown.finished && !mine(p)) return;
     if (shown && shown.game === p.game) {
       if (p.version < shown.version) return;
-      if (p.version !== shown.version) { previous = shown; pick = null; hint = null; }
-    } else { previous = null; pick = null; hint = null; }
+      if (p.version !== shown.version) { pick = null; hint = null; }
+    } else { pick = null; hint = null; }
+    // the clock, if the game has one: the seconds left as the server sent them, counted
+    // down here between updates
+    clockEnd = p.clock && !p.finished ? Date.now() + p.clock.left * 1000 : 0;
     shown = p;
     pane.dataset.game = String(p.game);
     pane.dataset.kind = (p.view && p.view.game) || "";
@@ -551,7 +603,8 @@
       draw();
     }
   });
-  document.addEventListener("esterport:login", () => { shown = null; previous = null; draw(); });
+  document.addEventListener("esterport:login", () => { shown = null; clockEnd = 0; draw(); });
+  setInterval(tick, 1000);
   const notify = document.getElementById("opt-notify");
   if (notify) {
     if (!window.Notification) notify.hidden = true;

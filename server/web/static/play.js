@@ -4,8 +4,10 @@
 // again on resize), shows a password field while the server has WILL ECHO, accepts
 // GMCP, and draws ANSI colours as HTML spans (text stays text: searchable, copyable,
 // read by screen readers through the role="log" region). It reconnects by itself after a
-// drop or a server restart, logging in again as the player did (the name and password are
-// kept in this page's memory only, for that), so a game in play is found waiting.
+// drop or a server restart and logs in again with the resume token the server gave at
+// login (GMCP Esterport.Resume: single-use, rotated at each login, good for a few minutes
+// after a drop, ended by QUIT; kept in this tab's sessionStorage). The password is never
+// kept: when the token is refused, the page types the name and asks for the password.
 "use strict";
 (function () {
   const IAC = 255, DONT = 254, DO = 253, WONT = 252, WILL = 251, SB = 250, GA = 249, SE = 240;
@@ -32,7 +34,12 @@
   const history = [];
   let back = -1;
   let recent = "";             // the last output, as plain text (what a prompt is)
-  const login = { name: null, password: null, asked: null, auto: false, done: false };
+  const login = { name: null, asked: null, auto: false, done: false };
+  const RESUME_KEY = "esterport.resume";
+  function resumeToken() { try { return sessionStorage.getItem(RESUME_KEY); } catch (e) { return null; } }
+  function keepToken(t) {
+    try { if (t) sessionStorage.setItem(RESUME_KEY, t); else sessionStorage.removeItem(RESUME_KEY); } catch (e) { /* storage off */ }
+  }
   let retry = 0, retryTimer = null, leaving = false;
   window.esterport = { gmcp: [] };   // GMCP messages received (the game views), for scripts
 
@@ -130,13 +137,21 @@
     if (/(^|\n)Choose a name: $/.test(tail)) login.asked = "newname";
     else if (/(^|\n)Name: $/.test(tail)) {
       login.asked = "name";
-      if (login.auto && login.name) { sendLine(login.name); text("(reconnecting as " + login.name + ")\n"); }
+      const token = login.auto || !login.done ? resumeToken() : null;
+      if (token) {
+        keepToken(null);      // used once: the login it opens sends the next one
+        sendLine("#resume " + token);
+        text("(reconnecting" + (login.name ? " as " + login.name : "") + ")\n");
+      } else if (login.auto && login.name && /cannot be resumed/.test(recent.slice(-200))) {
+        login.auto = false;   // the token was refused: the name, then the player's password
+        sendLine(login.name);
+        text(login.name + "\n");
+      }
     } else if (/(^|\n)Password: $/.test(tail)) {
       login.asked = "password";
-      if (login.auto && login.password) { login.auto = false; sendLine(login.password); }
     } else if (/(^|\n)Choose a password: $/.test(tail)) login.asked = "newpassword";
     else if (/(^|\n)Type it again: $/.test(tail)) login.asked = "again";
-    if (/Wrong password\.\s*$/.test(tail)) { login.auto = false; login.password = null; }
+    if (/Wrong password\.\s*$/.test(tail)) login.auto = false;
     secret.autocomplete = login.asked === "newpassword" || login.asked === "again" ? "new-password" : "current-password";
     toasts(plain);
     if (/has been taken over by a new connection/.test(plain)) leaving = true;   // not back and forth
@@ -283,7 +298,7 @@
           agreed["d201"] = 1;
           send([IAC, DO, GMCP]);
           gmcpSend("Core.Hello", { client: "Esterport web", version: "1" });
-          gmcpSend("Core.Supports.Set", ["Esterport.Spoken 1"]);
+          gmcpSend("Core.Supports.Set", ["Esterport.Spoken 1", "Esterport.Resume 1"]);
         }
       } else if (opt === SGA) { if (!agreed["d3"]) { agreed["d3"] = 1; send([IAC, DO, SGA]); } }
       else send([IAC, DONT, opt]);
@@ -309,6 +324,7 @@
       const pkg = space < 0 ? s : s.slice(0, space);
       let data = null;
       try { data = space < 0 ? null : JSON.parse(s.slice(space + 1)); } catch (e) { data = null; }
+      if (pkg === "Esterport.Resume" && data && typeof data.token === "string") keepToken(data.token);
       if (pkg === "Char.Name" && data && data.name) {
         login.name = data.name; login.done = true; login.auto = false; retry = 0;
         document.dispatchEvent(new CustomEvent("esterport:login", { detail: data.name }));
@@ -361,7 +377,6 @@
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     if (passwordMode) {
-      if (login.asked === "password" || login.asked === "newpassword") login.password = secret.value;
       sendLine(secret.value);
       secret.value = "";
       return;        // the server ends the prompt's line itself: no blank line
@@ -370,7 +385,7 @@
     if (login.asked === "name" || login.asked === "newname") {
       if (s.trim() && !/^(new|quit|exit|logout)$/i.test(s.trim())) login.name = s.trim().split(/\s+/)[0];
     }
-    if (/^\s*(quit|logout)\s*$/i.test(s)) leaving = true;
+    if (/^\s*(quit|logout)(\s+yes)?\s*$/i.test(s)) { leaving = true; keepToken(null); }
     sendLine(s);
     text(s + "\n");     // the server does not echo: show what was typed
     remember(s);
@@ -432,9 +447,9 @@
       }
       const wait = Math.min(15, [1, 2, 3, 5, 8, 10][retry] || 15);
       retry += 1;
-      login.auto = Boolean(login.done && login.name && login.password);
+      login.auto = Boolean(login.done && login.name);
       state.textContent = why + "Connection lost. Reconnecting in " + wait + " s" +
-        (login.auto ? " (you will be logged in again as " + login.name + ")." : ".");
+        (login.auto && resumeToken() ? " (you will be logged in again as " + login.name + ")." : ".");
       reconnectButton.hidden = false;
       retryTimer = setTimeout(connect, wait * 1000);
     };

@@ -314,9 +314,15 @@ async def test_the_computer_plays_on_when_its_game_changes_node(three):
             break
         action = next(dice_rules.legal_actions(taken.state, me))
         version = taken.version
-        await again.cmd(f"dice {dice_notation.format_action(action)}", "Alice: ", timeout=10)
-        await _settle(lambda: taken.version >= version + 2 or number not in driver.host.live,
-                      timeout=10)
+        line = dice_notation.format_action(action)
+        await again.cmd(f"dice {line}", re.escape(f"Alice: {line}"), timeout=10)
+        try:
+            await _settle(lambda: taken.version >= version + 2
+                          or number not in driver.host.live, timeout=10)
+        except AssertionError:
+            raise AssertionError(f"no answer at v{taken.version} (was {version}); "
+                                 f"to move {dice_rules.to_move(taken.state)}:\n"
+                                 f"{again.seen[-1500:]}") from None
     async with beta.db.session() as tx:
         assert await ledger.audit(tx) == []
     await again.close()

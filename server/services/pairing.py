@@ -199,8 +199,8 @@ def arena_points(results: Sequence[float]) -> tuple[int, bool]:
 def arena_pairings(waiting: Sequence[Entrant], ranks: dict[int, int]
                    ) -> list[tuple[int, int]]:
     """Pair the players waiting in an arena: near in rank (``ranks``: id -> place in the
-    standings), never their last opponent again if anyone else is left; seats by the
-    first-move balance. An odd one out waits for the next pairing."""
+    standings), never their last opponent again (two who would be wait for the next
+    pairing, as does an odd one out); seats by the first-move balance."""
     players = sorted(waiting, key=lambda e: (ranks.get(e.id, 0), e.id))
     pairs: list[tuple[Entrant, Entrant]] = []
     floaters: list[Entrant] = []
@@ -215,4 +215,5 @@ def arena_pairings(waiting: Sequence[Entrant], ranks: dict[int, int]
 
         matched, floaters = _match(window, cost)
         pairs.extend(matched)
-    return [tuple(p.id for p in _first(a, b)) for a, b in pairs]
+    return [tuple(p.id for p in _first(a, b)) for a, b in pairs
+            if a.opponents[-1:] != (b.id,) and b.opponents[-1:] != (a.id,)]

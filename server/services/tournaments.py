@@ -1,18 +1,26 @@
-"""The tournament director: Swiss tournaments of any game of two players, run by the
-parlor itself (``server/services/pairing.py`` pairs them).
+"""The tournament director: tournaments of any game of two players, run by the parlor.
 
-A tournament is one row (``tournaments``: what it is, and its state as JSON: entrants,
-rounds, each round's pairings with their games and results), rewritten at every change,
-so it survives a restart (``restore``). Its games are ordinary games, stored, told and
-rated as any other; when one ends, its result is written into the tournament, and when a
-round's last result is in, the next round is paired. Every change is published on the bus
-(topic ``tournaments``: ``tournament.changed`` with the number and status).
+A tournament is one row (``tournaments``: what it is, its system, and its state as JSON:
+entrants and the pairings made, each with its game and result), rewritten at every
+change, so it survives a restart (``restore``). How it is paired and scored is its
+system's, found by ``row.system`` in ``SYSTEMS``: ``tourney_swiss.Swiss`` (rounds) and
+``tourney_arena.Arena`` (a set time); a system is a class with ``check``, ``title``,
+``initial_state``, ``progress``, ``standings``, ``begin`` and ``advance`` (called under
+the director's lock), and ``late_entry``. Every system keeps ``entrants`` and
+``pairings`` (a list of waves of ``{first, second, game, score}``), which this module
+runs: it starts the games (ordinary games, stored, told and rated as any other), writes
+their results, and calls the system's ``advance`` after each.
 
-A player not connected when their game is to start forfeits it (a no-show); a player who
-drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
+A paired player who is not connected has ``[tournaments] no_show_seconds`` to come; then
+they forfeit (a no-show) and may enter no tournament for ``no_show_bar_hours``. A player
+who drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
 
-Not here yet: arena, Pyramid's Par tournament, Triad's sit-and-go, scheduled tournaments
-from the configuration, a no-show's waiting time and bar.
+The director looks at the clock every ``[tournaments] tick`` seconds: no-shows, an
+arena's pairing and end, and the ``[[tournaments.schedule]]``: each scheduled tournament
+is opened ``open_minutes`` before its time and started at it (with two entrants at
+least; else it is cancelled). Every change is published on the bus (topic
+``tournaments``: ``tournament.changed`` with the number and status). One node runs the
+director's clock (a cluster runs the same code on each node; see the report of issue 29).
 """
 
 from __future__ import annotations
@@ -25,24 +33,43 @@ from typing import Any, Callable
 import sqlalchemy as sa
 
 from server.bus import Bus, Event
+from server.config import WEEKDAYS, ScheduledTournament, TournamentsSection
 from server.db import Database
 from server.hosting import GameKind, Seat
 from server.services.live import GameError, LiveGame, LiveGames
-from server.services.meeting_models import TournamentRecord
-from server.services.pairing import Entrant, Result, swiss_pairings, swiss_standings
+from server.services.meeting_models import TournamentBar, TournamentRecord
 from server.services.seeks import Formulas, Start
+from server.services.tourney_arena import Arena
+from server.services.tourney_swiss import Swiss
 
 log = logging.getLogger(__name__)
 
 TOPIC = "tournaments"
-MAX_ROUNDS = 15
 PLAYER_QUOTA = 1  # open or running tournaments a player (not an admin) may have made
+SYSTEMS: dict[str, type] = {"swiss": Swiss, "arena": Arena}
+LIVE = ("open", "running")
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
+
+
+def next_start(entry: ScheduledTournament, now: float) -> float:
+    """The next time (epoch seconds, at or after ``now``) ``entry`` is due."""
+    day = int(now // 86400)
+    for ahead in range(8):
+        at = (day + ahead) * 86400 + entry.minute_of_day * 60
+        weekday = (day + ahead + 3) % 7  # 1970-01-01 was a Thursday (3)
+        if at >= now and (not entry.day or entry.day == WEEKDAYS[weekday]):
+            return float(at)
+    raise AssertionError("a weekday comes once a week")
 
 
 class Tournaments:
     def __init__(self, db: Database, bus: Bus, kinds: dict[str, GameKind], games: LiveGames,
                  formulas: Formulas, start: Start, is_online: Callable[[int], bool],
-                 tell: Callable[..., None], spawn: Callable[..., Any]) -> None:
+                 tell: Callable[..., None], tell_or_keep: Callable[..., None],
+                 spawn: Callable[..., Any]) -> None:
         self.db = db
         self.bus = bus
         self.kinds = kinds
@@ -51,10 +78,39 @@ class Tournaments:
         self.start = start
         self.is_online = is_online
         self.tell = tell
+        self.tell_or_keep = tell_or_keep  # now, or kept for their next login (Notify)
         self.spawn = spawn
+        self.settings = TournamentsSection()
+        self.schedule: tuple[ScheduledTournament, ...] = ()
+        self.systems = {name: cls(self) for name, cls in SYSTEMS.items()}
         self.lock = asyncio.Lock()
         self.by_game: dict[int, int] = {}  # game in play -> its tournament
+        self._failed: set[tuple[int, float]] = set()  # scheduled entries that could not open
         games.listeners.append(self._game_changed)
+
+    def configure(self, settings: TournamentsSection) -> None:
+        """Take the ``[tournaments]`` settings; a scheduled tournament of a game not
+        hosted here, or with options its game refuses, is a one-line ValueError."""
+        for k, entry in enumerate(settings.schedule, 1):
+            where = f"config: [[tournaments.schedule]] entry {k}"
+            kind = self._kind_named(entry.game)
+            if kind is None:
+                raise ValueError(f"{where}: no game {entry.game!r} is hosted here")
+            try:
+                kind.parse_options(list(entry.options))
+            except Exception as err:  # the game's own one-line refusal
+                raise ValueError(f"{where}: {err}") from None
+        self.settings = settings
+        self.schedule = settings.schedule
+
+    def _kind_named(self, name: str) -> GameKind | None:
+        """The game ``name`` (its key, prefix or title, in lower case) names."""
+        return self.kinds.get(name) or next(
+            (k for k in self.kinds.values() if name in (k.prefix.lower(), k.title.lower())),
+            None)
+
+    def system(self, row: TournamentRecord) -> Any:
+        return self.systems[row.system]
 
     # -- the rows ----------------------------------------------------------------------
     async def get(self, number: int) -> TournamentRecord:
@@ -68,10 +124,10 @@ class Tournaments:
         async with self.db.session() as tx:
             query = sa.select(TournamentRecord).order_by(TournamentRecord.id.desc()).limit(30)
             if not finished:
-                query = query.where(TournamentRecord.status != "finished")
+                query = query.where(TournamentRecord.status.in_(LIVE))
             return list(await tx.scalars(query))
 
-    async def _save(self, row: TournamentRecord, state: dict[str, Any], status: str) -> None:
+    async def save(self, row: TournamentRecord, state: dict[str, Any], status: str) -> None:
         async with self.db.session() as tx:
             await tx.execute(sa.update(TournamentRecord).where(TournamentRecord.id == row.id)
                              .values(state=state, status=status, version=row.version + 1,
@@ -80,45 +136,74 @@ class Tournaments:
         row.state, row.status, row.version = state, status, row.version + 1
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": status}))
 
+    def standings(self, row: TournamentRecord) -> list[Any]:
+        """The system's standings, best first (Swiss: tuples (entrant, points, Buchholz,
+        Sonneborn–Berger); arena: dicts with ``entrant``, ``points`` ...)."""
+        return self.system(row).standings(row)
+
+    def progress(self, row: TournamentRecord) -> str:
+        return self.system(row).progress(row)
+
     # -- what players do ---------------------------------------------------------------
-    async def create(self, kind_key: str, system: str, rounds: int, options: dict[str, Any],
-                     by: Seat, admin: bool) -> TournamentRecord:
+    async def create(self, kind_key: str, system: str, length: int, options: dict[str, Any],
+                     by: Seat | None, admin: bool, starts_at: float | None = None
+                     ) -> TournamentRecord:
+        """Open a tournament of ``system`` (``length``: its rounds or minutes, as the
+        system reads it). ``by`` None: the parlor's own (scheduled, ``starts_at``)."""
         kind = self.kinds[kind_key]
+        if system not in self.systems:
+            raise GameError(f"There is no {system.upper()} tournament here; there are "
+                            f"{', '.join(s.upper() for s in self.systems)}.")
         if kind.seats != 2 or kind.min_seats != 2 or kind.open_table:
-            raise GameError(f"A Swiss tournament is for games of two; {kind.title} is not one.")
-        if system != "swiss":
-            raise GameError("Only SWISS tournaments are run yet.")
-        if not 1 <= rounds <= MAX_ROUNDS:
-            raise GameError(f"A tournament has 1 to {MAX_ROUNDS} rounds.")
-        if not admin:
+            raise GameError(f"A {system.capitalize()} tournament is for games of two; "
+                            f"{kind.title} is not one.")
+        runner = self.systems[system]
+        runner.check(kind, length)
+        if not admin and by is not None:
             mine = [t for t in await self.listing() if t.created_by == by.account_id]
             if len(mine) >= PLAYER_QUOTA:
                 raise GameError(f"You may run {PLAYER_QUOTA} tournament at a time.")
-        opts = kind.describe_options(options)
         now = time.time()
         row = TournamentRecord(
-            kind=kind_key, system=system, status="open", created_by=by.account_id,
-            title=f"{kind.title} Swiss, {rounds} rounds{' (' + opts + ')' if opts else ''}",
-            state={"rounds": rounds, "options": options, "entrants": [], "pairings": []},
-            version=0, created_at=now, updated_at=now)
+            kind=kind_key, system=system, status="open",
+            created_by=by.account_id if by else None,
+            title=runner.title(kind, length, kind.describe_options(options))[:80],
+            state=runner.initial_state(length, options), version=0, starts_at=starts_at,
+            created_at=now, updated_at=now)
         async with self.db.session() as tx:
             tx.add(row)
             await tx.commit()
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": "open"}))
         return row
 
+    async def barred(self, account_id: int) -> TournamentBar | None:
+        async with self.db.session() as tx:
+            bar = await tx.get(TournamentBar, account_id)
+        return bar if bar is not None and bar.until > time.time() else None
+
     async def join(self, number: int, me: Seat) -> TournamentRecord:
+        bar = await self.barred(me.account_id)
+        if bar is not None:
+            raise GameError(f"{bar.reason}; you may enter tournaments again at "
+                            f"{_when(bar.until)}.")
         async with self.lock:
             row = await self.get(number)
-            if row.status != "open":
-                raise GameError(f"Tournament {number} has begun; it takes no entrants now.")
             entrants = row.state["entrants"]
-            if any(e["id"] == me.account_id for e in entrants):
+            mine = next((e for e in entrants if e["id"] == me.account_id), None)
+            late = row.status == "running" and self.system(row).late_entry
+            if mine is not None and not (late and mine.get("paused")):
                 raise GameError(f"You have entered tournament {number} already.")
-            rating, _ = await self.formulas.rating(me.account_id, row.kind)
-            state = {**row.state, "entrants": [*entrants, {"id": me.account_id, "name": me.name,
-                                                           "rating": round(rating)}]}
-            await self._save(row, state, row.status)
+            if row.status != "open" and not late:
+                raise GameError(f"Tournament {number} has begun; it takes no entrants now.")
+            if mine is not None:  # back from a pause
+                state = {**row.state, "entrants": [
+                    {k: v for k, v in e.items() if k != "paused"} if e is mine else e
+                    for e in entrants]}
+            else:
+                rating, _ = await self.formulas.rating(me.account_id, row.kind)
+                state = {**row.state, "entrants": [
+                    *entrants, {"id": me.account_id, "name": me.name, "rating": round(rating)}]}
+            await self.save(row, state, row.status)
             return row
 
     async def withdraw(self, number: int, me: Seat) -> TournamentRecord:
@@ -127,16 +212,16 @@ class Tournaments:
             entrants = row.state["entrants"]
             if not any(e["id"] == me.account_id for e in entrants):
                 raise GameError(f"You are not in tournament {number}.")
-            if row.status == "finished":
+            if row.status not in LIVE:
                 raise GameError(f"Tournament {number} is over.")
+            mark = "paused" if self.system(row).late_entry else "withdrawn"
             if row.status == "open":
                 state = {**row.state, "entrants": [e for e in entrants
                                                    if e["id"] != me.account_id]}
-            else:  # paired no more; games in play are played out
+            else:  # paired no more (an arena's: until they JOIN again); a game is played out
                 state = {**row.state, "entrants": [
-                    {**e, "withdrawn": True} if e["id"] == me.account_id else e
-                    for e in entrants]}
-            await self._save(row, state, row.status)
+                    {**e, mark: True} if e["id"] == me.account_id else e for e in entrants]}
+            await self.save(row, state, row.status)
             return row
 
     async def begin(self, number: int, by: Seat, admin: bool) -> TournamentRecord:
@@ -148,129 +233,221 @@ class Tournaments:
                 raise GameError(f"Tournament {number} has begun already.")
             if len(row.state["entrants"]) < 2:
                 raise GameError("A tournament needs two entrants at least.")
-            await self._pair(row, "running")
+            await self._begin(row)
             return row
 
-    # -- rounds ------------------------------------------------------------------------
-    @staticmethod
-    def results(state: dict[str, Any]) -> list[Result]:
-        return [Result(p["first"], p["second"], p["score"])
-                for rnd in state["pairings"] for p in rnd if p["score"] is not None]
-
-    def standings(self, row: TournamentRecord) -> list[tuple[dict, float, float, float]]:
-        by_id = {e["id"]: e for e in row.state["entrants"]}
-        table = swiss_standings(by_id, self.results(row.state))
-        return [(by_id[i], pts, bh, sb) for i, pts, bh, sb in table]
-
-    async def _pair(self, row: TournamentRecord, status: str) -> None:
-        """Pair the next round, start its games; a no-show forfeits. Called under the
-        lock. The round is saved before any game starts."""
+    async def _begin(self, row: TournamentRecord) -> None:
         state = dict(row.state)
-        points = {e["id"]: p for e, p, _, _ in self.standings(row)}
-        seats: dict[int, list[int]] = {e["id"]: [] for e in state["entrants"]}
-        opponents: dict[int, list[int | None]] = {e["id"]: [] for e in state["entrants"]}
-        for rnd in state["pairings"]:
-            for p in rnd:
-                seats[p["first"]].append(0)
-                opponents[p["first"]].append(p["second"])
-                if p["second"] is not None:
-                    seats[p["second"]].append(1)
-                    opponents[p["second"]].append(p["first"])
-        playing = [e for e in state["entrants"] if not e.get("withdrawn")]
-        pairs, bye = swiss_pairings([
-            Entrant(e["id"], points[e["id"]], e["rating"], tuple(seats[e["id"]]),
-                    tuple(opponents[e["id"]])) for e in playing])
-        names = {e["id"]: e["name"] for e in state["entrants"]}
-        rnd = [{"first": a, "second": b, "game": None, "score": None} for a, b in pairs]
+        row.status = "running"
+        await self.system(row).begin(row, state)
+
+    async def invite(self, number: int, by: Seat, target: Seat) -> TournamentRecord:
+        """Tell ``target`` of the tournament (now, or at their next login)."""
+        async with self.lock:
+            row = await self.get(number)
+            if not (row.status == "open" or row.status == "running"
+                    and self.system(row).late_entry):
+                raise GameError(f"Tournament {number} takes no entrants now.")
+            if target.account_id == by.account_id:
+                raise GameError("You need no invitation.")
+            if any(e["id"] == target.account_id for e in row.state["entrants"]):
+                raise GameError(f"{target.name} has entered tournament {number} already.")
+            invited = row.state.get("invited", [])
+            if target.account_id in invited:
+                raise GameError(f"{target.name} has been invited to tournament {number} "
+                                "already.")
+            await self.save(row, {**row.state, "invited": [*invited, target.account_id]},
+                            row.status)
+        self.tell_or_keep(target.account_id, f"{by.name} invites you to tournament {row.id}: "
+                          f"{row.title}. (TOURNEY JOIN {row.id} enters it.)", "invitation")
+        return row
+
+    # -- pairings and their games (called by the systems, under the lock) -------------
+    async def open_round(self, row: TournamentRecord, state: dict[str, Any],
+                         pairs: list[tuple[int, int]], bye: int | None) -> None:
+        """Add a wave of pairings; start the games of those here, give the others
+        ``no_show_seconds`` to come. Saved before any game starts."""
+        wave: list[dict[str, Any]] = [{"first": a, "second": b, "game": None, "score": None}
+                                      for a, b in pairs]
         if bye is not None:
-            rnd.append({"first": bye, "second": None, "game": None, "score": 1.0})
-        for p in rnd:
-            if p["second"] is None:
-                continue
-            here = self.is_online(p["first"]), self.is_online(p["second"])
-            if not all(here):  # a no-show forfeits
-                p["score"] = 0.5 if not any(here) else (1.0 if here[0] else 0.0)
-                p["forfeit"] = True
-        state["pairings"] = [*state["pairings"], rnd]
-        await self._save(row, state, status)
-        kind = self.kinds[row.kind]
+            wave.append({"first": bye, "second": None, "game": None, "score": 1.0})
+        state["pairings"] = [*state["pairings"], wave]
+        await self.save(row, state, "running")
         number = len(state["pairings"])
-        for p in rnd:
+        names = {e["id"]: e["name"] for e in state["entrants"]}
+        what = f"round {number}" if row.system == "swiss" else "your next game"
+        for p in wave:
             if p["second"] is None:
                 self.tell(p["first"], f"Tournament {row.id}, round {number}: you have a bye "
                                       "(a point).")
-                continue
-            if p["score"] is not None:
-                continue
-            try:
-                game = await self.start(kind, (Seat(p["first"], names[p["first"]]),
-                                               Seat(p["second"], names[p["second"]])),
-                                        state["options"])
-            except GameError as err:
-                log.warning("tournament %d: a game could not start: %s", row.id, err)
-                p["score"], p["forfeit"] = 0.5, True
-                continue
-            p["game"] = game.id
-            self.by_game[game.id] = row.id
-        await self._save(row, state, status)
-        self._check_round(row)
+            elif not (self.is_online(p["first"]) and self.is_online(p["second"])):
+                p["due"] = time.time() + self.settings.no_show_seconds
+                for me, other in ((p["first"], p["second"]), (p["second"], p["first"])):
+                    if self.is_online(me):
+                        self.tell(me, f"Tournament {row.id}, {what}: you play {names[other]}, "
+                                      f"who is not connected; they have "
+                                      f"{self.settings.no_show_seconds:g} seconds to come, "
+                                      "or they forfeit.")
+        for p in wave:
+            if p["second"] is not None and "due" not in p:
+                await self._start_game(row, state, p)
+        await self.save(row, state, "running")
 
-    def _check_round(self, row: TournamentRecord) -> None:
-        """Every result of the round is in: pair the next (or finish), in the background."""
-        if row.state["pairings"] and all(p["score"] is not None
-                                         for p in row.state["pairings"][-1]):
-            self.spawn(self._next_round(row.id))
-
-    async def _next_round(self, number: int) -> None:
+    async def _start_game(self, row: TournamentRecord, state: dict[str, Any],
+                          p: dict[str, Any]) -> None:
+        names = {e["id"]: e["name"] for e in state["entrants"]}
+        p.pop("due", None)
         try:
-            await self._next_round_now(number)
-        except Exception:
-            log.exception("tournament %d: the next round failed", number)
+            game = await self.start(self.kinds[row.kind],
+                                    (Seat(p["first"], names[p["first"]]),
+                                     Seat(p["second"], names[p["second"]])), state["options"])
+        except GameError as err:
+            log.warning("tournament %d: a game could not start: %s", row.id, err)
+            p["score"], p["forfeit"] = 0.5, True
+            return
+        p["game"] = game.id
+        if game.id in self.games.live:
+            self.by_game[game.id] = row.id
+        else:  # over already (a resign typed before it began, played as it began)
+            p["score"] = self._score(game)
 
-    async def _next_round_now(self, number: int) -> None:
-        async with self.lock:
-            row = await self.get(number)
-            if row.status != "running" or any(p["score"] is None
-                                              for p in row.state["pairings"][-1]):
-                return
-            if len(row.state["pairings"]) >= row.state["rounds"]:
-                await self._save(row, row.state, "finished")
-                winner = self.standings(row)[0][0]["name"]
-                for e in row.state["entrants"]:
-                    self.tell(e["id"], f"Tournament {row.id} ({row.title}) is over: "
-                                       f"{winner} wins. (TOURNEY {row.id} shows the standings.)")
-                return
-            await self._pair(row, "running")
+    @staticmethod
+    def _score(game: LiveGame) -> float:
+        """The first player's score in a finished game."""
+        outcome = game.outcome
+        return 0.5 if outcome is None or outcome.winner is None else (
+            1.0 if outcome.winner == 0 else 0.0)
+
+    async def _no_shows(self, row: TournamentRecord) -> None:
+        """Start the games of paired players who have come; forfeit those past due."""
+        state = dict(row.state)
+        changed = False
+        for wave in state["pairings"]:
+            for p in wave:
+                if "due" not in p or p["score"] is not None:
+                    continue
+                here = self.is_online(p["first"]), self.is_online(p["second"])
+                if all(here):
+                    await self._start_game(row, state, p)
+                    changed = True
+                elif time.time() >= p["due"]:
+                    del p["due"]
+                    p["score"] = 0.5 if not any(here) else (1.0 if here[0] else 0.0)
+                    p["forfeit"] = True
+                    changed = True
+                    for who, came in zip((p["first"], p["second"]), here):
+                        if not came:
+                            await self._bar(who, row)
+        if changed:
+            await self.save(row, state, row.status)
+            await self.system(row).advance(row, state)
+
+    async def _bar(self, account_id: int, row: TournamentRecord) -> None:
+        until = time.time() + self.settings.no_show_bar_hours * 3600
+        reason = f"You did not come to your game in tournament {row.id}"
+        async with self.db.session() as tx:
+            bar = await tx.get(TournamentBar, account_id)
+            if bar is None:
+                tx.add(TournamentBar(account_id=account_id, until=until, reason=reason))
+            else:
+                bar.until, bar.reason = until, reason
+            await tx.commit()
+        self.tell_or_keep(account_id, f"{reason} ({row.title}): you forfeit it, and may "
+                          f"enter tournaments again at {_when(until)}.", "tournament")
+
+    async def finish(self, row: TournamentRecord, state: dict[str, Any], winner: str) -> None:
+        await self.save(row, state, "finished")
+        for e in state["entrants"]:
+            self.tell(e["id"], f"Tournament {row.id} ({row.title}) is over: {winner} wins. "
+                               f"(TOURNEY {row.id} shows the standings.)")
 
     def _game_changed(self, game: LiveGame, here: bool) -> None:
         if here or game.id not in self.by_game:
             return
         number = self.by_game.pop(game.id)
-        outcome = game.outcome
-        score = 0.5 if outcome is None or outcome.winner is None else (
-            1.0 if outcome.winner == 0 else 0.0)
-        self.spawn(self._result(number, game.id, score))
+        score = self._score(game)
+        self.spawn(self._guarded(self._result(number, game.id, score),
+                                 f"tournament {number}: game #{game.id}'s result"))
 
     async def _result(self, number: int, game_id: int, score: float) -> None:
-        try:
-            await self._result_now(number, game_id, score)
-        except Exception:
-            log.exception("tournament %d: game #%d's result failed", number, game_id)
-
-    async def _result_now(self, number: int, game_id: int, score: float) -> None:
         async with self.lock:
             row = await self.get(number)
             state = dict(row.state)
-            for p in state["pairings"][-1]:
-                if p["game"] == game_id:
-                    p["score"] = score
-            await self._save(row, state, row.status)
-        self._check_round(row)
+            for wave in state["pairings"]:
+                for p in wave:
+                    if p["game"] == game_id:
+                        p["score"] = score
+            await self.save(row, state, row.status)
+            if row.status == "running":
+                await self.system(row).advance(row, state)
 
+    @staticmethod
+    async def _guarded(coro: Any, what: str) -> None:
+        try:
+            await coro
+        except Exception:
+            log.exception("%s failed", what)
+
+    # -- the clock ---------------------------------------------------------------------
     async def restore(self) -> None:
-        """After a restart: the games of running tournaments, found again."""
+        """After a restart: the games of running tournaments, found again; the clock."""
         for row in await self.listing():
-            if row.status == "running" and row.state["pairings"]:
-                for p in row.state["pairings"][-1]:
+            for wave in row.state["pairings"] if row.status == "running" else ():
+                for p in wave:
                     if p["game"] is not None and p["score"] is None:
                         self.by_game[p["game"]] = row.id
+        self.spawn(self._clock())
+
+    async def _clock(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.tick)
+            await self._guarded(self.tick(), "the tournament clock")
+
+    async def tick(self, now: float | None = None) -> None:
+        """One look at the clock: open and start scheduled tournaments, and let every
+        running one go on (no-shows; an arena's pairing and end)."""
+        now = time.time() if now is None else now
+        await self._scheduled(now)
+        async with self.lock:
+            for row in await self.listing():
+                if row.status == "open" and row.starts_at is not None and row.starts_at <= now:
+                    await self._due(row)
+                elif row.status == "running":
+                    await self._no_shows(row)
+                    if row.status == "running":
+                        await self.system(row).advance(row, dict(row.state))
+
+    async def _scheduled(self, now: float) -> None:
+        for k, entry in enumerate(self.schedule):
+            at = next_start(entry, now)
+            if at - now > self.settings.open_minutes * 60 or (k, at) in self._failed:
+                continue
+            async with self.db.session() as tx:
+                found = await tx.scalar(sa.select(TournamentRecord.id).where(
+                    TournamentRecord.kind == entry.game, TournamentRecord.system == entry.system,
+                    TournamentRecord.starts_at == at))
+            if found is not None:
+                continue
+            kind = self._kind_named(entry.game)
+            try:
+                row = await self.create(kind.key, entry.system, entry.length,
+                                        kind.parse_options(list(entry.options)), None, True,
+                                        starts_at=at)
+            except GameError as err:
+                self._failed.add((k, at))
+                log.error("scheduled tournament %d (%s %s, %s) not opened: %s", k + 1,
+                          entry.game, entry.system, entry.describe(), err)
+                continue
+            log.info("tournament %d opened for %s", row.id, _when(at))
+
+    async def _due(self, row: TournamentRecord) -> None:
+        """A scheduled tournament's time has come: begin it, or cancel it."""
+        if len(row.state["entrants"]) >= 2:
+            await self._begin(row)
+            for e in row.state["entrants"]:
+                self.tell(e["id"], f"Tournament {row.id} ({row.title}) begins.")
+            return
+        await self.save(row, row.state, "cancelled")
+        for e in row.state["entrants"]:
+            self.tell_or_keep(e["id"], f"Tournament {row.id} ({row.title}) is cancelled: "
+                                       "fewer than two entered.", "tournament")

@@ -1,0 +1,163 @@
+"""Tournaments played to the end over real sockets by scripted players: a 64-player
+Swiss of 6 rounds of Triad Dice, and a 32-player Triptycha arena (its 10 minutes made
+10 seconds here by ``[tournaments] minute_seconds``; ``bench/tournament.py`` plays the
+full length). Each game is decided at once: a player resigns it when a coin seeded by
+the game's number says they lose. Checked: no pairing repeated (arena: no immediate
+rematch), byes and first moves balanced, and the director's standings equal the ones
+recomputed from the stored games."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+
+import attrs
+
+from commands.app import assemble
+from server.config import TournamentsSection
+from server.models import GameRecord
+from server.services.pairing import Result, arena_points, swiss_standings
+from tests.conftest import make_config
+from tests.support.client import Client
+
+
+def _names(prefix: str, n: int) -> list[str]:
+    letters = "bdfgkptz"  # none that looks like another (the parlor refuses look-alikes)
+    return [f"{prefix}{letters[i // 8]}{letters[i % 8]}" for i in range(n)]
+
+
+async def _parlor(sqlite_url: str, **tournaments):  # noqa: ANN202
+    config = attrs.evolve(make_config(sqlite_url, max_connections_per_address=100),
+                          tournaments=TournamentsSection(tick=0.2, **tournaments))
+    parlor = assemble(config)
+    await parlor.start()
+    return parlor
+
+
+async def _connect(parlor, names: list[str]) -> list[Client]:  # noqa: ANN001
+    async def one(name: str) -> Client:
+        return await (await Client.connect(parlor.port)).create(name)
+    return list(await asyncio.gather(*(one(n) for n in names)))
+
+
+async def _player(client: Client, title: str, prefix: str) -> None:
+    """Plays each game it is paired in by resigning it, or not, as the game's coin says."""
+    start = re.compile(rf"Game #(\d+): {title}, (\w+) vs (\w+) begins")
+    while True:
+        out = await client.expect(rf"(Game #\d+: {title}, \w+ vs \w+ begins"
+                                  r"|Tournament 1 \(.*\) is over)", timeout=40)
+        if out.endswith("is over"):
+            return
+        m = list(start.finditer(out))[-1]
+        loser = 2 + random.Random(int(m.group(1))).randrange(2)
+        if m.group(loser) == client.name:
+            client.send(f"{prefix} resign")
+
+
+async def _stored(parlor, pairings: list[list[dict]]) -> list[tuple[dict, GameRecord]]:  # noqa: ANN001
+    found = []
+    async with parlor.db.session() as tx:
+        for wave in pairings:
+            for p in wave:
+                if p["second"] is not None:
+                    assert p["game"] is not None and not p.get("forfeit")
+                    game = await tx.get(GameRecord, p["game"])
+                    assert game.status == "finished"
+                    assert [s["id"] for s in game.seats] == [p["first"], p["second"]]
+                    found.append((p, game))
+    return found
+
+
+def _first_move_spread(pairings: list[list[dict]]) -> int:
+    balance: dict[int, int] = {}
+    for wave in pairings:
+        for p in wave:
+            if p["second"] is not None:
+                balance[p["first"]] = balance.get(p["first"], 0) + 1
+                balance[p["second"]] = balance.get(p["second"], 0) - 1
+    return max(abs(b) for b in balance.values())
+
+
+async def test_a_64_player_swiss_of_triad_dice(sqlite_url):
+    began = time.perf_counter()
+    parlor = await _parlor(sqlite_url)
+    players: list[Client] = []
+    try:
+        players = await _connect(parlor, _names("Sw", 64))
+        made = time.perf_counter()
+        await players[0].cmd("tourney create dice swiss 6", "Tournament 1 is open")
+        for p in players:
+            await p.cmd("tourney join 1", "You enter tournament 1")
+        players[0].send("tourney start 1")
+        await asyncio.wait_for(asyncio.gather(
+            *(_player(p, "Triad Dice", "dice") for p in players)), 120)
+        played = time.perf_counter()
+        row = await parlor.host.tournaments.get(1)
+        assert row.status == "finished"
+        rounds = row.state["pairings"]
+        assert len(rounds) == 6
+        met = [frozenset((p["first"], p["second"])) for r in rounds for p in r]
+        assert len(met) == 6 * 32 and len(met) == len(set(met)), "a pairing repeated"
+        assert _first_move_spread(rounds) <= 1
+        results = []
+        for p, game in await _stored(parlor, rounds):
+            winner = game.result["winner"]
+            results.append(Result(p["first"], p["second"], 0.5 if winner is None else 1.0 - winner))
+        ids = [e["id"] for e in row.state["entrants"]]
+        assert swiss_standings(ids, results) == [
+            (e["id"], pts, bh, sb) for e, pts, bh, sb in parlor.host.tournaments.standings(row)]
+        print(f"\n64-player Swiss of Triad Dice, 6 rounds over sockets: connecting "
+              f"{made - began:.1f} s, playing {played - made:.1f} s")
+    finally:
+        for p in players:
+            await p.close()
+        await parlor.stop()
+
+
+async def test_a_32_player_triptycha_arena(sqlite_url):
+    began = time.perf_counter()
+    parlor = await _parlor(sqlite_url, minute_seconds=1.0)  # 10 "minutes": 10 seconds
+    players: list[Client] = []
+    try:
+        players = await _connect(parlor, _names("Ar", 32))
+        made = time.perf_counter()
+        await players[0].cmd("tourney create tt arena 10", "Tournament 1 is open: Triptycha "
+                             "Arena, 10 minutes")
+        for p in players[:30]:
+            await p.cmd("tourney join 1", "You enter tournament 1")
+        players[0].send("tourney start 1")
+        tasks = [asyncio.create_task(_player(p, "Triptycha", "tt")) for p in players]
+        for p in players[30:]:  # late entrants are welcome in an arena
+            await p.cmd("tourney join 1", "You enter tournament 1")
+        await asyncio.wait_for(asyncio.gather(*tasks), 60)
+        played = time.perf_counter()
+        row = await parlor.host.tournaments.get(1)
+        assert row.status == "finished"
+        waves = row.state["pairings"]
+        assert all(p["second"] is not None for w in waves for p in w), "an arena has no byes"
+        last: dict[int, int] = {}
+        order: dict[int, list[float]] = {}
+        for p, game in await _stored(parlor, waves):
+            a, b = p["first"], p["second"]
+            assert last.get(a) != b and last.get(b) != a, "an immediate rematch"
+            last[a], last[b] = b, a
+            winner = game.result["winner"]
+            score = 0.5 if winner is None else 1.0 - winner
+            order.setdefault(a, []).append(score)
+            order.setdefault(b, []).append(1 - score)
+        assert sum(len(v) for v in order.values()) >= 32 * 3, "few games were played"
+        assert _first_move_spread(waves) <= 2
+        recomputed = {i: arena_points(s)[0] for i, s in order.items()}
+        table = parlor.host.tournaments.standings(row)
+        assert {t["entrant"]["id"]: t["points"] for t in table if t["games"]} == recomputed
+        points = [t["points"] for t in table]
+        assert points == sorted(points, reverse=True)
+        print(f"\n32-player Triptycha arena of 10 s over sockets: connecting "
+              f"{made - began:.1f} s, playing {played - made:.1f} s, "
+              f"{sum(len(v) for v in order.values()) // 2} games")
+    finally:
+        for p in players:
+            await p.close()
+        await parlor.stop()

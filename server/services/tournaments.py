@@ -5,8 +5,8 @@ entrants and the pairings made, each with its game and result), rewritten at eve
 change, so it survives a restart (``restore``). How it is paired and scored is its
 system's, found by ``row.system`` in ``SYSTEMS``: ``tourney_swiss.Swiss`` (rounds) and
 ``tourney_arena.Arena`` (a set time); a system is a class with ``check``, ``title``,
-``initial_state``, ``progress``, ``standings``, ``begin`` and ``advance`` (called under
-the director's lock), and ``late_entry``. Every system keeps ``entrants`` and
+``initial_state``, ``progress``, ``standings``, ``begin``, ``advance`` and
+``start_failed`` (called under the director's lock), and ``late_entry``. Every system keeps ``entrants`` and
 ``pairings`` (a list of waves of ``{first, second, game, score}``), which this module
 runs: it starts the games (ordinary games, stored, told and rated as any other), writes
 their results, and calls the system's ``advance`` after each.
@@ -34,6 +34,7 @@ import sqlalchemy as sa
 
 from server.bus import Bus, Event
 from server.config import WEEKDAYS, ScheduledTournament, TournamentsSection
+from games.errors import RuleError
 from server.db import Database
 from server.hosting import GameKind, Seat
 from server.services.live import GameError, LiveGame, LiveGames
@@ -195,6 +196,9 @@ class Tournaments:
                 raise GameError(f"You have entered tournament {number} already.")
             if row.status != "open" and not late:
                 raise GameError(f"Tournament {number} has begun; it takes no entrants now.")
+            problem = await self.kinds[row.kind].check_offer(me, me, row.state["options"])
+            if problem:  # e.g. a Triptycha deck too small for either seat
+                raise GameError(problem)
             if mine is not None:  # back from a pause
                 state = {**row.state, "entrants": [
                     {k: v for k, v in e.items() if k != "paused"} if e is mine else e
@@ -288,7 +292,7 @@ class Tournaments:
                                       f"who is not connected; they have "
                                       f"{self.settings.no_show_seconds:g} seconds to come, "
                                       "or they forfeit.")
-        for p in wave:
+        for p in list(wave):  # a system may drop a pairing whose game cannot start
             if p["second"] is not None and "due" not in p:
                 await self._start_game(row, state, p)
         await self.save(row, state, "running")
@@ -301,9 +305,12 @@ class Tournaments:
             game = await self.start(self.kinds[row.kind],
                                     (Seat(p["first"], names[p["first"]]),
                                      Seat(p["second"], names[p["second"]])), state["options"])
-        except GameError as err:
+        except (GameError, RuleError) as err:  # e.g. a deck sold since the JOIN
             log.warning("tournament %d: a game could not start: %s", row.id, err)
-            p["score"], p["forfeit"] = 0.5, True
+            for who in (p["first"], p["second"]):
+                self.tell(who, f"Tournament {row.id}: your game with {names[p['first']]} "
+                               f"and {names[p['second']]} could not start: {err}")
+            self.system(row).start_failed(state, p)
             return
         p["game"] = game.id
         if game.id in self.games.live:
@@ -323,7 +330,7 @@ class Tournaments:
         state = dict(row.state)
         changed = False
         for wave in state["pairings"]:
-            for p in wave:
+            for p in list(wave):
                 if "due" not in p or p["score"] is not None:
                     continue
                 here = self.is_online(p["first"]), self.is_online(p["second"])

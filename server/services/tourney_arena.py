@@ -79,6 +79,15 @@ class Arena:
         table.sort(key=lambda t: (-t["points"], -t["wins"], t["games"], t["id"]))
         return [{"entrant": by_id[t.pop("id")], **t} for t in table]
 
+    def start_failed(self, state: dict[str, Any], p: dict[str, Any]) -> None:
+        """A paired game could not start: it is forgotten, and both are paused (JOIN
+        resumes), so they are not paired into the same failure again and again."""
+        for wave in state["pairings"]:
+            if p in wave:
+                wave.remove(p)
+        state["entrants"] = [{**e, "paused": True} if e["id"] in (p["first"], p["second"])
+                             else e for e in state["entrants"]]
+
     async def begin(self, row: "TournamentRecord", state: dict[str, Any]) -> None:
         state["ends_at"] = time.time() + state["minutes"] * self.d.settings.minute_seconds
         await self.d.save(row, state, "running")

@@ -68,6 +68,10 @@ class Swiss:
         table = swiss_standings(by_id, results(row.state))
         return [(by_id[i], pts, bh, sb) for i, pts, bh, sb in table]
 
+    def start_failed(self, state: dict[str, Any], p: dict[str, Any]) -> None:
+        """A paired game could not start: a forfeit, half a point each."""
+        p["score"], p["forfeit"] = 0.5, True
+
     async def begin(self, row: "TournamentRecord", state: dict[str, Any]) -> None:
         await self._pair(row, state)
 

@@ -20,6 +20,8 @@ from server.config import TournamentsSection
 from server.models import GameRecord
 from server.services.pairing import Result, arena_points, swiss_standings
 from tests.conftest import make_config
+from tests.e2e.test_e2e_triptycha import give_deck, seed
+from tests.integration.test_tiles import CHAIN_BOB
 from tests.support.client import Client
 
 
@@ -42,12 +44,12 @@ async def _connect(parlor, names: list[str]) -> list[Client]:  # noqa: ANN001
     return list(await asyncio.gather(*(one(n) for n in names)))
 
 
-async def _player(client: Client, title: str, prefix: str) -> None:
+async def _player(client: Client, title: str, prefix: str, number: int = 1) -> None:
     """Plays each game it is paired in by resigning it, or not, as the game's coin says."""
     start = re.compile(rf"Game #(\d+): {title}, (\w+) vs (\w+) begins")
     while True:
         out = await client.expect(rf"(Game #\d+: {title}, \w+ vs \w+ begins"
-                                  r"|Tournament 1 \(.*\) is over)", timeout=40)
+                                  rf"|Tournament {number} \(.*\) is over)", timeout=40)
         if out.endswith("is over"):
             return
         m = list(start.finditer(out))[-1]
@@ -116,24 +118,33 @@ async def test_a_64_player_swiss_of_triad_dice(sqlite_url):
         await parlor.stop()
 
 
-async def test_a_32_player_triptycha_arena(sqlite_url):
+async def test_a_32_player_triptycha_arena(sqlite_url, tmp_path):
     began = time.perf_counter()
     parlor = await _parlor(sqlite_url, minute_seconds=1.0)  # 10 "minutes": 10 seconds
     players: list[Client] = []
     try:
+        await seed(parlor, tmp_path)
         players = await _connect(parlor, _names("Ar", 32))
+        await players[0].cmd("tourney join 0", "There is no tournament 0")
+        await players[0].cmd("tourney create tt arena 10", "Tournament 1 is open")
+        await players[1].cmd("tourney join 1", r"deck has 0 tiles")  # no deck, no entry
+        await players[0].cmd("tourney withdraw 1", "You are not in tournament 1")
+        for p in players:
+            await give_deck(parlor, p.name, CHAIN_BOB)  # enough for either seat
         made = time.perf_counter()
-        await players[0].cmd("tourney create tt arena 10", "Tournament 1 is open: Triptycha "
+        await players[2].cmd("tourney create tt arena 10", "Tournament 2 is open: Triptycha "
                              "Arena, 10 minutes")
         for p in players[:30]:
-            await p.cmd("tourney join 1", "You enter tournament 1")
-        players[0].send("tourney start 1")
-        tasks = [asyncio.create_task(_player(p, "Triptycha", "tt")) for p in players]
+            await p.cmd("tourney join 2", "You enter tournament 2")
+        players[2].send("tourney start 2")
+        tasks = [asyncio.create_task(_player(p, "Triptycha", "tt", 2)) for p in players[:30]]
+        await asyncio.sleep(1)
         for p in players[30:]:  # late entrants are welcome in an arena
-            await p.cmd("tourney join 1", "You enter tournament 1")
+            await p.cmd("tourney join 2", "You enter tournament 2")
+            tasks.append(asyncio.create_task(_player(p, "Triptycha", "tt", 2)))
         await asyncio.wait_for(asyncio.gather(*tasks), 60)
         played = time.perf_counter()
-        row = await parlor.host.tournaments.get(1)
+        row = await parlor.host.tournaments.get(2)
         assert row.status == "finished"
         waves = row.state["pairings"]
         assert all(p["second"] is not None for w in waves for p in w), "an arena has no byes"

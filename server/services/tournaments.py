@@ -288,10 +288,11 @@ class Tournaments:
                 p["due"] = time.time() + self.settings.no_show_seconds
                 for me, other in ((p["first"], p["second"]), (p["second"], p["first"])):
                     if self.is_online(me):
+                        wait = self.settings.no_show_seconds
                         self.tell(me, f"Tournament {row.id}, {what}: you play {names[other]}, "
-                                      f"who is not connected; they have "
-                                      f"{self.settings.no_show_seconds:g} seconds to come, "
-                                      "or they forfeit.")
+                                      f"who is not connected; they have {wait:g} "
+                                      f"second{'' if wait == 1 else 's'} to come, or they "
+                                      "forfeit.")
         for p in list(wave):  # a system may drop a pairing whose game cannot start
             if p["second"] is not None and "due" not in p:
                 await self._start_game(row, state, p)

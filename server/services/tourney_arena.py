@@ -52,7 +52,8 @@ class Arena:
             raise GameError(f"An arena lasts 1 to {MAX_MINUTES} minutes.")
 
     def title(self, kind: GameKind, minutes: int, opts: str) -> str:
-        return f"{kind.title} Arena, {minutes} minutes{' (' + opts + ')' if opts else ''}"
+        return (f"{kind.title} Arena, {minutes} minute{'' if minutes == 1 else 's'}"
+                f"{' (' + opts + ')' if opts else ''}")
 
     def initial_state(self, minutes: int, options: dict[str, Any]) -> dict[str, Any]:
         return {"minutes": minutes, "options": options, "entrants": [], "pairings": [],

@@ -54,7 +54,8 @@ class Swiss:
             raise GameError(f"A Swiss tournament has 1 to {MAX_ROUNDS} rounds.")
 
     def title(self, kind: GameKind, rounds: int, opts: str) -> str:
-        return f"{kind.title} Swiss, {rounds} rounds{' (' + opts + ')' if opts else ''}"
+        return (f"{kind.title} Swiss, {rounds} round{'' if rounds == 1 else 's'}"
+                f"{' (' + opts + ')' if opts else ''}")
 
     def initial_state(self, rounds: int, options: dict[str, Any]) -> dict[str, Any]:
         return {"rounds": rounds, "options": options, "entrants": [], "pairings": []}

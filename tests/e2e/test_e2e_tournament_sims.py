@@ -9,25 +9,19 @@ recomputed from the stored games."""
 from __future__ import annotations
 
 import asyncio
-import random
-import re
 import time
 
 import attrs
 
 from commands.app import assemble
 from server.config import TournamentsSection
-from server.models import GameRecord
 from server.services.pairing import Result, arena_points, swiss_standings
 from tests.conftest import make_config
 from tests.e2e.test_e2e_triptycha import give_deck, seed
 from tests.integration.test_tiles import CHAIN_BOB
 from tests.support.client import Client
-
-
-def _names(prefix: str, n: int) -> list[str]:
-    letters = "bdfgkptz"  # none that looks like another (the parlor refuses look-alikes)
-    return [f"{prefix}{letters[i // 8]}{letters[i % 8]}" for i in range(n)]
+from tests.support.tournament_players import (connect, first_move_spread, names, player,
+                                              stored)
 
 
 async def _parlor(sqlite_url: str, **tournaments):  # noqa: ANN202
@@ -38,63 +32,19 @@ async def _parlor(sqlite_url: str, **tournaments):  # noqa: ANN202
     return parlor
 
 
-async def _connect(parlor, names: list[str]) -> list[Client]:  # noqa: ANN001
-    async def one(name: str) -> Client:
-        return await (await Client.connect(parlor.port)).create(name)
-    return list(await asyncio.gather(*(one(n) for n in names)))
-
-
-async def _player(client: Client, title: str, prefix: str, number: int = 1) -> None:
-    """Plays each game it is paired in by resigning it, or not, as the game's coin says."""
-    start = re.compile(rf"Game #(\d+): {title}, (\w+) vs (\w+) begins")
-    while True:
-        out = await client.expect(rf"(Game #\d+: {title}, \w+ vs \w+ begins"
-                                  rf"|Tournament {number} \(.*\) is over)", timeout=40)
-        if out.endswith("is over"):
-            return
-        m = list(start.finditer(out))[-1]
-        loser = 2 + random.Random(int(m.group(1))).randrange(2)
-        if m.group(loser) == client.name:
-            client.send(f"{prefix} resign")
-
-
-async def _stored(parlor, pairings: list[list[dict]]) -> list[tuple[dict, GameRecord]]:  # noqa: ANN001
-    found = []
-    async with parlor.db.session() as tx:
-        for wave in pairings:
-            for p in wave:
-                if p["second"] is not None:
-                    assert p["game"] is not None and not p.get("forfeit")
-                    game = await tx.get(GameRecord, p["game"])
-                    assert game.status == "finished"
-                    assert [s["id"] for s in game.seats] == [p["first"], p["second"]]
-                    found.append((p, game))
-    return found
-
-
-def _first_move_spread(pairings: list[list[dict]]) -> int:
-    balance: dict[int, int] = {}
-    for wave in pairings:
-        for p in wave:
-            if p["second"] is not None:
-                balance[p["first"]] = balance.get(p["first"], 0) + 1
-                balance[p["second"]] = balance.get(p["second"], 0) - 1
-    return max(abs(b) for b in balance.values())
-
-
 async def test_a_64_player_swiss_of_triad_dice(sqlite_url):
     began = time.perf_counter()
     parlor = await _parlor(sqlite_url)
     players: list[Client] = []
     try:
-        players = await _connect(parlor, _names("Sw", 64))
+        players = await connect(parlor, names("Sw", 64))
         made = time.perf_counter()
         await players[0].cmd("tourney create dice swiss 6", "Tournament 1 is open")
         for p in players:
             await p.cmd("tourney join 1", "You enter tournament 1")
         players[0].send("tourney start 1")
         await asyncio.wait_for(asyncio.gather(
-            *(_player(p, "Triad Dice", "dice") for p in players)), 120)
+            *(player(p, "Triad Dice", "dice") for p in players)), 120)
         played = time.perf_counter()
         row = await parlor.host.tournaments.get(1)
         assert row.status == "finished"
@@ -102,9 +52,9 @@ async def test_a_64_player_swiss_of_triad_dice(sqlite_url):
         assert len(rounds) == 6
         met = [frozenset((p["first"], p["second"])) for r in rounds for p in r]
         assert len(met) == 6 * 32 and len(met) == len(set(met)), "a pairing repeated"
-        assert _first_move_spread(rounds) <= 1
+        assert first_move_spread(rounds) <= 1
         results = []
-        for p, game in await _stored(parlor, rounds):
+        for p, game in await stored(parlor, rounds):
             winner = game.result["winner"]
             results.append(Result(p["first"], p["second"], 0.5 if winner is None else 1.0 - winner))
         ids = [e["id"] for e in row.state["entrants"]]
@@ -124,7 +74,7 @@ async def test_a_32_player_triptycha_arena(sqlite_url, tmp_path):
     players: list[Client] = []
     try:
         await seed(parlor, tmp_path)
-        players = await _connect(parlor, _names("Ar", 32))
+        players = await connect(parlor, names("Ar", 32))
         await players[0].cmd("tourney join 0", "There is no tournament 0")
         await players[0].cmd("tourney create tt arena 10", "Tournament 1 is open")
         await players[1].cmd("tourney join 1", r"deck has 0 tiles")  # no deck, no entry
@@ -137,11 +87,11 @@ async def test_a_32_player_triptycha_arena(sqlite_url, tmp_path):
         for p in players[:30]:
             await p.cmd("tourney join 2", "You enter tournament 2")
         players[2].send("tourney start 2")
-        tasks = [asyncio.create_task(_player(p, "Triptycha", "tt", 2)) for p in players[:30]]
+        tasks = [asyncio.create_task(player(p, "Triptycha", "tt", 2)) for p in players[:30]]
         await asyncio.sleep(1)
         for p in players[30:]:  # late entrants are welcome in an arena
             await p.cmd("tourney join 2", "You enter tournament 2")
-            tasks.append(asyncio.create_task(_player(p, "Triptycha", "tt", 2)))
+            tasks.append(asyncio.create_task(player(p, "Triptycha", "tt", 2)))
         await asyncio.wait_for(asyncio.gather(*tasks), 60)
         played = time.perf_counter()
         row = await parlor.host.tournaments.get(2)
@@ -150,7 +100,7 @@ async def test_a_32_player_triptycha_arena(sqlite_url, tmp_path):
         assert all(p["second"] is not None for w in waves for p in w), "an arena has no byes"
         last: dict[int, int] = {}
         order: dict[int, list[float]] = {}
-        for p, game in await _stored(parlor, waves):
+        for p, game in await stored(parlor, waves):
             a, b = p["first"], p["second"]
             assert last.get(a) != b and last.get(b) != a, "an immediate rematch"
             last[a], last[b] = b, a
@@ -159,7 +109,7 @@ async def test_a_32_player_triptycha_arena(sqlite_url, tmp_path):
             order.setdefault(a, []).append(score)
             order.setdefault(b, []).append(1 - score)
         assert sum(len(v) for v in order.values()) >= 32 * 3, "few games were played"
-        assert _first_move_spread(waves) <= 2
+        assert first_move_spread(waves) <= 2
         recomputed = {i: arena_points(s)[0] for i, s in order.items()}
         table = parlor.host.tournaments.standings(row)
         assert {t["entrant"]["id"]: t["points"] for t in table if t["games"]} == recomputed

@@ -61,8 +61,9 @@ class Arena:
 
     def progress(self, row: "TournamentRecord") -> str:
         ends_at = row.state.get("ends_at")
-        if ends_at is None:
-            return f"{row.state['minutes']} minutes"
+        if ends_at is None or row.status != "running":
+            minutes = row.state["minutes"]
+            return f"{minutes} minute{'' if minutes == 1 else 's'}"
         left = ends_at - time.time()
         if left <= 0:
             return "time is up; the last games are played out"

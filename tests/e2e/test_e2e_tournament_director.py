@@ -173,3 +173,31 @@ async def test_scheduled_tournaments_open_ahead_and_start_or_cancel(sqlite_url, 
         await ann.close()
         await bea.close()
         await parlor.stop()
+
+
+async def test_an_arena_takes_late_entrants_and_pauses(sqlite_url):
+    parlor = await _parlor(sqlite_url, tick=0.2)
+    ann, bea, cal = await _players(parlor, "Ann", "Bea", "Cal")
+    try:
+        await ann.cmd("tourney create ttt arena 30", "Tournament 1 is open")
+        await ann.cmd("tourney create ttt knockout 3", r"There is no KNOCKOUT tournament "
+                      r"here; there are SWISS, ARENA\.")
+        await ann.cmd("tourney join 1", "You enter")
+        await bea.cmd("tourney join 1", "You enter")
+        await ann.cmd("tourney start 1", r"Game #1: Noughts and Crosses, \w+ vs \w+ begins")
+        await cal.cmd("tourney join 1", "You enter tournament 1")  # late, and welcome
+        await ann.cmd("tourney 1", r"Running; \d+ minutes left\.(.|\n)*Points +Games +Wins")
+        await cal.cmd("tourney withdraw 1", "You withdraw from tournament 1")
+        await cal.cmd("tourney 1", r"Cal \(paused\)")
+        bea.send("ttt resign")
+        await ann.expect(r"Game #1: Ann wins")
+        await asyncio.sleep(1)  # Ann and Bea just met, and Cal is paused: nobody is paired
+        assert len(parlor.host.live) == 0
+        await cal.cmd("tourney join 1", "You enter tournament 1")  # back from the pause
+        await cal.expect(r"Game #2: Noughts and Crosses, \w+ vs \w+ begins", timeout=3)
+        await cal.cmd("tourney join 1", "You have entered tournament 1 already")
+        await ann.cmd("tourney create ttt swiss 2", "You may run 1 tournament at a time")
+    finally:
+        for c in (ann, bea, cal):
+            await c.close()
+        await parlor.stop()

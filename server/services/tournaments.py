@@ -196,7 +196,8 @@ class Tournaments:
                 raise GameError(f"You have entered tournament {number} already.")
             if row.status != "open" and not late:
                 raise GameError(f"Tournament {number} has begun; it takes no entrants now.")
-            problem = await self.kinds[row.kind].check_offer(me, me, row.state["options"])
+            problem = await self.kinds[row.kind].check_offer(me, me,  # a copy: it may add
+                                                             dict(row.state["options"]))
             if problem:  # e.g. a Triptycha deck too small for either seat
                 raise GameError(problem)
             if mine is not None:  # back from a pause
@@ -275,6 +276,10 @@ class Tournaments:
                                       for a, b in pairs]
         if bye is not None:
             wave.append({"first": bye, "second": None, "game": None, "score": 1.0})
+        absent = [p for p in wave if p["second"] is not None
+                  and not (self.is_online(p["first"]) and self.is_online(p["second"]))]
+        for p in absent:
+            p["due"] = time.time() + self.settings.no_show_seconds
         state["pairings"] = [*state["pairings"], wave]
         await self.save(row, state, "running")
         number = len(state["pairings"])
@@ -284,8 +289,7 @@ class Tournaments:
             if p["second"] is None:
                 self.tell(p["first"], f"Tournament {row.id}, round {number}: you have a bye "
                                       "(a point).")
-            elif not (self.is_online(p["first"]) and self.is_online(p["second"])):
-                p["due"] = time.time() + self.settings.no_show_seconds
+            elif p in absent:
                 for me, other in ((p["first"], p["second"]), (p["second"], p["first"])):
                     if self.is_online(me):
                         wait = self.settings.no_show_seconds
@@ -332,8 +336,11 @@ class Tournaments:
         changed = False
         for wave in state["pairings"]:
             for p in list(wave):
-                if "due" not in p or p["score"] is not None:
+                if p["second"] is None or p["game"] is not None or p["score"] is not None:
                     continue
+                if "due" not in p:  # paired, then a restart before its game started
+                    p["due"] = time.time() + self.settings.no_show_seconds
+                    changed = True
                 here = self.is_online(p["first"]), self.is_online(p["second"])
                 if all(here):
                     await self._start_game(row, state, p)

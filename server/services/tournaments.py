@@ -6,21 +6,23 @@ change, so it survives a restart (``restore``). How it is paired and scored is i
 system's, found by ``row.system`` in ``SYSTEMS``: ``tourney_swiss.Swiss`` (rounds) and
 ``tourney_arena.Arena`` (a set time); a system is a class with ``check``, ``title``,
 ``initial_state``, ``progress``, ``standings``, ``begin``, ``advance`` and
-``start_failed`` (called under the director's lock), and ``late_entry``. Every system keeps ``entrants`` and
-``pairings`` (a list of waves of ``{first, second, game, score}``), which this module
-runs: it starts the games (ordinary games, stored, told and rated as any other), writes
-their results, and calls the system's ``advance`` after each.
+``start_failed`` (called under the director's lock), and ``late_entry``. Every system
+keeps ``entrants`` and ``pairings`` (a list of waves of ``{first, second, game,
+score}``), which this module runs: it starts the games (ordinary games, stored, told and
+rated as any other), writes their results, and calls the system's ``advance`` after each.
 
 A paired player who is not connected has ``[tournaments] no_show_seconds`` to come; then
 they forfeit (a no-show) and may enter no tournament for ``no_show_bar_hours``. A player
 who drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
 
 The director looks at the clock every ``[tournaments] tick`` seconds: no-shows, an
-arena's pairing and end, and the ``[[tournaments.schedule]]``: each scheduled tournament
-is opened ``open_minutes`` before its time and started at it (with two entrants at
-least; else it is cancelled). Every change is published on the bus (topic
-``tournaments``: ``tournament.changed`` with the number and status). One node runs the
-director's clock (a cluster runs the same code on each node; see the report of issue 29).
+arena's pairing and end, and the ``[[tournaments.schedule]]`` (``tourney_schedule.py``:
+opened ``open_minutes`` ahead, started at its time with two entrants at least, else
+cancelled). Every change is published on the bus (topic ``tournaments``:
+``tournament.changed`` with the number and status).
+
+Not yet: in a cluster every node runs this clock and pairs; only one node should (a
+lease like a game's), and that is not built.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any, Callable
 import sqlalchemy as sa
 
 from server.bus import Bus, Event
-from server.config import WEEKDAYS, ScheduledTournament, TournamentsSection
+from server.config import TournamentsSection
 from games.errors import RuleError
 from server.db import Database
 from server.hosting import GameKind, Seat
@@ -41,6 +43,7 @@ from server.services.live import GameError, LiveGame, LiveGames
 from server.services.meeting_models import TournamentBar, TournamentRecord
 from server.services.seeks import Formulas, Start
 from server.services.tourney_arena import Arena
+from server.services.tourney_schedule import Schedule, when
 from server.services.tourney_swiss import Swiss
 
 log = logging.getLogger(__name__)
@@ -49,21 +52,6 @@ TOPIC = "tournaments"
 PLAYER_QUOTA = 1  # open or running tournaments a player (not an admin) may have made
 SYSTEMS: dict[str, type] = {"swiss": Swiss, "arena": Arena}
 LIVE = ("open", "running")
-
-
-def _when(at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
-
-
-def next_start(entry: ScheduledTournament, now: float) -> float:
-    """The next time (epoch seconds, at or after ``now``) ``entry`` is due."""
-    day = int(now // 86400)
-    for ahead in range(8):
-        at = (day + ahead) * 86400 + entry.minute_of_day * 60
-        weekday = (day + ahead + 3) % 7  # 1970-01-01 was a Thursday (3)
-        if at >= now and (not entry.day or entry.day == WEEKDAYS[weekday]):
-            return float(at)
-    raise AssertionError("a weekday comes once a week")
 
 
 class Tournaments:
@@ -82,33 +70,18 @@ class Tournaments:
         self.tell_or_keep = tell_or_keep  # now, or kept for their next login (Notify)
         self.spawn = spawn
         self.settings = TournamentsSection()
-        self.schedule: tuple[ScheduledTournament, ...] = ()
+        self.schedule = Schedule(self)  # the [[tournaments.schedule]]
         self.systems = {name: cls(self) for name, cls in SYSTEMS.items()}
         self.lock = asyncio.Lock()
         self.by_game: dict[int, int] = {}  # game in play -> its tournament
-        self._failed: set[tuple[int, float]] = set()  # scheduled entries that could not open
         games.listeners.append(self._game_changed)
 
     def configure(self, settings: TournamentsSection) -> None:
         """Take the ``[tournaments]`` settings; a scheduled tournament of a game not
         hosted here, or with options its game refuses, is a one-line ValueError."""
-        for k, entry in enumerate(settings.schedule, 1):
-            where = f"config: [[tournaments.schedule]] entry {k}"
-            kind = self._kind_named(entry.game)
-            if kind is None:
-                raise ValueError(f"{where}: no game {entry.game!r} is hosted here")
-            try:
-                kind.parse_options(list(entry.options))
-            except Exception as err:  # the game's own one-line refusal
-                raise ValueError(f"{where}: {err}") from None
+        self.schedule.check(settings.schedule)
         self.settings = settings
-        self.schedule = settings.schedule
-
-    def _kind_named(self, name: str) -> GameKind | None:
-        """The game ``name`` (its key, prefix or title, in lower case) names."""
-        return self.kinds.get(name) or next(
-            (k for k in self.kinds.values() if name in (k.prefix.lower(), k.title.lower())),
-            None)
+        self.schedule.entries = settings.schedule
 
     def system(self, row: TournamentRecord) -> Any:
         return self.systems[row.system]
@@ -186,7 +159,7 @@ class Tournaments:
         bar = await self.barred(me.account_id)
         if bar is not None:
             raise GameError(f"{bar.reason}; you may enter tournaments again at "
-                            f"{_when(bar.until)}.")
+                            f"{when(bar.until)}.")
         async with self.lock:
             row = await self.get(number)
             entrants = row.state["entrants"]
@@ -368,7 +341,7 @@ class Tournaments:
                 bar.until, bar.reason = until, reason
             await tx.commit()
         self.tell_or_keep(account_id, f"{reason} ({row.title}): you forfeit it, and may "
-                          f"enter tournaments again at {_when(until)}.", "tournament")
+                          f"enter tournaments again at {when(until)}.", "tournament")
 
     async def finish(self, row: TournamentRecord, state: dict[str, Any], winner: str) -> None:
         await self.save(row, state, "finished")
@@ -422,7 +395,7 @@ class Tournaments:
         """One look at the clock: open and start scheduled tournaments, and let every
         running one go on (no-shows; an arena's pairing and end)."""
         now = time.time() if now is None else now
-        await self._scheduled(now)
+        await self.schedule.open_due(now)
         async with self.lock:
             for row in await self.listing():
                 if row.status == "open" and row.starts_at is not None and row.starts_at <= now:
@@ -431,29 +404,6 @@ class Tournaments:
                     await self._no_shows(row)
                     if row.status == "running":
                         await self.system(row).advance(row, dict(row.state))
-
-    async def _scheduled(self, now: float) -> None:
-        for k, entry in enumerate(self.schedule):
-            at = next_start(entry, now)
-            if at - now > self.settings.open_minutes * 60 or (k, at) in self._failed:
-                continue
-            async with self.db.session() as tx:
-                found = await tx.scalar(sa.select(TournamentRecord.id).where(
-                    TournamentRecord.kind == entry.game, TournamentRecord.system == entry.system,
-                    TournamentRecord.starts_at == at))
-            if found is not None:
-                continue
-            kind = self._kind_named(entry.game)
-            try:
-                row = await self.create(kind.key, entry.system, entry.length,
-                                        kind.parse_options(list(entry.options)), None, True,
-                                        starts_at=at)
-            except GameError as err:
-                self._failed.add((k, at))
-                log.error("scheduled tournament %d (%s %s, %s) not opened: %s", k + 1,
-                          entry.game, entry.system, entry.describe(), err)
-                continue
-            log.info("tournament %d opened for %s", row.id, _when(at))
 
     async def _due(self, row: TournamentRecord) -> None:
         """A scheduled tournament's time has come: begin it, or cancel it."""

@@ -13,7 +13,7 @@ import pytest
 
 from commands.app import assemble
 from server.config import Config, ScheduledTournament, TournamentsSection
-from server.services.tournaments import next_start
+from server.services.tourney_schedule import next_start
 from tests.conftest import make_config
 from tests.support.client import Client
 

@@ -2,7 +2,8 @@
 Swiss of 6 rounds of Triad Dice, and a 32-player Triptycha arena (its 10 minutes made
 10 seconds here by ``[tournaments] minute_seconds``; ``bench/tournament.py`` plays the
 full length). Each game is decided at once: a player resigns it when a coin seeded by
-the game's number says they lose. Checked: no pairing repeated (arena: no immediate
+the game's number says they lose (the loser of the Swiss's first game withdraws after
+it, so the later rounds have byes). Checked: no pairing repeated (arena: no immediate
 rematch), byes and first moves balanced, and the director's standings equal the ones
 recomputed from the stored games."""
 
@@ -43,17 +44,23 @@ async def test_a_64_player_swiss_of_triad_dice(sqlite_url):
         for p in players:
             await p.cmd("tourney join 1", "You enter tournament 1")
         players[0].send("tourney start 1")
-        await asyncio.wait_for(asyncio.gather(
-            *(player(p, "Triad Dice", "dice") for p in players)), 120)
+        await asyncio.wait_for(asyncio.gather(  # game #1's loser withdraws: byes follow
+            *(player(p, "Triad Dice", "dice", withdraw_losing=1) for p in players)), 120)
         played = time.perf_counter()
         row = await parlor.host.tournaments.get(1)
         assert row.status == "finished"
         rounds = row.state["pairings"]
         assert len(rounds) == 6
-        met = [frozenset((p["first"], p["second"])) for r in rounds for p in r]
-        assert len(met) == 6 * 32 and len(met) == len(set(met)), "a pairing repeated"
+        gone = [e["id"] for e in row.state["entrants"] if e.get("withdrawn")]
+        assert len(gone) == 1
+        met = [frozenset((p["first"], p["second"])) for r in rounds for p in r
+               if p["second"] is not None]
+        assert len(met) == 32 + 5 * 31 and len(met) == len(set(met)), "a pairing repeated"
+        byes = [p["first"] for r in rounds for p in r if p["second"] is None]
+        assert len(byes) == 5 and len(set(byes)) == 5 and gone[0] not in byes
+        assert not any(gone[0] in pair for pair in met[32:]), "the withdrawn was paired"
         assert first_move_spread(rounds) <= 1
-        results = []
+        results = [Result(i, None, 1.0) for i in byes]
         for p, game in await stored(parlor, rounds):
             winner = game.result["winner"]
             results.append(Result(p["first"], p["second"], 0.5 if winner is None else 1.0 - winner))

@@ -23,10 +23,11 @@ async def connect(parlor, names: list[str]) -> list[Client]:  # noqa: ANN001
 
 
 async def player(client: Client, title: str, prefix: str, number: int = 1,
-                 think: float = 0.0) -> None:
+                 think: float = 0.0, withdraw_losing: int | None = None) -> None:
     """Plays each game it is paired in by resigning it (after ``think`` seconds), or
     not, as the game's coin (seeded by its number) says; returns when the tournament
-    ``number`` is over."""
+    ``number`` is over. The loser of game ``withdraw_losing`` withdraws from the
+    tournament before resigning it (so before the round can end)."""
     start = re.compile(rf"Game #(\d+): {title}, (\w+) vs (\w+) begins")
     while True:
         out = await client.expect(rf"(Game #\d+: {title}, \w+ vs \w+ begins"
@@ -36,6 +37,8 @@ async def player(client: Client, title: str, prefix: str, number: int = 1,
         m = list(start.finditer(out))[-1]
         loser = 2 + random.Random(int(m.group(1))).randrange(2)
         if m.group(loser) == client.name:
+            if int(m.group(1)) == withdraw_losing:
+                await client.cmd(f"tourney withdraw {number}", "You withdraw from")
             if think:
                 await asyncio.sleep(think)
             client.send(f"{prefix} resign")

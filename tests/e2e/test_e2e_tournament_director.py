@@ -201,3 +201,24 @@ async def test_an_arena_takes_late_entrants_and_pauses(sqlite_url):
         for c in (ann, bea, cal):
             await c.close()
         await parlor.stop()
+
+
+async def test_a_wait_for_a_no_show_outlives_a_restart(sqlite_url):
+    parlor = await _parlor(sqlite_url, no_show_seconds=3, tick=0.2)
+    ann, bea = await _players(parlor, "Ann", "Bea")
+    await ann.cmd("tourney create ttt swiss 1", "Tournament 1 is open")
+    await ann.cmd("tourney join 1", "You enter")
+    await bea.cmd("tourney join 1", "You enter")
+    await bea.close()
+    await asyncio.sleep(0.3)
+    await ann.cmd("tourney start 1", "who is not connected")
+    await ann.close()
+    await parlor.stop()
+    parlor = await _parlor(sqlite_url, no_show_seconds=3, tick=0.2)  # the same database
+    try:
+        ann = await _players_login(parlor, "Ann")
+        await ann.expect(r"Tournament 1 \(.*\) is over: Ann wins", timeout=6)
+        assert (await parlor.host.tournaments.barred(2)) is not None
+        await ann.close()
+    finally:
+        await parlor.stop()

@@ -122,8 +122,8 @@ def _numbered(fn, done: str):  # noqa: ANN001, ANN202
 
 COMMANDS = [
     Command("tourney", tourney, "TOURNEY [<n>]", "The tournaments open or running; with a "
-            "number, its standings (points, Buchholz, Sonneborn-Berger) and its round's "
-            "pairings.", aliases=("tournament", "tourneys"), topic="games", subcommands=(
+            "number, its standings (Swiss: points, Buchholz, Sonneborn-Berger; arena: "
+            "points, games, wins) and its pairings.", aliases=("tournament", "tourneys"), topic="games", subcommands=(
                 Command("create", create, "TOURNEY CREATE <game> SWISS|ARENA <rounds|minutes> "
                         "[<options>]", "Open a tournament (players may run one at a time): "
                         "SWISS plays a number of rounds; ARENA pairs whoever is free for "

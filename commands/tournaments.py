@@ -1,11 +1,14 @@
 """Tournaments: ``TOURNEY`` (list), ``TOURNEY <n>`` (standings and pairings),
-``TOURNEY CREATE <game> SWISS <rounds> [options]``, ``TOURNEY JOIN|WITHDRAW|START <n>``
+``TOURNEY CREATE <game> SWISS <rounds> [options]``, ``TOURNEY CREATE <game> ARENA
+<minutes> [options]``, ``TOURNEY JOIN|WITHDRAW|START <n>``, ``TOURNEY INVITE <n> <name>``
 (the director is ``server/services/tournaments.py``, ``ctx.host.tournaments``).
 A game's own systems (``TOURNEY CREATE PYR PAR <deals>``, ``TOURNEY CREATE TRIAD SITGO
 <stack> [<opening>]``; docs/tournaments.md) are created and shown through the same
 commands, from their plain-data standings (:func:`own_standings`)."""
 
 from __future__ import annotations
+
+import time
 
 from commands import args
 from commands.registry import Command, CommandError, Context, UsageError
@@ -29,6 +32,25 @@ def _points(x: float) -> str:
     return f"{x:g}"
 
 
+def _standings(row, entries: list) -> list[str]:  # noqa: ANN001
+    """The system's standings as a table: Swiss's tuples (entrant, points, Buchholz,
+    S-B), or dicts (``entrant`` and named numbers, e.g. an arena's)."""
+    if not entries:
+        return []
+    if isinstance(entries[0], dict):
+        keys = [k for k in entries[0] if k not in ("entrant", "fire")]
+        heads = [k.capitalize() for k in keys]
+        rows = [(e["entrant"], [_points(e[k]) for k in keys], e.get("fire")) for e in entries]
+    else:
+        heads = ["Points", "Buchholz", "S-B"]
+        rows = [(e, [_points(x) for x in numbers], False) for e, *numbers in entries]
+    marks = {"withdrawn": " (withdrawn)", "paused": " (paused)"}
+    return table(["#", "Player", *heads], [
+        [str(k), e["name"] + "".join(m for key, m in marks.items() if e.get(key))
+         + (" (on fire)" if fire else ""), *values]
+        for k, (e, values, fire) in enumerate(rows, 1)])
+
+
 async def tourney(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 0, 1)
     svc = ctx.host.tournaments
@@ -48,21 +70,25 @@ async def tourney(ctx: Context, rest: str) -> None:
     state = row.state
     done = len(state["pairings"])
     lines = [bold(f"Tournament {row.id}: {row.title}"),
-             f"{row.status.capitalize()}; round {done} of {state['rounds']}."]
-    standings = svc.standings(row)
-    if standings:
-        lines.extend(table(["#", "Player", "Points", "Buchholz", "S-B"], [
-            [str(k), e["name"] + (" (withdrawn)" if e.get("withdrawn") else ""),
-             _points(p), _points(bh), _points(sb)]
-            for k, (e, p, bh, sb) in enumerate(standings, 1)]))
+             f"{row.status.capitalize()}; {svc.progress(row)}."]
+    if row.status == "open" and row.starts_at:
+        lines.append("Starts at " + time.strftime("%Y-%m-%d %H:%M UTC",
+                                                   time.gmtime(row.starts_at)) + ".")
+    lines.extend(_standings(row, svc.standings(row)))
     if done:
         names = {e["id"]: e["name"] for e in state["entrants"]}
-        lines.append(f"Round {done}:")
-        for p in state["pairings"][-1]:
+        if row.system == "swiss":
+            lines.append(f"Round {done}:")
+            shown = state["pairings"][-1]
+        else:  # an arena: the games in play, else the last ones
+            shown = [p for w in state["pairings"] for p in w if p["score"] is None] or \
+                state["pairings"][-1]
+            lines.append("Pairings:")
+        for p in shown:
             if p["second"] is None:
                 lines.append(f"  {names[p['first']]}: bye")
                 continue
-            result = ("playing" if p["score"] is None else
+            result = ("waiting" if "due" in p else "playing" if p["score"] is None else
                       {1.0: "1-0", 0.5: "½-½", 0.0: "0-1"}[p["score"]])
             game = f" (game #{p['game']})" if p["game"] else " (forfeit)" if p.get("forfeit") else ""
             lines.append(f"  {names[p['first']]} - {names[p['second']]}: {result}{game}")
@@ -77,12 +103,13 @@ async def create(ctx: Context, rest: str) -> None:
     system = parts[1].lower()
     own = ctx.host.tournaments.system_of(kind.key, system)
     if own is not None:  # a game's own system: PYR PAR <deals>, TRIAD SITGO <stack>
-        rounds = args.whole_number(parts[2], what=own.number, least=1)
+        length = args.whole_number(parts[2], what=own.number, least=1)
         options = _checked(own.parse_options, parts[3:])
     else:
-        rounds = args.whole_number(parts[2], what="number of rounds", least=1)
+        length = args.whole_number(parts[2], what="number of minutes" if system == "arena"
+                                   else "number of rounds", least=1)
         options = kind.parse_options(parts[3:])
-    row = await _guard(ctx.host.tournaments.create(kind.key, system, rounds, options, _me(ctx),
+    row = await _guard(ctx.host.tournaments.create(kind.key, system, length, options, _me(ctx),
                                                    ctx.session.is_admin))
     ctx.send(f"Tournament {row.id} is open: {row.title}. (TOURNEY JOIN {row.id} enters it; "
              f"TOURNEY START {row.id} begins it.)")
@@ -128,6 +155,14 @@ def own_standings(row, own, width: int = 80) -> list[str]:  # noqa: ANN001
     return lines
 
 
+async def invite(ctx: Context, rest: str) -> None:
+    number_text, name = args.words(rest, 2, 2)
+    number = args.whole_number(number_text.lstrip("#"), what="tournament number")
+    acc = await args.account(ctx, name)
+    row = await _guard(ctx.host.tournaments.invite(number, _me(ctx), Seat(acc.id, acc.name)))
+    ctx.send(f"You invite {acc.name} to tournament {row.id}.")
+
+
 def _numbered(fn, done: str):  # noqa: ANN001, ANN202
     async def handler(ctx: Context, rest: str) -> None:
         number = args.whole_number(args.words(rest, 1, 1)[0].lstrip("#"),
@@ -139,26 +174,36 @@ def _numbered(fn, done: str):  # noqa: ANN001, ANN202
 
 COMMANDS = [
     Command("tourney", tourney, "TOURNEY [<n>]", "The tournaments open or running; with a "
-            "number, its standings (points, Buchholz, Sonneborn-Berger) and its round's "
-            "pairings.", aliases=("tournament", "tourneys"), topic="games", subcommands=(
-                Command("create", create, "TOURNEY CREATE <game> SWISS <rounds> [<options>]"
-                        " | <game> <system> <number> [<options>]",
-                        "Open a tournament (players may run one at a time): Swiss, for a "
-                        "game of two; or a system of the game's own, which its HELP names "
-                        "(a Par tournament, a sit-and-go)."),
+            "number, its standings (Swiss: points, Buchholz, Sonneborn-Berger; arena: "
+            "points, games, wins; a game's own system: its own) and its pairings.",
+            aliases=("tournament", "tourneys"), topic="games", subcommands=(
+                Command("create", create, "TOURNEY CREATE <game> SWISS|ARENA <rounds|minutes> "
+                        "[<options>] | <game> <system> <number> [<options>]",
+                        "Open a tournament (players may run one at a time): SWISS plays a "
+                        "number of rounds; ARENA pairs whoever is free for a number of "
+                        "minutes (a win 2 points, a draw 1, doubled after two wins in a "
+                        "row); or a system of the game's own, which its HELP names (a Par "
+                        "tournament, a sit-and-go)."),
                 Command("join", _numbered(
                     lambda ctx, n: ctx.host.tournaments.join(n, _me(ctx)),
                     "You enter tournament {n}: {title}."), "TOURNEY JOIN <n>",
-                    "Enter an open tournament."),
+                    "Enter an open tournament (an arena: also while it runs; again after "
+                    "a WITHDRAW). A player who missed a tournament game may not enter "
+                    "for a while."),
                 Command("withdraw", _numbered(
                     lambda ctx, n: ctx.host.tournaments.withdraw(n, _me(ctx)),
                     "You withdraw from tournament {n}."), "TOURNEY WITHDRAW <n>",
-                    "Leave a tournament (a game in play is played out)."),
+                    "Leave a tournament (a game in play is played out); in an arena, a "
+                    "pause until you JOIN again."),
                 Command("start", _numbered(
                     lambda ctx, n: ctx.host.tournaments.begin(n, _me(ctx),
                                                               ctx.session.is_admin),
-                    "Tournament {n} begins: round 1 is paired."), "TOURNEY START <n>",
-                    "Begin your tournament: round 1 is paired and its games start."),
+                    "Tournament {n} begins."), "TOURNEY START <n>",
+                    "Begin your tournament: its first games are paired and start. A "
+                    "paired player not connected has a while to come, or forfeits."),
+                Command("invite", invite, "TOURNEY INVITE <n> <name>",
+                        "Invite someone to a tournament (told now, or when they next "
+                        "log in)."),
             )),
 ]
 

@@ -84,6 +84,7 @@ class Parlor:
                              computer_delay=config.games.computer_delay)
         for kind in kinds:
             self.host.register(kind)
+        self.host.tournaments.configure(config.tournaments)  # after the games: it checks them
         self.presentation = Presentation(self.host.kinds)  # what each viewer sees of a game
         self.registry = registry
         # the data-file tables ``seed`` loads (server/seeding.py): accounts, and more

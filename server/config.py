@@ -157,6 +157,101 @@ class ClusterSection:
         return bool(self.redis)
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+SYSTEMS = ("swiss", "arena", "par", "sitgo")  # what a tournament row's system may be
+
+
+@attrs.frozen
+class ScheduledTournament:
+    """One ``[[tournaments.schedule]]`` entry: a tournament the director opens
+    ``[tournaments] open_minutes`` ahead of its time and starts at it. ``length`` is its
+    rounds or minutes (``rounds = 6`` or ``minutes = 30`` in the file), ``day`` a
+    weekday (weekly) or "" (daily), ``at`` "HH:MM" UTC. The game and its options are
+    checked when the games are known (``Tournaments.set_schedule``)."""
+
+    game: str
+    system: str
+    length: int
+    at: str
+    day: str = ""
+    options: tuple[str, ...] = ()
+
+    @property
+    def minute_of_day(self) -> int:
+        hours, minutes = self.at.split(":")
+        return int(hours) * 60 + int(minutes)
+
+    def describe(self) -> str:
+        return f"{self.day.capitalize() + 's' if self.day else 'daily'} at {self.at} UTC"
+
+    @classmethod
+    def from_toml(cls, number: int, table: Any) -> "ScheduledTournament":
+        where = f"config: [[tournaments.schedule]] entry {number}"
+        if not isinstance(table, dict):
+            raise ValueError(f"{where} should be a table")
+        known = {"game", "system", "rounds", "minutes", "at", "day", "options"}
+        for key in table:
+            if key not in known:
+                raise ValueError(f"{where}: unknown key {key!r}")
+        for key in ("game", "system", "at"):
+            if not isinstance(table.get(key), str) or not table[key]:
+                raise ValueError(f"{where}: {key} should be given as a string")
+        system = table["system"].lower()
+        if system not in SYSTEMS:
+            raise ValueError(f"{where}: system should be one of {', '.join(SYSTEMS)}, "
+                             f"not {table['system']!r}")
+        lengths = [k for k in ("rounds", "minutes") if k in table]
+        if len(lengths) > 1:
+            raise ValueError(f"{where}: give rounds or minutes, not both")
+        length = table[lengths[0]] if lengths else 0
+        if isinstance(length, bool) or not isinstance(length, int) or length < 0:
+            raise ValueError(f"{where}: {lengths[0]} should be a whole number")
+        at = table["at"]
+        parts = at.split(":")
+        if len(parts) != 2 or not all(p.isdigit() and len(p) == 2 for p in parts) \
+                or int(parts[0]) > 23 or int(parts[1]) > 59:
+            raise ValueError(f"{where}: at should be a UTC time HH:MM, not {at!r}")
+        day = table.get("day", "daily")
+        if not isinstance(day, str) or day.lower() not in ("daily", *WEEKDAYS):
+            raise ValueError(f"{where}: day should be daily or a weekday, not {day!r}")
+        options = table.get("options", [])
+        if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+            raise ValueError(f"{where}: options should be a list of strings")
+        return cls(game=table["game"].lower(), system=system, length=length, at=at,
+                   day="" if day.lower() == "daily" else day.lower(), options=tuple(options))
+
+
+@attrs.frozen
+class TournamentsSection:
+    """``[tournaments]``: the director's times (``server/services/tournaments.py``) and
+    its ``[[tournaments.schedule]]`` of tournaments it opens by itself."""
+
+    no_show_seconds: float = 60.0    # a paired player not connected forfeits after this
+    no_show_bar_hours: float = 24.0  # ... and may enter no tournament for this long
+    open_minutes: int = 60           # a scheduled tournament opens this long before it starts
+    tick: float = 1.0                # seconds between the director's looks at the clock
+    minute_seconds: float = 60.0     # an arena minute (shorter only in tests and rehearsals)
+    schedule: tuple[ScheduledTournament, ...] = attrs.field(default=(), converter=tuple)
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("no_show_seconds", "no_show_bar_hours", "tick", "minute_seconds"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"config: [tournaments] {name} should be above 0")
+        if self.open_minutes < 0:
+            raise ValueError("config: [tournaments] open_minutes should be 0 or more")
+
+    @classmethod
+    def from_toml(cls, values: dict[str, Any]) -> "TournamentsSection":
+        values = dict(values)
+        schedule = values.pop("schedule", [])
+        if not isinstance(schedule, list):
+            raise ValueError("config: [tournaments] schedule should be a list of tables "
+                             "([[tournaments.schedule]])")
+        section = read_section("tournaments", cls, values)
+        return attrs.evolve(section, schedule=tuple(
+            ScheduledTournament.from_toml(k, t) for k, t in enumerate(schedule, 1)))
+
+
 _SECTIONS = {
     "server": ServerSection,
     "database": DatabaseSection,
@@ -165,6 +260,7 @@ _SECTIONS = {
     "accounts": AccountsSection,
     "web": WebSection,
     "cluster": ClusterSection,
+    "tournaments": TournamentsSection,
 }
 
 
@@ -177,6 +273,7 @@ class Config:
     accounts: AccountsSection = AccountsSection()
     web: WebSection = WebSection()
     cluster: ClusterSection = ClusterSection()
+    tournaments: TournamentsSection = TournamentsSection()
 
     def check(self) -> None:
         """Refuse, with a one-line reason, settings that cannot work together."""
@@ -196,6 +293,9 @@ class Config:
                 own = {k: v for k, v in values.items() if k not in shared}
                 values = {k: v for k, v in values.items() if k in shared}
                 sections[name] = attrs.evolve(read_section(name, GamesSection, values), own=own)
+                continue
+            if name == "tournaments":
+                sections[name] = TournamentsSection.from_toml(values)
                 continue
             sections[name] = read_section(name, _SECTIONS[name], values)
         return cls(**sections)

@@ -141,7 +141,8 @@ class GameHost:
                            self.play.tell, self.offers)
         self.notify = Notify(db, self.games, is_online, self.play.tell, self.spawn)
         self.tournaments = Tournaments(db, bus, self.kinds, self.games, self.formulas,
-                                       self._start, is_online, self.play.tell, self.spawn)
+                                       self._start, is_online, self.play.tell,
+                                       self.notify.tell_or_keep, self.spawn)
         # told when a player logs in (account id, name), and when one leaves: notify
         # lists, news kept while they were away (``commands/app.py`` adds them)
         self.arrivals: list[Callable[[int, str], None]] = []

@@ -52,3 +52,14 @@ class TournamentRecord(Base):
     starts_at: Mapped[float | None] = mapped_column(default=None)
     created_at: Mapped[float]
     updated_at: Mapped[float]
+
+
+class TournamentBar(Base):
+    """A player who did not come to a tournament game (a no-show) may enter no
+    tournament until ``until`` (0009 made this table)."""
+
+    __tablename__ = "tournament_bars"
+
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), primary_key=True)
+    until: Mapped[float]
+    reason: Mapped[str] = mapped_column(sa.String(200))

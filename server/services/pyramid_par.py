@@ -139,10 +139,10 @@ class ParTournament:
             over = all(r.get("forfeit") or r.get("scores") is not None
                        for r in results.values())
             if not over:
-                await director._save(row, state, row.status)
+                await director.save(row, state, row.status)
                 return
             await self._unseal(state)
-            await director._save(row, state, "finished")
+            await director.save(row, state, "finished")
         places = self.standings(row)
         winner = places[0]["name"] if places and places[0]["total"] is not None else "nobody"
         for e in row.state["entrants"]:
@@ -175,7 +175,7 @@ class ParTournament:
                              "proven": found.proven})
             async with director.lock:
                 row = await director.get(number)
-                await director._save(row, {**row.state, "best": best}, row.status)
+                await director.save(row, {**row.state, "best": best}, row.status)
         except Exception:
             log.exception("Par tournament %d: the solver's best Par failed", number)
 

@@ -1,23 +1,33 @@
-"""The tournament director: Swiss tournaments of any game of two players, run by the
-parlor itself (``server/services/pairing.py`` pairs them).
+"""The tournament director: tournaments of any game of two players, run by the parlor.
 
-A tournament is one row (``tournaments``: what it is, and its state as JSON: entrants,
-rounds, each round's pairings with their games and results), rewritten at every change,
-so it survives a restart (``restore``). Its games are ordinary games, stored, told and
-rated as any other; when one ends, its result is written into the tournament, and when a
-round's last result is in, the next round is paired. Every change is published on the bus
-(topic ``tournaments``: ``tournament.changed`` with the number and status).
+A tournament is one row (``tournaments``: what it is, its system, and its state as JSON:
+entrants and the pairings made, each with its game and result), rewritten at every
+change, so it survives a restart (``restore``). How it is paired and scored is its
+system's, found by ``row.system`` in ``SYSTEMS``: ``tourney_swiss.Swiss`` (rounds) and
+``tourney_arena.Arena`` (a set time); a system is a class with ``check``, ``title``,
+``initial_state``, ``progress``, ``standings``, ``begin``, ``advance`` and
+``start_failed`` (called under the director's lock), and ``late_entry``. Every system
+keeps ``entrants`` and ``pairings`` (a list of waves of ``{first, second, game,
+score}``), which this module runs: it starts the games (ordinary games, stored, told and
+rated as any other), writes their results, and calls the system's ``advance`` after each.
 
-A player not connected when their game is to start forfeits it (a no-show); a player who
-drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
+A paired player who is not connected has ``[tournaments] no_show_seconds`` to come; then
+they forfeit (a no-show) and may enter no tournament for ``no_show_bar_hours``. A player
+who drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
+
+The director looks at the clock every ``[tournaments] tick`` seconds: no-shows, an
+arena's pairing and end, and the ``[[tournaments.schedule]]`` (``tourney_schedule.py``:
+opened ``open_minutes`` ahead, started at its time with two entrants at least, else
+cancelled). Every change is published on the bus (topic ``tournaments``:
+``tournament.changed`` with the number and status).
 
 A game may bring systems of its own (``GameKind.tournament_systems``: Pyramid's Par
 tournament, ``server/services/pyramid_par.py``; Triad's sit-and-go,
-``server/services/triad_sitgo.py``): the director keeps their rows, entrants and quota,
-and hands them the start, their games' results and their standings (``system_of``).
+``server/services/triad_sitgo.py``): the director keeps their rows, entrants, quota and
+schedule, and hands them the start, their games and their standings (``system_of``).
 
-Not here yet: arena, scheduled tournaments from the configuration, a no-show's waiting
-time and bar.
+Not yet: in a cluster every node runs this clock and pairs; only one node should (a
+lease like a game's), and that is not built.
 """
 
 from __future__ import annotations
@@ -30,24 +40,30 @@ from typing import Any, Callable
 import sqlalchemy as sa
 
 from server.bus import Bus, Event
+from server.config import TournamentsSection
+from games.errors import RuleError
 from server.db import Database
 from server.hosting import GameKind, Seat
 from server.services.live import GameError, LiveGame, LiveGames
-from server.services.meeting_models import TournamentRecord
-from server.services.pairing import Entrant, Result, swiss_pairings, swiss_standings
+from server.services.meeting_models import TournamentBar, TournamentRecord
 from server.services.seeks import Formulas, Start
+from server.services.tourney_arena import Arena
+from server.services.tourney_schedule import Schedule, when
+from server.services.tourney_swiss import Swiss
 
 log = logging.getLogger(__name__)
 
 TOPIC = "tournaments"
-MAX_ROUNDS = 15
 PLAYER_QUOTA = 1  # open or running tournaments a player (not an admin) may have made
+SYSTEMS: dict[str, type] = {"swiss": Swiss, "arena": Arena}
+LIVE = ("open", "running")
 
 
 class Tournaments:
     def __init__(self, db: Database, bus: Bus, kinds: dict[str, GameKind], games: LiveGames,
                  formulas: Formulas, start: Start, is_online: Callable[[int], bool],
-                 tell: Callable[..., None], spawn: Callable[..., Any]) -> None:
+                 tell: Callable[..., None], tell_or_keep: Callable[..., None],
+                 spawn: Callable[..., Any]) -> None:
         self.db = db
         self.bus = bus
         self.kinds = kinds
@@ -56,10 +72,34 @@ class Tournaments:
         self.start = start
         self.is_online = is_online
         self.tell = tell
+        self.tell_or_keep = tell_or_keep  # now, or kept for their next login (Notify)
         self.spawn = spawn
+        self.settings = TournamentsSection()
+        self.schedule = Schedule(self)  # the [[tournaments.schedule]]
+        self.systems = {name: cls(self) for name, cls in SYSTEMS.items()}
         self.lock = asyncio.Lock()
         self.by_game: dict[int, int] = {}  # game in play -> its tournament
         games.listeners.append(self._game_changed)
+
+    def configure(self, settings: TournamentsSection) -> None:
+        """Take the ``[tournaments]`` settings; a scheduled tournament of a game not
+        hosted here, or with options its game refuses, is a one-line ValueError."""
+        self.schedule.check(settings.schedule)
+        self.settings = settings
+        self.schedule.entries = settings.schedule
+
+    def system(self, row: TournamentRecord) -> Any:
+        """The director's system of ``row`` (Swiss, arena); None for a game's own."""
+        return self.systems.get(row.system)
+
+    def system_of(self, kind_key: str, system: str) -> Any:
+        """The game's own system called ``system`` (Par, sit-and-go), or None."""
+        kind = self.kinds.get(kind_key)
+        return None if kind is None else kind.tournament_systems().get(system)
+
+    def _late(self, row: TournamentRecord) -> bool:
+        """Whether ``row``'s system takes entrants while it runs (an arena)."""
+        return bool(getattr(self.system(row), "late_entry", False))
 
     # -- the rows ----------------------------------------------------------------------
     async def get(self, number: int) -> TournamentRecord:
@@ -73,10 +113,10 @@ class Tournaments:
         async with self.db.session() as tx:
             query = sa.select(TournamentRecord).order_by(TournamentRecord.id.desc()).limit(30)
             if not finished:
-                query = query.where(TournamentRecord.status != "finished")
+                query = query.where(TournamentRecord.status.in_(LIVE))
             return list(await tx.scalars(query))
 
-    async def _save(self, row: TournamentRecord, state: dict[str, Any], status: str) -> None:
+    async def save(self, row: TournamentRecord, state: dict[str, Any], status: str) -> None:
         async with self.db.session() as tx:
             await tx.execute(sa.update(TournamentRecord).where(TournamentRecord.id == row.id)
                              .values(state=state, status=status, version=row.version + 1,
@@ -85,35 +125,49 @@ class Tournaments:
         row.state, row.status, row.version = state, status, row.version + 1
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": status}))
 
-    # -- what players do ---------------------------------------------------------------
-    def system_of(self, kind_key: str, system: str) -> Any:
-        """The game's own system called ``system`` (Par, sit-and-go), or None."""
-        kind = self.kinds.get(kind_key)
-        return None if kind is None else kind.tournament_systems().get(system)
+    def standings(self, row: TournamentRecord) -> list[Any]:
+        """The system's standings, best first (Swiss: tuples (entrant, points, Buchholz,
+        Sonneborn–Berger); arena, Par, sit-and-go: dicts)."""
+        own = self.system_of(row.kind, row.system)
+        return (own or self.system(row)).standings(row)
 
-    async def create(self, kind_key: str, system: str, rounds: int, options: dict[str, Any],
-                     by: Seat, admin: bool) -> TournamentRecord:
+    def progress(self, row: TournamentRecord) -> str:
+        own = self.system_of(row.kind, row.system)
+        if own is not None:
+            return " ".join(own.summary_lines(row))
+        return self.system(row).progress(row)
+
+    # -- what players do ---------------------------------------------------------------
+    async def create(self, kind_key: str, system: str, length: int, options: dict[str, Any],
+                     by: Seat | None, admin: bool, starts_at: float | None = None
+                     ) -> TournamentRecord:
+        """Open a tournament of ``system`` (``length``: its rounds or minutes, as the
+        system reads it). ``by`` None: the parlor's own (scheduled, ``starts_at``)."""
         kind = self.kinds[kind_key]
         own = self.system_of(kind_key, system)
-        if own is not None:  # ``rounds``: the system's number (deals, a stack)
-            return await self._create_own(own, kind_key, rounds, options, by, admin)
+        if own is not None:  # ``length``: the system's own number (deals, a stack)
+            return await self._create_own(own, kind_key, length, options, by, admin,
+                                          starts_at)
+        if system not in self.systems:
+            names = [*self.systems, *kind.tournament_systems()]
+            raise GameError(f"There is no {system.upper()} tournament of {kind.title}; there "
+                            f"are {', '.join(s.upper() for s in names)}.")
         if kind.seats != 2 or kind.min_seats != 2 or kind.open_table:
-            raise GameError(f"A Swiss tournament is for games of two; {kind.title} is not one.")
-        if system != "swiss":
-            raise GameError("Only SWISS tournaments are run yet.")
-        if not 1 <= rounds <= MAX_ROUNDS:
-            raise GameError(f"A tournament has 1 to {MAX_ROUNDS} rounds.")
-        if not admin:
+            raise GameError(f"A {system.capitalize()} tournament is for games of two; "
+                            f"{kind.title} is not one.")
+        runner = self.systems[system]
+        runner.check(kind, length)
+        if not admin and by is not None:
             mine = [t for t in await self.listing() if t.created_by == by.account_id]
             if len(mine) >= PLAYER_QUOTA:
                 raise GameError(f"You may run {PLAYER_QUOTA} tournament at a time.")
-        opts = kind.describe_options(options)
         now = time.time()
         row = TournamentRecord(
-            kind=kind_key, system=system, status="open", created_by=by.account_id,
-            title=f"{kind.title} Swiss, {rounds} rounds{' (' + opts + ')' if opts else ''}",
-            state={"rounds": rounds, "options": options, "entrants": [], "pairings": []},
-            version=0, created_at=now, updated_at=now)
+            kind=kind_key, system=system, status="open",
+            created_by=by.account_id if by else None,
+            title=runner.title(kind, length, kind.describe_options(options))[:80],
+            state=runner.initial_state(length, options), version=0, starts_at=starts_at,
+            created_at=now, updated_at=now)
         async with self.db.session() as tx:
             tx.add(row)
             await tx.commit()
@@ -121,15 +175,17 @@ class Tournaments:
         return row
 
     async def _create_own(self, own: Any, kind_key: str, number: int,
-                          options: dict[str, Any], by: Seat, admin: bool) -> TournamentRecord:
-        if not admin:
+                          options: dict[str, Any], by: Seat | None, admin: bool,
+                          starts_at: float | None) -> TournamentRecord:
+        if not admin and by is not None:
             mine = [t for t in await self.listing() if t.created_by == by.account_id]
             if len(mine) >= PLAYER_QUOTA:
                 raise GameError(f"You may run {PLAYER_QUOTA} tournament at a time.")
         title, state = own.new(number, options)
         now = time.time()
         row = TournamentRecord(kind=kind_key, system=own.name, status="open",
-                               created_by=by.account_id, title=title, state=state, version=0,
+                               created_by=by.account_id if by else None, title=title,
+                               state=state, version=0, starts_at=starts_at,
                                created_at=now, updated_at=now)
         async with self.db.session() as tx:
             tx.add(row)
@@ -137,20 +193,41 @@ class Tournaments:
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": "open"}))
         return row
 
+    async def barred(self, account_id: int) -> TournamentBar | None:
+        async with self.db.session() as tx:
+            bar = await tx.get(TournamentBar, account_id)
+        return bar if bar is not None and bar.until > time.time() else None
+
     async def join(self, number: int, me: Seat) -> TournamentRecord:
+        bar = await self.barred(me.account_id)
+        if bar is not None:
+            raise GameError(f"{bar.reason}; you may enter tournaments again at "
+                            f"{when(bar.until)}.")
         async with self.lock:
             row = await self.get(number)
-            if row.status != "open":
-                raise GameError(f"Tournament {number} has begun; it takes no entrants now.")
             entrants = row.state["entrants"]
-            if any(e["id"] == me.account_id for e in entrants):
+            mine = next((e for e in entrants if e["id"] == me.account_id), None)
+            late = row.status == "running" and self._late(row)
+            if mine is not None and not (late and mine.get("paused")):
                 raise GameError(f"You have entered tournament {number} already.")
+            if row.status != "open" and not late:
+                raise GameError(f"Tournament {number} has begun; it takes no entrants now.")
             if len(entrants) >= row.state.get("max", len(entrants) + 1):  # a system's cap
                 raise GameError(f"Tournament {number} is full ({len(entrants)} entrants).")
-            rating, _ = await self.formulas.rating(me.account_id, row.kind)
-            state = {**row.state, "entrants": [*entrants, {"id": me.account_id, "name": me.name,
-                                                           "rating": round(rating)}]}
-            await self._save(row, state, row.status)
+            if "options" in row.state:  # a game of two (a game's own system checks its own)
+                problem = await self.kinds[row.kind].check_offer(me, me,  # a copy: it may
+                                                                 dict(row.state["options"]))
+                if problem:  # e.g. a Triptycha deck too small for either seat
+                    raise GameError(problem)
+            if mine is not None:  # back from a pause
+                state = {**row.state, "entrants": [
+                    {k: v for k, v in e.items() if k != "paused"} if e is mine else e
+                    for e in entrants]}
+            else:
+                rating, _ = await self.formulas.rating(me.account_id, row.kind)
+                state = {**row.state, "entrants": [
+                    *entrants, {"id": me.account_id, "name": me.name, "rating": round(rating)}]}
+            await self.save(row, state, row.status)
             return row
 
     async def withdraw(self, number: int, me: Seat) -> TournamentRecord:
@@ -159,16 +236,16 @@ class Tournaments:
             entrants = row.state["entrants"]
             if not any(e["id"] == me.account_id for e in entrants):
                 raise GameError(f"You are not in tournament {number}.")
-            if row.status == "finished":
+            if row.status not in LIVE:
                 raise GameError(f"Tournament {number} is over.")
+            mark = "paused" if self._late(row) else "withdrawn"
             if row.status == "open":
                 state = {**row.state, "entrants": [e for e in entrants
                                                    if e["id"] != me.account_id]}
-            else:  # paired no more; games in play are played out
+            else:  # paired no more (an arena's: until they JOIN again); a game is played out
                 state = {**row.state, "entrants": [
-                    {**e, "withdrawn": True} if e["id"] == me.account_id else e
-                    for e in entrants]}
-            await self._save(row, state, row.status)
+                    {**e, mark: True} if e["id"] == me.account_id else e for e in entrants]}
+            await self.save(row, state, row.status)
             return row
 
     async def begin(self, number: int, by: Seat, admin: bool) -> TournamentRecord:
@@ -180,137 +257,215 @@ class Tournaments:
                 raise GameError(f"Tournament {number} has begun already.")
             if len(row.state["entrants"]) < 2:
                 raise GameError("A tournament needs two entrants at least.")
-            own = self.system_of(row.kind, row.system)
-            if own is not None:
-                await self._save(row, await own.begin(self, row), "running")
-                return row
-            await self._pair(row, "running")
+            await self._begin(row)
             return row
 
-    # -- rounds ------------------------------------------------------------------------
-    @staticmethod
-    def results(state: dict[str, Any]) -> list[Result]:
-        return [Result(p["first"], p["second"], p["score"])
-                for rnd in state["pairings"] for p in rnd if p["score"] is not None]
-
-    def standings(self, row: TournamentRecord) -> list[tuple[dict, float, float, float]]:
-        by_id = {e["id"]: e for e in row.state["entrants"]}
-        table = swiss_standings(by_id, self.results(row.state))
-        return [(by_id[i], pts, bh, sb) for i, pts, bh, sb in table]
-
-    async def _pair(self, row: TournamentRecord, status: str) -> None:
-        """Pair the next round, start its games; a no-show forfeits. Called under the
-        lock. The round is saved before any game starts."""
+    async def _begin(self, row: TournamentRecord) -> None:
+        own = self.system_of(row.kind, row.system)
+        if own is not None:
+            await self.save(row, await own.begin(self, row), "running")
+            return
         state = dict(row.state)
-        points = {e["id"]: p for e, p, _, _ in self.standings(row)}
-        seats: dict[int, list[int]] = {e["id"]: [] for e in state["entrants"]}
-        opponents: dict[int, list[int | None]] = {e["id"]: [] for e in state["entrants"]}
-        for rnd in state["pairings"]:
-            for p in rnd:
-                seats[p["first"]].append(0)
-                opponents[p["first"]].append(p["second"])
-                if p["second"] is not None:
-                    seats[p["second"]].append(1)
-                    opponents[p["second"]].append(p["first"])
-        playing = [e for e in state["entrants"] if not e.get("withdrawn")]
-        pairs, bye = swiss_pairings([
-            Entrant(e["id"], points[e["id"]], e["rating"], tuple(seats[e["id"]]),
-                    tuple(opponents[e["id"]])) for e in playing])
-        names = {e["id"]: e["name"] for e in state["entrants"]}
-        rnd = [{"first": a, "second": b, "game": None, "score": None} for a, b in pairs]
+        row.status = "running"
+        await self.system(row).begin(row, state)
+
+    async def invite(self, number: int, by: Seat, target: Seat) -> TournamentRecord:
+        """Tell ``target`` of the tournament (now, or at their next login)."""
+        async with self.lock:
+            row = await self.get(number)
+            if not (row.status == "open" or row.status == "running" and self._late(row)):
+                raise GameError(f"Tournament {number} takes no entrants now.")
+            if target.account_id == by.account_id:
+                raise GameError("You need no invitation.")
+            if any(e["id"] == target.account_id for e in row.state["entrants"]):
+                raise GameError(f"{target.name} has entered tournament {number} already.")
+            invited = row.state.get("invited", [])
+            if target.account_id in invited:
+                raise GameError(f"{target.name} has been invited to tournament {number} "
+                                "already.")
+            await self.save(row, {**row.state, "invited": [*invited, target.account_id]},
+                            row.status)
+        self.tell_or_keep(target.account_id, f"{by.name} invites you to tournament {row.id}: "
+                          f"{row.title}. (TOURNEY JOIN {row.id} enters it.)", "invitation")
+        return row
+
+    # -- pairings and their games (called by the systems, under the lock) -------------
+    async def open_round(self, row: TournamentRecord, state: dict[str, Any],
+                         pairs: list[tuple[int, int]], bye: int | None) -> None:
+        """Add a wave of pairings; start the games of those here, give the others
+        ``no_show_seconds`` to come. Saved before any game starts."""
+        wave: list[dict[str, Any]] = [{"first": a, "second": b, "game": None, "score": None}
+                                      for a, b in pairs]
         if bye is not None:
-            rnd.append({"first": bye, "second": None, "game": None, "score": 1.0})
-        for p in rnd:
-            if p["second"] is None:
-                continue
-            here = self.is_online(p["first"]), self.is_online(p["second"])
-            if not all(here):  # a no-show forfeits
-                p["score"] = 0.5 if not any(here) else (1.0 if here[0] else 0.0)
-                p["forfeit"] = True
-        state["pairings"] = [*state["pairings"], rnd]
-        await self._save(row, state, status)
-        kind = self.kinds[row.kind]
+            wave.append({"first": bye, "second": None, "game": None, "score": 1.0})
+        absent = [p for p in wave if p["second"] is not None
+                  and not (self.is_online(p["first"]) and self.is_online(p["second"]))]
+        for p in absent:
+            p["due"] = time.time() + self.settings.no_show_seconds
+        state["pairings"] = [*state["pairings"], wave]
+        await self.save(row, state, "running")
         number = len(state["pairings"])
-        for p in rnd:
+        names = {e["id"]: e["name"] for e in state["entrants"]}
+        what = f"round {number}" if row.system == "swiss" else "your next game"
+        for p in wave:
             if p["second"] is None:
                 self.tell(p["first"], f"Tournament {row.id}, round {number}: you have a bye "
                                       "(a point).")
-                continue
-            if p["score"] is not None:
-                continue
-            try:
-                game = await self.start(kind, (Seat(p["first"], names[p["first"]]),
-                                               Seat(p["second"], names[p["second"]])),
-                                        state["options"])
-            except GameError as err:
-                log.warning("tournament %d: a game could not start: %s", row.id, err)
-                p["score"], p["forfeit"] = 0.5, True
-                continue
-            p["game"] = game.id
-            self.by_game[game.id] = row.id
-        await self._save(row, state, status)
-        self._check_round(row)
+            elif p in absent:
+                for me, other in ((p["first"], p["second"]), (p["second"], p["first"])):
+                    if self.is_online(me):
+                        wait = self.settings.no_show_seconds
+                        self.tell(me, f"Tournament {row.id}, {what}: you play {names[other]}, "
+                                      f"who is not connected; they have {wait:g} "
+                                      f"second{'' if wait == 1 else 's'} to come, or they "
+                                      "forfeit.")
+        for p in list(wave):  # a system may drop a pairing whose game cannot start
+            if p["second"] is not None and "due" not in p:
+                await self._start_game(row, state, p)
+        await self.save(row, state, "running")
 
-    def _check_round(self, row: TournamentRecord) -> None:
-        """Every result of the round is in: pair the next (or finish), in the background."""
-        if row.state["pairings"] and all(p["score"] is not None
-                                         for p in row.state["pairings"][-1]):
-            self.spawn(self._next_round(row.id))
-
-    async def _next_round(self, number: int) -> None:
+    async def _start_game(self, row: TournamentRecord, state: dict[str, Any],
+                          p: dict[str, Any]) -> None:
+        names = {e["id"]: e["name"] for e in state["entrants"]}
+        p.pop("due", None)
         try:
-            await self._next_round_now(number)
-        except Exception:
-            log.exception("tournament %d: the next round failed", number)
+            game = await self.start(self.kinds[row.kind],
+                                    (Seat(p["first"], names[p["first"]]),
+                                     Seat(p["second"], names[p["second"]])), state["options"])
+        except (GameError, RuleError) as err:  # e.g. a deck sold since the JOIN
+            log.warning("tournament %d: a game could not start: %s", row.id, err)
+            for who in (p["first"], p["second"]):
+                self.tell(who, f"Tournament {row.id}: your game with {names[p['first']]} "
+                               f"and {names[p['second']]} could not start: {err}")
+            self.system(row).start_failed(state, p)
+            return
+        p["game"] = game.id
+        if game.id in self.games.live:
+            self.by_game[game.id] = row.id
+        else:  # over already (a resign typed before it began, played as it began)
+            p["score"] = self._score(game)
 
-    async def _next_round_now(self, number: int) -> None:
-        async with self.lock:
-            row = await self.get(number)
-            if row.status != "running" or any(p["score"] is None
-                                              for p in row.state["pairings"][-1]):
-                return
-            if len(row.state["pairings"]) >= row.state["rounds"]:
-                await self._save(row, row.state, "finished")
-                winner = self.standings(row)[0][0]["name"]
-                for e in row.state["entrants"]:
-                    self.tell(e["id"], f"Tournament {row.id} ({row.title}) is over: "
-                                       f"{winner} wins. (TOURNEY {row.id} shows the standings.)")
-                return
-            await self._pair(row, "running")
+    @staticmethod
+    def _score(game: LiveGame) -> float:
+        """The first player's score in a finished game."""
+        outcome = game.outcome
+        return 0.5 if outcome is None or outcome.winner is None else (
+            1.0 if outcome.winner == 0 else 0.0)
+
+    async def _no_shows(self, row: TournamentRecord) -> None:
+        """Start the games of paired players who have come; forfeit those past due."""
+        state = dict(row.state)
+        changed = False
+        for wave in state["pairings"]:
+            for p in list(wave):
+                if p["second"] is None or p["game"] is not None or p["score"] is not None:
+                    continue
+                if "due" not in p:  # paired, then a restart before its game started
+                    p["due"] = time.time() + self.settings.no_show_seconds
+                    changed = True
+                here = self.is_online(p["first"]), self.is_online(p["second"])
+                if all(here):
+                    await self._start_game(row, state, p)
+                    changed = True
+                elif time.time() >= p["due"]:
+                    del p["due"]
+                    p["score"] = 0.5 if not any(here) else (1.0 if here[0] else 0.0)
+                    p["forfeit"] = True
+                    changed = True
+                    for who, came in zip((p["first"], p["second"]), here):
+                        if not came:
+                            await self._bar(who, row)
+        if changed:
+            await self.save(row, state, row.status)
+            await self.system(row).advance(row, state)
+
+    async def _bar(self, account_id: int, row: TournamentRecord) -> None:
+        until = time.time() + self.settings.no_show_bar_hours * 3600
+        reason = f"You did not come to your game in tournament {row.id}"
+        async with self.db.session() as tx:
+            bar = await tx.get(TournamentBar, account_id)
+            if bar is None:
+                tx.add(TournamentBar(account_id=account_id, until=until, reason=reason))
+            else:
+                bar.until, bar.reason = until, reason
+            await tx.commit()
+        self.tell_or_keep(account_id, f"{reason} ({row.title}): you forfeit it, and may "
+                          f"enter tournaments again at {when(until)}.", "tournament")
+
+    async def finish(self, row: TournamentRecord, state: dict[str, Any], winner: str) -> None:
+        await self.save(row, state, "finished")
+        for e in state["entrants"]:
+            self.tell(e["id"], f"Tournament {row.id} ({row.title}) is over: {winner} wins. "
+                               f"(TOURNEY {row.id} shows the standings.)")
 
     def _game_changed(self, game: LiveGame, here: bool) -> None:
         if here or game.id not in self.by_game:
             return
         number = self.by_game.pop(game.id)
-        outcome = game.outcome
-        score = 0.5 if outcome is None or outcome.winner is None else (
-            1.0 if outcome.winner == 0 else 0.0)
-        self.spawn(self._result(number, game.id, score))
+        score = self._score(game)
+        self.spawn(self._guarded(self._result(number, game.id, score),
+                                 f"tournament {number}: game #{game.id}'s result"))
 
     async def _result(self, number: int, game_id: int, score: float) -> None:
-        try:
-            await self._result_now(number, game_id, score)
-        except Exception:
-            log.exception("tournament %d: game #%d's result failed", number, game_id)
-
-    async def _result_now(self, number: int, game_id: int, score: float) -> None:
         async with self.lock:
             row = await self.get(number)
             state = dict(row.state)
-            for p in state["pairings"][-1]:
-                if p["game"] == game_id:
-                    p["score"] = score
-            await self._save(row, state, row.status)
-        self._check_round(row)
+            for wave in state["pairings"]:
+                for p in wave:
+                    if p["game"] == game_id:
+                        p["score"] = score
+            await self.save(row, state, row.status)
+            if row.status == "running":
+                await self.system(row).advance(row, state)
 
+    @staticmethod
+    async def _guarded(coro: Any, what: str) -> None:
+        try:
+            await coro
+        except Exception:
+            log.exception("%s failed", what)
+
+    # -- the clock ---------------------------------------------------------------------
     async def restore(self) -> None:
-        """After a restart: the games of running tournaments, found again."""
+        """After a restart: the games of running tournaments, found again; the clock."""
         for row in await self.listing():
             own = self.system_of(row.kind, row.system)
             if own is not None:
                 await own.restore(self, row)
                 continue
-            if row.status == "running" and row.state["pairings"]:
-                for p in row.state["pairings"][-1]:
+            for wave in row.state["pairings"] if row.status == "running" else ():
+                for p in wave:
                     if p["game"] is not None and p["score"] is None:
                         self.by_game[p["game"]] = row.id
+        self.spawn(self._clock())
+
+    async def _clock(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.tick)
+            await self._guarded(self.tick(), "the tournament clock")
+
+    async def tick(self, now: float | None = None) -> None:
+        """One look at the clock: open and start scheduled tournaments, and let every
+        running one go on (no-shows; an arena's pairing and end)."""
+        now = time.time() if now is None else now
+        await self.schedule.open_due(now)
+        async with self.lock:
+            for row in await self.listing():
+                if row.status == "open" and row.starts_at is not None and row.starts_at <= now:
+                    await self._due(row)
+                elif row.status == "running" and self.system(row) is not None:
+                    await self._no_shows(row)
+                    if row.status == "running":
+                        await self.system(row).advance(row, dict(row.state))
+
+    async def _due(self, row: TournamentRecord) -> None:
+        """A scheduled tournament's time has come: begin it, or cancel it."""
+        if len(row.state["entrants"]) >= 2:
+            await self._begin(row)
+            for e in row.state["entrants"]:
+                self.tell(e["id"], f"Tournament {row.id} ({row.title}) begins.")
+            return
+        await self.save(row, row.state, "cancelled")
+        for e in row.state["entrants"]:
+            self.tell_or_keep(e["id"], f"Tournament {row.id} ({row.title}) is cancelled: "
+                                       "fewer than two entered.", "tournament")

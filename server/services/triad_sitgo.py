@@ -207,7 +207,7 @@ class SitAndGo:
                 await self._finish(row, state, alive)
                 return False
             if repr(state) != before:
-                await director._save(row, state, row.status)
+                await director.save(row, state, row.status)
         await self._deal(state)
         return True
 
@@ -380,7 +380,7 @@ class SitAndGo:
             winner.update(status="winner", place=1, table=None)
             state["winner"] = int(alive[0])
             state["pending"] = []
-        await director._save(row, state, "finished")
+        await director.save(row, state, "finished")
         name = state["players"][alive[0]]["name"] if alive else "nobody"
         for e in state["entrants"]:
             director.tell(e["id"], f"Tournament {row.id} ({row.title}) is over: {name} "

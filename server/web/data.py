@@ -238,7 +238,8 @@ def seeks_status(listing: dict[str, Any]) -> str:
 # are columns), or a tuple (entrant, number, ...) whose numbers are named by the system.
 COLUMNS = {"swiss": (("points", "Points"), ("buchholz", "Buchholz"),
                      ("sonneborn_berger", "Sonneborn-Berger"))}
-ENTRANT_KEYS = ("entrant", "id", "name", "rating", "withdrawn")
+ENTRANT_KEYS = ("entrant", "id", "name", "rating", "withdrawn",
+                "fire")  # an arena's "on fire" is no column of numbers
 RESULTS = {1.0: "1-0", 0.5: "½-½", 0.0: "0-1"}
 
 
@@ -314,7 +315,9 @@ def tournament_summary(svc: Any, row: Any, parlor: "Parlor") -> dict[str, Any]:
     return {"id": row.id, "title": row.title, "kind": row.kind,
             "kind_title": kind.title if kind else row.kind, "system": row.system,
             "status": row.status, "round": played, "rounds": rounds,
-            "progress": _round_text(row.status, played, rounds),
+            "progress": (_round_text(row.status, played, rounds) if row.status == "open"
+                         or row.system not in svc.systems
+                         else f"{row.status.capitalize()}; {svc.progress(row)}."),
             "entrants": len(state.get("entrants", ())), "winner": winner,
             "href": f"/tournaments/{row.id}"}
 

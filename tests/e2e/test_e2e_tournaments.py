@@ -9,15 +9,15 @@ import re
 from server.models import GameRecord
 from server.services.pairing import Result, swiss_standings
 
-START = re.compile(r"Game #(\d+): Noughts and Crosses, (\w+) vs (\w+)")
+START = re.compile(r"Game #(\d+): Noughts and Crosses, (\w+) vs (\w+) begins")
 
 
 async def _player(client, always: bool) -> None:
     """Plays by giving up: the second player resigns; a player ``always`` resigns."""
     while True:
-        out = await client.expect(r"(Game #\d+: Noughts and Crosses, \w+ vs \w+"
+        out = await client.expect(r"(Game #\d+: Noughts and Crosses, \w+ vs \w+ begins"
                                   r"|Tournament 1 \(.*\) is over)", timeout=30)
-        if "is over" in out:
+        if out.endswith("is over"):  # not "The game is over." after a late RESIGN
             return
         m = START.search(out)
         second = m.group(3) == client.name
@@ -41,7 +41,7 @@ async def test_a_swiss_played_over_sockets(parlor, clients):
     ann.send("tourney start 1")
     tasks = [asyncio.create_task(_player(p, p.name == "Eve")) for p in players]
     await asyncio.wait_for(asyncio.gather(*tasks), 60)
-    assert "round 1 is paired" in ann.seen
+    assert "Tournament 1 begins" in ann.seen
     row = await parlor.host.tournaments.get(1)
     assert row.status == "finished"
     rounds = row.state["pairings"]

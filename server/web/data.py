@@ -316,7 +316,6 @@ def tournament_summary(svc: Any, row: Any, parlor: "Parlor") -> dict[str, Any]:
             "kind_title": kind.title if kind else row.kind, "system": row.system,
             "status": row.status, "round": played, "rounds": rounds,
             "progress": (_round_text(row.status, played, rounds) if row.status == "open"
-                         or row.system not in svc.systems
                          else f"{row.status.capitalize()}; {svc.progress(row)}."),
             "entrants": len(state.get("entrants", ())), "winner": winner,
             "href": f"/tournaments/{row.id}"}

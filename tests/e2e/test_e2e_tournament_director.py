@@ -143,7 +143,8 @@ async def test_scheduled_tournaments_open_ahead_and_start_or_cancel(sqlite_url, 
     parlor = await _parlor(sqlite_url, open_minutes=30, schedule=(
         _entry(game="ttt", system="swiss", rounds=1, at=at),
         _entry(game="ttt", system="arena", minutes=5, at=at, day="daily"),
-        _entry(game="pyr", system="par", rounds=6, at=at)))
+        _entry(game="pyr", system="par", rounds=6, at=at),
+        _entry(game="pyr", system="swiss", rounds=3, at=at)))
     svc = parlor.host.tournaments
     ann, bea = await _players(parlor, "Ann", "Bea")
     try:
@@ -155,9 +156,9 @@ async def test_scheduled_tournaments_open_ahead_and_start_or_cancel(sqlite_url, 
             await svc.tick(now=due - 28 * 60)  # opened once
         rows = sorted(await svc.listing(), key=lambda r: r.id)
         assert [(r.system, r.status, r.starts_at) for r in rows] == [
-            ("swiss", "open", due), ("arena", "open", due)]
-        assert "scheduled tournament 3 (pyr par" in caplog.text and "no PAR tournament" \
-            in caplog.text.replace("There is no PAR", "no PAR")
+            ("swiss", "open", due), ("arena", "open", due), ("par", "open", due)]
+        assert "scheduled tournament 4 (pyr swiss" in caplog.text \
+            and "for games of two" in caplog.text  # refused by the director: not opened
         await ann.cmd("tourney", r"Noughts and Crosses Swiss, 1 round \(unranked\) +open +0")
         await ann.cmd(f"tourney {rows[0].id}", "Starts at ")
         await ann.cmd(f"tourney join {rows[0].id}", "You enter")
@@ -181,7 +182,7 @@ async def test_an_arena_takes_late_entrants_and_pauses(sqlite_url):
     try:
         await ann.cmd("tourney create ttt arena 30", "Tournament 1 is open")
         await ann.cmd("tourney create ttt knockout 3", r"There is no KNOCKOUT tournament "
-                      r"here; there are SWISS, ARENA\.")
+                      r"of Noughts and Crosses; there are SWISS, ARENA\.")
         await ann.cmd("tourney join 1", "You enter")
         await bea.cmd("tourney join 1", "You enter")
         await ann.cmd("tourney start 1", r"Game #1: Noughts and Crosses, \w+ vs \w+ begins")

@@ -252,3 +252,32 @@ async def test_readers_of_one_tournament_change_share_one_read(parlor, door, htt
         for lines in streams:
             [line async for line in lines]  # each has ended (else this would wait)
     assert not door.streams and ("tournament", row.id) not in door.watchers.open
+
+
+async def test_a_par_tournament_and_a_sit_and_go_on_the_pages_seal_their_deals(
+        parlor, door, http, clients):
+    """A game's own systems on /tournaments and /tournaments/<n> (and JSON): standings from
+    the system, and nothing of a Par tournament's sealed deals while it runs."""
+    svc = parlor.host.tournaments
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    me = Seat((await parlor.accounts.get("Alice")).id, "Alice")
+    par = await svc.create("pyr", "par", 2, {}, me, True)
+    sitgo = await svc.create("triad", "sitgo", 100, {}, me, True)
+    for name in ("Alice", "Bob"):
+        seat = Seat((await parlor.accounts.get(name)).id, name)
+        await svc.join(par.id, seat)
+        await svc.join(sitgo.id, seat)
+    await svc.begin(par.id, me, True)
+    seeds = (await svc.get(par.id)).state["sealed"]["seeds"]
+    listing = await http.get("/tournaments")
+    assert listing.status_code == 200 and "Pyramid Par" in listing.text
+    for path in (f"/tournaments/{par.id}", f"/api/tournaments/{par.id}", "/api/tournaments",
+                 f"/tournaments/{sitgo.id}", f"/api/tournaments/{sitgo.id}"):
+        r = await http.get(path)
+        assert r.status_code == 200, path
+        assert not any(str(seed) in r.text for seed in seeds), path  # sealed
+    page = (await http.get(f"/api/tournaments/{par.id}")).json()
+    assert [row["name"] for row in page["standings"]["rows"]] == ["Alice", "Bob"]
+    for c in (alice, bob):
+        await c.close()

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, RedisError
 
 from server.bus import Event
 from server.hosting import Seat
@@ -78,6 +78,42 @@ class RemotePlayer:
         return {"id": self.account_id, "name": self.name, "room": self.room,
                 "node": self.node, "admin": self.is_admin, "since": self.since,
                 "active": self.active}
+
+
+class ClusterLock:
+    """An ``async with`` lock held by one coroutine of one node at a time: a local
+    ``asyncio.Lock`` (this node's coroutines queue here), then redis-py's lock in Redis
+    (the nodes queue there). The tournament director runs every change of a tournament
+    under it, so two nodes never pair one round twice. The Redis lock expires after
+    ``timeout`` seconds should its node die holding it."""
+
+    def __init__(self, redis: aioredis.Redis, name: str, timeout: float = 60.0) -> None:
+        self.redis = redis
+        self.name = name
+        self.timeout = timeout
+        self._local = asyncio.Lock()
+        self._held: Any = None
+
+    async def __aenter__(self) -> None:
+        await self._local.acquire()
+        try:
+            held = self.redis.lock(self.name, timeout=self.timeout, thread_local=False,
+                                   blocking_timeout=self.timeout)
+            if not await held.acquire():
+                raise TimeoutError(f"{self.name}: not acquired in {self.timeout:g} s")
+            self._held = held
+        except BaseException:
+            self._local.release()
+            raise
+
+    async def __aexit__(self, *exc: Any) -> None:
+        held, self._held = self._held, None
+        try:
+            await held.release()
+        except (RedisError, OSError, LockError):  # expired, or Redis away: nothing to free
+            log.warning("cluster: %s was no longer held when released", self.name)
+        finally:
+            self._local.release()
 
 
 def _entry(session: "Session", node: str) -> dict[str, Any]:
@@ -141,6 +177,7 @@ class Cluster:
         host.elsewhere = self
         host.seeks.new_id = self._new_seek_id
         host.seeks.claim = self._claim_seek
+        host.tournaments.lock = ClusterLock(self.redis, PREFIX + "tournaments")
         await self._purge(self.node)  # what a former run of this node left (killed)
         await self._load_roster()
         await self._load_games()

@@ -26,8 +26,9 @@ tournament, ``server/services/pyramid_par.py``; Triad's sit-and-go,
 ``server/services/triad_sitgo.py``): the director keeps their rows, entrants, quota and
 schedule, and hands them the start, their games and their standings (``system_of``).
 
-Not yet: in a cluster every node runs this clock and pairs; only one node should (a
-lease like a game's), and that is not built.
+In a cluster every node runs this clock, and ``lock`` is one lock for every node
+(``server/cluster.py``'s ``ClusterLock``): each change reads the row afresh under it, so
+a round is paired once, whichever node sees its last result.
 """
 
 from __future__ import annotations
@@ -448,8 +449,8 @@ class Tournaments:
         """One look at the clock: open and start scheduled tournaments, and let every
         running one go on (no-shows; an arena's pairing and end)."""
         now = time.time() if now is None else now
-        await self.schedule.open_due(now)
-        async with self.lock:
+        async with self.lock:  # one node at a time (server/cluster.py: a lock in Redis)
+            await self.schedule.open_due(now)
             for row in await self.listing():
                 if row.status == "open" and row.starts_at is not None and row.starts_at <= now:
                     await self._due(row)

@@ -326,3 +326,55 @@ async def test_the_computer_plays_on_when_its_game_changes_node(three):
     async with beta.db.session() as tx:
         assert await ledger.audit(tx) == []
     await again.close()
+
+
+async def test_a_swiss_tournament_with_players_on_every_node_pairs_each_round_once(three):
+    """Six players on three nodes; every node's director sees results of the games it
+    drives and every node's clock ticks; the lock every node shares pairs each round once."""
+    from tests.e2e.test_e2e_tournaments import _player as resigner
+    names = ["Ann", "Bea", "Cal", "Dan", "Eve", "Fay"]
+    players = [await _player(three[k % 3], n) for k, n in enumerate(names)]
+    await _settle(lambda: all(p.online_count == 6 for p in three))
+    ann = players[0]
+    await ann.cmd("tourney create ttt swiss 3", r"Tournament 1 is open")
+    for p in players:
+        await p.cmd("tourney join 1", "You enter tournament 1", timeout=10)
+    ann.send("tourney start 1")
+    await asyncio.wait_for(asyncio.gather(*(resigner(p, p.name == "Fay") for p in players)),
+                           90)
+    row = await three[1].host.tournaments.get(1)
+    assert row.status == "finished" and len(row.state["pairings"]) == 3
+    met = [tuple(sorted((p["first"], p["second"]))) for r in row.state["pairings"] for p in r]
+    assert len(met) == len(set(met)) == 9, met  # three pairs a round, none twice
+    games = [p["game"] for r in row.state["pairings"] for p in r]
+    async with three[2].db.session() as tx:
+        started = await tx.scalar(sa.select(sa.func.count()).select_from(GameRecord))
+    assert started == len(set(games)) == 9  # no round's games started twice
+    for c in players:
+        await c.close()
+
+
+async def test_results_written_on_two_nodes_at_once_are_both_kept(three):
+    """Two games of one round end at the same moment on two nodes: under the lock every
+    node shares, neither result overwrites the other, and the round is complete once."""
+    alpha, beta, _gamma = three
+    names = ["Ann", "Bea", "Cal", "Dan"]
+    players = [await _player(alpha, n) for n in names]
+    await _settle(lambda: beta.online_count == 4)
+    await players[0].cmd("tourney create ttt swiss 1", r"Tournament 1 is open")
+    for p in players:
+        await p.cmd("tourney join 1", "You enter tournament 1")
+    await players[0].cmd("tourney start 1", "Tournament 1 begins")
+    row = await alpha.host.tournaments.get(1)
+    first, second = (p["game"] for p in row.state["pairings"][0])
+    # at once: without one lock for both nodes the two writes interleave at every await
+    await asyncio.gather(alpha.host.tournaments._result(1, first, 1.0),
+                         beta.host.tournaments._result(1, second, 0.0))
+    row = await gamma_row(three, 1)
+    assert [p["score"] for p in row.state["pairings"][0]] == [1.0, 0.0]
+    for c in players:
+        await c.close()
+
+
+async def gamma_row(three, number: int):  # noqa: ANN001
+    return await three[2].host.tournaments.get(number)

@@ -143,10 +143,12 @@ class ParTournament:
                 return
             await self._unseal(state)
             await director.save(row, state, "finished")
-        places = self.standings(row)
-        winner = places[0]["name"] if places and places[0]["total"] is not None else "nobody"
+        first = [x["name"] for x in self.standings(row) if x["place"] == 1]
+        said = (f"{first[0]} wins" if len(first) == 1 else "nobody wins" if not first else
+                f"{first[0]} and {first[1]} share first place" if len(first) == 2 else
+                f"{len(first)} entrants share first place")
         for e in row.state["entrants"]:
-            director.tell(e["id"], f"Tournament {row.id} ({row.title}) is over: {winner} wins. "
+            director.tell(e["id"], f"Tournament {row.id} ({row.title}) is over: {said}. "
                                    f"(TOURNEY {row.id} shows the standings.)")
         director.spawn(self._best(number))
 

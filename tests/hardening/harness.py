@@ -228,7 +228,8 @@ class Harness:
     def busy(self) -> list[str]:
         """Background work of the host that may change state by itself right now (a
         computer's move, a helper playing for someone): its coroutine names."""
-        quiet = {"_timeout", "_presence"}  # clocks: they sleep far longer than a test step
+        # clocks: they sleep far longer than a test step (a game's, a tournament director's)
+        quiet = {"_timeout", "_presence", "_clock"}
         names = []
         for task in self.parlor.host.turns._tasks:
             if task.done():

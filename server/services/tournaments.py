@@ -147,17 +147,20 @@ class Tournaments:
         kind = self.kinds[kind_key]
         own = self.system_of(kind_key, system)
         if own is not None:  # ``length``: the system's own number (deals, a stack)
-            return await self._create_own(own, kind_key, length, options, by, admin,
-                                          starts_at)
-        if system not in self.systems:
-            names = [*self.systems, *kind.tournament_systems()]
-            raise GameError(f"There is no {system.upper()} tournament of {kind.title}; there "
-                            f"are {', '.join(s.upper() for s in names)}.")
-        if kind.seats != 2 or kind.min_seats != 2 or kind.open_table:
-            raise GameError(f"A {system.capitalize()} tournament is for games of two; "
-                            f"{kind.title} is not one.")
-        runner = self.systems[system]
-        runner.check(kind, length)
+            title, state = own.new(length, options)  # its own one-line refusals
+            system = own.name
+        else:
+            if system not in self.systems:
+                names = [*self.systems, *kind.tournament_systems()]
+                raise GameError(f"There is no {system.upper()} tournament of {kind.title}; "
+                                f"there are {', '.join(s.upper() for s in names)}.")
+            if kind.seats != 2 or kind.min_seats != 2 or kind.open_table:
+                raise GameError(f"A {system.capitalize()} tournament is for games of two; "
+                                f"{kind.title} is not one.")
+            runner = self.systems[system]
+            runner.check(kind, length)
+            title = runner.title(kind, length, kind.describe_options(options))[:80]
+            state = runner.initial_state(length, options)
         if not admin and by is not None:
             mine = [t for t in await self.listing() if t.created_by == by.account_id]
             if len(mine) >= PLAYER_QUOTA:
@@ -165,29 +168,8 @@ class Tournaments:
         now = time.time()
         row = TournamentRecord(
             kind=kind_key, system=system, status="open",
-            created_by=by.account_id if by else None,
-            title=runner.title(kind, length, kind.describe_options(options))[:80],
-            state=runner.initial_state(length, options), version=0, starts_at=starts_at,
-            created_at=now, updated_at=now)
-        async with self.db.session() as tx:
-            tx.add(row)
-            await tx.commit()
-        self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": "open"}))
-        return row
-
-    async def _create_own(self, own: Any, kind_key: str, number: int,
-                          options: dict[str, Any], by: Seat | None, admin: bool,
-                          starts_at: float | None) -> TournamentRecord:
-        if not admin and by is not None:
-            mine = [t for t in await self.listing() if t.created_by == by.account_id]
-            if len(mine) >= PLAYER_QUOTA:
-                raise GameError(f"You may run {PLAYER_QUOTA} tournament at a time.")
-        title, state = own.new(number, options)
-        now = time.time()
-        row = TournamentRecord(kind=kind_key, system=own.name, status="open",
-                               created_by=by.account_id if by else None, title=title,
-                               state=state, version=0, starts_at=starts_at,
-                               created_at=now, updated_at=now)
+            created_by=by.account_id if by else None, title=title, state=state, version=0,
+            starts_at=starts_at, created_at=now, updated_at=now)
         async with self.db.session() as tx:
             tx.add(row)
             await tx.commit()

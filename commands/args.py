@@ -5,12 +5,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from commands.registry import CommandError, UsageError
+from server.hosting import Seat
+from server.services.live import GameError
 from server.text import a
 
 if TYPE_CHECKING:
     from commands.registry import Context
     from server.models import Account
     from server.session import Session
+
+
+def me(ctx: "Context") -> Seat:
+    """The player typing, as a game's seat."""
+    return Seat(ctx.account.id, ctx.account.name)
+
+
+async def guarded(coro):  # noqa: ANN001, ANN201
+    """Await ``coro``; a refusal of the host's (``GameError``) is the command's error."""
+    try:
+        return await coro
+    except GameError as err:
+        raise CommandError(str(err)) from None
 
 
 def words(rest: str, least: int = 0, most: int | None = None) -> list[str]:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
-from server.hosting import Seat
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import rating_text
 from server.text import bold, counted, table, wrap
@@ -18,9 +17,6 @@ if TYPE_CHECKING:
     from server.hosting import GameKind
 
 
-
-def _me(ctx: Context) -> Seat:
-    return Seat(ctx.account.id, ctx.account.name)
 
 
 def _kind_named(ctx: Context, word: str) -> "GameKind":
@@ -40,13 +36,6 @@ def _kind_named(ctx: Context, word: str) -> "GameKind":
     known = ", ".join(k.prefix for k in kinds)
     raise CommandError(f"There is no game called {word!r}. Games: {known}.")
 
-
-async def _guard(coro):  # noqa: ANN001, ANN202
-    """Turn the host's refusals into command errors."""
-    try:
-        return await coro
-    except GameError as err:
-        raise CommandError(str(err)) from None
 
 
 async def _games_table(ctx: Context, kind_key: str | None = None) -> str:
@@ -112,7 +101,7 @@ async def replay(ctx: Context, rest: str) -> None:
     parts = args.words(rest, 1, 2)
     number = args.game_number(parts[0])
     upto = args.whole_number(parts[1], what="move number") if len(parts) > 1 else None
-    game, moves, words = await _guard(ctx.host.records.replay_told(number, upto))
+    game, moves, words = await args.guarded(ctx.host.records.replay_told(number, upto))
     lines = [bold(game.title)]
     if upto is None:
         for move, said in zip(moves, words):
@@ -155,13 +144,13 @@ async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
             names = ", ".join(sorted({o.challenger.name for o in offers}))
             raise CommandError(f"Offers from {names}: ACCEPT <person> takes one.")
         name = offers[0].challenger.name
-    await _guard(ctx.host.accept(kind_key, _me(ctx), name))
+    await args.guarded(ctx.host.accept(kind_key, args.me(ctx), name))
 
 
 async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     name = args.words(rest, 1, 1)[0]
     try:
-        offer = ctx.host.decline(kind_key, _me(ctx), name)
+        offer = ctx.host.decline(kind_key, args.me(ctx), name)
     except GameError as err:
         raise CommandError(str(err)) from None
     ctx.send(f"You decline {offer.challenger.name}'s offer of {offer.describe()}.")
@@ -170,7 +159,7 @@ async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
 async def withdraw(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     parts = args.words(rest, 0, 1)
     try:
-        gone = ctx.host.withdraw(kind_key, _me(ctx), parts[0] if parts else None)
+        gone = ctx.host.withdraw(kind_key, args.me(ctx), parts[0] if parts else None)
     except GameError as err:
         raise CommandError(str(err)) from None
     for offer in gone:
@@ -186,7 +175,7 @@ async def claim(ctx: Context, rest: str, kind_key: str | None = None) -> None:
         if not waiting:
             raise CommandError("None of your opponents is away; there is nothing to claim.")
         kind_key = waiting[0].kind.key
-    await _guard(host.claim(ctx.account.id, kind_key))
+    await args.guarded(host.claim(ctx.account.id, kind_key))
 
 
 async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None:
@@ -254,7 +243,7 @@ def _say(ctx: Context, lines: list[str]) -> None:
 
 async def _last_words(ctx: Context, game: LiveGame) -> str:
     """The last move of ``game`` that its viewer may be told, in words."""
-    _, moves, words = await _guard(ctx.host.records.replay_told(game.id))
+    _, moves, words = await args.guarded(ctx.host.records.replay_told(game.id))
     if not moves:
         return f"Game #{game.id}: no move yet."
     return f"Game #{game.id}, move {moves[-1].seq}: {words[-1]}"
@@ -337,7 +326,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         if host.game_of(ctx.account.id, key) is None:
             raise CommandError(f"{p} {rest.split()[0].upper()}: there is no such {p} command, "
                                f"and you are not playing {kind.title}. Type {p} HELP.")
-        await _guard(host.act_text(ctx.account.id, key, rest))
+        await args.guarded(host.act_text(ctx.account.id, key, rest))
 
     async def challenge(ctx: Context, rest: str) -> None:
         parts = args.words(rest, 1)
@@ -351,17 +340,17 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 raise CommandError(f"{kind.title} has no {word.upper()} level; the computer "
                                    f"plays {_either(kind.levels)}.")
             options = kind.parse_options(options_words)
-            await _guard(ctx.host.play_computer(key, _me(ctx), level, options))
+            await args.guarded(ctx.host.play_computer(key, args.me(ctx), level, options))
             return
         options = kind.parse_options(options_words)
-        offer = await _guard(ctx.host.offer(key, _me(ctx), target, options))
+        offer = await args.guarded(ctx.host.offer(key, args.me(ctx), target, options))
         ctx.send(f"You challenge {offer.target.name} to {offer.describe()}. "
                  f"({p} WITHDRAW to take it back.)")
 
     async def rematch(ctx: Context, rest: str) -> None:
         parts = args.words(rest, 0, 1)
-        record, started = await _guard(ctx.host.rematch(
-            key, _me(ctx), parts[0] if parts else None))
+        record, started = await args.guarded(ctx.host.rematch(
+            key, args.me(ctx), parts[0] if parts else None))
         if isinstance(started, Offer):
             ctx.send(f"You challenge {started.target.name} to {started.describe()}, a rematch "
                      f"of game #{record.id}. ({p} WITHDRAW to take it back.)")
@@ -408,7 +397,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
 
     async def resign(ctx: Context, rest: str) -> None:
         args.words(rest, 0, 0)
-        await _guard(ctx.host.resign(ctx.account.id, key))
+        await args.guarded(ctx.host.resign(ctx.account.id, key))
 
     async def help_kind(ctx: Context, rest: str) -> None:
         await basics.help_(ctx, f"{p} {rest}".strip())

@@ -25,7 +25,6 @@ from games.pyramid import match as engine
 from games.pyramid import notation, rules
 from games.pyramid.cards import card_text
 from games.pyramid.match import sentence
-from server.hosting import Seat
 from server.services import pyramid
 from server.services.games import GameError, LiveGame
 from server.services.pyramid import BELL, KEY, SOUNDS, SPEEDS, Prefs
@@ -39,9 +38,6 @@ def _svc(ctx: Context) -> pyramid.Pyramid:
     """Pyramid's service: its kind as the host hosts it."""
     return ctx.host.kind(KEY)
 
-
-def _me(ctx: Context) -> Seat:
-    return Seat(ctx.account.id, ctx.account.name)
 
 
 def _game(ctx: Context) -> LiveGame | None:
@@ -59,12 +55,6 @@ def _playing(ctx: Context) -> LiveGame:
 def _tournament(game: LiveGame | None) -> bool:
     return game is not None and game.state.mode == "tournament"
 
-
-async def _guard(coro):  # noqa: ANN001, ANN202
-    try:
-        return await coro
-    except GameError as err:
-        raise CommandError(str(err)) from None
 
 
 def _say(ctx: Context, text: str) -> None:
@@ -88,7 +78,7 @@ def _standing(match: rules.State) -> str:
 async def _end_standard(ctx: Context, game: LiveGame) -> None:
     """End the player's standard game as it stands (it is scored, told and analysed)."""
     _svc(ctx).stop_auto(ctx.account.id)
-    await _guard(ctx.host.act(ctx.account.id, KEY, rules.END))
+    await args.guarded(ctx.host.act(ctx.account.id, KEY, rules.END))
 
 
 def _refuse(ctx: Context, prefs: Prefs, message: str) -> None:
@@ -153,7 +143,7 @@ async def new(ctx: Context, rest: str) -> None:
     svc = _svc(ctx)
     game = _game(ctx)
     if game is None:
-        await _guard(svc.start_standard(_me(ctx)))
+        await args.guarded(svc.start_standard(args.me(ctx)))
         return
     seat = game.seat_of(ctx.account.id)
     table_ = game.state
@@ -163,7 +153,7 @@ async def new(ctx: Context, rest: str) -> None:
                       "Type PYR NEW YES to deal a new one.")
             return
         await _end_standard(ctx, game)
-        await _guard(svc.start_standard(_me(ctx)))
+        await args.guarded(svc.start_standard(args.me(ctx)))
         return
     engine.check_close(table_, seat, engine.RENEW)  # refused against a person
     if not yes:
@@ -171,8 +161,8 @@ async def new(ctx: Context, rest: str) -> None:
                   "match with the same settings. Type PYR NEW YES to do it (PYR SAVE puts "
                   "this one away instead).")
         return
-    await _guard(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.RENEW)))
-    await _guard(svc.restart(game))
+    await args.guarded(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.RENEW)))
+    await args.guarded(svc.restart(game))
 
 
 async def quit_(ctx: Context, rest: str) -> None:
@@ -260,7 +250,7 @@ async def tour(ctx: Context, rest: str) -> None:
         if len(parts) > 1:
             raise UsageError()
         if await _leave_standard(ctx, yes, f"PYR TOUR {what.upper()}"):
-            await _guard(svc.start_tournament(_me(ctx)))
+            await args.guarded(svc.start_tournament(args.me(ctx)))
         return
     if what in ("computer", "cpu"):
         if len(parts) > 2 or (len(parts) == 2 and parts[1].lower() not in engine.LEVELS):
@@ -268,7 +258,7 @@ async def tour(ctx: Context, rest: str) -> None:
         level = parts[1].lower() if len(parts) == 2 else "normal"
         if await _leave_standard(ctx, yes, f"PYR TOUR {' '.join(parts).upper()}"):
             prefs = svc.prefs(ctx.account)
-            await _guard(svc.start_tournament(_me(ctx), level, prefs.same_deck))
+            await args.guarded(svc.start_tournament(args.me(ctx), level, prefs.same_deck))
         return
     if what in ("human", "person", "player"):
         parts = parts[1:]
@@ -281,7 +271,7 @@ async def tour(ctx: Context, rest: str) -> None:
     if not await _leave_standard(ctx, yes, f"PYR TOUR HUMAN {name}"):
         return
     prefs = svc.prefs(ctx.account)
-    offer = await _guard(ctx.host.offer(KEY, _me(ctx), name,
+    offer = await args.guarded(ctx.host.offer(KEY, args.me(ctx), name,
                                         {"mode": "tournament",
                                          "same_deck": prefs.same_deck}))
     ctx.send(f"You offer {offer.target.name} {offer.describe()}. They PYR ACCEPT "
@@ -325,7 +315,7 @@ async def _restore(ctx: Context, parts: list[str], yes: bool) -> None:
         return
     if not await _leave_standard(ctx, yes, f"PYR RESTORE {chosen.id}"):
         return
-    await _guard(svc.restore(_me(ctx), chosen))
+    await args.guarded(svc.restore(args.me(ctx), chosen))
 
 
 async def save(ctx: Context, rest: str) -> None:
@@ -333,7 +323,7 @@ async def save(ctx: Context, rest: str) -> None:
     game = _playing(ctx)
     engine.check_close(game.state, game.seat_of(ctx.account.id), engine.SAVE)
     _svc(ctx).stop_auto(ctx.account.id)
-    await _guard(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.SAVE)))
+    await args.guarded(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.SAVE)))
 
 
 async def exit_(ctx: Context, rest: str) -> None:
@@ -353,7 +343,7 @@ async def exit_(ctx: Context, rest: str) -> None:
             _say(ctx, f"EXIT abandons this tournament ({table_.summary(seat)}). PYR SAVE puts "
                       "it away instead; PYR EXIT YES abandons it.")
         return
-    await _guard(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.EXIT)))
+    await args.guarded(ctx.host.act(ctx.account.id, KEY, engine.Close(engine.EXIT)))
     ctx.send("You are back in standard play: PYR NEW deals a game.")
 
 

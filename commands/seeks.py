@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from commands import args
 from commands.registry import Command, CommandError, Context
-from server.hosting import Seat
 from server.services.formula import NAMES, FormulaError
 from server.services.live import GameError, LiveGame
 from server.services.seeks import Seek, parse_range
@@ -17,15 +16,6 @@ if TYPE_CHECKING:
     from server.hosting import GameKind
 
 
-def _me(ctx: Context) -> Seat:
-    return Seat(ctx.account.id, ctx.account.name)
-
-
-async def _guard(coro):  # noqa: ANN001, ANN202
-    try:
-        return await coro
-    except GameError as err:
-        raise CommandError(str(err)) from None
 
 
 def seek_command(kind: "GameKind") -> Command:
@@ -46,7 +36,7 @@ def seek_command(kind: "GameKind") -> Command:
         if any(w.lower() == "unranked" for w in words):  # the default: no option to say it
             words = [w for w in words if w.lower() != "unranked"]
         options = kind.parse_options(words)
-        posted = await _guard(ctx.host.seeks.post(kind.key, _me(ctx), options, low, high))
+        posted = await args.guarded(ctx.host.seeks.post(kind.key, args.me(ctx), options, low, high))
         if isinstance(posted, Seek):
             span = "" if posted.range_text == "any" else f", ratings {posted.range_text}"
             ctx.send(f"Your seek {posted.id} is posted: {posted.describe}{span}. "
@@ -65,7 +55,7 @@ def _seek_rows(seeks: list[Seek]) -> list[str]:
 
 async def seeks_(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
-    shown, hidden = await ctx.host.seeks.visible_to(_me(ctx))
+    shown, hidden = await ctx.host.seeks.visible_to(args.me(ctx))
     ctx.session.gmcp("Seek.List", [s.to_json() for s in shown])
     lines = _seek_rows(shown) if shown else ["Nobody is seeking a game."]
     if hidden:
@@ -78,7 +68,7 @@ async def seeks_(ctx: Context, rest: str) -> None:
 async def play(ctx: Context, rest: str) -> None:
     word = args.words(rest, 1, 1)[0]
     number = args.whole_number(word.lstrip("#"), what="seek number", least=1)
-    await _guard(ctx.host.seeks.take(number, _me(ctx)))
+    await args.guarded(ctx.host.seeks.take(number, args.me(ctx)))
 
 
 async def unseek(ctx: Context, rest: str) -> None:
@@ -107,13 +97,13 @@ async def set_formula(ctx: Context, rest: str) -> None:
         return
     text = None if rest.lower() in ("off", "none", "clear") else rest
     try:
-        formula, started = await host.seeks.set_formula(_me(ctx), text)
+        formula, started = await host.seeks.set_formula(args.me(ctx), text)
     except FormulaError as err:
         raise CommandError(f"{err} It may use {', '.join(NAMES)}.") from None
     except GameError as err:
         raise CommandError(str(err)) from None
     ctx.send(f"Your formula is now: {formula.text}" if formula else "You have no formula now.")
-    for line in await host.seeks.recheck_offers(_me(ctx)):
+    for line in await host.seeks.recheck_offers(args.me(ctx)):
         ctx.send(line)
 
 

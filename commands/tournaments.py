@@ -17,15 +17,6 @@ from server.services.live import GameError
 from server.text import bold, table
 
 
-def _me(ctx: Context) -> Seat:
-    return Seat(ctx.account.id, ctx.account.name)
-
-
-async def _guard(coro):  # noqa: ANN001, ANN202
-    try:
-        return await coro
-    except GameError as err:
-        raise CommandError(str(err)) from None
 
 
 def _points(x: float) -> str:
@@ -62,7 +53,7 @@ async def tourney(ctx: Context, rest: str) -> None:
         ctx.send("\n".join(table(["#", "Tournament", "Status", "Entrants"], [
             [str(t.id), t.title, t.status, str(len(t.state["entrants"]))] for t in rows])))
         return
-    row = await _guard(svc.get(args.whole_number(parts[0].lstrip("#"), what="tournament number")))
+    row = await args.guarded(svc.get(args.whole_number(parts[0].lstrip("#"), what="tournament number")))
     own = svc.system_of(row.kind, row.system)
     if own is not None:  # a game's own system (Par, sit-and-go)
         ctx.send("\n".join(own_standings(row, own, min(ctx.session.width, 80))))
@@ -109,7 +100,7 @@ async def create(ctx: Context, rest: str) -> None:
         length = args.whole_number(parts[2], what="number of minutes" if system == "arena"
                                    else "number of rounds", least=1)
         options = kind.parse_options(parts[3:])
-    row = await _guard(ctx.host.tournaments.create(kind.key, system, length, options, _me(ctx),
+    row = await args.guarded(ctx.host.tournaments.create(kind.key, system, length, options, args.me(ctx),
                                                    ctx.session.is_admin))
     ctx.send(f"Tournament {row.id} is open: {row.title}. (TOURNEY JOIN {row.id} enters it; "
              f"TOURNEY START {row.id} begins it.)")
@@ -159,7 +150,7 @@ async def invite(ctx: Context, rest: str) -> None:
     number_text, name = args.words(rest, 2, 2)
     number = args.whole_number(number_text.lstrip("#"), what="tournament number")
     acc = await args.account(ctx, name)
-    row = await _guard(ctx.host.tournaments.invite(number, _me(ctx), Seat(acc.id, acc.name)))
+    row = await args.guarded(ctx.host.tournaments.invite(number, args.me(ctx), Seat(acc.id, acc.name)))
     ctx.send(f"You invite {acc.name} to tournament {row.id}.")
 
 
@@ -167,7 +158,7 @@ def _numbered(fn, done: str):  # noqa: ANN001, ANN202
     async def handler(ctx: Context, rest: str) -> None:
         number = args.whole_number(args.words(rest, 1, 1)[0].lstrip("#"),
                                    what="tournament number")
-        row = await _guard(fn(ctx, number))
+        row = await args.guarded(fn(ctx, number))
         ctx.send(done.format(n=row.id, title=row.title))
     return handler
 
@@ -185,18 +176,18 @@ COMMANDS = [
                         "row); or a system of the game's own, which its HELP names (a Par "
                         "tournament, a sit-and-go)."),
                 Command("join", _numbered(
-                    lambda ctx, n: ctx.host.tournaments.join(n, _me(ctx)),
+                    lambda ctx, n: ctx.host.tournaments.join(n, args.me(ctx)),
                     "You enter tournament {n}: {title}."), "TOURNEY JOIN <n>",
                     "Enter an open tournament (an arena: also while it runs; again after "
                     "a WITHDRAW). A player who missed a tournament game may not enter "
                     "for a while."),
                 Command("withdraw", _numbered(
-                    lambda ctx, n: ctx.host.tournaments.withdraw(n, _me(ctx)),
+                    lambda ctx, n: ctx.host.tournaments.withdraw(n, args.me(ctx)),
                     "You withdraw from tournament {n}."), "TOURNEY WITHDRAW <n>",
                     "Leave a tournament (a game in play is played out); in an arena, a "
                     "pause until you JOIN again."),
                 Command("start", _numbered(
-                    lambda ctx, n: ctx.host.tournaments.begin(n, _me(ctx),
+                    lambda ctx, n: ctx.host.tournaments.begin(n, args.me(ctx),
                                                               ctx.session.is_admin),
                     "Tournament {n} begins."), "TOURNEY START <n>",
                     "Begin your tournament: its first games are paired and start. A "

@@ -11,7 +11,6 @@ the table what happened once it is committed.
 from __future__ import annotations
 
 from commands import args
-from commands.games import _guard
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.triad import spoken as triad_spoken
 from games.errors import BadNotation, IllegalAction
@@ -92,7 +91,7 @@ async def _act(ctx: Context, text: str, seat_change: bool = False) -> None:
     except BadNotation as err:
         raise UsageError(str(err)) from None
     _seated(ctx)
-    await _guard(ctx.host.act(ctx.account.id, KEY, action, seat_change=seat_change))
+    await args.guarded(ctx.host.act(ctx.account.id, KEY, action, seat_change=seat_change))
 
 
 def _amount(word: str) -> int:
@@ -160,7 +159,7 @@ async def open_(ctx: Context, rest: str) -> None:
         options = engine.table_options(opening, limit, seats, buyin)
     except IllegalAction as err:
         raise UsageError(str(err)) from None
-    game = await _guard(_tables(ctx).open(ctx.account.id, ctx.account.name, options))
+    game = await args.guarded(_tables(ctx).open(ctx.account.id, ctx.account.name, options))
     ctx.send(f"You open Triad table #{game.id} ({engine.describe_options(options)}) and sit "
              f"in seat 1 with {options['buyin']} cubits. Others can TRIAD JOIN {game.id}; "
              "TRIAD BOT seats a computer player; TRIAD START deals the first hand.")
@@ -178,7 +177,7 @@ async def join(ctx: Context, rest: str) -> None:
         ctx.session.unsubscribe(f"game:{number}")
         ctx.session.watching.discard(number)
     try:
-        await _guard(_tables(ctx).join(ctx.account.id, ctx.account.name, number, stack))
+        await args.guarded(_tables(ctx).join(ctx.account.id, ctx.account.name, number, stack))
     except Exception:
         if watching:
             ctx.session.subscribe(f"game:{number}")
@@ -214,7 +213,7 @@ async def bot(ctx: Context, rest: str) -> None:
         raise UsageError(f"{parts[0]!r} is not a number of computer players (1-5) or a "
                          "level (EASY, NORMAL, HARD).")
     _seated(ctx)
-    await _guard(_tables(ctx).add_bots(ctx.account.id, count, level))
+    await args.guarded(_tables(ctx).add_bots(ctx.account.id, count, level))
 
 
 # -- betting and the draw -------------------------------------------------------------------------

@@ -67,12 +67,6 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of process ``pid`` so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def pct(values: list[float], q: float) -> float:
     return load.percentile(sorted(values), q)
 
@@ -165,7 +159,7 @@ async def run(ns: argparse.Namespace) -> int:
         # the paced load, and the probes while it runs
         phase = asyncio.gather(*(p.phase("paced", list(load.DEFAULT_COMMANDS), ns.warmup,
                                          ns.duration, ns.interval) for p in pools))
-        cpu_before = [cpu_seconds(n.proc.pid) for n in nodes]
+        cpu_before = [n.cpu() for n in nodes]
         phase_started = time.perf_counter()
         await asyncio.sleep(ns.warmup)
         a, b = nodes[0].port, nodes[1].port
@@ -178,7 +172,7 @@ async def run(ns: argparse.Namespace) -> int:
         cross_move = await move_times(alice, carol, "ProbeA", "ProbeC", ns.games)
         results = await phase
         wall = time.perf_counter() - phase_started
-        busy = [(cpu_seconds(n.proc.pid) - b) / wall for n, b in zip(nodes, cpu_before)]
+        busy = [(n.cpu() - b) / wall for n, b in zip(nodes, cpu_before)]
         for label, result, cpu in zip("ab", results, busy):
             lat = [x / 1e3 for part in result for x in part["latencies"]]
             sent = sum(part["sent"] for part in result)

@@ -247,7 +247,7 @@ class Pages:
             except GameError as err:
                 raise HTTPException(404, str(err)) from None
             return self.page("replay.html", game=replay)
-        self._shown(game.frame(None, with_view=False))
+        self._shown({"game": game.id, "withheld": game.kind.withheld(game.state)})
         # Many readers of one game get one drawing per change of the game.
         key = (game.id, game.version, game.outcome is not None, self.parlor.host.watchers(game.id))
         html = self.game_pages.get(key)

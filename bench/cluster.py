@@ -111,19 +111,29 @@ async def move_times(first: Client, second: Client, first_name: str, second_name
     return times
 
 
-async def run(ns: argparse.Namespace) -> int:
+def stores():  # noqa: ANN201
+    """A throwaway PostgreSQL and Redis (the test suite's), started; None (and a line
+    saying why) when either is not installed. The caller stops both."""
     from tests.support.postgres import ThrowawayPostgres
     from tests.support.redis import ThrowawayRedis
 
-    load.raise_fd_limit()
-    folder = Path(tempfile.mkdtemp(prefix="esterport-cluster-bench-"))
     pg, redis = ThrowawayPostgres(), ThrowawayRedis()
     if not pg.available or not redis.available:
         print("needs PostgreSQL (initdb, pg_ctl) and redis-server", file=sys.stderr)
-        return 2
+        return None
     pg.start()
     pg.wait()
     redis.start()
+    return pg, redis
+
+
+async def run(ns: argparse.Namespace) -> int:
+    load.raise_fd_limit()
+    folder = Path(tempfile.mkdtemp(prefix="esterport-cluster-bench-"))
+    started = stores()
+    if started is None:
+        return 2
+    pg, redis = started
     nodes: list[load.ServerProcess] = []
     pools: list[load.WorkerPool] = []
     try:

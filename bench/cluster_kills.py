@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import load  # noqa: E402  (bench/load.py: its server processes)
-from cluster import node_config, player  # noqa: E402  (bench/cluster.py)
+from cluster import node_config, player, stores  # noqa: E402  (bench/cluster.py)
 
 MOVES = [("C", 1), ("A", 5), ("C", 2), ("A", 4), ("C", 3)]  # ProbeC wins: 1, 2, 3
 KILL_AFTER = 2  # moves acknowledged before the kill
@@ -100,17 +100,11 @@ async def stored_moves(port: int, number: int) -> list[str]:
 
 
 async def run(ns: argparse.Namespace) -> int:
-    from tests.support.postgres import ThrowawayPostgres
-    from tests.support.redis import ThrowawayRedis
-
     folder = Path(tempfile.mkdtemp(prefix="esterport-kills-"))
-    pg, redis = ThrowawayPostgres(), ThrowawayRedis()
-    if not pg.available or not redis.available:
-        print("needs PostgreSQL (initdb, pg_ctl) and redis-server", file=sys.stderr)
+    started = stores()
+    if started is None:
         return 2
-    pg.start()
-    pg.wait()
-    redis.start()
+    pg, redis = started
     nodes: list[load.ServerProcess] = []
     try:
         database = await pg.new_database()

@@ -40,7 +40,8 @@ from typing import Any, Callable
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.stream_writer import TelnetWriterUnicode
-from telnetlib3.telopt import BINARY, DO, NAWS
+from telnetlib3 import slc
+from telnetlib3.telopt import BINARY, DO, LINEMODE, NAWS
 
 from server import proxy_protocol
 
@@ -99,15 +100,160 @@ class LineReader(TelnetReaderUnicode):
         return cut
 
 
+class _Handlers(dict):
+    """One connection's table of option handlers (command byte → callable), light.
+
+    telnetlib3 gives every connection five dicts of about fifty bound methods, the same
+    for every connection: 5 KB each, a third of an idle connection. Here the handlers
+    that are a method of the connection's writer or protocol are named once per class
+    (``names``: byte → (holder, method name)) and bound when looked up; only a handler
+    that differs (the session's GMCP callback) is kept in the dict itself."""
+
+    __slots__ = ("writer", "names")
+
+    def __init__(self, writer: "Writer", names: dict[bytes, tuple[str, str]]) -> None:
+        super().__init__()
+        self.writer, self.names = writer, names
+
+    def __missing__(self, key: bytes) -> Callable[..., Any]:
+        holder, name = self.names[key]
+        return getattr(self.writer if holder == "writer" else self.writer._protocol, name)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self.names
+
+    def get(self, key: bytes, default: Any = None) -> Any:  # type: ignore[override]
+        return self[key] if key in self else default
+
+    def __setitem__(self, key: bytes, func: Callable[..., Any]) -> None:
+        if key in self.names and self.__missing__(key) == func:
+            self.pop(key, None)  # the class's own handler again: nothing to keep
+        else:
+            dict.__setitem__(self, key, func)
+
+    def clear(self) -> None:  # the connection closed: nothing resolves any more
+        super().clear()
+        self.names = {}
+
+
+class _Options(dict):
+    """telnetlib3's ``Option`` table (option → state) without a per-table dict of
+    attributes: a state change wakes the writer's waiters, as there."""
+
+    __slots__ = ("writer",)
+
+    def __init__(self, writer: "Writer", states: dict) -> None:
+        super().__init__(states)
+        self.writer = writer
+
+    def enabled(self, key: bytes) -> bool:
+        return self.get(key) is True
+
+    def __setitem__(self, key: bytes, value: bool) -> None:
+        dict.__setitem__(self, key, value)
+        if self.writer._waiters:
+            self.writer._check_waiters()
+
+
+class _Buffer(list):
+    """A subnegotiation buffer: the ``deque`` telnetlib3 uses costs 760 bytes empty,
+    and every connection holds two; this list costs 56."""
+
+    __slots__ = ()
+
+    def popleft(self) -> Any:
+        return self.pop(0)
+
+
+class _Made:
+    """An attribute of a connection made only when first read (most never read it)."""
+
+    def __init__(self, make: Callable[[Any], Any]) -> None:
+        self.make = make
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.make(obj)
+        return value
+
+
+_NONE: frozenset = frozenset()
+
+
 class Writer(TelnetWriterUnicode):
-    """telnetlib3's writer, with a malformed subnegotiation refused quietly.
+    """telnetlib3's writer, with a malformed subnegotiation refused quietly, and light.
 
     A handler that fails on a client's bytes (a NAWS of three bytes makes ``struct``
     raise) was logged by telnetlib3 as a traceback of a dozen warning lines, per
     subnegotiation: 1.2 KB of them wrote 53 KB of log. Refused as a ``ValueError``, it
-    is one debug line, like every other bad byte."""
+    is one debug line, like every other bad byte.
+
+    Light: :meth:`compact` (once the protocol has wired its handlers) trades telnetlib3's
+    per-connection tables for shared ones (about 12 KB of an idle connection's 20 KB
+    there): the handler tables (:class:`_Handlers`), the option tables, the
+    subnegotiation buffers; the client-side option policies (``always_*``,
+    ``passive_do``) are the class's empty sets, and the refusal sets and the LINEMODE
+    character table are made when first used."""
+
+    always_will = always_do = always_wont = always_dont = passive_do = _NONE
+    rejected_will = _Made(lambda w: set())
+    rejected_do = _Made(lambda w: set())
+    directional_refusals = _Made(lambda w: set())
+    slctab = slc.generate_slctab(TelnetWriterUnicode.default_slc_tab)  # read-only here:
+    # a connection gets its own copy only when it negotiates LINEMODE (``_own_slctab``)
+    _HANDLER_TABLES = ("_iac_callback", "_slc_callback", "_ext_callback",
+                       "_ext_send_callback", "_ext_offer_callback")
+    _names: dict[str, dict[bytes, tuple[str, str]]] | None = None
+
+    def compact(self) -> None:
+        """Share what every connection holds alike (see the class's docstring)."""
+        for name in ("always_will", "always_do", "always_wont", "always_dont", "passive_do",
+                     "rejected_will", "rejected_do", "directional_refusals", "slctab"):
+            if not self.__dict__.get(name, True) or name == "slctab":
+                del self.__dict__[name]  # the class's (shared) one, or made when needed
+        self._sb_buffer = _Buffer(self._sb_buffer)
+        self._slc_buffer = _Buffer(self._slc_buffer)
+        for name in ("pending_option", "local_option", "remote_option"):
+            setattr(self, name, _Options(self, getattr(self, name)))
+        cls = type(self)
+        if cls._names is None:
+            cls._names = {table: {key: holder for key, func in getattr(self, table).items()
+                                  if (holder := self._holder(func)) is not None}
+                          for table in self._HANDLER_TABLES}
+        for table in self._HANDLER_TABLES:
+            handlers = _Handlers(self, cls._names[table])
+            for key, func in getattr(self, table).items():
+                handlers[key] = func
+            setattr(self, table, handlers)
+
+    def _holder(self, func: Any) -> tuple[str, str] | None:
+        """("writer" or "protocol", method name) for a method of this connection's
+        writer or protocol; None for any other callable."""
+        owner, name = getattr(func, "__self__", None), getattr(func, "__name__", "")
+        if owner is self and getattr(type(self), name, None) is func.__func__:
+            return ("writer", name)
+        if owner is not None and owner is self._protocol \
+                and getattr(type(owner), name, None) is func.__func__:
+            return ("protocol", name)
+        return None
+
+    def _own_slctab(self) -> None:
+        """LINEMODE changes the character table: this connection's own copy, then."""
+        if "slctab" not in self.__dict__:
+            self.slctab = slc.generate_slctab(self.default_slc_tab)
+
+    def handle_will(self, opt: bytes) -> None:  # noqa: D102
+        if opt == LINEMODE:
+            self._own_slctab()
+        super().handle_will(opt)
 
     def handle_subnegotiation(self, buf: Any) -> None:  # noqa: D102
+        if buf and buf[0] == LINEMODE:
+            self._own_slctab()
         try:
             super().handle_subnegotiation(buf)
         except ValueError:
@@ -198,6 +344,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
 
     def _begin(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        self.writer.compact()
         # Backpressure: the reader pauses the socket once it holds twice its limit and
         # resumes when the session reads again. telnetlib3's client does this; its server
         # never does, so what a client sent while its session waited piled up in memory.

@@ -25,7 +25,7 @@ from server.db import Database
 from server.hosting import GameKind
 from server.login import login
 from server.presentation import Presentation
-from server.services.accounts import Accounts
+from server.services.accounts import Accounts, Member
 from server.services.games import GameHost
 from server.services.ratings import Ratings
 from server.services.resume import ResumeTokens
@@ -466,6 +466,7 @@ class Parlor:
             session.close("You took too long to log in. Goodbye.")
             return
         await self._enter(session, account)
+        del account  # the row is not kept for the session's life: it holds a Member
         session.logged_in()
         while not session.closed:
             line = await session.read_line()
@@ -534,7 +535,7 @@ class Parlor:
             taken_over = True
         else:
             taken_over = False
-        session.account = account
+        session.account = Member.of(account)
         session.logged_in_at = time.time()
         session.name = account.name
         session.log.info("%s logged in from %s (terminal %s%s)", account.name, session.address,

@@ -20,7 +20,7 @@ from server.text import clean, strip_sgr, visible_len, wrap_wide_lines
 
 if TYPE_CHECKING:
     from server.app import Parlor
-    from server.models import Account
+    from server.services.accounts import Member
 
 log = logging.getLogger(__name__)
 _ids = itertools.count(1)
@@ -45,6 +45,8 @@ class Disconnect(Exception):
 
 class RateLimiter:
     """A token bucket: ``rate`` commands a second, bursts up to ``burst``."""
+
+    __slots__ = ("rate", "burst", "tokens", "stamp")
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
@@ -105,6 +107,22 @@ class LoadGovernor:
 
 
 class Session:
+    """One connection, logged in or not.
+
+    Idle sessions are most of a server's memory, so a session is kept small: its
+    attributes are slots, its logger is made when it logs, its line queue exists only
+    while lines wait, and its account is a few plain fields (:class:`Member`)."""
+
+    __slots__ = (
+        "id", "parlor", "reader", "writer", "address", "account", "name", "room", "color",
+        "_width", "_height", "screenreader", "board", "ignoring", "watching",
+        "seen_versions", "quit_warned_at", "quitting", "resume_digest", "client_name",
+        "gmcp_supports", "closed", "flooding", "queued", "login_limiter", "limiter",
+        "_buffer", "_lines", "_skip_partial", "_tasks", "_out", "_ga", "_prompted",
+        "_flush_scheduled", "_closing", "_replying", "_rows", "_held", "_dropped",
+        "_after_cr", "connected_at", "last_command_at", "protocol", "_window", "reply_to",
+        "logged_in_at", "examining", "_on_event", "__weakref__")
+
     def __init__(self, parlor: "Parlor", reader: Any, writer: Any) -> None:
         self.id = next(_ids)
         self.parlor = parlor
@@ -112,7 +130,7 @@ class Session:
         self.writer = writer
         peer = writer.get_extra_info("peername") or ("?", 0)
         self.address: str = peer[0]
-        self.account: "Account | None" = None
+        self.account: "Member | None" = None
         self.name = f"<{self.address}>"  # the account's name once logged in
         self.room: str = parlor.world.start
         self.color = True
@@ -135,7 +153,8 @@ class Session:
         self.limiter = RateLimiter(parlor.config.server.commands_per_second,
                                    parlor.config.server.command_burst)
         self._buffer = ""
-        self._lines: deque[str] = deque()  # complete lines read, not yet cleaned or taken
+        # complete lines read, not yet cleaned or taken (None: none; a deque costs 760 bytes)
+        self._lines: deque[str] | None = None
         self._skip_partial = False  # input was dropped mid-line: drop up to the next line end
         self._tasks: list[asyncio.Task] = []
         self._out: list[str] = []
@@ -149,7 +168,6 @@ class Session:
         self._held: list[str] = []
         self._dropped = 0  # lines of the reply past MAX_HELD_LINES
         self._after_cr = False  # the last read ended with CR (its LF may come next)
-        self.log = _SessionLog(log, {"session": self.id})
         self.connected_at = time.time()
         self.last_command_at = time.time()
         self.protocol = getattr(writer, "protocol", None)
@@ -158,6 +176,15 @@ class Session:
         self._window: dict | None = getattr(self.protocol, "window", None)
         if self.protocol is not None and hasattr(self.protocol, "on_lost"):
             self.protocol.on_lost = self._connection_lost
+        self.reply_to: str | None = None  # whom REPLY answers
+        self.logged_in_at = 0.0  # when this connection logged in (the newer login wins)
+        self.examining: tuple[int, int] | None = None  # EXAMINE's game and move
+        self._on_event = self.on_event  # one bound method for every topic subscribed
+
+    @property
+    def log(self) -> logging.LoggerAdapter:
+        """This session's logger: every line says which session ("useful in logs")."""
+        return _SessionLog(log, {"session": self.id})
 
     # -- identity and terminal -----------------------------------------------------------
     @property
@@ -414,7 +441,7 @@ class Session:
         """The socket is gone: what the player typed but was not yet read dies with it
         (no command runs after its sender has left)."""
         self.closed = True
-        self._lines.clear()
+        self._lines = None
         self._buffer = ""
 
     def drop_input(self) -> None:
@@ -422,7 +449,7 @@ class Session:
         and what the telnet reader holds, without splitting or cleaning any of it. The
         rest of a line cut in two here is dropped with it."""
         partial = bool(self._buffer)
-        self._lines.clear()
+        self._lines = None
         self._buffer = ""
         discard = getattr(self.reader, "discard", None)
         dropped = discard() if discard is not None else None
@@ -462,7 +489,12 @@ class Session:
     def next_line(self) -> str:
         """Take the oldest line read, cleaned (lines are cleaned only when taken: a
         flood's lines are dropped unread)."""
-        return clean(self._lines.popleft()).strip()
+        lines = self._lines
+        assert lines, "no line waits"
+        line = lines.popleft()
+        if not lines:
+            self._lines = None
+        return clean(line).strip()
 
     def _feed(self, chunk: str, limit: int) -> None:
         if self._after_cr and chunk.startswith("\n"):
@@ -477,6 +509,8 @@ class Session:
             if len(line) > limit:
                 self.write(f"That line is too long (over {limit} characters); it was ignored.")
                 continue
+            if self._lines is None:
+                self._lines = deque()
             self._lines.append(line)
         if len(self._buffer) > limit:
             # an unterminated line past the limit: not a player typing; stop reading
@@ -499,10 +533,10 @@ class Session:
 
     # -- bus -----------------------------------------------------------------------------
     def subscribe(self, topic: str) -> None:
-        self.parlor.bus.subscribe(topic, self.on_event)
+        self.parlor.bus.subscribe(topic, self._on_event)
 
     def unsubscribe(self, topic: str) -> None:
-        self.parlor.bus.unsubscribe(topic, self.on_event)
+        self.parlor.bus.unsubscribe(topic, self._on_event)
 
     def on_event(self, topic: str, event: Event) -> None:
         """Render one bus event for this player; never blocks."""
@@ -523,9 +557,6 @@ class Session:
             if event.kind == "tell" and self.account is not None:
                 self.reply_to = data.get("from_name")
             self.notify(text)
-
-    reply_to: str | None = None
-    logged_in_at: float = 0.0  # when this connection logged in (the newer login wins)
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self, message: str | None = None) -> None:
@@ -555,14 +586,18 @@ class Session:
         except Exception:
             self.log.debug("could not offer MUD protocols", exc_info=True)
             return
-        self._tasks.append(asyncio.create_task(self._send_mssp_when_agreed()))
+        if hasattr(self.writer, "on_agreed"):  # telnet's (server/telnet.py), not a test's
+            self.writer.on_agreed = self._agreed
+            if self.writer.local_option.enabled(MSSP):  # the client agreed before it was
+                self._agreed(MSSP)                      # offered (MUD clients ask first)
 
-    async def _send_mssp_when_agreed(self) -> None:
-        try:
-            await asyncio.wait_for(self.writer.wait_for(local={"MSSP": True}), timeout=30)
-        except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
-            return
-        self.writer.send_mssp(self.parlor.mssp())
+    def _agreed(self, option: bytes) -> None:
+        """The client agreed to an option offered: MSSP's data goes out then."""
+        if option == MSSP and not self.closed:
+            try:
+                self.writer.send_mssp(self.parlor.mssp())
+            except Exception:
+                self.log.debug("MSSP not sent", exc_info=True)
 
     def _on_gmcp(self, package: str, data: Any) -> None:
         if str(package).lower() == "core.supports.set" and isinstance(data, list):

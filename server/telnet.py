@@ -138,21 +138,27 @@ class _Handlers(dict):
 
 class _Options(dict):
     """telnetlib3's ``Option`` table (option → state) without a per-table dict of
-    attributes: a state change wakes the writer's waiters, as there."""
+    attributes: a state change wakes the writer's waiters, as there. On the table of
+    this end's options (``local``), an option turned on is told to the writer's
+    ``on_agreed``."""
 
-    __slots__ = ("writer",)
+    __slots__ = ("writer", "local")
 
-    def __init__(self, writer: "Writer", states: dict) -> None:
+    def __init__(self, writer: "Writer", states: dict, local: bool = False) -> None:
         super().__init__(states)
-        self.writer = writer
+        self.writer, self.local = writer, local
 
     def enabled(self, key: bytes) -> bool:
         return self.get(key) is True
 
     def __setitem__(self, key: bytes, value: bool) -> None:
+        was = self.get(key)
         dict.__setitem__(self, key, value)
         if self.writer._waiters:
             self.writer._check_waiters()
+        if self.local and value is True and was is not True \
+                and self.writer.on_agreed is not None:
+            self.writer.on_agreed(key)
 
 
 class _Buffer(list):
@@ -182,6 +188,28 @@ class _Made:
 
 
 _NONE: frozenset = frozenset()
+_PLAIN = (type(None), bool, int, float, str, bytes)
+
+
+def _without_defaults(obj: Any) -> None:
+    """Rebuild ``obj``'s attribute dict without the plain values (None, flags, numbers,
+    strings) that every connection starts with: those become class attributes of its
+    class, learnt from its first connection, and read the same.
+
+    telnetlib3's writer and protocol hold some 60 and 45 attributes each, past the 30
+    a dict shares its keys for, so each connection paid a full dict of 1.6 KB; most of
+    those attributes keep their first value for the connection's life."""
+    cls = type(obj)
+    defaults = cls.__dict__.get("_plain_defaults")
+    if defaults is None:
+        defaults = {k: v for k, v in vars(obj).items()
+                    if type(v) in _PLAIN and not hasattr(cls, k)}
+        for name, value in defaults.items():
+            setattr(cls, name, value)
+        cls._plain_defaults = defaults
+    obj.__dict__ = {k: v for k, v in vars(obj).items()
+                    if k not in defaults or type(v) is not type(defaults[k])
+                    or v != defaults[k]}
 
 
 class Writer(TelnetWriterUnicode):
@@ -208,6 +236,8 @@ class Writer(TelnetWriterUnicode):
     _HANDLER_TABLES = ("_iac_callback", "_slc_callback", "_ext_callback",
                        "_ext_send_callback", "_ext_offer_callback")
     _names: dict[str, dict[bytes, tuple[str, str]]] | None = None
+    # called with an option of this end once the client agrees to it (DO after our WILL)
+    on_agreed: Callable[[bytes], None] | None = None
 
     def compact(self) -> None:
         """Share what every connection holds alike (see the class's docstring)."""
@@ -218,7 +248,7 @@ class Writer(TelnetWriterUnicode):
         self._sb_buffer = _Buffer(self._sb_buffer)
         self._slc_buffer = _Buffer(self._slc_buffer)
         for name in ("pending_option", "local_option", "remote_option"):
-            setattr(self, name, _Options(self, getattr(self, name)))
+            setattr(self, name, _Options(self, getattr(self, name), name == "local_option"))
         cls = type(self)
         if cls._names is None:
             cls._names = {table: {key: holder for key, func in getattr(self, table).items()
@@ -289,6 +319,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         kwargs["reader_factory_encoding"] = LineReader
         kwargs["writer_factory_encoding"] = Writer
         super().__init__(*args, **kwargs)
+        self._drain_waiters = []  # asyncio's is a deque (760 bytes); appended, removed and
+        # walked only, as a list is
         self.refused = False
         self._logged_in = False
         self.on_lost: Callable[[], None] | None = None  # the session's "gone" callback
@@ -318,6 +350,10 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self._logged_in = value
         if value:
             self.prelogin.pop(self, None)
+            # settled: what negotiation and the login set is set; the rest is as it began
+            if self.writer is not None:
+                _without_defaults(self.writer)
+            _without_defaults(self)
 
     # -- connecting ----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

@@ -118,7 +118,10 @@ class Sliding:
 
     def __init__(self, limit: int, window: float, clock=time.monotonic) -> None:  # noqa: ANN001
         self.limit, self.window, self.clock = limit, window, clock
-        self._events: dict[str, deque[float]] = defaultdict(deque)
+        # per key, its events' times, oldest first (a list: a deque costs 760 bytes, and
+        # there is one key per account that logged in within the window)
+        self._events: dict[str, list[float]] = defaultdict(list)
+        self._pruned_at = clock()
         self.shared: Callable[[str, tuple[str, ...]], None] | None = None  # as LoginThrottle's
 
     def wait(self, key: str) -> int:
@@ -128,7 +131,7 @@ class Sliding:
         if not times:
             return 0
         while times and times[0] <= now - self.window:
-            times.popleft()
+            del times[0]
         if len(times) < self.limit:
             return 0
         return max(1, int(times[0] + self.window - now + 0.999))
@@ -146,9 +149,10 @@ class Sliding:
 
     def added_elsewhere(self, key: str) -> None:
         """Count an event (one here, or told by another node)."""
-        self._events[key].append(self.clock())
-        if len(self._events) > 10000:
-            now = self.clock()
+        now = self.clock()
+        self._events[key].append(now)
+        if now - self._pruned_at > self.window or len(self._events) > 10000:
+            self._pruned_at = now  # keys whose events are all past the window go
             for k in [k for k, t in self._events.items() if not t or t[-1] < now - self.window]:
                 del self._events[k]
 

@@ -146,7 +146,7 @@ class Player:
         while session._lines and not session.closed:
             line = session.next_line()
             statuses.append(await self.harness.parlor.registry.dispatch(session, line))
-        session._lines.clear()
+        session._lines = None
         session.flush()
         return statuses
 

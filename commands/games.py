@@ -78,7 +78,7 @@ async def observe(ctx: Context, rest: str) -> None:
     if withheld is not None:
         raise CommandError(f"Game #{game.id} may not be watched: {withheld}")
     ctx.session.subscribe(f"game:{game.id}")
-    ctx.session.watching.add(game.id)
+    ctx.session.watching = ctx.session.watching | {game.id}
     ctx.send(f"You are now watching game #{game.id}. (UNOBSERVE {game.id} to stop.)")
     ctx.presentation.show(ctx.session, game)
 
@@ -93,7 +93,7 @@ async def unobserve(ctx: Context, rest: str) -> None:
         if number not in watching:
             raise CommandError(f"You are not watching game #{number}.")
         ctx.session.unsubscribe(f"game:{number}")
-        watching.discard(number)
+        ctx.session.watching = ctx.session.watching - {number}
         ctx.send(f"You stop watching game #{number}.")
 
 

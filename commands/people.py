@@ -102,7 +102,7 @@ async def ignore(ctx: Context, rest: str) -> None:
         raise CommandError(f"You are already ignoring {other.name}. (UNIGNORE {other.name} "
                            "to stop.)")
     await ctx.accounts.set_ignore(me.account.id, other.id, True)
-    me.ignoring.add(other.id)
+    me.ignoring = me.ignoring | {other.id}
     ctx.send(f"You now ignore {other.name}: no tells, says, chat or challenges from them.")
 
 
@@ -113,7 +113,7 @@ async def unignore(ctx: Context, rest: str) -> None:
     if other.id not in me.ignoring:
         raise CommandError(f"You are not ignoring {other.name}.")
     await ctx.accounts.set_ignore(me.account.id, other.id, False)
-    me.ignoring.discard(other.id)
+    me.ignoring = me.ignoring - {other.id}
     ctx.send(f"You no longer ignore {other.name}.")
 
 

@@ -175,13 +175,13 @@ async def join(ctx: Context, rest: str) -> None:
     watching = number in ctx.session.watching  # a player is told as a player, not twice
     if watching:
         ctx.session.unsubscribe(f"game:{number}")
-        ctx.session.watching.discard(number)
+        ctx.session.watching = ctx.session.watching - {number}
     try:
         await args.guarded(_tables(ctx).join(ctx.account.id, ctx.account.name, number, stack))
     except Exception:
         if watching:
             ctx.session.subscribe(f"game:{number}")
-            ctx.session.watching.add(number)
+            ctx.session.watching = ctx.session.watching | {number}
         raise
 
 

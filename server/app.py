@@ -525,7 +525,7 @@ class Parlor:
             old.close(f"Your account has been taken over by a new connection from "
                       f"{session.address}.")
             session.room = old.room
-            session.watching = set(old.watching)
+            session.watching = old.watching
             self._detach(old)
             self._place(old, None)
             taken_over = True
@@ -547,7 +547,7 @@ class Parlor:
         session.height = settings.get("height")
         session.screenreader = settings.get("screenreader", False)
         session.board = settings.get("board", "full")
-        session.ignoring = ignoring
+        session.ignoring = frozenset(ignoring) if ignoring else session.ignoring
         self.sessions[account.id] = session
         self._list(session)
         self._place(session, session.room)

@@ -199,7 +199,7 @@ class Presentation:
             self._drawn.get(session, {}).pop(game_id, None)
             session.seen_versions.pop(game_id, None)
             if game_id in session.watching:
-                session.watching.discard(game_id)
+                session.watching = session.watching - {game_id}
                 session.unsubscribe(f"game:{game_id}")
 
     def _quiet(self, session: "Session", frame: Mapping[str, Any], kind: str, style: str,

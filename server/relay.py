@@ -48,13 +48,13 @@ class RelayedSession:
         self.color = bool(view.get("color", True))
         self.screenreader = bool(view.get("screenreader", False))
         self.board = view.get("board", "full")
-        self.gmcp_supports: set[str] = set(view.get("gmcp_supports", ()))
+        self.gmcp_supports = frozenset(view.get("gmcp_supports", ()))
         self.address = view.get("address", "")
-        self.watching: set[int] = set(view.get("watching", ()))
+        self.watching = frozenset(view.get("watching", ()))
         self.seen_versions: dict[int, int] = {int(k): v for k, v in view.get("seen", {}).items()}
         self.quit_warned_at = float(view.get("quit_warned_at", 0.0))
         self.reply_to = view.get("reply_to")
-        self.ignoring: set[int] = set()
+        self.ignoring: frozenset[int] = frozenset()
         self.last_command_at = time.time()
         self.log = log
         self.out: list[list[Any]] = []
@@ -124,6 +124,6 @@ def apply_relayed(session: "Session", out: list[list[Any]], view: dict[str, Any]
             session.unsubscribe(item[1])
         elif what == "close":
             session.close(item[1] or None)
-    session.watching = set(view.get("watching", session.watching))
+    session.watching = frozenset(view.get("watching", session.watching))
     session.seen_versions.update({int(k): v for k, v in view.get("seen", {}).items()})
     session.quit_warned_at = float(view.get("quit_warned_at", session.quit_warned_at))

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 _ids = itertools.count(1)
 
 PROMPT = "> "
+NOTHING: frozenset = frozenset()  # an empty set every session may share
 LEAST_WIDTH, LEAST_HEIGHT = 40, 10  # a client's window (NAWS) is taken as at least this
 MAX_PENDING_OUTPUT = 1 << 20  # bytes queued for a client that does not read: then we give up
 MAX_HELD_LINES = 2000  # lines of one reply the pager keeps for MORE; the rest is dropped
@@ -138,14 +139,15 @@ class Session:
         self._height: int | None = None  # set by SET HEIGHT; else NAWS
         self.screenreader = False  # SET SCREENREADER: boards read out, no ASCII art
         self.board = "full"  # SET BOARD FULL|COMPACT|OFF (server/presentation.py)
-        self.ignoring: set[int] = set()
-        self.watching: set[int] = set()
+        # sets replaced, never changed in place: the empty one is shared (an empty set is 216 B)
+        self.ignoring: frozenset[int] = NOTHING
+        self.watching: frozenset[int] = NOTHING
         self.seen_versions: dict[int, int] = {}  # game -> the last version drawn or told
         self.quit_warned_at = 0.0  # when QUIT last warned of games in progress
         self.quitting = False      # QUIT: leaving on purpose (its resume tokens end)
         self.resume_digest: str | None = None   # the resume token issued to this connection
         self.client_name: str | None = None
-        self.gmcp_supports: set[str] = set()   # Core.Supports.Set packages, lower case
+        self.gmcp_supports: frozenset[str] = NOTHING  # Core.Supports.Set packages, lower case
         self.closed = False
         self.flooding = False
         self.queued = 0  # lines of a paste waiting for the rate limit, in a row
@@ -602,8 +604,8 @@ class Session:
     def _on_gmcp(self, package: str, data: Any) -> None:
         if str(package).lower() == "core.supports.set" and isinstance(data, list):
             # "Esterport.Spoken 1": game views carry their screen-reader lines too
-            self.gmcp_supports = {str(item).split()[0].lower() for item in data[:20]
-                                  if str(item).strip()}
+            self.gmcp_supports = frozenset(str(item).split()[0].lower() for item in data[:20]
+                                           if str(item).strip())
         elif str(package).lower() == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None

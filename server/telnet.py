@@ -41,6 +41,7 @@ import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.stream_writer import TelnetWriterUnicode
 from telnetlib3 import slc
+
 from telnetlib3.telopt import BINARY, DO, LINEMODE, NAWS
 
 from server import proxy_protocol
@@ -191,25 +192,33 @@ _NONE: frozenset = frozenset()
 _PLAIN = (type(None), bool, int, float, str, bytes)
 
 
-def _without_defaults(obj: Any) -> None:
-    """Rebuild ``obj``'s attribute dict without the plain values (None, flags, numbers,
-    strings) that every connection starts with: those become class attributes of its
-    class, learnt from its first connection, and read the same.
+def _without_defaults(obj: Any, shared: tuple[str, ...] = ()) -> None:
+    """Rebuild ``obj``'s attribute dict without what every connection holds alike: the
+    plain values (None, flags, numbers, strings) and the objects named in ``shared``
+    (the loop, the logger, the factories). Those become class attributes of its class,
+    learnt from its first connection, and read the same; an attribute set later is the
+    connection's own again.
 
     telnetlib3's writer and protocol hold some 60 and 45 attributes each, past the 30
     a dict shares its keys for, so each connection paid a full dict of 1.6 KB; most of
     those attributes keep their first value for the connection's life."""
     cls = type(obj)
-    defaults = cls.__dict__.get("_plain_defaults")
+    defaults = cls.__dict__.get("_learnt_defaults")
     if defaults is None:
         defaults = {k: v for k, v in vars(obj).items()
-                    if type(v) in _PLAIN and not hasattr(cls, k)}
+                    if (type(v) in _PLAIN or k in shared) and not hasattr(cls, k)}
         for name, value in defaults.items():
             setattr(cls, name, value)
-        cls._plain_defaults = defaults
-    obj.__dict__ = {k: v for k, v in vars(obj).items()
-                    if k not in defaults or type(v) is not type(defaults[k])
-                    or v != defaults[k]}
+        cls._learnt_defaults = defaults
+
+    def alike(name: str, value: Any) -> bool:
+        if name not in defaults:
+            return False
+        default = defaults[name]
+        return value is default or (type(value) in _PLAIN and type(value) is type(default)
+                                    and value == default)
+
+    obj.__dict__ = {k: v for k, v in vars(obj).items() if not alike(k, v)}
 
 
 class Writer(TelnetWriterUnicode):
@@ -231,6 +240,10 @@ class Writer(TelnetWriterUnicode):
     rejected_will = _Made(lambda w: set())
     rejected_do = _Made(lambda w: set())
     directional_refusals = _Made(lambda w: set())
+    will_callbacks = _Made(lambda w: {})
+    _environ_batches = _Made(lambda w: [])
+    ctx = _Made(lambda w: telnetlib3.TelnetSessionContext())
+    _linemode = _Made(lambda w: slc.Linemode())
     slctab = slc.generate_slctab(TelnetWriterUnicode.default_slc_tab)  # read-only here:
     # a connection gets its own copy only when it negotiates LINEMODE (``_own_slctab``)
     _HANDLER_TABLES = ("_iac_callback", "_slc_callback", "_ext_callback",
@@ -242,9 +255,12 @@ class Writer(TelnetWriterUnicode):
     def compact(self) -> None:
         """Share what every connection holds alike (see the class's docstring)."""
         for name in ("always_will", "always_do", "always_wont", "always_dont", "passive_do",
-                     "rejected_will", "rejected_do", "directional_refusals", "slctab"):
-            if not self.__dict__.get(name, True) or name == "slctab":
+                     "rejected_will", "rejected_do", "directional_refusals", "will_callbacks",
+                     "_environ_batches"):
+            if not self.__dict__[name]:
                 del self.__dict__[name]  # the class's (shared) one, or made when needed
+        for name in ("slctab", "ctx", "_linemode"):  # as they began: made again when needed
+            del self.__dict__[name]
         self._sb_buffer = _Buffer(self._sb_buffer)
         self._slc_buffer = _Buffer(self._slc_buffer)
         for name in ("pending_option", "local_option", "remote_option"):
@@ -352,8 +368,9 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             self.prelogin.pop(self, None)
             # settled: what negotiation and the login set is set; the rest is as it began
             if self.writer is not None:
-                _without_defaults(self.writer)
-            _without_defaults(self)
+                _without_defaults(self.writer, ("log",))
+            _without_defaults(self, ("_loop", "shell", "_reader_factory", "_writer_factory",
+                                     "_reader_factory_encoding", "_writer_factory_encoding"))
 
     # -- connecting ----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

@@ -48,7 +48,7 @@ async def _paced(session: Session, question: str, *, secret: bool = False) -> st
     """``session.ask``, at most ``LOGIN_LINES_PER_SECOND`` answers a second: before login
     every line may cost a database look-up, so a client that types faster waits."""
     limiter = session.login_limiter
-    while not limiter.allow():
+    while limiter is not None and not limiter.allow():
         await asyncio.sleep(1 / limiter.rate)
     return await session.ask(question, secret=secret)
 

@@ -151,7 +151,8 @@ class Session:
         self.closed = False
         self.flooding = False
         self.queued = 0  # lines of a paste waiting for the rate limit, in a row
-        self.login_limiter = RateLimiter(parlor.config.login.lines_per_second, 6)
+        self.login_limiter: RateLimiter | None = RateLimiter(
+            parlor.config.login.lines_per_second, 6)
         self.limiter = RateLimiter(parlor.config.server.commands_per_second,
                                    parlor.config.server.command_burst)
         self._buffer = ""
@@ -176,8 +177,8 @@ class Session:
         # our telnet protocol keeps the client's window (``TelnetProtocol.window``);
         # width and height read it there (every long reply asks). Other writers: asked.
         self._window: dict | None = getattr(self.protocol, "window", None)
-        if self.protocol is not None and hasattr(self.protocol, "on_lost"):
-            self.protocol.on_lost = self._connection_lost
+        if self.protocol is not None and hasattr(self.protocol, "session"):
+            self.protocol.session = self  # it tells of a lost connection, GMCP, options
         self.reply_to: str | None = None  # whom REPLY answers
         self.logged_in_at = 0.0  # when this connection logged in (the newer login wins)
         self.examining: tuple[int, int] | None = None  # EXAMINE's game and move
@@ -437,9 +438,10 @@ class Session:
         """The player is in: no pre-login byte budget any more, the idle clock starts."""
         if self.protocol is not None:
             self.protocol.logged_in = True
+        self.login_limiter = None  # (only the login reads it)
         self.last_command_at = time.time()
 
-    def _connection_lost(self) -> None:
+    def connection_lost(self) -> None:
         """The socket is gone: what the player typed but was not yet read dies with it
         (no command runs after its sender has left)."""
         self.closed = True
@@ -584,16 +586,16 @@ class Session:
         try:
             self.writer.iac(WILL, GMCP)
             self.writer.iac(WILL, MSSP)
-            self.writer.set_ext_callback(GMCP, self._on_gmcp)
+            if not hasattr(self.protocol, "on_gmcp"):  # telnet's protocol wires its own
+                self.writer.set_ext_callback(GMCP, self.on_gmcp)
         except Exception:
             self.log.debug("could not offer MUD protocols", exc_info=True)
             return
-        if hasattr(self.writer, "on_agreed"):  # telnet's (server/telnet.py), not a test's
-            self.writer.on_agreed = self._agreed
-            if self.writer.local_option.enabled(MSSP):  # the client agreed before it was
-                self._agreed(MSSP)                      # offered (MUD clients ask first)
+        local = getattr(self.writer, "local_option", None)
+        if local is not None and local.enabled(MSSP):  # the client agreed before it was
+            self.agreed(MSSP)                            # offered (MUD clients ask first)
 
-    def _agreed(self, option: bytes) -> None:
+    def agreed(self, option: bytes) -> None:
         """The client agreed to an option offered: MSSP's data goes out then."""
         if option == MSSP and not self.closed:
             try:
@@ -601,7 +603,7 @@ class Session:
             except Exception:
                 self.log.debug("MSSP not sent", exc_info=True)
 
-    def _on_gmcp(self, package: str, data: Any) -> None:
+    def on_gmcp(self, package: str, data: Any) -> None:
         if str(package).lower() == "core.supports.set" and isinstance(data, list):
             # "Esterport.Spoken 1": game views carry their screen-reader lines too
             self.gmcp_supports = frozenset(str(item).split()[0].lower() for item in data[:20]

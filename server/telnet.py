@@ -30,6 +30,7 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
 from __future__ import annotations
 
 import asyncio
+import codecs
 import functools
 import logging
 import resource
@@ -42,7 +43,7 @@ from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.stream_writer import TelnetWriterUnicode
 from telnetlib3 import slc
 
-from telnetlib3.telopt import BINARY, DO, LINEMODE, NAWS
+from telnetlib3.telopt import BINARY, DO, GMCP, LINEMODE, NAWS
 
 from server import proxy_protocol
 
@@ -75,10 +76,13 @@ class LineReader(TelnetReaderUnicode):
     decoder keeps a character split between two TCP segments whole."""
 
     def decode(self, buf: bytes, final: bool = False) -> str:  # noqa: D102
-        if self._decoder is None:
-            import codecs
-            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        return self._decoder.decode(buf, final)
+        decoder = self._decoder
+        if decoder is None:
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        text = decoder.decode(buf, final)
+        # kept only while it holds part of a character (216 bytes an idle connection)
+        self._decoder = decoder if decoder.getstate()[0] else None
+        return text
 
     async def read(self, n: int = -1) -> str:  # noqa: ARG002 - everything buffered
         if self._exception is not None:
@@ -101,46 +105,81 @@ class LineReader(TelnetReaderUnicode):
         return cut
 
 
-class _Handlers(dict):
-    """One connection's table of option handlers (command byte → callable), light.
+class _HandlerTable:
+    """One of telnetlib3's five handler tables of a writer (command byte → callable),
+    kept light.
 
     telnetlib3 gives every connection five dicts of about fifty bound methods, the same
-    for every connection: 5 KB each, a third of an idle connection. Here the handlers
-    that are a method of the connection's writer or protocol are named once per class
-    (``names``: byte → (holder, method name)) and bound when looked up; only a handler
-    that differs (the session's GMCP callback) is kept in the dict itself."""
+    for every connection: 5 KB, a third of an idle connection. Here a table is a view
+    (:class:`_Handlers`): a handler that is a method of the writer or of its protocol is
+    named once per class (learnt from the first connection, :meth:`Writer.compact`) and
+    bound when looked up. Until ``compact`` the table is telnetlib3's own dict."""
 
-    __slots__ = ("writer", "names")
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.table = name
 
-    def __init__(self, writer: "Writer", names: dict[bytes, tuple[str, str]]) -> None:
-        super().__init__()
-        self.writer, self.names = writer, names
+    def __get__(self, writer: Any, owner: type | None = None) -> Any:
+        if writer is None:
+            return self
+        raw = writer.__dict__.get(self.table)
+        return raw if raw is not None else _Handlers(writer, self.table)
 
-    def __missing__(self, key: bytes) -> Callable[..., Any]:
-        holder, name = self.names[key]
-        return getattr(self.writer if holder == "writer" else self.writer._protocol, name)
+    def __set__(self, writer: Any, value: dict) -> None:  # telnetlib3's __init__
+        writer.__dict__[self.table] = value
+
+
+class _Handlers:
+    """A writer's handler table as a mapping, looked up by name (see
+    :class:`_HandlerTable`). A handler that is not the class's (none, for a parlor
+    session) is the connection's own, in ``writer._own_handlers``."""
+
+    __slots__ = ("writer", "table")
+
+    def __init__(self, writer: "Writer", table: str) -> None:
+        self.writer, self.table = writer, table
+
+    def _named(self, key: bytes) -> Callable[..., Any]:
+        writer = self.writer
+        holder, name = writer._names[self.table][key]  # KeyError: no handler
+        return getattr(writer if holder == "writer" else writer._protocol, name)
+
+    def __getitem__(self, key: bytes) -> Callable[..., Any]:
+        own = self.writer._own_handlers
+        if own and (self.table, key) in own:
+            return own[self.table, key]
+        return self._named(key)
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or key in self.names
+        own = self.writer._own_handlers
+        return bool(own and (self.table, key) in own) or key in self.writer._names[self.table]
 
-    def get(self, key: bytes, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: bytes, default: Any = None) -> Any:
         return self[key] if key in self else default
 
     def __setitem__(self, key: bytes, func: Callable[..., Any]) -> None:
-        if key in self.names and self.__missing__(key) == func:
-            self.pop(key, None)  # the class's own handler again: nothing to keep
-        else:
-            dict.__setitem__(self, key, func)
+        writer = self.writer
+        own = writer._own_handlers
+        if own:
+            own.pop((self.table, key), None)
+        if key in writer._names[self.table] and self._named(key) == func:
+            return  # the class's own handler: nothing to keep
+        if own is None:
+            own = writer._own_handlers = {}
+        own[self.table, key] = func
 
     def clear(self) -> None:  # the connection closed: nothing resolves any more
-        super().clear()
-        self.names = {}
+        self.writer._names = _CLOSED
+        self.writer._own_handlers = None
+
+
+_CLOSED: dict = {table: {} for table in ("_iac_callback", "_slc_callback", "_ext_callback",
+                                         "_ext_send_callback", "_ext_offer_callback")}
 
 
 class _Options(dict):
     """telnetlib3's ``Option`` table (option → state) without a per-table dict of
     attributes: a state change wakes the writer's waiters, as there. On the table of
-    this end's options (``local``), an option turned on is told to the writer's
+    this end's options (``local``), an option turned on is told to the protocol's
     ``on_agreed``."""
 
     __slots__ = ("writer", "local")
@@ -155,11 +194,11 @@ class _Options(dict):
     def __setitem__(self, key: bytes, value: bool) -> None:
         was = self.get(key)
         dict.__setitem__(self, key, value)
-        if self.writer._waiters:
-            self.writer._check_waiters()
-        if self.local and value is True and was is not True \
-                and self.writer.on_agreed is not None:
-            self.writer.on_agreed(key)
+        writer = self.writer
+        if writer._waiters:
+            writer._check_waiters()
+        if self.local and value is True and was is not True and writer._protocol is not None:
+            writer._protocol.on_agreed(key)
 
 
 class _Buffer(list):
@@ -246,11 +285,14 @@ class Writer(TelnetWriterUnicode):
     _linemode = _Made(lambda w: slc.Linemode())
     slctab = slc.generate_slctab(TelnetWriterUnicode.default_slc_tab)  # read-only here:
     # a connection gets its own copy only when it negotiates LINEMODE (``_own_slctab``)
-    _HANDLER_TABLES = ("_iac_callback", "_slc_callback", "_ext_callback",
-                       "_ext_send_callback", "_ext_offer_callback")
-    _names: dict[str, dict[bytes, tuple[str, str]]] | None = None
-    # called with an option of this end once the client agrees to it (DO after our WILL)
-    on_agreed: Callable[[bytes], None] | None = None
+    _iac_callback = _HandlerTable()
+    _slc_callback = _HandlerTable()
+    _ext_callback = _HandlerTable()
+    _ext_send_callback = _HandlerTable()
+    _ext_offer_callback = _HandlerTable()
+    _HANDLER_TABLES = tuple(_CLOSED)
+    _names: dict[str, dict[bytes, tuple[str, str]]] | None = None  # learnt: see compact
+    _own_handlers: dict[tuple[str, bytes], Callable[..., Any]] | None = None
 
     def compact(self) -> None:
         """Share what every connection holds alike (see the class's docstring)."""
@@ -267,14 +309,14 @@ class Writer(TelnetWriterUnicode):
             setattr(self, name, _Options(self, getattr(self, name), name == "local_option"))
         cls = type(self)
         if cls._names is None:
-            cls._names = {table: {key: holder for key, func in getattr(self, table).items()
+            cls._names = {table: {key: holder for key, func in self.__dict__[table].items()
                                   if (holder := self._holder(func)) is not None}
                           for table in self._HANDLER_TABLES}
         for table in self._HANDLER_TABLES:
-            handlers = _Handlers(self, cls._names[table])
-            for key, func in getattr(self, table).items():
-                handlers[key] = func
-            setattr(self, table, handlers)
+            raw = self.__dict__.pop(table)
+            view = _Handlers(self, table)
+            for key, func in raw.items():
+                view[key] = func
 
     def _holder(self, func: Any) -> tuple[str, str] | None:
         """("writer" or "protocol", method name) for a method of this connection's
@@ -339,7 +381,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         # walked only, as a list is
         self.refused = False
         self._logged_in = False
-        self.on_lost: Callable[[], None] | None = None  # the session's "gone" callback
+        self.session: Any = None  # the connection's session, once its shell runs: told
+        # when the connection is lost, when the client agrees to an option, and its GMCP
         self._received = 0
         self._heard = time.monotonic()  # when the client last sent a byte (before login)
         self._in_sb = False
@@ -368,7 +411,10 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             self.prelogin.pop(self, None)
             # settled: what negotiation and the login set is set; the rest is as it began
             if self.writer is not None:
-                _without_defaults(self.writer, ("log",))
+                writer = self.writer  # options no longer pending are as if never asked
+                writer.pending_option = _Options(
+                    writer, {k: v for k, v in writer.pending_option.items() if v})
+                _without_defaults(writer, ("log",))
             _without_defaults(self, ("_loop", "shell", "_reader_factory", "_writer_factory",
                                      "_reader_factory_encoding", "_writer_factory_encoding"))
 
@@ -397,6 +443,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
 
     def _begin(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
+        self.writer.set_ext_callback(GMCP, self.on_gmcp)
         self.writer.compact()
         # Backpressure: the reader pauses the socket once it holds twice its limit and
         # resumes when the session reads again. telnetlib3's client does this; its server
@@ -491,11 +538,22 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             self._cancel_proxy_timer()
             self._transport = None
             return
-        if self.on_lost is not None:
-            self.on_lost()  # the session drops its unread input at once
+        if self.session is not None:
+            self.session.connection_lost()  # it drops its unread input at once
         super().connection_lost(exc)
 
     # -- options -------------------------------------------------------------------------
+    def on_agreed(self, option: bytes) -> None:
+        """The client agreed to an option this end offered (DO after our WILL)."""
+        if self.session is not None:
+            self.session.agreed(option)
+
+    def on_gmcp(self, package: str, data: Any) -> None:
+        """A GMCP message from the client (wired for every connection, so its handler
+        is the class's, not one of its own)."""
+        if self.session is not None:
+            self.session.on_gmcp(package, data)
+
     def _mccp3_start(self) -> None:
         """Never inflate what a client sends. telnetlib3 starts inflating (without a
         bound) on a bare ``IAC SB MCCP3 IAC SE``, negotiated or not; the parlor never

@@ -9,13 +9,19 @@ own processes). Half the players log in to each node and each sends a command ev
 ``--interval`` seconds (open loop). Then, while that load runs on, probes measure:
 
 * the round trip of the paced commands (p50, p99) on each node;
-* a TELL to a player on the other node vs on the same node (sent until seen), and a move
-  of a game driven by the other node vs by the same node (sent until the opponent sees
-  it), as ratios in the same run. The move is the test game's (Noughts and Crosses):
-  it takes the same path as any game's (relay to the node that drives it, apply, commit,
-  publish), without a deck of tiles to seed;
-* the takeover time after ``kill -9`` of the node driving a game: from the kill until
-  a move sent from the other node is played;
+* a TELL to a player on the other node vs on the same node (sent until seen), and a
+  Triptycha lay (``TT LAY``) in a game driven by the other node vs by the same node (sent
+  until the opponent sees it), as ratios in the same run. The probes play whole games
+  (Random: hands dealt from the starter set every new account gets): the challenger's
+  node drives the game, and the accepting player, on the same node or on the other,
+  has its 4 lays a game timed; on the other node each is relayed to the driving node,
+  applied, committed and published back. The challenger's 5 lays a game are timed too
+  (a second ratio: on the other node only the announcement crosses). A lay goes in an
+  empty niche of the lowest tile in hand, the tile flipped first (untimed) when it
+  points the other way;
+* the takeover time after ``kill -9`` of the node driving a game of the test game
+  (Noughts and Crosses, ``[games] extra``): from the kill until a move sent from the
+  other node is played;
 * memory per idle logged-in session on each node (resident memory after the logins
   minus before, over the sessions).
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -42,12 +49,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import load  # noqa: E402  (bench/load.py: its players, worker processes and servers)
 
+from games.triptycha.board import UP  # noqa: E402
+from games.triptycha.rules import HAND_SIZE  # noqa: E402
 from tests.support.client import Client  # noqa: E402
 
 
 def node_config(folder: Path, name: str, database: str, redis: str, players: int) -> Path:
     """``bench/load.py``'s parlor config, as node ``name`` of a cluster on ``redis``, with
-    the test game (Noughts and Crosses) the probes play."""
+    the test game (Noughts and Crosses) the takeover probe plays."""
     text = load.parlor_config(folder, database, players).read_text()
     text = text.replace("[games]\n", "[games]\nreconnect_grace = 60\n"
                         'extra = ["tests.support.tictactoe:KIND"]\n')
@@ -88,27 +97,59 @@ async def tell_times(sender: Client, target: Client, name: str, rounds: int) -> 
     return times
 
 
-async def move_times(first: Client, second: Client, first_name: str, second_name: str,
-                     games: int) -> list[float]:
-    """Games of Noughts and Crosses, ``first`` challenging (its node drives the game);
-    each of ``second``'s moves timed from sending to ``first`` seeing it."""
-    times = []
+class Hand:
+    """One player's side of a Triptycha game as the bench plays it: which of its hand's
+    tiles are laid and which way each points (all point up when dealt). A lay is legal
+    when its niche is empty (``filled``: the niches of the lays seen announced) and the
+    tile points the niche's way."""
+
+    def __init__(self, client: Client, size: int) -> None:
+        self.client = client
+        self.up = {k: True for k in range(1, size + 1)}  # the tiles not yet laid
+
+    async def lay(self, opponent: Client, filled: set[int], rng: random.Random) -> float:
+        """Lay this hand's lowest tile in an empty niche (flipped first when it points
+        the other way: the flip is not timed); return the seconds from sending the lay
+        until ``opponent`` sees it announced."""
+        tile = min(self.up)
+        niche = rng.choice(sorted(set(range(1, 10)) - filled))
+        name = self.client.name
+        if self.up[tile] != UP[niche - 1]:
+            await self.client.cmd(f"tt flip {tile}", f"{name} flips tile {tile}", timeout=20)
+            self.up[tile] = UP[niche - 1]
+        told = f"{name} lays tile {tile} in niche {niche}"
+        started = time.perf_counter()
+        self.client.send(f"tt lay {tile} in {niche}")
+        await opponent.expect(told, timeout=20)
+        took = time.perf_counter() - started
+        await self.client.expect(told, timeout=20)
+        del self.up[tile]
+        filled.add(niche)
+        return took
+
+
+async def lay_times(first: Client, second: Client, games: int,
+                    rng: random.Random) -> tuple[list[float], list[float]]:
+    """Games of Triptycha (Random: each hand dealt from the player's starter set, so play
+    begins at once), ``first`` challenging: its node drives the game and it lays first.
+    Every lay is sent by a telnet client and timed from sending until the opponent sees
+    it; returns ``second``'s lays (4 a game) and ``first``'s (5 a game)."""
+    theirs: list[float] = []
+    mine: list[float] = []
     for _ in range(games):
-        await first.cmd(f"ttt challenge {second_name}", "You challenge", timeout=20)
-        await second.expect("challenges you", timeout=20)
-        second.send(f"ttt accept {first_name}")
-        await first.expect("begins", timeout=20)
-        await second.expect("begins", timeout=20)
-        for mine, theirs in ((1, 4), (2, 5)):
-            await first.cmd(f"ttt play {mine}", f"{first_name}: PLAY {mine}", timeout=20)
-            await second.expect(f"{first_name}: PLAY {mine}", timeout=20)
-            started = time.perf_counter()
-            second.send(f"ttt play {theirs}")
-            await first.expect(f"{second_name}: PLAY {theirs}", timeout=20)
-            times.append(time.perf_counter() - started)
-        await first.cmd("ttt play 3", "wins", timeout=20)
-        await second.expect("wins", timeout=20)
-    return times
+        await first.cmd(f"tt challenge {second.name} Random", "You challenge", timeout=20)
+        await second.expect(f"{first.name} challenges you to Triptycha", timeout=20)
+        second.send(f"tt accept {first.name}")
+        await first.expect(r"Game #\d+: Triptycha, .* begins", timeout=20)
+        await second.expect(r"Game #\d+: Triptycha, .* begins", timeout=20)
+        hands, filled = (Hand(first, HAND_SIZE[0]), Hand(second, HAND_SIZE[1])), set()
+        for i in range(9):  # the first lays 5, the second 4: the board's 9 niches
+            mover, opponent = hands[i % 2], hands[1 - i % 2].client
+            took = await mover.lay(opponent, filled, rng)
+            (mine if i % 2 == 0 else theirs).append(took)
+        for c in (first, second):
+            await c.expect(r"Game #\d+: \S+ wins", timeout=20)
+    return theirs, mine
 
 
 def stores():  # noqa: ANN201
@@ -178,8 +219,10 @@ async def run(ns: argparse.Namespace) -> int:
         await alice.cmd("who probe", "3 of", timeout=20)
         same_tell = await tell_times(alice, bob, "ProbeB", ns.rounds)
         cross_tell = await tell_times(alice, carol, "ProbeC", ns.rounds)
-        same_move = await move_times(alice, bob, "ProbeA", "ProbeB", ns.games)
-        cross_move = await move_times(alice, carol, "ProbeA", "ProbeC", ns.games)
+        rng = random.Random(ns.seed)
+        same_lay, same_own = await lay_times(alice, bob, ns.games, rng)
+        cross_lay, cross_own = await lay_times(alice, carol, ns.games, rng)
+        probed = time.perf_counter() - phase_started
         results = await phase
         wall = time.perf_counter() - phase_started
         busy = [(n.cpu() - b) / wall for n, b in zip(nodes, cpu_before)]
@@ -196,8 +239,14 @@ async def run(ns: argparse.Namespace) -> int:
                   f"timers late by {lag:.0f} ms (p99)")
         print(f"machine load average during the run: {os.getloadavg()[0]:.2f} "
               f"({os.cpu_count()} cores)")
-        for what, same, cross in (("TELL", same_tell, cross_tell),
-                                  ("a move", same_move, cross_move)):
+        if probed > ns.warmup + ns.duration:
+            print(f"(the probes took {probed - ns.warmup:.0f} s, longer than the paced load's "
+                  f"{ns.duration:.0f} s: the last of them ran without it; raise --duration)")
+        for what, same, cross in (
+                ("TELL", same_tell, cross_tell),
+                (f"a Triptycha lay ({len(cross_lay)} each way)", same_lay, cross_lay),
+                (f"a Triptycha lay by the challenger, whose node drives the game "
+                 f"({len(cross_own)} each way)", same_own, cross_own)):
             s, c = statistics.median(same) * 1e3, statistics.median(cross) * 1e3
             print(f"{what}: same node median {s:.1f} ms (p99 {pct(same, 0.99) * 1e3:.1f}), "
                   f"other node {c:.1f} ms (p99 {pct(cross, 0.99) * 1e3:.1f}): "
@@ -244,7 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--duration", type=float, default=30.0, help="seconds of paced load measured")
     p.add_argument("--warmup", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=100, help="TELLs timed each way")
-    p.add_argument("--games", type=int, default=5, help="games whose moves are timed each way")
+    p.add_argument("--games", type=int, default=5,
+                   help="Triptycha games whose lays are timed each way (4 of the timed lays a game)")
+    p.add_argument("--seed", type=int, default=1, help="seeds the niches the probes lay in")
     p.add_argument("--client-procs", type=int, default=2)
     p.add_argument("--login-concurrency", type=int, default=40)
     return asyncio.run(run(p.parse_args(argv)))

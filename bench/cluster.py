@@ -293,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--duration", type=float, default=30.0, help="seconds of paced load measured")
     p.add_argument("--warmup", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=100, help="TELLs timed each way")
-    p.add_argument("--games", type=int, default=5,
+    p.add_argument("--games", type=int, default=10,
                    help="Triptycha games whose lays are timed each way (4 of the timed lays a game)")
     p.add_argument("--seed", type=int, default=1, help="seeds the niches the probes lay in")
     p.add_argument("--client-procs", type=int, default=2)

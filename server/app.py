@@ -615,7 +615,6 @@ class Parlor:
             session.unsubscribe(f"account:{session.account.id}")
 
     async def _leave(self, session: Session) -> None:
-        session.cancel_tasks()
         session.closed = True
         self._forget_clients(gone=session)
         if session in self.connections:

@@ -119,7 +119,7 @@ class Session:
         "_width", "_height", "screenreader", "board", "ignoring", "watching",
         "seen_versions", "quit_warned_at", "quitting", "resume_digest", "client_name",
         "gmcp_supports", "closed", "flooding", "queued", "login_limiter", "limiter",
-        "_buffer", "_lines", "_skip_partial", "_tasks", "_out", "_ga", "_prompted",
+        "_buffer", "_lines", "_skip_partial", "_out", "_ga", "_prompted",
         "_flush_scheduled", "_closing", "_replying", "_rows", "_held", "_dropped",
         "_after_cr", "connected_at", "last_command_at", "protocol", "_window", "reply_to",
         "logged_in_at", "examining", "_on_event", "__weakref__")
@@ -159,7 +159,6 @@ class Session:
         # complete lines read, not yet cleaned or taken (None: none; a deque costs 760 bytes)
         self._lines: deque[str] | None = None
         self._skip_partial = False  # input was dropped mid-line: drop up to the next line end
-        self._tasks: list[asyncio.Task] = []
         self._out: list[str] = []
         self._ga = False
         self._prompted = False  # the last output is the "> " prompt (queued or sent)
@@ -174,9 +173,9 @@ class Session:
         self.connected_at = time.time()
         self.last_command_at = time.time()
         self.protocol = getattr(writer, "protocol", None)
-        # our telnet protocol keeps the client's window (``TelnetProtocol.window``);
+        # our telnet protocol keeps the client's window (``TelnetProtocol.cols``, ``rows``);
         # width and height read it there (every long reply asks). Other writers: asked.
-        self._window: dict | None = getattr(self.protocol, "window", None)
+        self._window = self.protocol if hasattr(self.protocol, "rows") else None
         if self.protocol is not None and hasattr(self.protocol, "session"):
             self.protocol.session = self  # it tells of a lost connection, GMCP, options
         self.reply_to: str | None = None  # whom REPLY answers
@@ -195,7 +194,7 @@ class Session:
         if self._width:
             return self._width
         window = self._window
-        cols = (window["cols"] if window is not None
+        cols = (window.cols if window is not None
                 else self.writer.get_extra_info("cols")) or 80
         return max(LEAST_WIDTH, min(int(cols), 250))
 
@@ -210,7 +209,7 @@ class Session:
         if self._height:
             return self._height
         window = self._window
-        rows = (window["rows"] if window is not None
+        rows = (window.rows if window is not None
                 else self.writer.get_extra_info("rows")) or 24
         return max(LEAST_HEIGHT, min(int(rows), 200))
 
@@ -612,6 +611,3 @@ class Session:
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None
 
-    def cancel_tasks(self) -> None:
-        for task in self._tasks:
-            task.cancel()

@@ -228,6 +228,17 @@ class _Made:
 
 
 _NONE: frozenset = frozenset()
+_SETTLED: list[asyncio.Future] = []
+
+
+def _settled() -> asyncio.Future:
+    """One finished future, shared by every logged-in connection in place of its own
+    finished negotiation waiters (telnetlib3 only asks them whether they are done)."""
+    if not _SETTLED:
+        done = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        _SETTLED.append(done)
+    return _SETTLED[0]
 _PLAIN = (type(None), bool, int, float, str, bytes)
 
 
@@ -393,11 +404,11 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         # the client's window as NAWS last said (else the listener's default): the session
         # reads it on every long reply, so it is kept here rather than asked for through
         # the writer's extra-info chain
-        self.window = {"cols": self.get_extra_info("cols"), "rows": self.get_extra_info("rows")}
+        self.cols, self.rows = self.get_extra_info("cols"), self.get_extra_info("rows")
 
     def on_naws(self, rows: int, cols: int) -> None:
         super().on_naws(rows, cols)
-        self.window.update(cols=cols, rows=rows)  # in place: the session holds this dict
+        self.cols, self.rows = cols, rows
 
     @property
     def logged_in(self) -> bool:
@@ -415,8 +426,13 @@ class TelnetProtocol(telnetlib3.TelnetServer):
                 writer.pending_option = _Options(
                     writer, {k: v for k, v in writer.pending_option.items() if v})
                 _without_defaults(writer, ("log",))
+            if self._waiter_connected.done() and self.waiter_encoding.done():
+                self._tasks = [t for t in self._tasks if t is not self._waiter_connected
+                               and t is not self.waiter_encoding]
+                self._waiter_connected = self.waiter_encoding = _settled()
             _without_defaults(self, ("_loop", "shell", "_reader_factory", "_writer_factory",
-                                     "_reader_factory_encoding", "_writer_factory_encoding"))
+                                     "_reader_factory_encoding", "_writer_factory_encoding",
+                                     "_waiter_connected", "waiter_encoding"))
 
     # -- connecting ----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

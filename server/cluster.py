@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 import time
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
@@ -216,7 +217,10 @@ class Cluster:
         return {n for n, beat in zip(nodes, found) if beat is not None}
 
     def _remote(self, entry: dict[str, Any]) -> RemotePlayer:
-        return RemotePlayer(int(entry["id"]), entry["name"], entry["room"], entry["node"],
+        # rooms and nodes are few: one string each, not one per player (every node keeps
+        # every other node's players)
+        return RemotePlayer(int(entry["id"]), entry["name"], sys.intern(str(entry["room"])),
+                            sys.intern(str(entry["node"])),
                             bool(entry.get("admin")), float(entry.get("since", 0.0)),
                             float(entry.get("active", 0.0)), self)
 

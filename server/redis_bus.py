@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 PREFIX = "esterport:"
 MAX_BACKLOG = 10_000  # events kept for Redis while it is away (the oldest go first)
 CONTROL = "cluster"   # the topic of roster changes and control (always followed)
+CLOSE_WAIT = 2.0  # seconds each last word to Redis may take when the node stops
 
 
 class RedisBus:
@@ -107,19 +108,15 @@ class RedisBus:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        try:
-            await self._flush()
-        except (RedisError, OSError):
-            pass
-        if self._pubsub is not None:
+        # each last word to Redis is bounded: a node that stops never waits on a Redis
+        # that is restarting or gone (seen: a pub/sub connection that never answered)
+        for step in (self._flush, getattr(self._pubsub, "aclose", None),
+                     getattr(self._redis, "aclose", None)):
+            if step is None:
+                continue
             try:
-                await self._pubsub.aclose()
-            except (RedisError, OSError, AttributeError):
-                pass
-        if self._redis is not None:
-            try:
-                await self._redis.aclose()
-            except (RedisError, OSError):
+                await asyncio.wait_for(step(), CLOSE_WAIT)
+            except (RedisError, OSError, AttributeError, asyncio.TimeoutError):
                 pass
 
     def _deliver(self, topic: str, kind: str, data: dict) -> None:

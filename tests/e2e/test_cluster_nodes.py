@@ -153,3 +153,51 @@ async def test_a_game_across_nodes_survives_its_node_being_killed(cluster):
                      "Alice: PLAY 3"], out
     for c in (alice, bob, carol):
         await c.close()
+
+
+async def test_a_swiss_game_taken_over_after_a_kill_counts_in_its_tournament(cluster):
+    """Zed on n1 starts a Swiss, so n1 drives its first game; n1 is killed mid-game and
+    another node, up since before the tournament began, takes the game over: its result
+    still reaches the tournament, which pairs round 2 and ends."""
+    from tests.e2e.test_e2e_tournaments import START, _player as resigner
+    (n1, n2, n3), _proxy = cluster
+    zed = await _player(n1.port, "Zed")
+    players = [await _player(n.port, name) for n, name in ((n2, "Ann"), (n3, "Bea"),
+                                                            (n2, "Cal"))]
+    await zed.cmd("who", "4 players connected", timeout=10)
+    await zed.cmd("tourney create ttt swiss 2", "Tournament 1 is open")
+    for p in players:
+        await p.cmd("tourney join 1", "You enter tournament 1", timeout=10)
+    await zed.cmd("tourney start 1", "Tournament 1 begins", timeout=10)
+    firsts = {}
+    for p in players:
+        out = await p.expect(rf"({START.pattern}|you have a bye)", timeout=10)
+        if "begins" in out:
+            m = START.search(out)
+            firsts[m.group(2) == p.name] = (p, int(m.group(1)))
+    (x, number), (o, _n) = firsts[True], firsts[False]
+    await x.cmd("ttt play 1", f"{x.name}: PLAY 1", timeout=10)
+    await o.expect(f"{x.name}: PLAY 1", timeout=10)
+
+    n1.kill()  # another node takes game #number over once n1's lease lapses
+    for _ in range(100):
+        reply = await o.cmd("ttt play 4", rf"({o.name}: PLAY 4|not playing|did not answer"
+                                          r"|no game|another server)[^\n]*", timeout=15)
+        if "PLAY 4" in reply:
+            break
+        await asyncio.sleep(0.2)
+    else:
+        raise AssertionError("the game was never taken over")
+    await x.cmd("ttt resign", rf"Game #{number}: {o.name} wins", timeout=10)
+    for _ in range(50):  # the result is written, and round 2 paired
+        out = await o.cmd("tourney 1", r"Round \d:[^\n]*", timeout=10)
+        if "Round 2" in out:
+            break
+        await asyncio.sleep(0.2)
+    else:
+        raise AssertionError(f"round 2 was never paired:\n{out}")
+    await asyncio.wait_for(asyncio.gather(*(resigner(p, False) for p in players)), 60)
+    out = await o.cmd("tourney 1", r"Finished; round 2 of 2\.(.|\n)*Round 2:[^\n]*")
+    assert re.search(rf"{o.name} +[12]", out), out  # the game taken over counted
+    for c in (zed, *players):
+        await c.close()

@@ -201,3 +201,40 @@ async def test_a_swiss_game_taken_over_after_a_kill_counts_in_its_tournament(clu
     assert re.search(rf"{o.name} +[12]", out), out  # the game taken over counted
     for c in (zed, *players):
         await c.close()
+
+
+async def test_a_node_stopped_by_sigterm_hands_its_game_over_first(cluster):
+    """SIGTERM to the node driving a game: another node drives it before the players
+    there are told to connect again, so the opponent's next move is played at once."""
+    (n1, n2, _n3), proxy = cluster
+    alice = await _player(n1.port, "Alice")         # the game will be driven by n1
+    bob = await _player(n2.port, "Bob")
+    await alice.cmd("who", "2 players connected", timeout=10)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("ttt accept alice")
+    out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
+    number = int(out.rsplit("Game #", 1)[1].split(":")[0])
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.cmd("ttt play 4", "Bob: PLAY 4")
+    await alice.cmd("ttt play 2", "Alice: PLAY 2")
+    await bob.expect("Alice: PLAY 2")
+
+    n1.proc.terminate()
+    assert "Connect again" in await alice.closed(timeout=10)
+    await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=2)  # at once: n1 handed it over
+    await asyncio.to_thread(n1.proc.wait, 10)
+    assert any(f"game #{number} handed to node" in line for line in n1.log), n1.log[-20:]
+    for _ in range(50):  # through the balancer, once it has seen n1 is down
+        try:
+            alice = await _player(proxy.telnet_port, "Alice", new=False)
+            break
+        except (AssertionError, OSError):
+            await asyncio.sleep(0.2)
+    await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)", timeout=10)
+    out = await bob.cmd(f"replay {number}", r"\d+\. Alice: PLAY 3", timeout=10)
+    moves = re.findall(r"^\s*\d+\. (\w+: PLAY \d)", out.split("REPLAY")[-1], re.M)
+    assert moves == ["Alice: PLAY 1", "Bob: PLAY 4", "Alice: PLAY 2", "Bob: PLAY 5",
+                     "Alice: PLAY 3"], out
+    for c in (alice, bob):
+        await c.close()

@@ -316,7 +316,7 @@ class Cluster:
                 self._remember(int(data["number"]), data["entry"])
         elif event.kind == "offer":
             self._offer_elsewhere(data)
-        elif event.kind == "shutdown":  # one node's hands its games over; every node's not
+        elif event.kind == "shutdown":  # a node stopping alone hands its games over
             if data.get("only") in (None, self.node):
                 parlor.request_shutdown(data["message"], everywhere=False,
                                         hand_over=data.get("only") is not None)

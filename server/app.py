@@ -119,6 +119,7 @@ class Parlor:
         self.server: telnetlib3.Server | None = None
         self.stopped = asyncio.Event()
         self.draining = False  # stopping: no login is taken (its games go to other nodes)
+        self.farewell = GOODBYE  # what every connection is told when it stops
         self._shell_tasks: set[asyncio.Task] = set()
         self._background: set[asyncio.Task] = set()
         self.counter = {"open": 0, "refused": 0}  # telnet connections (server/telnet.py)
@@ -194,6 +195,7 @@ class Parlor:
         nothing else needs saving."""
         self.draining = True
         handed = hand_over and self.cluster is not None and await self.cluster.drain()
+        self.farewell = message or (MOVING if handed else GOODBYE)
         for session in list(self.sessions.values()) if notice else ():
             session.notify(paint(notice, "red", bold=True))
         for hook in list(self.before_stop):  # the web door stops taking requests first
@@ -203,7 +205,7 @@ class Parlor:
                 log.exception("stopping %r failed", hook)
         self.before_stop.clear()
         for session in list(self.connections):
-            session.close(message or (MOVING if handed else GOODBYE))
+            session.close(self.farewell)
         if self.server is not None:
             self.server.close()
             try:

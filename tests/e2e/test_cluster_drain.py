@@ -58,8 +58,8 @@ async def test_a_node_shut_down_hands_its_game_over_before_closing_its_sessions(
 
     alpha.cluster.drain = drain_and_look
     await root.cmd("@shutdown node alpha upgrade", "Shutting down node alpha")
-    await alice.expect("restarting this part of Esterport")  # told after the hand-over
-    await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=2)      # at once: no lease to lapse
+    await alice.expect("restarting this part of Esterport", timeout=10)  # after the hand-over
+    await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=4)  # at once: no lease (6 s) to lapse
     assert seen == {"handed": True, "drivers": ["beta"], "open": ["Alice"]}, seen
     assert "Connect again" in await alice.closed()
     await asyncio.wait_for(alpha.stopped.wait(), 10)

@@ -87,12 +87,12 @@ async def test_a_stopping_node_s_clocks_and_computer_play_on_where_its_games_wen
     ids = {s.name: s.account_id for s in alpha.remote.values()}
     timed = await alpha.host.start_game("ttt", (Seat(ids["Alice"], "Alice"),
                                                 Seat(ids["Bob"], "Bob")),
-                                        {"ranked": False, "clock": 1.5})
+                                        {"ranked": False, "clock": 3.0})
     computer = await alpha.host.play_computer("ttt", Seat(ids["Carol"], "Carol"), "easy", {})
     await alpha.stop()
     taken = {n: _drivers(three, n) for n in (timed.id, computer.id)}
     assert sorted(taken.values()) == [["beta"], ["gamma"]], taken  # one each: the fewest
-    await alice.expect("Time is up for Alice", timeout=5)  # on beta, her clock re-armed
+    await alice.expect("Time is up for Alice", timeout=8)  # on beta, her clock re-armed
     await bob.expect(rf"Game #{timed.id}: Bob wins", timeout=5)
     await carol.cmd("ttt play 5", "Carol: PLAY 5", timeout=5)
     await carol.expect(r"Computer\(easy\): PLAY \d", timeout=5)  # answered on gamma

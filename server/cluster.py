@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
 ASK_TIMEOUT = 3.0   # seconds a node waits for another's list of games or board
 HAND_OVER_TIMEOUT = 3.0  # seconds a stopping node waits for another to take a game
+DRAIN_TIMEOUT = 10.0     # seconds a stopping node spends handing its games over, at most
 LIST_FRESH = 1.0    # seconds another node's list of games is shown again without asking
 
 
@@ -411,28 +412,32 @@ class Cluster:
     async def drain(self) -> bool:
         """This node is stopping: hand each game it drives to another live node (the one
         driving fewest), and return once each is taken (each within
-        ``HAND_OVER_TIMEOUT``), so that no command about it waits for this node's lease
-        to lapse. False when no other node takes games (nor Redis answers): then this
-        node's games go to whichever node notices it gone, as after a kill."""
+        ``HAND_OVER_TIMEOUT``, all within ``DRAIN_TIMEOUT``), so that no command about
+        it waits for this node's lease to lapse. False when no other node takes games
+        (nor Redis answers in time): then this node's games go to whichever node notices
+        it gone, as after a kill."""
+        try:
+            return await asyncio.wait_for(self._drain(), DRAIN_TIMEOUT)
+        except (asyncio.TimeoutError, RedisError, OSError) as err:
+            log.warning("cluster: this node's games are not all handed over (%r)", err)
+            return False
+
+    async def _drain(self) -> bool:
         host = self.parlor.host
         handed: set[int] = set()
-        try:
-            await self._beat()  # marked draining: no node hands its games here now
-            takers = await self._takers()
-            while takers and (games := sorted((g for g in host.live.values()
-                                               if g.id not in handed), key=lambda g: g.id)):
-                table = await self.redis.hgetall(PREFIX + "games")
-                load = Counter(json.loads(v)["node"] for v in table.values())
-                handing = []
-                for game in games:  # games started meanwhile go in the next pass
-                    node = min(takers, key=lambda n: (load[n], n))
-                    load[node] += 1
-                    handed.add(game.id)
-                    handing.append(self._hand_over(game, node))
-                await asyncio.gather(*handing)
-        except (RedisError, OSError) as err:
-            log.warning("cluster: this node's games are not handed over (%s)", err)
-            return False
+        await self._beat()  # marked draining: no node hands its games here now
+        takers = await self._takers()
+        while takers and (games := sorted((g for g in host.live.values()
+                                           if g.id not in handed), key=lambda g: g.id)):
+            table = await self.redis.hgetall(PREFIX + "games")
+            load = Counter(json.loads(v)["node"] for v in table.values())
+            handing = []
+            for game in games:  # games started meanwhile go in the next pass
+                node = min(takers, key=lambda n: (load[n], n))
+                load[node] += 1
+                handed.add(game.id)
+                handing.append(self._hand_over(game, node))
+            await asyncio.gather(*handing)
         return bool(takers)
 
     async def _takers(self) -> list[str]:

@@ -48,6 +48,10 @@ PASTE_QUEUE = 50
 
 CROWD = 50  # rooms with more people than this hear no arrivals and departures
 
+GOODBYE = "Esterport is shutting down. Your games are saved."
+MOVING = ("This part of Esterport is stopping. Connect again: you will be put through to "
+          "another part, and your games are waiting.")
+
 
 class Commands(Protocol):
     """What the parlor needs of its command table: run one typed line for a session."""
@@ -114,6 +118,8 @@ class Parlor:
         self.started_at = time.time()
         self.server: telnetlib3.Server | None = None
         self.stopped = asyncio.Event()
+        self.draining = False  # stopping: no login is taken (its games go to other nodes)
+        self.farewell = GOODBYE  # what every connection is told when it stops
         self._shell_tasks: set[asyncio.Task] = set()
         self._background: set[asyncio.Task] = set()
         self.counter = {"open": 0, "refused": 0}  # telnet connections (server/telnet.py)
@@ -179,10 +185,19 @@ class Parlor:
         assert self.server is not None and self.server.sockets
         return self.server.sockets[0].getsockname()[1]
 
-    async def stop(self, message: str = "Esterport is shutting down. Your games are saved.") -> None:
-        """Tell everyone, close every connection, stop the computer players, close the
-        database. Every action was committed when it was acknowledged, so nothing else
-        needs saving."""
+    async def stop(self, message: str | None = None, *, notice: str | None = None,
+                   hand_over: bool = True) -> None:
+        """Take no more logins; in a cluster, hand this node's games to the other nodes
+        (``hand_over``; not when every node stops) and wait until they have them; then
+        tell everyone (``notice``, then ``message``: by default, to connect again when
+        other nodes took the games), close every connection, stop the computer players,
+        close the database. Every action was committed when it was acknowledged, so
+        nothing else needs saving."""
+        self.draining = True
+        handed = hand_over and self.cluster is not None and await self.cluster.drain()
+        self.farewell = message or (MOVING if handed else GOODBYE)
+        for session in list(self.sessions.values()) if notice else ():
+            session.notify(paint(notice, "red", bold=True))
         for hook in list(self.before_stop):  # the web door stops taking requests first
             try:
                 await hook()
@@ -190,7 +205,7 @@ class Parlor:
                 log.exception("stopping %r failed", hook)
         self.before_stop.clear()
         for session in list(self.connections):
-            session.close(message)
+            session.close(self.farewell)
         if self.server is not None:
             self.server.close()
             try:
@@ -211,18 +226,17 @@ class Parlor:
         self.stopped.set()
 
     def request_shutdown(self, message: str, *, everywhere: bool = True,
-                         node: str | None = None) -> None:
-        """@SHUTDOWN: announce, then stop soon (after the command's answer is written).
-        In a cluster every node stops (``everywhere``), or only the node named ``node``."""
+                         node: str | None = None, hand_over: bool = False) -> None:
+        """@SHUTDOWN: stop soon (after the command's answer is written), announcing
+        ``message``. In a cluster every node stops (``everywhere``), or only the node
+        named ``node``, which hands its games over first (``hand_over``)."""
         if self.cluster is not None and (everywhere or node is not None):
             self.cluster.control("shutdown", message=message, only=node)
             return
-        for session in list(self.sessions.values()):
-            session.notify(paint(message, "red", bold=True))
 
         async def later() -> None:
             await asyncio.sleep(0.2)
-            await self.stop()
+            await self.stop(notice=message, hand_over=hand_over)
 
         self._shutdown_task = asyncio.create_task(later())
 
@@ -458,12 +472,18 @@ class Parlor:
         if self.connections_from(session.address) > cap:
             session.close(f"Too many connections from your address (at most {cap}).")
             return
+        if self.draining:  # stopping: in a cluster, its games are going to the others
+            session.close(MOVING if self.cluster is not None else GOODBYE)
+            return
         session.offer_mud_protocols()
         try:
             account = await asyncio.wait_for(login(session),
                                              self.config.server.login_timeout or None)
         except asyncio.TimeoutError:
             session.close("You took too long to log in. Goodbye.")
+            return
+        if self.draining:  # stopping while they logged in
+            session.close(MOVING if self.cluster is not None else GOODBYE)
             return
         await self._enter(session, account)
         del account  # the row is not kept for the session's life: it holds a Member

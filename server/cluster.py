@@ -16,7 +16,9 @@ is used for what it is made for and nothing is built by hand on top of it beyond
   player kicked, @SHUTDOWN every node, ``@SHUTDOWN NODE <name>`` one; the login
   throttles and the per-address cap count every node's events.
 * Games: each is driven by one node; a command about it typed on another node is relayed
-  there (``server/relay.py``), and a dead node's games are taken over by the others.
+  there (``server/relay.py``), and a dead node's games are taken over by the others. A
+  node that stops hands its games over first (``drain``), each to the live node driving
+  fewest, and closes its sessions once they have been taken.
 
 When Redis goes away each node says so once in its log, goes on serving its own players
 (their games are in the database), and heals when Redis is back: it subscribes again and
@@ -51,6 +53,8 @@ log = logging.getLogger(__name__)
 
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
 ASK_TIMEOUT = 3.0   # seconds a node waits for another's list of games or board
+HAND_OVER_TIMEOUT = 3.0  # seconds a stopping node waits for another to take a game
+DRAIN_TIMEOUT = 10.0     # seconds a stopping node spends handing its games over, at most
 LIST_FRESH = 1.0    # seconds another node's list of games is shown again without asking
 
 
@@ -317,9 +321,10 @@ class Cluster:
                 self._remember(int(data["number"]), data["entry"])
         elif event.kind == "offer":
             self._offer_elsewhere(data)
-        elif event.kind == "shutdown":
+        elif event.kind == "shutdown":  # a node stopping alone hands its games over
             if data.get("only") in (None, self.node):
-                parlor.request_shutdown(data["message"], everywhere=False)
+                parlor.request_shutdown(data["message"], everywhere=False,
+                                        hand_over=data.get("only") is not None)
 
     def _background(self, coro: Any) -> None:
         async def run() -> None:
@@ -374,9 +379,13 @@ class Cluster:
         return bool(await self.redis.set(PREFIX + f"adopt:{number}", self.node, nx=True,
                                          px=int(self.lease * 1000)))
 
-    def _game_changed(self, game: Any, here: bool) -> None:
+    def _entry_of(self, game: Any) -> dict[str, Any]:
+        """Game ``game``'s entry in the games table: driven here, of its kind, by whom."""
         players = [s.account_id for s in game.seats if s.computer is None and not s.left]
-        entry = {"node": self.node, "kind": game.kind.key, "players": players}
+        return {"node": self.node, "kind": game.kind.key, "players": players}
+
+    def _game_changed(self, game: Any, here: bool) -> None:
+        entry = self._entry_of(game)
         self.control("game", number=game.id, entry=entry if here else None)
         if here:
             self._background(self.redis.hset(PREFIX + "games", str(game.id), json.dumps(entry)))
@@ -402,6 +411,84 @@ class Cluster:
                 if count:
                     log.warning("cluster: node %s is gone; this node drives game #%d now",
                                 node, number)
+
+    # -- a node that stops hands its games over ----------------------------------------
+    async def drain(self) -> bool:
+        """This node is stopping: hand each game it drives to another live node (the one
+        driving fewest), and return once each is taken (each within
+        ``HAND_OVER_TIMEOUT``, all within ``DRAIN_TIMEOUT``), so that no command about
+        it waits for this node's lease to lapse. False when no other node takes games
+        (nor Redis answers in time): then this node's games go to whichever node notices
+        it gone, as after a kill."""
+        try:
+            return await asyncio.wait_for(self._drain(), DRAIN_TIMEOUT)
+        except (asyncio.TimeoutError, RedisError, OSError) as err:
+            log.warning("cluster: this node's games are not all handed over (%r)", err)
+            return False
+
+    async def _drain(self) -> bool:
+        host = self.parlor.host
+        handed: set[int] = set()
+        await self._beat()  # marked draining: no node hands its games here now
+        takers = await self._takers()
+        while takers and (games := sorted((g for g in host.live.values()
+                                           if g.id not in handed), key=lambda g: g.id)):
+            table = await self.redis.hgetall(PREFIX + "games")
+            load = Counter(json.loads(v)["node"] for v in table.values())
+            handing = []
+            for game in games:  # games started meanwhile go in the next pass
+                node = min(takers, key=lambda n: (load[n], n))
+                load[node] += 1
+                handed.add(game.id)
+                handing.append(self._hand_over(game, node))
+            await asyncio.gather(*handing)
+        return bool(takers)
+
+    async def _takers(self) -> list[str]:
+        """The other live nodes, but those draining (stopping) themselves."""
+        prefix = PREFIX + "node:"
+        keys = sorted([k async for k in self.redis.scan_iter(match=prefix + "*")])
+        beats = await self.redis.mget(keys) if keys else []
+        return [k[len(prefix):] for k, beat in zip(keys, beats)
+                if beat is not None and k != prefix + self.node
+                and not json.loads(beat).get("draining")]
+
+    async def _hand_over(self, game: Any, node: str) -> None:
+        """Hand ``game`` to ``node``: under the game's lock nothing is played on it here
+        (and all it was is stored) while ``node`` takes it from the store; once it has,
+        this node lets it go. Untaken, it stays here."""
+        host = self.parlor.host
+        async with game.lock:
+            if host.live.get(game.id) is not game:
+                return  # over meanwhile
+            answer = await self._question(node, "adopt", HAND_OVER_TIMEOUT, {"game": game.id})
+            if answer is None or answer.get("entry") is None:
+                log.warning("cluster: node %s did not take game #%d", node, game.id)
+                return
+            self._remember(game.id, answer["entry"])  # this node's players' commands go there
+            host.games.drop(game)  # let go, not finished (its ``outcome`` is None)
+        log.info("cluster: game #%d handed to node %s", game.id, node)
+
+    async def _take_over(self, data: dict[str, Any]) -> None:
+        """A stopping node hands game ``data["game"]`` here: drive it from the store (its
+        clock and computer turns go on here), then answer with its games-table entry
+        (None: not taken)."""
+        host = self.parlor.host
+        entry = None
+        try:
+            number = int(data["game"])
+            if not self.parlor.draining:
+                self._forget_game(number)
+                await host.restore(only=number)
+            game = host.live.get(number)
+            if game is not None:
+                entry = self._entry_of(game)
+                await self.redis.hset(PREFIX + "games", str(number), json.dumps(entry))
+        except (RedisError, OSError):
+            pass  # taken all the same: the games table has it again when Redis heals
+        except Exception:
+            log.exception("cluster: game %r handed here could not be taken", data.get("game"))
+        self._answer(data, entry=entry)
 
     def owner_for(self, account_id: int, kind_key: str) -> str | None:
         """The node driving ``account_id``'s game of that kind, when another node does."""
@@ -530,6 +617,8 @@ class Cluster:
             task = asyncio.create_task(self._run(data))
             self._tasks.append(task)
             task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
+        elif event.kind == "adopt":
+            self._background(self._take_over(data))
         elif event.kind == "frames":
             self._answer(data, frames=self._frames_here(data.get("kind")))
         elif event.kind == "frame":
@@ -622,7 +711,8 @@ class Cluster:
     # -- liveness ---------------------------------------------------------------------
     async def _beat(self) -> None:
         await self.redis.set(PREFIX + "node:" + self.node,
-                             json.dumps({"at": time.time(), "players": len(self.parlor.sessions)}),
+                             json.dumps({"at": time.time(), "players": len(self.parlor.sessions),
+                                         "draining": self.parlor.draining}),
                              px=int(self.lease * 1000))
 
     async def _heartbeat(self) -> None:

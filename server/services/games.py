@@ -80,8 +80,6 @@ class HostParlor:
                       auto: bool = False) -> LiveGame:
         game = self._games.get(game_id)
         async with game.lock:
-            if game.id not in self._games.live:
-                raise GameError("That game has just ended.")
             await self._play.apply(game, seat, action, note=note, auto=auto)
         self._turns.schedule(game)
         return game
@@ -194,12 +192,12 @@ class GameHost:
                 options=record.options, ranked=record.ranked, seed=record.seed,
                 state=kind.state_from_json(record.state), version=record.version,
             )
-            self.presence.restored(game)
+            self.presence.restored(game, self.is_online)
             self.games.add(game)
             self.turns.schedule(game)
             count += 1
-        if only is None:
-            await self.tournaments.restore()  # their games, found again
+        if only is None or count:
+            await self.tournaments.restore(only)  # their games, found again
         return count
 
     async def close(self) -> None:
@@ -293,8 +291,6 @@ class GameHost:
         :raises GameError: the player has no such game (or it has just ended)."""
         game = self.playing(account_id, kind_key)
         async with game.lock:
-            if game.id not in self.live:
-                raise GameError("That game has just ended.")
             await self.play.apply(game, game.seat_of(account_id), action,
                                   seat_change=seat_change)
         self.turns.schedule(game)

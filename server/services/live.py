@@ -132,7 +132,8 @@ class LiveGames:
         self._by_player: dict[tuple[int, str], int] = {}
         self.starting: set[tuple[int, str]] = set()
         # told when a game comes into play here, changes seats, or leaves (True, False):
-        # a cluster tells the other nodes which node plays it (server/cluster.py)
+        # a cluster tells the other nodes which node plays it (server/cluster.py). A game
+        # leaves finished (its ``outcome`` set) or let go (another node drives it now).
         self.listeners: list[Callable[[LiveGame, bool], None]] = []
 
     def add(self, game: LiveGame) -> None:

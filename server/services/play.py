@@ -95,6 +95,9 @@ class Play:
         ("Bob sits down in seat 2 with 200 cubits."), not by the table's own notation
         for it, unless no event words it.
         """
+        if self.games.live.get(game.id) is not game:  # ended, or another node drives it
+            raise GameError("That game has just ended." if game.outcome is not None else
+                            "That game is played on another server now; type that again.")
         if seat is None:
             raise GameError("You are watching that game, not playing it.")
         seat_change = seat_change or seat >= len(game.seats) or game.seats[seat].left

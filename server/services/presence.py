@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import Callable
 
 from games.errors import RuleError
 from server.services.live import GameError, LiveGame, LiveGames
@@ -34,12 +35,13 @@ class Presence:
         self.games = games
         self.reconnect_grace = reconnect_grace
 
-    def restored(self, game: LiveGame) -> None:
-        """A game loaded at start-up: every player is away until they log in again,
-        gone for good if not back in time."""
+    def restored(self, game: LiveGame, is_online: Callable[[int], bool]) -> None:
+        """A game loaded at start-up or taken over from another node: every player not
+        logged in (on any node) is away until they log in again, gone for good if not
+        back in time."""
         now = time.time()
         for index, seat in enumerate(game.seats):
-            if seat.computer is None and not seat.left:
+            if seat.computer is None and not seat.left and not is_online(seat.account_id):
                 game.absent[index] = now
                 self.turns.spawn(self._presence(game, index, False, self.reconnect_grace))
 

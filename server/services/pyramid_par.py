@@ -117,6 +117,8 @@ class ParTournament:
         if here or game.id not in self.by_game or self.director is None:
             return
         number = self.by_game.pop(game.id)
+        if game.outcome is None:
+            return  # let go, not finished: the node that drives it now writes its result
         self.director.spawn(self._result(number, game.id, match.deal_scores(game.state)))
 
     async def _result(self, number: int, game_id: int, scores: tuple[int, ...]) -> None:

@@ -385,6 +385,8 @@ class Tournaments:
         if here or game.id not in self.by_game:
             return
         number = self.by_game.pop(game.id)
+        if game.outcome is None:
+            return  # let go, not finished: the node that drives it now writes its result
         score = self._score(game)
         self.spawn(self._guarded(self._result(number, game.id, score),
                                  f"tournament {number}: game #{game.id}'s result"))
@@ -409,8 +411,10 @@ class Tournaments:
             log.exception("%s failed", what)
 
     # -- the clock ---------------------------------------------------------------------
-    async def restore(self) -> None:
-        """After a restart: the games of running tournaments, found again; the clock."""
+    async def restore(self, only: int | None = None) -> None:
+        """After a restart: the games of running tournaments, found again in their rows;
+        the clock. ``only``: a game this node has just taken over from another (killed,
+        or stopping), whose result is now this node's to write; the clock runs already."""
         for row in await self.listing():
             own = self.system_of(row.kind, row.system)
             if own is not None:
@@ -418,9 +422,11 @@ class Tournaments:
                 continue
             for wave in row.state["pairings"] if row.status == "running" else ():
                 for p in wave:
-                    if p["game"] is not None and p["score"] is None:
+                    if p["game"] is not None and p["score"] is None \
+                            and only in (None, p["game"]):
                         self.by_game[p["game"]] = row.id
-        self.spawn(self._clock())
+        if only is None:
+            self.spawn(self._clock())
 
     async def _clock(self) -> None:
         while True:

@@ -130,7 +130,7 @@ class WebDoor:
             stream.changed.set()
         for session in list(self.parlor.connections):  # browsers' sessions, told as telnet's
             if getattr(session.writer, "_transport", None) in self.plays:
-                session.close("Esterport is shutting down. Your games are saved.")
+                session.close(self.parlor.farewell)
         for transport in list(self.plays):  # and any still at the telnet negotiation
             transport.close()
         self.app.state.pages.close()

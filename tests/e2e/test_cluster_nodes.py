@@ -153,3 +153,88 @@ async def test_a_game_across_nodes_survives_its_node_being_killed(cluster):
                      "Alice: PLAY 3"], out
     for c in (alice, bob, carol):
         await c.close()
+
+
+async def test_a_swiss_game_taken_over_after_a_kill_counts_in_its_tournament(cluster):
+    """Zed on n1 starts a Swiss, so n1 drives its first game; n1 is killed mid-game and
+    another node, up since before the tournament began, takes the game over: its result
+    still reaches the tournament, which pairs round 2 and ends."""
+    from tests.e2e.test_e2e_tournaments import START, _player as resigner
+    (n1, n2, n3), _proxy = cluster
+    zed = await _player(n1.port, "Zed")
+    players = [await _player(n.port, name) for n, name in ((n2, "Ann"), (n3, "Bea"),
+                                                            (n2, "Cal"))]
+    await zed.cmd("who", "4 players connected", timeout=10)
+    await zed.cmd("tourney create ttt swiss 2", "Tournament 1 is open")
+    for p in players:
+        await p.cmd("tourney join 1", "You enter tournament 1", timeout=10)
+    await zed.cmd("tourney start 1", "Tournament 1 begins", timeout=10)
+    firsts = {}
+    for p in players:
+        out = await p.expect(rf"({START.pattern}|you have a bye)", timeout=10)
+        if "begins" in out:
+            m = START.search(out)
+            firsts[m.group(2) == p.name] = (p, int(m.group(1)))
+    (x, number), (o, _n) = firsts[True], firsts[False]
+    await x.cmd("ttt play 1", f"{x.name}: PLAY 1", timeout=10)
+    await o.expect(f"{x.name}: PLAY 1", timeout=10)
+
+    n1.kill()  # another node takes game #number over once n1's lease lapses
+    for _ in range(100):
+        reply = await o.cmd("ttt play 4", rf"({o.name}: PLAY 4|not playing|did not answer"
+                                          r"|no game|another server)[^\n]*", timeout=15)
+        if "PLAY 4" in reply:
+            break
+        await asyncio.sleep(0.2)
+    else:
+        raise AssertionError("the game was never taken over")
+    await x.cmd("ttt resign", rf"Game #{number}: {o.name} wins", timeout=10)
+    for _ in range(50):  # the result is written, and round 2 paired
+        out = await o.cmd("tourney 1", r"Round \d:[^\n]*", timeout=10)
+        if "Round 2" in out:
+            break
+        await asyncio.sleep(0.2)
+    else:
+        raise AssertionError(f"round 2 was never paired:\n{out}")
+    await asyncio.wait_for(asyncio.gather(*(resigner(p, False) for p in players)), 60)
+    out = await o.cmd("tourney 1", r"Finished; round 2 of 2\.(.|\n)*Round 2:[^\n]*")
+    assert re.search(rf"{o.name} +[12]", out), out  # the game taken over counted
+    for c in (zed, *players):
+        await c.close()
+
+
+async def test_a_node_stopped_by_sigterm_hands_its_game_over_first(cluster):
+    """SIGTERM to the node driving a game: another node drives it before the players
+    there are told to connect again, so the opponent's next move is played at once."""
+    (n1, n2, _n3), proxy = cluster
+    alice = await _player(n1.port, "Alice")         # the game will be driven by n1
+    bob = await _player(n2.port, "Bob")
+    await alice.cmd("who", "2 players connected", timeout=10)
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("ttt accept alice")
+    out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
+    number = int(out.rsplit("Game #", 1)[1].split(":")[0])
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.cmd("ttt play 4", "Bob: PLAY 4")
+    await alice.cmd("ttt play 2", "Alice: PLAY 2")
+    await bob.expect("Alice: PLAY 2")
+
+    n1.proc.terminate()
+    assert "Connect again" in await alice.closed(timeout=10)
+    await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=2)  # at once: n1 handed it over
+    await asyncio.to_thread(n1.proc.wait, 10)
+    assert any(f"game #{number} handed to node" in line for line in n1.log), n1.log[-20:]
+    for _ in range(50):  # through the balancer, once it has seen n1 is down
+        try:
+            alice = await _player(proxy.telnet_port, "Alice", new=False)
+            break
+        except (AssertionError, OSError):
+            await asyncio.sleep(0.2)
+    await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)", timeout=10)
+    out = await bob.cmd(f"replay {number}", r"\d+\. Alice: PLAY 3", timeout=10)
+    moves = re.findall(r"^\s*\d+\. (\w+: PLAY \d)", out.split("REPLAY")[-1], re.M)
+    assert moves == ["Alice: PLAY 1", "Bob: PLAY 4", "Alice: PLAY 2", "Bob: PLAY 5",
+                     "Alice: PLAY 3"], out
+    for c in (alice, bob):
+        await c.close()

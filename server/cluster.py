@@ -41,7 +41,7 @@ from redis.exceptions import LockError, RedisError
 
 from server.bus import Event
 from server.hosting import Seat
-from server.redis_bus import CONTROL, PREFIX, RedisBus
+from server.redis_bus import CLOSE_WAIT, CONTROL, PREFIX, RedisBus
 from server.services.offers import Offer
 from server.relay import RELAY_TIMEOUT, RelayedSession, apply_relayed, session_view
 
@@ -194,12 +194,12 @@ class Cluster:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        try:
-            mine = [str(s.account.id) for s in self.parlor.sessions.values()]
+        mine = [str(s.account.id) for s in self.parlor.sessions.values()]
+        try:  # bounded: a stopping node never waits on a Redis that is away
             if mine:
-                await self.redis.hdel(PREFIX + "roster", *mine)
-            await self.redis.delete(PREFIX + "node:" + self.node)
-        except (RedisError, OSError):
+                await asyncio.wait_for(self.redis.hdel(PREFIX + "roster", *mine), CLOSE_WAIT)
+            await asyncio.wait_for(self.redis.delete(PREFIX + "node:" + self.node), CLOSE_WAIT)
+        except (RedisError, OSError, asyncio.TimeoutError):
             pass
         self.control("node-gone", node=self.node)
         await self.bus.close()

@@ -279,12 +279,13 @@ class Writer(TelnetWriterUnicode):
     subnegotiation: 1.2 KB of them wrote 53 KB of log. Refused as a ``ValueError``, it
     is one debug line, like every other bad byte.
 
-    Light: :meth:`compact` (once the protocol has wired its handlers) trades telnetlib3's
-    per-connection tables for shared ones (about 12 KB of an idle connection's 20 KB
-    there): the handler tables (:class:`_Handlers`), the option tables, the
-    subnegotiation buffers; the client-side option policies (``always_*``,
-    ``passive_do``) are the class's empty sets, and the refusal sets and the LINEMODE
-    character table are made when first used."""
+    Light: telnetlib3 built about 19 KB of tables per connection, most of them alike
+    for every connection. :meth:`compact` (once the protocol has wired its handlers)
+    makes the handler tables views named per class (:class:`_HandlerTable`), the option
+    tables slotted dicts and the subnegotiation buffers lists; the client-side option
+    policies (``always_*``, ``passive_do``) and the character table are the class's;
+    the refusal sets, the session context and the LINEMODE state are made when first
+    used. At login the protocol drops what is still alike (``_without_defaults``)."""
 
     always_will = always_do = always_wont = always_dont = passive_do = _NONE
     rejected_will = _Made(lambda w: set())

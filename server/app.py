@@ -12,6 +12,7 @@ import asyncio
 import bisect
 import logging
 import socket
+import sys
 import time
 from collections import Counter
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Protocol
@@ -281,7 +282,7 @@ class Parlor:
 
     # -- the other nodes' players (server/cluster.py) --------------------------------------
     def _list(self, player: "Session | RemotePlayer") -> None:
-        key = player.name.lower()
+        key = sys.intern(player.name.lower())  # the one copy the throttles and trust share
         if key not in self._by_name:
             bisect.insort(self.names, key)
         self._by_name[key] = player
@@ -371,7 +372,9 @@ class Parlor:
     def trust(self, name_key: str, address: str, seconds: float, *, shared: bool = True) -> None:
         """A good password for ``name_key`` from ``address``: for ``seconds`` its logins
         from there count only against that pair (server/login.py), on every node."""
-        self.trusted_logins[(name_key, address)] = time.monotonic() + seconds
+        # one copy of each name and address, whichever node or login told it
+        self.trusted_logins[(sys.intern(name_key), sys.intern(address))] = \
+            time.monotonic() + seconds
         if shared and self.cluster is not None:
             self.cluster.control("trust", name=name_key, address=address, seconds=seconds)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import defaultdict
 from typing import Any, Callable, Protocol
 
 import attrs
@@ -37,22 +36,39 @@ class Bus(Protocol):
     def wanted(self, topic: str) -> bool: ...
 
 
+SMALL = 8  # a topic with at most this many subscribers keeps them in a tuple
+
+
 class LocalBus:
     """Delivers events to subscribers in this process, in order, at once."""
 
     def __init__(self) -> None:
-        # topic -> subscribers, as an insertion-ordered set (a dict with None values)
-        self._subs: dict[str, dict[Subscriber, None]] = defaultdict(dict)
+        # topic -> subscribers, in the order they came: a tuple while they are few (most
+        # topics have one: "account:42" is every player's, a dict costs 232 bytes), an
+        # insertion-ordered dict (None values) once there are more than SMALL
+        self._subs: dict[str, tuple[Subscriber, ...] | dict[Subscriber, None]] = {}
 
     def subscribe(self, topic: str, fn: Subscriber) -> None:
-        self._subs[topic][fn] = None
+        subs = self._subs.get(topic, ())
+        if fn in subs:
+            return
+        if isinstance(subs, dict):
+            subs[fn] = None
+        elif len(subs) < SMALL:
+            self._subs[topic] = (*subs, fn)
+        else:
+            self._subs[topic] = dict.fromkeys((*subs, fn))
 
     def unsubscribe(self, topic: str, fn: Subscriber) -> None:
         subs = self._subs.get(topic)
-        if subs is not None:
-            subs.pop(fn, None)
-            if not subs:
-                del self._subs[topic]
+        if subs is None or fn not in subs:
+            return
+        if isinstance(subs, dict):
+            del subs[fn]
+        else:
+            subs = self._subs[topic] = tuple(f for f in subs if f != fn)
+        if not subs:
+            del self._subs[topic]
 
     def publish(self, topic: str, event: Event) -> None:
         """Deliver ``event`` to every subscriber of ``topic``. It goes through JSON on
@@ -64,8 +80,8 @@ class LocalBus:
     def deliver(self, topic: str, event: Event) -> None:
         """Hand ``event`` (plain data already, as from another node) to the subscribers
         of ``topic`` here."""
-        subs = tuple(self._subs.get(topic, ()))
-        for fn in subs:
+        subs = self._subs.get(topic, ())
+        for fn in tuple(subs) if isinstance(subs, dict) else subs:
             try:
                 fn(topic, event)
             except Exception:  # one broken subscriber must not starve the others

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from collections import defaultdict, deque
 from typing import AsyncIterator, Callable
@@ -150,7 +151,7 @@ class Sliding:
     def added_elsewhere(self, key: str) -> None:
         """Count an event (one here, or told by another node)."""
         now = self.clock()
-        self._events[key].append(now)
+        self._events[sys.intern(key)].append(now)  # one copy of a name, however told
         if now - self._pruned_at > self.window or len(self._events) > 10000:
             self._pruned_at = now  # keys whose events are all past the window go
             for k in [k for k, t in self._events.items() if not t or t[-1] < now - self.window]:

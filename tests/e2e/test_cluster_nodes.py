@@ -106,6 +106,19 @@ async def _player(port: int, name: str, new: bool = True) -> Client:
     return client
 
 
+async def _play_once_taken_over(client: Client, cell: int) -> None:
+    """Play ``cell`` once a node drives the client's game again (at most ~10 s after its
+    node died): until then the move is refused, or waits for the node that takes over."""
+    for _ in range(100):
+        reply = await client.cmd(f"ttt play {cell}", rf"({client.name}: PLAY {cell}"
+                                 r"|not playing|did not answer|no game|You have no"
+                                 r"|another server)[^\n]*", timeout=15)
+        if f"PLAY {cell}" in reply:
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError("the game was never taken over")
+
+
 async def test_a_game_across_nodes_survives_its_node_being_killed(cluster):
     (n1, n2, n3), proxy = cluster
     alice = await _player(n1.port, "Alice")         # the game will be driven by n1
@@ -133,14 +146,7 @@ async def test_a_game_across_nodes_survives_its_node_being_killed(cluster):
             break
         except (AssertionError, OSError):
             await asyncio.sleep(0.2)
-    for _ in range(100):  # until a node drives the game again (at most ~10 s)
-        reply = await alice.cmd("ttt play 2", r"(Alice: PLAY 2|not playing|did not answer"
-                                              r"|no game|You have no)[^\n]*", timeout=15)
-        if "Alice: PLAY 2" in reply:
-            break
-        await asyncio.sleep(0.2)
-    else:
-        raise AssertionError("the game was never taken over")
+    await _play_once_taken_over(alice, 2)
     await bob.expect("Alice: PLAY 2", timeout=10)
     await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=10)
     await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)", timeout=10)
@@ -180,14 +186,7 @@ async def test_a_swiss_game_taken_over_after_a_kill_counts_in_its_tournament(clu
     await o.expect(f"{x.name}: PLAY 1", timeout=10)
 
     n1.kill()  # another node takes game #number over once n1's lease lapses
-    for _ in range(100):
-        reply = await o.cmd("ttt play 4", rf"({o.name}: PLAY 4|not playing|did not answer"
-                                          r"|no game|another server)[^\n]*", timeout=15)
-        if "PLAY 4" in reply:
-            break
-        await asyncio.sleep(0.2)
-    else:
-        raise AssertionError("the game was never taken over")
+    await _play_once_taken_over(o, 4)
     await x.cmd("ttt resign", rf"Game #{number}: {o.name} wins", timeout=10)
     for _ in range(50):  # the result is written, and round 2 paired
         out = await o.cmd("tourney 1", r"Round \d:[^\n]*", timeout=10)

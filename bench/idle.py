@@ -11,7 +11,11 @@ growth of this process's resident memory (VmRSS) over the second batch, per sess
 the largest, by source line (slower; the per-session total there leaves out malloc's
 own overhead, so it reads a little under the resident figure).
 
-``bench/cluster.py`` gives the same figure for each node of a cluster.
+``--cluster`` makes this parlor node "a" of a two-node cluster (a throwaway PostgreSQL
+and Redis, the test suite's, and node "b" in a child process), and logs as many players
+in to node b as to node a: the figure is then node a's growth over its own sessions, so
+it counts what node a keeps of node b's players too (roster, names, rooms), as each node
+of ``bench/cluster.py`` does.
 """
 
 from __future__ import annotations
@@ -39,23 +43,47 @@ WARM = 200  # players logged in before the measured batch
 
 
 async def run(ns: argparse.Namespace) -> int:
+    load.raise_fd_limit()
     folder = Path(tempfile.mkdtemp(prefix="esterport-idle-"))
     total = WARM + ns.players
-    config = load.parlor_config(folder, f"sqlite+aiosqlite:///{folder}/db.sqlite", total)
-    load.seed_accounts(folder, config, total)
+    stores, other = None, None
+    if ns.cluster:
+        import cluster  # bench/cluster.py: its node configs and throwaway stores
+
+        stores = cluster.stores()
+        if stores is None:
+            return 2
+        pg, redis = stores
+        database = await pg.new_database()
+        config, config_b = (cluster.node_config(folder, n, database, redis.url(), 2 * total)
+                            for n in "ab")
+        load.seed_accounts(folder, config, 2 * total)
+        other = load.ServerProcess("node b", [sys.executable, "-m", "commands.app", "serve",
+                                              "--config", str(config_b)], folder / "b.log")
+        await asyncio.to_thread(other.wait_port)
+    else:
+        config = load.parlor_config(folder, f"sqlite+aiosqlite:///{folder}/db.sqlite", total)
+        load.seed_accounts(folder, config, total)
     parlor = assemble(Config.load(config))
     await parlor.start()
     pool = load.WorkerPool("127.0.0.1", parlor.port, ns.client_procs)
     await pool.start()
+    pools = [pool]
+    if other is not None:
+        pools.append(load.WorkerPool("127.0.0.1", other.port, ns.client_procs))
+        pools[1].count = total   # node b's players: total .. 2 * total - 1
+        await pools[1].start()
     try:
-        await pool.grow(WARM, ns.login_concurrency, 120)
+        await asyncio.gather(*(p.grow(p.count + WARM, ns.login_concurrency, 120)
+                               for p in pools))
         await asyncio.sleep(2)
         gc.collect()
         before = rss_kib(os.getpid())
         if ns.trace:
             tracemalloc.start()
             snapshot = tracemalloc.take_snapshot()
-        grown = await pool.grow(total, ns.login_concurrency, 600)
+        grown, *_ = await asyncio.gather(*(p.grow(p.count + ns.players, ns.login_concurrency,
+                                                  600) for p in pools))
         await asyncio.sleep(3)
         gc.collect()
         after = rss_kib(os.getpid())
@@ -74,8 +102,14 @@ async def run(ns: argparse.Namespace) -> int:
                 print(f"{stat.size_diff / n:8,.0f} B {stat.count_diff / n:6.1f} blocks  "
                       f"{stat.traceback}")
     finally:
-        await pool.stop()
+        for p in pools:
+            await p.stop()
         await parlor.stop()
+        if other is not None:
+            other.stop()
+        if stores is not None:
+            for store in stores:
+                store.stop()
     return 0
 
 
@@ -84,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=4000, help="sessions measured")
     p.add_argument("--trace", action="store_true", help="also trace allocations")
     p.add_argument("--trace-lines", type=int, default=25)
+    p.add_argument("--cluster", action="store_true",
+                   help="as node a of two on PostgreSQL and Redis, as many players on each")
     p.add_argument("--client-procs", type=int, default=2)
     p.add_argument("--login-concurrency", type=int, default=50)
     return asyncio.run(run(p.parse_args(argv)))

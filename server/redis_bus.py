@@ -28,6 +28,11 @@ PREFIX = "esterport:"
 MAX_BACKLOG = 10_000  # events kept for Redis while it is away (the oldest go first)
 CONTROL = "cluster"   # the topic of roster changes and control (always followed)
 CLOSE_WAIT = 2.0  # seconds each last word to Redis may take when the node stops
+# Redis connections a node holds at most. A burst of writes (thousands of players
+# leaving at once) waits for one of them, up to POOL_WAIT seconds, rather than failing
+# as redis-py's default pool does past 100, which looked like Redis lost.
+POOL_SIZE = 32
+POOL_WAIT = 20.0
 
 
 class RedisBus:
@@ -88,8 +93,9 @@ class RedisBus:
     async def start(self) -> None:
         """Connect (failing loudly if Redis is not there at start: a node that cannot
         reach the cluster's Redis would be a parlor of its own)."""
-        self._redis = aioredis.from_url(self.url, decode_responses=True,
-                                        health_check_interval=10, socket_connect_timeout=3)
+        self._redis = aioredis.Redis.from_pool(aioredis.BlockingConnectionPool.from_url(
+            self.url, decode_responses=True, health_check_interval=10,
+            socket_connect_timeout=3, max_connections=POOL_SIZE, timeout=POOL_WAIT))
         await self._redis.ping()
         await self._connect_pubsub()
         self.connected = True

@@ -80,7 +80,7 @@ async def run(ns: argparse.Namespace) -> int:
         gc.collect()
         before = rss_kib(os.getpid())
         if ns.trace:
-            tracemalloc.start()
+            tracemalloc.start(ns.trace_depth)
             snapshot = tracemalloc.take_snapshot()
         grown, *_ = await asyncio.gather(*(p.grow(p.count + ns.players, ns.login_concurrency,
                                                   600) for p in pools))
@@ -94,13 +94,14 @@ async def run(ns: argparse.Namespace) -> int:
               f"{(after - before) / 1024:.1f} MiB over {n}: "
               f"{(after - before) * 1024 / n:,.0f} bytes per idle logged-in session")
         if ns.trace:
-            stats = tracemalloc.take_snapshot().compare_to(snapshot, "lineno")
+            stats = tracemalloc.take_snapshot().compare_to(
+                snapshot, "lineno" if ns.trace_depth == 1 else "traceback")
             tracemalloc.stop()
             print(f"traced: {sum(s.size_diff for s in stats) / n:,.0f} bytes per session; "
                   f"the largest:")
             for stat in stats[:ns.trace_lines]:
                 print(f"{stat.size_diff / n:8,.0f} B {stat.count_diff / n:6.1f} blocks  "
-                      f"{stat.traceback}")
+                      + " <- ".join(str(f) for f in reversed(stat.traceback)))
     finally:
         for p in pools:
             await p.stop()
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=4000, help="sessions measured")
     p.add_argument("--trace", action="store_true", help="also trace allocations")
     p.add_argument("--trace-lines", type=int, default=25)
+    p.add_argument("--trace-depth", type=int, default=1,
+                   help="frames kept per allocation (more: where a line was called from)")
     p.add_argument("--cluster", action="store_true",
                    help="as node a of two on PostgreSQL and Redis, as many players on each")
     p.add_argument("--client-procs", type=int, default=2)

@@ -103,7 +103,6 @@ class Parlor:
                                            first_delay=lc.first_delay)
         self.logins = Sliding(lc.logins_per_minute, 60)  # successful logins per account
         self.checking = KeyedLocks()  # one password check per account at a time
-        self.trusted_logins: dict[tuple[str, str], float] = {}  # (name, address) -> until
         self.creations = Sliding(lc.new_accounts_per_address, 3600)
         self.creations_everywhere = Sliding(lc.new_accounts_per_minute, 60)
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
@@ -282,7 +281,7 @@ class Parlor:
 
     # -- the other nodes' players (server/cluster.py) --------------------------------------
     def _list(self, player: "Session | RemotePlayer") -> None:
-        key = sys.intern(player.name.lower())  # the one copy the throttles and trust share
+        key = sys.intern(player.name.lower())  # the one copy the throttles share
         if key not in self._by_name:
             bisect.insort(self.names, key)
         self._by_name[key] = player
@@ -368,15 +367,6 @@ class Parlor:
         if room is not None:
             session.room = room
             self._rooms.setdefault(room, set()).add(session)
-
-    def trust(self, name_key: str, address: str, seconds: float, *, shared: bool = True) -> None:
-        """A good password for ``name_key`` from ``address``: for ``seconds`` its logins
-        from there count only against that pair (server/login.py), on every node."""
-        # one copy of each name and address, whichever node or login told it
-        self.trusted_logins[(sys.intern(name_key), sys.intern(address))] = \
-            time.monotonic() + seconds
-        if shared and self.cluster is not None:
-            self.cluster.control("trust", name=name_key, address=address, seconds=seconds)
 
     def connections_from(self, address: str) -> int:
         """Open connections from ``address``, on every node."""

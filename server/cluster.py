@@ -275,7 +275,7 @@ class Cluster:
         data = event.data
         if data.get("node") == self.node and event.kind in ("join", "move", "leave",
                                                             "active", "node-gone", "game",
-                                                            "throttle", "trust", "conn",
+                                                            "throttle", "conn",
                                                             "offer"):
             return  # our own roster news: already known here
         parlor = self.parlor
@@ -305,8 +305,6 @@ class Cluster:
                   "add": "added_elsewhere"}.get(data.get("change"))
             if throttle is not None and op is not None and hasattr(throttle, op):
                 getattr(throttle, op)(*map(str, data["keys"]))
-        elif event.kind == "trust":
-            parlor.trust(data["name"], data["address"], float(data["seconds"]), shared=False)
         elif event.kind == "conn":
             counts = self._addresses[data["node"]]
             counts[data["address"]] += int(data["delta"])

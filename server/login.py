@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING
 
 from server.services.accounts import AccountError, check_name
@@ -86,7 +85,7 @@ async def login(session: Session) -> "Account":
         if word.lower() == "new":
             account = await create_account(session)
             if account is not None:
-                parlor.trust(account.name_key, session.address, TRUST_SECONDS)
+                await parlor.accounts.trust(account.id, session.address, TRUST_SECONDS)
                 return account
             continue
         if word.lower() in ("quit", "exit", "logout"):
@@ -94,7 +93,7 @@ async def login(session: Session) -> "Account":
             raise Disconnect("quit at login")
         name_key, address = word.lower()[:40], session.address
         pair = f"pair:{name_key}:{address}"
-        trusted = parlor.trusted_logins.get((name_key, address), 0) > time.monotonic()
+        trusted = await parlor.accounts.trusted(name_key, address)
         keys = (pair,) if trusted else (f"addr:{address}", pair)
         name_keys = () if trusted else (f"name:{name_key}",)
         refusal = _refusal(parlor, name_key, word, keys, name_keys)
@@ -138,7 +137,7 @@ async def login(session: Session) -> "Account":
             session.write("Wrong password." if exists else
                           f"There is no account named {word}. Type NEW to create one.")
             continue
-        parlor.trust(name_key, address, TRUST_SECONDS)
+        await parlor.accounts.trust(account.id, address, TRUST_SECONDS)
         if account.banned:
             why = (account.settings or {}).get("ban_reason")  # @BAN's reason
             session.close("This account is banned from Esterport" + (f": {why}." if why else "."))

@@ -1,6 +1,6 @@
 """The database tables every game shares, as SQLAlchemy 2 declarative models: accounts,
-the cubit ledger, ignores, hosted games and their moves, ratings. A game's own tables
-are beside its service (``server/services/<game>_models.py``), on the same ``Base``.
+the cubit ledger, login trust, ignores, hosted games and their moves, ratings. A game's
+own tables are beside its service (``server/services/<game>_models.py``), on the same ``Base``.
 
 Times are UNIX seconds (floats) so SQLite and PostgreSQL store them alike. Every change
 to this file needs an alembic revision in ``migrations/versions``.
@@ -57,6 +57,19 @@ class LedgerEntry(Base):
     reason: Mapped[str] = mapped_column(sa.String(40))
     ref: Mapped[str | None] = mapped_column(sa.String(80), default=None)
     created_at: Mapped[float]
+
+
+class LoginTrust(Base):
+    """An address an account logged in from with its password (``server/login.py``):
+    until ``until``, logins by that name from there count only against that pair, so
+    a guesser elsewhere cannot lock its owner out by name. Kept here, not in a node's
+    memory: every node sees it, a restart keeps it, and an idle node holds none."""
+
+    __tablename__ = "login_trust"
+
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), primary_key=True)
+    address: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    until: Mapped[float] = mapped_column()
 
 
 class Ignore(Base):

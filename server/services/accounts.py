@@ -13,7 +13,7 @@ import attrs
 import sqlalchemy as sa
 
 from server.db import Database
-from server.models import Account, Ignore
+from server.models import Account, Ignore, LoginTrust
 from server.services import ledger
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]{2,15}$")
@@ -156,6 +156,29 @@ class Accounts:
     async def get(self, name: str) -> Account | None:
         async with self.db.session() as tx:
             return await tx.scalar(sa.select(Account).where(Account.name_key == name_key(name)))
+
+    async def trusted(self, name: str, address: str) -> bool:
+        """Whether the account named ``name`` logged in from ``address`` with its
+        password lately (:meth:`trust`)."""
+        async with self.db.session() as tx:
+            until = await tx.scalar(
+                sa.select(LoginTrust.until).join(Account, Account.id == LoginTrust.account_id)
+                .where(Account.name_key == name_key(name), LoginTrust.address == address))
+        return until is not None and until > time.time()
+
+    async def trust(self, account_id: int, address: str, seconds: float) -> None:
+        """The account logged in from ``address`` with its password: trust the pair for
+        ``seconds`` (its trust from addresses past their time goes)."""
+        now = time.time()
+        async with self.db.session() as tx:
+            await tx.execute(sa.delete(LoginTrust).where(
+                LoginTrust.account_id == account_id,
+                sa.or_(LoginTrust.address == address, LoginTrust.until < now)))
+            tx.add(LoginTrust(account_id=account_id, address=address, until=now + seconds))
+            try:
+                await tx.commit()
+            except sa.exc.IntegrityError:
+                pass  # the same pair trusted at this instant by another login: it is
 
     async def name_problem(self, name: str) -> str | None:
         """Why a new account may not take ``name`` (invalid, taken, or looks like a

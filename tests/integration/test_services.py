@@ -38,6 +38,25 @@ async def test_accounts_create_authenticate_and_names_are_case_insensitive(accou
     assert await accounts.authenticate("nobody", "secret") is None
 
 
+async def test_login_trust_is_per_name_and_address_and_lapses(db, accounts):
+    alice = await accounts.create("Alice", "secret")
+    assert not await accounts.trusted("alice", "192.0.2.1")
+    await accounts.trust(alice.id, "192.0.2.1", 60)
+    await accounts.trust(alice.id, "192.0.2.1", 60)  # again: still one row, renewed
+    assert await accounts.trusted("ALICE", "192.0.2.1")
+    assert not await accounts.trusted("alice", "192.0.2.2")
+    assert not await accounts.trusted("nobody", "192.0.2.1")
+    await accounts.trust(alice.id, "192.0.2.2", -1)  # lapsed
+    assert not await accounts.trusted("alice", "192.0.2.2")
+    await accounts.trust(alice.id, "192.0.2.3", 60)  # a new trust sweeps the lapsed one
+    another = Accounts(db, 100, argon2_time_cost=1, argon2_memory_kib=1024)  # a restart
+    assert await another.trusted("alice", "192.0.2.1")
+    async with db.session() as tx:
+        rows = (await tx.execute(sa.text(
+            "SELECT address FROM login_trust ORDER BY address"))).scalars().all()
+    assert rows == ["192.0.2.1", "192.0.2.3"]
+
+
 async def test_ignores(accounts):
     a = await accounts.create("Alice", "secret")
     b = await accounts.create("Bob", "secret")

@@ -41,7 +41,7 @@ from redis.exceptions import LockError, RedisError
 
 from server.bus import Event
 from server.hosting import Seat
-from server.redis_bus import CLOSE_WAIT, CONTROL, PREFIX, RedisBus
+from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
 from server.services.offers import Offer
 from server.relay import RELAY_TIMEOUT, RelayedSession, apply_relayed, session_view
 
@@ -175,7 +175,8 @@ class Cluster:
         await self.bus.start()
         await self._beat()
         self.bus.subscribe(CONTROL, self._on_control)
-        self.bus.subscribe("node:" + self.node, self._on_node)
+        self.bus.personal = self._node_of
+        self.bus.subscribe(NODE + self.node, self._on_node)
         host = self.parlor.host
         host.games.listeners.append(self._game_changed)
         host.offers.listeners.append(self._offer_changed)
@@ -227,6 +228,15 @@ class Cluster:
                             sys.intern(str(entry["node"])),
                             bool(entry.get("admin")), float(entry.get("since", 0.0)),
                             float(entry.get("active", 0.0)), self)
+
+    def _node_of(self, topic: str) -> str | None:
+        """The bus's ``personal``: a player's own topic goes to the node the roster says
+        they are on ("" when here or nowhere else); any other topic is not personal."""
+        kind, _, number = topic.partition(":")
+        if kind != "account" or not number.isdigit():
+            return None
+        player = self.parlor.remote.get(int(number))
+        return "" if player is None else player.node
 
     def joined(self, session: "Session") -> None:
         entry = _entry(session, self.node)
@@ -585,7 +595,7 @@ class Cluster:
         key = f"{self.node}:{self._relays}"
         future = asyncio.get_running_loop().create_future()
         self._waiting[key] = (future, node)
-        self.bus.publish("node:" + node, Event(kind, {"key": key, "from": self.node, **data}))
+        self.bus.publish(NODE + node, Event(kind, {"key": key, "from": self.node, **data}))
         try:
             return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
@@ -594,7 +604,7 @@ class Cluster:
             self._waiting.pop(key, None)
 
     def _answer(self, data: dict[str, Any], **answer: Any) -> None:
-        self.bus.publish("node:" + data["from"], Event("answer", {"key": data["key"],
+        self.bus.publish(NODE + data["from"], Event("answer", {"key": data["key"],
                                                                   **answer}))
 
     def _here(self, session: "Session", line: str) -> bool:

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 PREFIX = "esterport:"
 MAX_BACKLOG = 10_000  # events kept for Redis while it is away (the oldest go first)
 CONTROL = "cluster"   # the topic of roster changes and control (always followed)
+NODE = "node:"        # + a node's name: the topic of what is for that node (followed there)
 CLOSE_WAIT = 2.0  # seconds each last word to Redis may take when the node stops
 # Redis connections a node holds at most. A burst of writes (thousands of players
 # leaving at once) waits for one of them, up to POOL_WAIT seconds, rather than failing
@@ -51,26 +52,42 @@ class RedisBus:
         self.connected = False
         self.closing = False
         self.on_heal: list[Callable[[], Any]] = []  # run when Redis is back after a loss
+        # Which node follows a *personal* topic (a player's own, "account:42"): its
+        # events travel on that node's channel ("node:<name>"), not a channel of their
+        # own, so no node subscribes in Redis per player. The node's name, "" when no
+        # other node is known to follow it, None for a topic that is not personal.
+        self.personal: Callable[[str], str | None] = lambda topic: None
 
     # -- the Bus protocol -------------------------------------------------------------
     def subscribe(self, topic: str, fn: Subscriber) -> None:
         first = not self._local.subscribers(topic)
         self._local.subscribe(topic, fn)
-        if first:
+        if first and self.personal(topic) is None:
             self._changes[topic] = True
             self._wake.set()
 
     def unsubscribe(self, topic: str, fn: Subscriber) -> None:
+        had = self._local.subscribers(topic)
         self._local.unsubscribe(topic, fn)
-        if not self._local.subscribers(topic) and topic in self._topics():
+        if had and not self._local.subscribers(topic) and self.personal(topic) is None:
             self._changes[topic] = False
             self._wake.set()
 
     def publish(self, topic: str, event: Event) -> None:
-        """Deliver to this node's subscribers now; queue for the other nodes."""
-        payload = json.dumps({"n": self.node, "k": event.kind, "d": event.data})
+        """Deliver to this node's subscribers now; queue for the other nodes (a personal
+        topic's event only for the node its player is on)."""
+        where = self.personal(topic)
+        body = {"n": self.node, "k": event.kind, "d": event.data}
+        if where:
+            body["t"] = topic
+        payload = json.dumps(body)
         self._deliver(topic, event.kind, json.loads(payload)["d"])
-        self._out.append((topic, payload))
+        if where is None:
+            self._out.append((topic, payload))
+        elif where != self.node:
+            self._out.append((NODE + where, payload))
+        else:
+            return
         self._wake.set()
 
     def subscribers(self, topic: str) -> int:
@@ -83,7 +100,9 @@ class RedisBus:
 
     # -- running ----------------------------------------------------------------------
     def _topics(self) -> list[str]:
-        return list(self._local._subs)  # noqa: SLF001 - the topics followed here
+        """The topics followed here through Redis channels of their own."""
+        return [t for t in self._local._subs  # noqa: SLF001
+                if self.personal(t) is None]
 
     @property
     def redis(self) -> aioredis.Redis:
@@ -105,7 +124,8 @@ class RedisBus:
     async def _connect_pubsub(self) -> None:
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._changes.clear()
-        await self._pubsub.subscribe(*(PREFIX + t for t in [CONTROL, *self._topics()]))
+        await self._pubsub.subscribe(*(PREFIX + t for t in
+                                       {CONTROL, NODE + self.node, *self._topics()}))
 
     async def close(self) -> None:
         self.closing = True  # the loops end (redis-py may turn a cancellation into an
@@ -181,7 +201,8 @@ class RedisBus:
                 body = json.loads(message["data"])
                 if body.get("n") == self.node:
                     continue  # delivered here when it was published
-                self._deliver(message["channel"][len(PREFIX):], body["k"], body["d"])
+                self._deliver(body.get("t") or message["channel"][len(PREFIX):],
+                              body["k"], body["d"])
             except Exception:  # a malformed message must not stop the bus
                 log.exception("bus: bad message on %s", message.get("channel"))
 

@@ -70,3 +70,20 @@ async def test_a_players_own_topic_goes_to_their_node_only(redis_server):
     finally:
         for bus in (a, b, c):
             await bus.close()
+
+
+async def test_a_burst_of_writes_waits_for_a_connection_rather_than_failing(redis_server):
+    # thousands of players leaving at once each take the roster's hash out: redis-py's
+    # default pool failed past 100 at once ("Too many connections"), which the node
+    # took for Redis lost
+    tag = uuid.uuid4().hex[:8]
+    bus = RedisBus(redis_server.url(), f"a-{tag}")
+    await bus.start()
+    try:
+        key = f"esterport:test:{tag}"
+        await asyncio.gather(*(bus.redis.hset(key, str(i), "x") for i in range(500)))
+        assert await bus.redis.hlen(key) == 500
+        assert bus.connected
+        await bus.redis.delete(key)
+    finally:
+        await bus.close()

@@ -441,12 +441,31 @@ class Parlor:
                             if p is not mine and not getattr(p, "_closing", False)]
 
     async def _shell(self, reader, writer) -> None:  # noqa: ANN001
+        """A connection's life: admitted and logged in, then its commands in turn.
+
+        The command loop is here rather than in a coroutine of its own: an idle session
+        waits in it, and each coroutine it waits through is 256 bytes."""
         task = asyncio.current_task()
         self._shell_tasks.add(task)
         self._forget_clients()
         session = Session(self, reader, writer)
         try:
-            await self._run_session(session)
+            if not await self._admit(session):
+                return
+            while not session.closed:
+                line = await session.read_line()
+                if not await self._turn(session):
+                    continue
+                if not line:
+                    session.prompt()
+                    continue
+                session.last_command_at = time.time()
+                node = self.cluster.route(session, line) if self.cluster is not None else None
+                if node is not None:  # a game another node drives (server/cluster.py)
+                    await self.cluster.relay(node, session, line)
+                else:
+                    await self.registry.dispatch(session, line)
+                session.prompt()
         except (Disconnect, ConnectionError, asyncio.CancelledError):
             pass
         except Exception:
@@ -456,7 +475,9 @@ class Parlor:
             self._shell_tasks.discard(task)
             await self._leave(session)
 
-    async def _run_session(self, session: Session) -> None:
+    async def _admit(self, session: Session) -> bool:
+        """Let a new connection in (the caps), log it in and enter it in the parlor;
+        False when it was turned away."""
         cap = self.config.server.max_connections_per_address
         self.connections.add(session)
         self.per_address[session.address] += 1
@@ -464,37 +485,23 @@ class Parlor:
             self.cluster.connection(session.address, +1)
         if self.connections_from(session.address) > cap:
             session.close(f"Too many connections from your address (at most {cap}).")
-            return
+            return False
         if self.draining:  # stopping: in a cluster, its games are going to the others
             session.close(MOVING if self.cluster is not None else GOODBYE)
-            return
+            return False
         session.offer_mud_protocols()
         try:
             account = await asyncio.wait_for(login(session),
                                              self.config.server.login_timeout or None)
         except asyncio.TimeoutError:
             session.close("You took too long to log in. Goodbye.")
-            return
+            return False
         if self.draining:  # stopping while they logged in
             session.close(MOVING if self.cluster is not None else GOODBYE)
-            return
-        await self._enter(session, account)
-        del account  # the row is not kept for the session's life: it holds a Member
+            return False
+        await self._enter(session, account)  # the row is not kept: the session has a Member
         session.logged_in()
-        while not session.closed:
-            line = await session.read_line()
-            if not await self._turn(session):
-                continue
-            if not line:
-                session.prompt()
-                continue
-            session.last_command_at = time.time()
-            node = self.cluster.route(session, line) if self.cluster is not None else None
-            if node is not None:  # a game another node drives (server/cluster.py)
-                await self.cluster.relay(node, session, line)
-            else:
-                await self.registry.dispatch(session, line)
-            session.prompt()
+        return True
 
     async def _turn(self, session: Session) -> bool:
         """Wait until the line just read may run; False when it is dropped.

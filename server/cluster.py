@@ -143,7 +143,7 @@ class Cluster:
         self._judge_after = 0.0
         self.bus = bus
         self.node = node
-        self._tasks: list[asyncio.Task] = []
+        self._tasks: set[asyncio.Task] = set()  # a burst of leaves makes thousands
         self._reported: dict[int, float] = {}  # account id -> last command time told
         # games driven by other nodes: number -> (node, kind key, players' account ids)
         self.games: dict[int, tuple[str, str, tuple[int, ...]]] = {}
@@ -187,14 +187,15 @@ class Cluster:
         await self._purge(self.node)  # what a former run of this node left (killed)
         await self._load_roster()
         await self._load_games()
-        self._tasks = [asyncio.create_task(self._heartbeat(), name="cluster-heartbeat"),
-                       asyncio.create_task(self._report_active(), name="cluster-active")]
+        self._tasks |= {asyncio.create_task(self._heartbeat(), name="cluster-heartbeat"),
+                        asyncio.create_task(self._report_active(), name="cluster-active")}
         log.info("cluster: node %s joined through %s", self.node, self.bus.url)
 
     async def close(self) -> None:
-        for task in self._tasks:
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         mine = [str(s.account.id) for s in self.parlor.sessions.values()]
         try:  # bounded: a stopping node never waits on a Redis that is away
             if mine:
@@ -341,8 +342,8 @@ class Cluster:
             except (RedisError, OSError) as err:
                 log.debug("cluster: roster write failed (%s); healed when Redis is back", err)
         task = asyncio.create_task(run())
-        self._tasks.append(task)
-        task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- caps and throttles across nodes ---------------------------------------------
     def connection(self, address: str, delta: int) -> None:
@@ -623,8 +624,8 @@ class Cluster:
         data = event.data
         if event.kind == "run":
             task = asyncio.create_task(self._run(data))
-            self._tasks.append(task)
-            task.add_done_callback(lambda t: t in self._tasks and self._tasks.remove(t))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         elif event.kind == "adopt":
             self._background(self._take_over(data))
         elif event.kind == "frames":

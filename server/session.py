@@ -11,6 +11,7 @@ import itertools
 import logging
 import time
 from collections import deque
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from telnetlib3.telopt import DO, ECHO, GA, GMCP, IAC, MSSP, SGA, TTYPE, WILL, WONT
@@ -117,12 +118,12 @@ class Session:
     __slots__ = (
         "id", "parlor", "reader", "writer", "address", "account", "name", "room", "color",
         "_width", "_height", "screenreader", "board", "ignoring", "watching",
-        "seen_versions", "quit_warned_at", "quitting", "resume_digest", "client_name",
+        "_seen", "quit_warned_at", "quitting", "resume_digest", "client_name",
         "gmcp_supports", "closed", "flooding", "queued", "login_limiter", "limiter",
         "_buffer", "_lines", "_skip_partial", "_out", "_ga", "_prompted",
         "_flush_scheduled", "_closing", "_replying", "_rows", "_held", "_dropped",
         "_after_cr", "connected_at", "last_command_at", "protocol", "_window", "reply_to",
-        "logged_in_at", "examining", "_on_event", "__weakref__")
+        "logged_in_at", "examining", "__weakref__")
 
     def __init__(self, parlor: "Parlor", reader: Any, writer: Any) -> None:
         self.id = next(_ids)
@@ -142,7 +143,7 @@ class Session:
         # sets replaced, never changed in place: the empty one is shared (an empty set is 216 B)
         self.ignoring: frozenset[int] = NOTHING
         self.watching: frozenset[int] = NOTHING
-        self.seen_versions: dict[int, int] = {}  # game -> the last version drawn or told
+        self._seen: dict[int, int] | None = None  # seen_versions, made when first asked
         self.quit_warned_at = 0.0  # when QUIT last warned of games in progress
         self.quitting = False      # QUIT: leaving on purpose (its resume tokens end)
         self.resume_digest: str | None = None   # the resume token issued to this connection
@@ -159,7 +160,7 @@ class Session:
         # complete lines read, not yet cleaned or taken (None: none; a deque costs 760 bytes)
         self._lines: deque[str] | None = None
         self._skip_partial = False  # input was dropped mid-line: drop up to the next line end
-        self._out: list[str] = []
+        self._out: list[str] | None = None  # what waits for flush (None: nothing)
         self._ga = False
         self._prompted = False  # the last output is the "> " prompt (queued or sent)
         self._flush_scheduled = False
@@ -167,7 +168,7 @@ class Session:
         # the pager: a command's reply taller than the screen waits here for MORE
         self._replying = False
         self._rows = 0  # rows of the reply shown on this page
-        self._held: list[str] = []
+        self._held: Sequence[str] = ()  # a list while lines are held
         self._dropped = 0  # lines of the reply past MAX_HELD_LINES
         self._after_cr = False  # the last read ended with CR (its LF may come next)
         self.connected_at = time.time()
@@ -181,7 +182,14 @@ class Session:
         self.reply_to: str | None = None  # whom REPLY answers
         self.logged_in_at = 0.0  # when this connection logged in (the newer login wins)
         self.examining: tuple[int, int] | None = None  # EXAMINE's game and move
-        self._on_event = self.on_event  # one bound method for every topic subscribed
+
+    @property
+    def seen_versions(self) -> dict[int, int]:
+        """Game -> the last version drawn or told here (made when first asked: most
+        sessions never watch a game)."""
+        if self._seen is None:
+            self._seen = {}
+        return self._seen
 
     @property
     def log(self) -> logging.LoggerAdapter:
@@ -302,7 +310,10 @@ class Session:
         self._ga = True
 
     def _queue(self, text: str) -> None:
-        self._out.append(text)
+        if self._out is None:
+            self._out = [text]
+        else:
+            self._out.append(text)
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
@@ -312,7 +323,7 @@ class Session:
         self._flush_scheduled = False
         if not self._out and not self._ga:
             return
-        text, self._out = "".join(self._out), []
+        text, self._out = "".join(self._out or ()), None
         ga, self._ga = self._ga, False
         if self.closed and not self._closing:
             return
@@ -364,8 +375,7 @@ class Session:
 
     def begin_reply(self) -> None:
         """A command starts: what it writes is paged; what an earlier one held is dropped."""
-        if self._held:
-            self._held = []
+        self._held = ()
         self._dropped = 0
         self._rows = 0
         self._replying = True
@@ -378,7 +388,7 @@ class Session:
         room = self.height - 1  # the prompt's row left; a held line takes a row or more
         if not self._dropped and self._rows + len(self._held) <= room and \
                 self._rows + sum(self._rows_of(line) for line in self._held) <= room:
-            held, self._held = self._held, []  # it fits after all (the prompt's row left)
+            held, self._held = self._held, ()  # it fits after all (the prompt's row left)
             self._emit("\n".join(held))
             return
         self._emit(MORE_LINE.format(left=len(self._held) + self._dropped))
@@ -427,7 +437,7 @@ class Session:
             self._rows += cut
             shown, rest = lines[:cut], lines[cut:]
         keep = MAX_HELD_LINES - len(self._held)
-        self._held.extend(rest[:keep])
+        self._held = [*self._held, *rest[:keep]]
         self._dropped += max(0, len(rest) - keep)
         if shown:
             self._emit_fitted("\n".join(shown))
@@ -485,7 +495,7 @@ class Session:
             if not line or line.lower() == "more":
                 self.more()
                 return ""
-            self._held = []
+            self._held = ()
             self._dropped = 0
         return line
 
@@ -535,11 +545,12 @@ class Session:
         return line
 
     # -- bus -----------------------------------------------------------------------------
+    # A session is its own subscriber (calling it is on_event): no bound method is kept.
     def subscribe(self, topic: str) -> None:
-        self.parlor.bus.subscribe(topic, self._on_event)
+        self.parlor.bus.subscribe(topic, self)
 
     def unsubscribe(self, topic: str) -> None:
-        self.parlor.bus.unsubscribe(topic, self._on_event)
+        self.parlor.bus.unsubscribe(topic, self)
 
     def on_event(self, topic: str, event: Event) -> None:
         """Render one bus event for this player; never blocks."""
@@ -560,6 +571,8 @@ class Session:
             if event.kind == "tell" and self.account is not None:
                 self.reply_to = data.get("from_name")
             self.notify(text)
+
+    __call__ = on_event
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self, message: str | None = None) -> None:

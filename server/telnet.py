@@ -88,7 +88,18 @@ class LineReader(TelnetReaderUnicode):
         if self._exception is not None:
             raise self._exception
         if not self._buffer and not self._eof:
-            await self._wait_for_data("read")
+            # telnetlib3's _wait_for_data, inline: an idle session waits here, and one
+            # coroutine less in its wait is 216 bytes less
+            if self._waiter is not None:
+                raise RuntimeError("read() called while another read waits for data")
+            if self._paused:
+                self._paused = False
+                self._transport.resume_reading()
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
         data = bytes(self._buffer)
         self._buffer.clear()
         self._maybe_resume_transport()

@@ -134,9 +134,10 @@ def bold(text: str) -> str:
     return f"{BOLD}{text}{RESET}"
 
 
-def wrap(text: str, width: int, indent: str = "") -> list[str]:
-    """Word-wrap plain text to ``width`` columns (lines keep their own breaks)."""
-    return list(_wrap(text, width, indent))
+def wrap(text: str, width: int, indent: str = "", *, cache: bool = True) -> list[str]:
+    """Word-wrap plain text to ``width`` columns (lines keep their own breaks).
+    ``cache=False`` for a text unlikely to come again (it would only push out others)."""
+    return list((_wrap if cache else _wrap.__wrapped__)(text, width, indent))
 
 
 @functools.lru_cache(maxsize=512)

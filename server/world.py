@@ -76,8 +76,8 @@ def describe_room(parlor: "Parlor", session: "Session") -> str:
     if here:
         more = count - len(here)
         others = f" and {more} other{'' if more == 1 else 's'}." if more > 0 else "."
-        lines.extend(wrap(f"Here: {', '.join(here)}" + others,
-                          width))
+        # who is here changes with every arrival: not worth a place in wrap's cache
+        lines.extend(wrap(f"Here: {', '.join(here)}" + others, width, cache=False))
     return "\n".join(lines)
 
 

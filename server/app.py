@@ -287,12 +287,13 @@ class Parlor:
         self._by_name[key] = player
         self.who_cache.clear()
 
-    def remote_join(self, player: "RemotePlayer") -> None:
-        """``player`` logged in on another node. A session of theirs here that logged in
-        earlier is taken over (every node decides alike: the newer login wins)."""
+    def remote_join(self, player: "RemotePlayer", since: float) -> None:
+        """``player`` logged in on another node at ``since``. A session of theirs here
+        that logged in earlier is taken over (every node decides alike: the newer login
+        wins)."""
         mine = self.sessions.get(player.account_id)
         if mine is not None:
-            if mine.logged_in_at >= player.since:
+            if mine.logged_in_at >= since:
                 return  # ours is the newer login: their node closes theirs
             mine.close(f"Your account has been taken over by a new connection (on "
                        f"{player.node}).")

@@ -68,7 +68,6 @@ class RemotePlayer:
     room: str
     node: str
     is_admin: bool
-    since: float
     active: float
     cluster: "Cluster"
 
@@ -78,11 +77,6 @@ class RemotePlayer:
     def close(self, message: str | None = None) -> None:
         """Disconnect them, on their node (an admin's @KICK)."""
         self.cluster.control("close", account_id=self.account_id, message=message or "")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.account_id, "name": self.name, "room": self.room,
-                "node": self.node, "admin": self.is_admin, "since": self.since,
-                "active": self.active}
 
 
 class ClusterLock:
@@ -144,7 +138,7 @@ class Cluster:
         self.bus = bus
         self.node = node
         self._tasks: set[asyncio.Task] = set()  # a burst of leaves makes thousands
-        self._reported: dict[int, float] = {}  # account id -> last command time told
+        self._reported_at = time.time()  # when the last commands typed here were told
         # games driven by other nodes: number -> (node, kind key, players' account ids)
         self.games: dict[int, tuple[str, str, tuple[int, ...]]] = {}
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
@@ -213,7 +207,7 @@ class Cluster:
         for raw in roster.values():
             entry = json.loads(raw)
             if entry["node"] != self.node and entry["node"] in alive:
-                self.parlor.remote_join(self._remote(entry))
+                self.parlor.remote_join(self._remote(entry), float(entry.get("since", 0.0)))
 
     async def _alive_nodes(self, nodes: set[str]) -> set[str]:
         nodes = sorted(nodes)
@@ -227,8 +221,7 @@ class Cluster:
         # every other node's players)
         return RemotePlayer(int(entry["id"]), entry["name"], sys.intern(str(entry["room"])),
                             sys.intern(str(entry["node"])),
-                            bool(entry.get("admin")), float(entry.get("since", 0.0)),
-                            float(entry.get("active", 0.0)), self)
+                            bool(entry.get("admin")), float(entry.get("active", 0.0)), self)
 
     def _node_of(self, topic: str) -> str | None:
         """The bus's ``personal``: a player's own topic goes to the node the roster says
@@ -241,7 +234,6 @@ class Cluster:
 
     def joined(self, session: "Session") -> None:
         entry = _entry(session, self.node)
-        self._reported[session.account.id] = session.last_command_at
         self.control("join", entry=entry)
         self._background(self.redis.hset(PREFIX + "roster", str(entry["id"]),
                                          json.dumps(entry)))
@@ -254,7 +246,6 @@ class Cluster:
 
     def left(self, session: "Session") -> None:
         account_id = session.account.id
-        self._reported.pop(account_id, None)
         self.control("leave", account_id=account_id, node=self.node)
         self._background(self._forget(account_id))
 
@@ -293,7 +284,7 @@ class Cluster:
         if event.kind in ("join", "move"):
             remote = self._remote(data["entry"])
             if event.kind == "join":
-                parlor.remote_join(remote)
+                parlor.remote_join(remote, float(data["entry"].get("since", 0.0)))
             else:
                 parlor.remote_move(remote)
         elif event.kind == "leave":
@@ -754,13 +745,13 @@ class Cluster:
 
     async def _report_active(self) -> None:
         """Tell the other nodes when this node's players last typed a command (WHO's
-        idle column), every ``ACTIVE_EVERY`` seconds, only for those who did."""
+        idle column), every ``ACTIVE_EVERY`` seconds, only for those who typed one since
+        the last report (nothing is kept per player for it)."""
         while True:
             await asyncio.sleep(ACTIVE_EVERY)
-            times = {}
-            for account_id, session in list(self.parlor.sessions.items()):
-                if self._reported.get(account_id) != session.last_command_at:
-                    self._reported[account_id] = session.last_command_at
-                    times[str(account_id)] = session.last_command_at
+            since, self._reported_at = self._reported_at, time.time()
+            times = {str(account_id): session.last_command_at
+                     for account_id, session in list(self.parlor.sessions.items())
+                     if session.last_command_at >= since}
             if times:
                 self.control("active", times=times)

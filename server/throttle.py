@@ -119,29 +119,39 @@ class Sliding:
 
     def __init__(self, limit: int, window: float, clock=time.monotonic) -> None:  # noqa: ANN001
         self.limit, self.window, self.clock = limit, window, clock
-        # per key, its events' times, oldest first (a list: a deque costs 760 bytes, and
-        # there is one key per account that logged in within the window)
-        self._events: dict[str, list[float]] = defaultdict(list)
+        # per key, its event's time, or its events' times oldest first once it has more
+        # than one (there is a key per account that logged in within the window, most
+        # with one event: a bare time is 24 bytes, a list of one about 100)
+        self._events: dict[str, float | list[float]] = {}
         self._pruned_at = clock()
         self.shared: Callable[[str, tuple[str, ...]], None] | None = None  # as LoginThrottle's
+
+    def _times(self, key: str, now: float) -> list[float]:
+        """``key``'s events within the window, oldest first (the older ones let go)."""
+        held = self._events.get(key)
+        if held is None:
+            return []
+        times = held if isinstance(held, list) else [held]
+        cut = now - self.window
+        if times[0] <= cut:
+            times = [t for t in times if t > cut]
+            if not times:
+                del self._events[key]
+            else:
+                self._events[key] = times if len(times) > 1 else times[0]
+        return times
 
     def wait(self, key: str) -> int:
         """Seconds until ``key`` may have another event (0: now)."""
         now = self.clock()
-        times = self._events.get(key)
-        if not times:
-            return 0
-        while times and times[0] <= now - self.window:
-            del times[0]
+        times = self._times(key, now)
         if len(times) < self.limit:
             return 0
         return max(1, int(times[0] + self.window - now + 0.999))
 
     def count(self, key: str) -> int:
         """How many events ``key`` had within the window."""
-        now = self.clock()
-        times = self._events.get(key)
-        return sum(1 for t in times if t > now - self.window) if times else 0
+        return len(self._times(key, self.clock()))
 
     def add(self, key: str) -> None:
         self.added_elsewhere(key)
@@ -151,10 +161,19 @@ class Sliding:
     def added_elsewhere(self, key: str) -> None:
         """Count an event (one here, or told by another node)."""
         now = self.clock()
-        self._events[sys.intern(key)].append(now)  # one copy of a name, however told
+        key = sys.intern(key)  # one copy of a name, however told
+        held = self._events.get(key)
+        if held is None:
+            self._events[key] = now
+        elif isinstance(held, list):
+            held.append(now)
+        else:
+            self._events[key] = [held, now]
         if now - self._pruned_at > self.window or len(self._events) > 10000:
             self._pruned_at = now  # keys whose events are all past the window go
-            for k in [k for k, t in self._events.items() if not t or t[-1] < now - self.window]:
+            cut = now - self.window
+            for k in [k for k, t in self._events.items()
+                      if (t[-1] if isinstance(t, list) else t) <= cut]:
                 del self._events[k]
 
 

@@ -13,7 +13,7 @@ from server.config import Config
 from server.glicko2 import Glicko, update
 from server.session import RateLimiter
 from server.text import clean, strip_sgr, visible_len, wrap
-from server.throttle import LoginThrottle
+from server.throttle import LoginThrottle, Sliding
 from server.world import World
 
 
@@ -80,6 +80,26 @@ def test_login_throttle_window_forgets_old_failures():
     now[0] = 20
     t.fail("k")
     assert t.wait("k") == 0
+
+
+def test_sliding_counts_events_within_its_window_per_key():
+    now = [0.0]
+    s = Sliding(limit=2, window=10, clock=lambda: now[0])
+    assert s.wait("a") == 0 and s.count("a") == 0
+    s.add("a")
+    assert s.count("a") == 1 and s.wait("a") == 0
+    now[0] = 4
+    s.add("a")
+    s.add("b")
+    assert s.count("a") == 2 and s.wait("a") == 6  # the first event leaves the window at 10
+    now[0] = 10
+    assert s.count("a") == 1 and s.wait("a") == 0
+    s.added_elsewhere("a")  # another node's
+    assert s.wait("a") == 4
+    now[0] = 30
+    assert s.count("a") == 0 and s.count("b") == 0
+    s.add("c")  # a window after the last prune: keys whose events all passed go
+    assert set(s._events) == {"c"}
 
 
 def test_rate_limiter_allows_a_burst_then_refuses():

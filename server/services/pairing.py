@@ -206,11 +206,12 @@ def arena_points(results: Sequence[float]) -> tuple[int, bool]:
     return total, streak >= 2
 
 
-def arena_pairings(waiting: Sequence[Entrant], ranks: dict[int, int]
-                   ) -> list[tuple[int, int]]:
+def arena_pairings(waiting: Sequence[Entrant], ranks: dict[int, int], *,
+                   again: bool = False) -> list[tuple[int, int]]:
     """Pair the players waiting in an arena: near in rank (``ranks``: id -> place in the
     standings), never their last opponent again (two who would be wait for the next
-    pairing, as does an odd one out); seats by the first-move balance."""
+    pairing, as does an odd one out) unless ``again`` (they are the only two left to
+    play); seats by the first-move balance."""
     players = sorted(waiting, key=lambda e: (ranks.get(e.id, 0), e.id))
     pairs: list[tuple[Entrant, Entrant]] = []
     floaters: list[Entrant] = []
@@ -226,4 +227,4 @@ def arena_pairings(waiting: Sequence[Entrant], ranks: dict[int, int]
         matched, floaters = _match(window, cost)
         pairs.extend(matched)
     return [tuple(p.id for p in _first(a, b)) for a, b in pairs
-            if a.opponents[-1:] != (b.id,) and b.opponents[-1:] != (a.id,)]
+            if again or (a.opponents[-1:] != (b.id,) and b.opponents[-1:] != (a.id,))]

@@ -1,8 +1,8 @@
 """The arena system of the tournament director (``server/services/tournaments.py``),
 Lichess's: for a set time, whoever is free (connected, not playing, not paused) is paired
 at the director's next look at the clock, near their rank and never with their last
-opponent again (``pairing.arena_pairings``); a win is 2 points, a draw 1, doubled while
-on fire (after two wins in a row). When the time is up no one is paired any more; the
+opponent again unless no one else is there to play (``pairing.arena_pairings``); a win
+is 2 points, a draw 1, doubled while on fire (after two wins in a row). When the time is up no one is paired any more; the
 games still in play count, and the arena ends with the last of them.
 
 Its state: ``minutes``, ``options``, ``ends_at`` (set when it begins), ``entrants``
@@ -110,12 +110,16 @@ class Arena:
                    and self.d.games.game_of(e["id"], row.kind) is None]
         if len(waiting) < 2:
             return
+        # two who just met wait for someone else, unless no one else is there to play
+        # (withdrawn or gone): an arena of two plays on rather than stand still
+        playing = [e for e in state["entrants"]
+                   if not e.get("paused") and self.d.is_online(e["id"])]
         ranks = {t["entrant"]["id"]: k for k, t in enumerate(self.standings(row))}
         pairs = arena_pairings([
             Entrant(e["id"], rating=e["rating"],
                     seats=tuple(0 if p["first"] == e["id"] else 1 for p in mine[e["id"]]),
                     opponents=tuple(p["second"] if p["first"] == e["id"] else p["first"]
                                     for p in mine[e["id"]]))
-            for e in waiting], ranks)
+            for e in waiting], ranks, again=len(playing) == 2)
         if pairs:
             await self.d.open_round(row, state, pairs, None)

@@ -192,10 +192,14 @@ async def test_an_arena_takes_late_entrants_and_pauses(sqlite_url):
         await cal.cmd("tourney 1", r"Cal \(paused\)")
         bea.send("ttt resign")
         await ann.expect(r"Game #1: Ann wins")
-        await asyncio.sleep(1)  # Ann and Bea just met, and Cal is paused: nobody is paired
-        assert len(parlor.host.live) == 0
+        # Ann and Bea just met, but Cal is paused: no one else is there, so they meet again
+        await bea.expect(r"Game #2: Noughts and Crosses, \w+ vs \w+ begins", timeout=3)
         await cal.cmd("tourney join 1", "You enter tournament 1")  # back from the pause
-        await cal.expect(r"Game #2: Noughts and Crosses, \w+ vs \w+ begins", timeout=3)
+        await asyncio.sleep(1)
+        assert len(parlor.host.live) == 1  # Cal waits for one of them to be free
+        bea.send("ttt resign")
+        await ann.expect(r"Game #2: Ann wins")
+        await cal.expect(r"Game #3: Noughts and Crosses, \w+ vs \w+ begins", timeout=3)
         await cal.cmd("tourney join 1", "You have entered tournament 1 already")
         await ann.cmd("tourney create ttt swiss 2", "You may run 1 tournament at a time")
     finally:

@@ -49,3 +49,10 @@ def test_arena_pairs_near_rank_and_never_the_last_opponent():
     a = [Entrant(1, opponents=(2,)), Entrant(2, opponents=(1,)), Entrant(3), Entrant(4)]
     pairs = arena_pairings(a, {1: 0, 2: 1, 3: 2, 4: 3})
     assert {tuple(sorted(p)) for p in pairs} == {(1, 3), (2, 4)}
+
+
+def test_arena_pairs_the_last_two_again_only_when_told_to():
+    two = [Entrant(1, opponents=(2,)), Entrant(2, opponents=(1,))]
+    assert arena_pairings(two, {1: 0, 2: 1}) == []
+    assert [tuple(sorted(p)) for p in arena_pairings(two, {1: 0, 2: 1}, again=True)] \
+        == [(1, 2)]

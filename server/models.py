@@ -1,6 +1,7 @@
 """The database tables every game shares, as SQLAlchemy 2 declarative models: accounts,
 the cubit ledger, login trust, ignores, hosted games and their moves, ratings. A game's
-own tables are beside its service (``server/services/<game>_models.py``), on the same ``Base``.
+own tables are beside its service (``server/services/<game>_models.py``), on the same
+``Base``.
 
 Times are UNIX seconds (floats) so SQLite and PostgreSQL store them alike. Every change
 to this file needs an alembic revision in ``migrations/versions``.

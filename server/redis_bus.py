@@ -5,10 +5,10 @@ and published on the Redis channel of its topic (``esterport:<topic>``) for the 
 nodes; a node subscribes in Redis to exactly the topics its own sessions follow. A
 player's own topic (``account:42``) is *personal*: its events go on the channel of the
 node the roster says the player is on (``esterport:node:<name>``), so no node holds a
-Redis channel per player. Events are plain data already (JSON), so a consumer on another node draws what it shows from
-the event alone. When Redis goes away the bus says so once in the log, keeps delivering
-here, and when Redis is back subscribes again and runs ``on_heal`` (``server/cluster.py``
-writes this node into Redis again).
+Redis channel per player. Events are plain data already (JSON), so a consumer on another
+node draws what it shows from the event alone. When Redis goes away the bus says so once
+in the log, keeps delivering here, and when Redis is back subscribes again and runs
+``on_heal`` (``server/cluster.py`` writes this node into Redis again).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The arena system of the tournament director (``server/services/tournaments.py``),
-Lichess's: for a set time, whoever is free (connected, not playing, not paused) is paired
-at the director's next look at the clock, near their rank and never with their last
-opponent again unless no one else is there to play (``pairing.arena_pairings``); a win
-is 2 points, a draw 1, doubled while on fire (after two wins in a row). When the time is up no one is paired any more; the
-games still in play count, and the arena ends with the last of them.
+Lichess's: for a set time, whoever is free (connected, not playing, not paused) is
+paired at the director's next look at the clock, near their rank and never with their
+last opponent again unless no one else is there to play (``pairing.arena_pairings``); a
+win is 2 points, a draw 1, doubled while on fire (after two wins in a row). When the
+time is up no one is paired any more; the games still in play count, and the arena ends
+with the last of them.
 
 Its state: ``minutes``, ``options``, ``ends_at`` (set when it begins), ``entrants``
 (``paused``: WITHDRAW while it runs; JOIN again resumes) and ``pairings``: a list of

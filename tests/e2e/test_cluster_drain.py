@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from server.hosting import Seat
-from server.models import Account, GameMove
+from server.models import GameMove
 from tests.e2e.test_cluster_parlor import _player, _settle, run_nodes
 
 
@@ -29,9 +29,7 @@ def _drivers(parlors, number: int) -> list[str]:
 async def test_a_node_shut_down_hands_its_game_over_before_closing_its_sessions(three):
     alpha, beta, gamma = three
     root = await _player(gamma, "Root")
-    async with gamma.db.session() as tx:
-        await tx.execute(sa.update(Account).where(Account.name == "Root").values(is_admin=True))
-        await tx.commit()
+    await gamma.accounts.set_admin("Root")
     await root.close()
     root = await _player(gamma, "Root", new=False)
     alice = await _player(alpha, "Alice")  # alpha will drive the game

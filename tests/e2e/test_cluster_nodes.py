@@ -19,6 +19,15 @@ import pytest
 from tests.support.client import Client
 
 
+async def _challenge(alice: Client, bob: Client) -> int:
+    """Alice challenges Bob to Noughts and Crosses, Bob accepts: the game's number."""
+    await alice.cmd("ttt challenge bob", "You challenge Bob")
+    await bob.expect("Alice challenges you")
+    bob.send("ttt accept alice")
+    out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
+    return int(out.rsplit("Game #", 1)[1].split(":")[0])
+
+
 def _config(tmp_path, name: str, database: str, redis: str) -> str:
     path = tmp_path / f"{name}.toml"
     path.write_text(textwrap.dedent(f"""
@@ -125,11 +134,7 @@ async def test_a_game_across_nodes_survives_its_node_being_killed(cluster):
     bob = await _player(n2.port, "Bob")
     carol = await _player(n3.port, "Carol")          # a watcher on a third node
     await alice.cmd("who", "3 players connected", timeout=10)
-    await alice.cmd("ttt challenge bob", "You challenge Bob")
-    await bob.expect("Alice challenges you")
-    bob.send("ttt accept alice")
-    out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
-    number = int(out.rsplit("Game #", 1)[1].split(":")[0])
+    number = await _challenge(alice, bob)
     await bob.expect("begins")
     await carol.cmd(f"observe {number}", "You are now watching", timeout=10)
     await alice.cmd("ttt play 1", "Alice: PLAY 1")
@@ -209,11 +214,7 @@ async def test_a_node_stopped_by_sigterm_hands_its_game_over_first(cluster):
     alice = await _player(n1.port, "Alice")         # the game will be driven by n1
     bob = await _player(n2.port, "Bob")
     await alice.cmd("who", "2 players connected", timeout=10)
-    await alice.cmd("ttt challenge bob", "You challenge Bob")
-    await bob.expect("Alice challenges you")
-    bob.send("ttt accept alice")
-    out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
-    number = int(out.rsplit("Game #", 1)[1].split(":")[0])
+    number = await _challenge(alice, bob)
     await alice.cmd("ttt play 1", "Alice: PLAY 1")
     await bob.cmd("ttt play 4", "Bob: PLAY 4")
     await alice.cmd("ttt play 2", "Alice: PLAY 2")

@@ -117,11 +117,7 @@ async def test_a_login_on_one_node_takes_over_the_session_on_the_other(nodes):
 async def test_kick_and_shutdown_reach_the_other_node(nodes):
     alpha, beta = nodes
     admin = await _player(alpha, "Root")
-    async with alpha.db.session() as tx:
-        from server.models import Account
-        import sqlalchemy as sa
-        await tx.execute(sa.update(Account).where(Account.name == "Root").values(is_admin=True))
-        await tx.commit()
+    await alpha.accounts.set_admin("Root")
     await admin.close()
     admin = await _player(alpha, "Root", new=False)
     eve = await _player(beta, "Eve")

@@ -95,6 +95,9 @@ class GameRecord(Base):
     initial_state: Mapped[dict[str, Any]] = mapped_column()
     state: Mapped[dict[str, Any]] = mapped_column()
     version: Mapped[int] = mapped_column(default=0)
+    # the fencing token of the node driving the game: raised by every adoption, and every
+    # write of the game is made only under the epoch its writer holds (server/cluster.py)
+    epoch: Mapped[int] = mapped_column(default=0, server_default="0")
     result: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     created_at: Mapped[float]
     updated_at: Mapped[float]

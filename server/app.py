@@ -461,6 +461,7 @@ class Parlor:
                     session.prompt()
                     continue
                 session.last_command_at = time.time()
+                await self.host.games.check()  # a node paused past its lease: see cluster.py
                 node = self.cluster.route(session, line) if self.cluster is not None else None
                 if node is not None:  # a game another node drives (server/cluster.py)
                     await self.cluster.relay(node, session, line)

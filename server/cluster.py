@@ -42,6 +42,7 @@ from redis.exceptions import LockError, RedisError
 from server.bus import Event
 from server.hosting import Seat
 from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
+from server.services.live import GameUnreachable
 from server.services.offers import Offer
 from server.relay import RELAY_TIMEOUT, RelayedSession, apply_relayed, session_view
 
@@ -53,6 +54,8 @@ log = logging.getLogger(__name__)
 
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
 ASK_TIMEOUT = 3.0   # seconds a node waits for another's list of games or board
+LEASE_SHARE = 0.8   # the part of the lease a node counts on (the rest: clocks, latency)
+SWEEP_EVERY = 5     # beats between two sweeps for games in play that no live node drives
 HAND_OVER_TIMEOUT = 3.0  # seconds a stopping node waits for another to take a game
 DRAIN_TIMEOUT = 10.0     # seconds a stopping node spends handing its games over, at most
 LIST_FRESH = 1.0    # seconds another node's list of games is shown again without asking
@@ -132,6 +135,13 @@ class Cluster:
         # often: a node dead for ``lease`` seconds is seen at the next beat after
         self.lease = lease
         self.heartbeat = lease / 5
+        # this node's lease runs until this (monotonic) time: a beat renews it only while it
+        # runs, so a node paused past it (SIGSTOP) finds it lapsed when it wakes, whatever
+        # its timers do first, and acts on no game before the store says which are still
+        # its own (``fence``)
+        self._lease_until = 0.0
+        self._fencing: asyncio.Task | None = None
+        self._rejoin_due = False  # the lease lapsed: back into the roster at the next beat
         # no node is judged dead before this (monotonic) time: after Redis came back,
         # every node needs a beat to write its heartbeat again
         self._judge_after = 0.0
@@ -139,7 +149,8 @@ class Cluster:
         self.node = node
         self._tasks: set[asyncio.Task] = set()  # a burst of leaves makes thousands
         self._reported_at = time.time()  # when the last commands typed here were told
-        # games driven by other nodes: number -> (node, kind key, players' account ids)
+        # games driven by other nodes: number -> (node, kind key, players' account ids);
+        # node "" while the game is being taken over from a node that died
         self.games: dict[int, tuple[str, str, tuple[int, ...]]] = {}
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
         # the other nodes' games, as last asked: kind key (None: all) -> (when, the asking)
@@ -167,11 +178,13 @@ class Cluster:
 
     async def start(self) -> None:
         await self.bus.start()
-        await self._beat()
+        await self._beat(fresh=True)
         self.bus.subscribe(CONTROL, self._on_control)
         self.bus.personal = self._node_of
         self.bus.subscribe(NODE + self.node, self._on_node)
         host = self.parlor.host
+        host.games.fence = self.fence
+        host.games.node = self.node
         host.games.listeners.append(self._game_changed)
         host.offers.listeners.append(self._offer_changed)
         host.elsewhere = self
@@ -257,10 +270,12 @@ class Cluster:
             await self.redis.hdel(PREFIX + "roster", str(account_id))
 
     async def _rejoin(self) -> None:
-        """After Redis came back (which may have lost everything): this node's heartbeat,
-        players and games into it again."""
+        """After Redis came back (which may have lost everything), or after this node was
+        paused past its lease: this node's heartbeat, the games it still drives (the
+        store says which, ``fence``), and its players, into Redis again."""
         self._judge_after = time.monotonic() + self.lease
         await self._beat()
+        await self.fence()
         for game in list(self.parlor.host.live.values()):
             self._game_changed(game, True)
         for session in list(self.parlor.sessions.values()):
@@ -292,11 +307,7 @@ class Cluster:
         elif event.kind == "active":
             parlor.remote_active(data["node"], {int(k): v for k, v in data["times"].items()})
         elif event.kind == "node-gone":
-            self._node_lost(data["node"])
-            self._addresses.pop(data["node"], None)
-            self._offers_gone(data["node"])
-            parlor.remote_node_gone(data["node"])
-            self._background(self._adopt(data["node"]))
+            self._node_dead(data["node"])
         elif event.kind == "close":
             session = parlor.sessions.get(int(data["account_id"]))
             if session is not None:
@@ -315,7 +326,7 @@ class Cluster:
         elif event.kind == "game":
             if data.get("entry") is None:
                 known = self.games.get(int(data["number"]))
-                if known is not None and known[0] == data["node"]:
+                if known is not None and known[0] in (data["node"], ""):
                     self._forget_game(int(data["number"]))
             else:
                 self._remember(int(data["number"]), data["entry"])
@@ -368,14 +379,16 @@ class Cluster:
                 if self._where.get((player, known[1])) == number:
                     del self._where[(player, known[1])]
 
-    async def take(self, number: int) -> bool:
-        """Whether this node is to drive game ``number`` (at start, or when its node
-        died): it is, when no live node drives it and this node wins the race for it."""
-        raw = await self.redis.hget(PREFIX + "games", str(number))
-        if raw is not None:
-            owner = json.loads(raw)["node"]
-            if owner == self.node or await self._alive_nodes({owner}):
-                return owner == self.node
+    async def take(self, number: int, owner: str) -> bool:
+        """Whether this node is to drive game ``number``, stored as driven by ``owner``
+        (at start, or when its node died): it is, when it is its owner, or when no live
+        node is and this node wins the race for it. The adoption itself is the store's
+        (``GameHost._adopt``: the game's epoch rises), so a node that loses the race in
+        Redis loses it there too."""
+        if owner == self.node:
+            return True
+        if owner and await self._alive_nodes({owner}):
+            return False
         return bool(await self.redis.set(PREFIX + f"adopt:{number}", self.node, nx=True,
                                          px=int(self.lease * 1000)))
 
@@ -399,18 +412,45 @@ class Cluster:
         if raw is not None and json.loads(raw)["node"] == self.node:
             await self.redis.hdel(PREFIX + "games", str(number))
 
+    def _node_dead(self, node: str) -> None:
+        """``node`` stopped or its lease lapsed: its players go with it, what it was asked
+        is never answered, its offers lapse, and its games are taken over (each by one
+        node). Until then a command about one of them waits (``relay``)."""
+        self.parlor.remote_node_gone(node)
+        self._node_lost(node)
+        self._addresses.pop(node, None)
+        self._offers_gone(node)
+        for number, (owner, kind, players) in list(self.games.items()):
+            if owner == node:
+                self.games[number] = ("", kind, players)  # being taken over
+        self._background(self._adopt(node))
+
     async def _adopt(self, node: str) -> None:
-        """A node died: take over the games it drove (each by one node only)."""
-        orphans = [n for n, (owner, _k, _p) in self.games.items() if owner == node]
+        """A node died: take over the games it drove (each by one node only: the one that
+        wins the race in Redis, then in the store), and learn who took the others."""
+        host = self.parlor.host
         table = await self.redis.hgetall(PREFIX + "games")
-        orphans += [int(k) for k, v in table.items() if json.loads(v)["node"] == node]
-        for number in sorted(set(orphans)):
-            self._forget_game(number)
-            if await self.take(number):
-                count = await self.parlor.host.restore(only=number)
-                if count:
-                    log.warning("cluster: node %s is gone; this node drives game #%d now",
-                                node, number)
+        orphans = {n for n, (owner, _k, _p) in self.games.items() if owner in ("", node)}
+        orphans |= {int(k) for k, v in table.items() if json.loads(v)["node"] == node}
+        for number in sorted(orphans):
+            known = self.games.get(number)
+            if number in host.live or known is not None and known[0] not in ("", node):
+                continue  # its new node has told us already
+            if await self.take(number, node) and await host.restore(only=number):
+                self._forget_game(number)  # driven here now
+                log.warning("cluster: node %s is gone; this node drives game #%d now",
+                            node, number)
+            else:
+                await self._lookup(number)
+
+    async def _lookup(self, number: int) -> None:
+        """Learn from the games table which live node drives game ``number`` now."""
+        raw = await self.redis.hget(PREFIX + "games", str(number))
+        if raw is None:
+            return
+        entry = json.loads(raw)
+        if entry["node"] != self.node and await self._alive_nodes({entry["node"]}):
+            self._remember(number, entry)
 
     # -- a node that stops hands its games over ----------------------------------------
     async def drain(self) -> bool:
@@ -520,6 +560,8 @@ class Cluster:
                 if known is not None and known[1] == kind.key:  # JOIN 7, DICE DISPLAY 7)
                     return known[0]
             return None
+        if word.lower() in ("turn", "last", "claim"):
+            return self._node_of_own(session, sub)
         if word.lower() in ("accept", "decline") and rest:
             return self._node_of(sub)
         if word.lower() == "accept":
@@ -528,6 +570,23 @@ class Cluster:
             known = self.games.get(int(sub.lstrip("#")))
             return known[0] if known is not None else None
         return None
+
+    def _node_of_own(self, session: "Session", word: str) -> str | None:
+        """Where TURN, LAST and CLAIM run: with a game named (``word``), on the node
+        driving the player's game of it; without, on the one other node driving every
+        game they play and watch, if none is driven here."""
+        host = self.parlor.host
+        account_id = session.account.id
+        kind = host.kind_named(word) if word else None
+        if kind is not None:
+            return None if host.game_of(account_id, kind.key) is not None else \
+                self.owner_for(account_id, kind.key)
+        if host.games_of(account_id) or any(n in host.live for n in session.watching):
+            return None
+        nodes = {self.games[n][0] for key in host.kinds
+                 if (n := self._where.get((account_id, key))) is not None}
+        nodes |= {self.games[n][0] for n in session.watching if n in self.games}
+        return nodes.pop() if len(nodes) == 1 else None
 
     def _offered_from(self, account_id: int, kind_key: str | None) -> str | None:
         """A bare ACCEPT: the node of the one offer to ``account_id``, when it was made
@@ -547,22 +606,27 @@ class Cluster:
 
     async def relay(self, node: str, session: "Session", line: str) -> None:
         """Run ``line`` on ``node`` for ``session``, and show here what it wrote. When
-        that node dies meanwhile, the line waits for the node that takes its games over
-        (or this one) and runs there: the game refuses it if it was played already."""
+        that node dies meanwhile, or no longer drives the game (it was paused, and the
+        game adopted), or the game is being taken over (``node`` is ""), the line waits
+        for the node that drives it next (or this one) and runs there: the game refuses
+        it if it was played already."""
         session.begin_reply()
         try:
+            number = self._game_for(session, line)
             for _attempt in range(3):
-                answer = await self._ask(node, session, line)
-                if answer is not None:
-                    apply_relayed(session, answer["out"], answer["view"])
-                    return
+                if node:
+                    answer = await self._ask(node, session, line, number)
+                    if answer is not None and not answer.get("moved"):
+                        apply_relayed(session, answer["out"], answer["view"])
+                        return
                 deadline = time.monotonic() + self.lease * 2 + 1
                 while time.monotonic() < deadline:  # until another node drives it
-                    await asyncio.sleep(0.1)
+                    await asyncio.sleep(0.2)
+                    if number is not None:
+                        await self._lookup(number)
                     moved = self.route(session, line)
-                    if moved is not None and moved != node or \
-                            moved is None and self._here(session, line):
-                        break
+                    if moved is None or moved and moved != node:
+                        break  # here (or nowhere: then here says so), or its new node
                 else:
                     break
                 if moved is None:
@@ -574,10 +638,17 @@ class Cluster:
         finally:
             session.end_reply()
 
-    async def _ask(self, node: str, session: "Session", line: str) -> dict | None:
+    def _game_for(self, session: "Session", line: str) -> int | None:
+        """The number of the player's own game ``line`` is routed for, if it is one."""
+        kind = self.parlor.host.kind_named(line.partition(" ")[0])
+        return None if kind is None else self._where.get((session.account.id, kind.key))
+
+    async def _ask(self, node: str, session: "Session", line: str,
+                   number: int | None) -> dict | None:
         """The answer of ``node`` to ``line``; None when the node is gone first."""
         return await self._question(node, "run", RELAY_TIMEOUT, {
-            "account": session.account.id, "line": line, "view": session_view(session)})
+            "account": session.account.id, "line": line, "view": session_view(session),
+            "game": number})
 
     async def _question(self, node: str, kind: str, timeout: float,
                         data: dict[str, Any]) -> dict | None:
@@ -598,12 +669,6 @@ class Cluster:
     def _answer(self, data: dict[str, Any], **answer: Any) -> None:
         self.bus.publish(NODE + data["from"], Event("answer", {"key": data["key"],
                                                                   **answer}))
-
-    def _here(self, session: "Session", line: str) -> bool:
-        """Whether the game ``line`` is about is driven here now."""
-        kind = self.parlor.host.kind_named(line.partition(" ")[0])
-        return kind is not None and \
-            self.parlor.host.game_of(session.account.id, kind.key) is not None
 
     def _node_lost(self, node: str) -> None:
         """``node`` is gone: what it was asked will never be answered."""
@@ -631,7 +696,14 @@ class Cluster:
                 future.set_result(data)
 
     async def _run(self, data: dict[str, Any]) -> None:
-        """A command relayed here from another node: run it for a stand-in session."""
+        """A command relayed here from another node: run it for a stand-in session. About
+        a game this node does not drive (any more), it answers ``moved``: the asking node
+        finds the node that does."""
+        await self.fence()
+        number = data.get("game")
+        if number is not None and int(number) not in self.parlor.host.live:
+            self._answer(data, moved=True)
+            return
         account = await self.parlor.accounts.get_by_id(int(data["account"]))
         out: list[list[Any]] = []
         view = data.get("view", {})
@@ -662,7 +734,7 @@ class Cluster:
 
     async def _ask_frames(self, kind_key: str | None) -> list[dict[str, Any]]:
         nodes = sorted({node for node, kind, _p in self.games.values()
-                        if kind_key is None or kind == kind_key})
+                        if node and (kind_key is None or kind == kind_key)})
         answers = await asyncio.gather(*(self._question(n, "frames", ASK_TIMEOUT,
                                                         {"kind": kind_key}) for n in nodes))
         return [f for answer in answers if answer for f in answer["frames"]]
@@ -671,9 +743,15 @@ class Cluster:
         """A game another node drives, as its watchers see it (a web page's board)."""
         known = self.games.get(game_id)
         if known is None:
+            if await self.parlor.host.epochs([game_id]):  # in play, its node just died
+                raise GameUnreachable(game_id)
             return None
-        answer = await self._question(known[0], "frame", ASK_TIMEOUT, {"game": game_id})
-        return None if answer is None else answer["frame"]
+        answer = None
+        if known[0]:
+            answer = await self._question(known[0], "frame", ASK_TIMEOUT, {"game": game_id})
+        if answer is None or answer["frame"] is None:
+            raise GameUnreachable(game_id)  # dead, paused, or being taken over
+        return answer["frame"]
 
     def offers_to(self, account_id: int) -> list[Offer]:
         return [o for o in self.offers.values() if o.target.account_id == account_id]
@@ -709,30 +787,143 @@ class Cluster:
                                          ex=3600))
 
     # -- liveness ---------------------------------------------------------------------
-    async def _beat(self) -> None:
+    async def _beat(self, fresh: bool = False) -> None:
+        """Write this node's heartbeat key (it lives ``lease`` seconds). It renews this
+        node's lease only while the lease runs (or when ``fresh``: at start, and once
+        ``fence`` has found which games are still this node's)."""
+        sent = time.monotonic()
         await self.redis.set(PREFIX + "node:" + self.node,
                              json.dumps({"at": time.time(), "players": len(self.parlor.sessions),
                                          "draining": self.parlor.draining}),
                              px=int(self.lease * 1000))
+        if fresh or sent < self._lease_until:
+            self._lease_until = sent + self.lease * LEASE_SHARE
+
+    def holds_lease(self) -> bool:
+        """Whether this node's lease runs: no other node may have taken its games."""
+        return time.monotonic() < self._lease_until
+
+    async def fence(self) -> None:
+        """Awaited before this node acts on a game it holds (``LiveGames.fence``). While
+        the lease runs, nothing to do. Once it has lapsed (this node was paused, or cut
+        off from Redis, for longer than ``lease``), the store says which games another
+        node adopted meanwhile (their epoch rose): those are let go, unapplied and
+        unpublished, and this node relays their commands like any other node; the rest
+        are still its own, and the lease starts again."""
+        if self.holds_lease():
+            return
+        if self._fencing is None or self._fencing.done():
+            self._fencing = asyncio.create_task(self._refence(), name="cluster-fence")
+        await asyncio.shield(self._fencing)
+
+    async def _refence(self) -> None:
+        host = self.parlor.host
+        sent = time.monotonic()
+        try:
+            await asyncio.wait_for(self._beat(), CLOSE_WAIT)
+            renewed = True
+        except (RedisError, OSError, asyncio.TimeoutError):
+            renewed = False  # Redis is away: no node can adopt a game meanwhile either
+        held = list(host.live.values())
+        stored = await host.epochs([g.id for g in held]) if held else {}
+        lost = [g for g in held if stored.get(g.id) != g.epoch and host.games.holds(g)]
+        for game in lost:
+            log.warning("cluster: this node's lease had lapsed; game #%d is driven by "
+                        "another node now, and let go here", game.id)
+            host.games.drop(game)
+        # the store vouches for the rest now; without Redis, again at the next beat
+        self._lease_until = (sent + self.lease * LEASE_SHARE if renewed
+                             else time.monotonic() + self.heartbeat)
+        self._rejoin_due = True  # the others may have dropped this node meanwhile
+        for game in lost:  # their players' commands go to the node driving them now
+            try:
+                await asyncio.wait_for(self._lookup(game.id), CLOSE_WAIT)
+            except (RedisError, OSError, asyncio.TimeoutError):
+                break  # the games table is read again at every beat
 
     async def _heartbeat(self) -> None:
+        beats = 0
         while True:
             await asyncio.sleep(self.heartbeat)
+            beats += 1
             try:
+                lapsed = not self.holds_lease()
                 await self._beat()
-                nodes = self.parlor.remote_nodes() | {g[0] for g in self.games.values()}
+                if lapsed:  # paused past the lease, or Redis was away that long
+                    await self.fence()
+                if self._rejoin_due:
+                    self._rejoin_due = False
+                    await self._rejoin()
+                    continue
+                nodes = self.parlor.remote_nodes() | {g[0] for g in self.games.values()
+                                                      if g[0]}
                 if nodes and time.monotonic() >= self._judge_after:
                     alive = await self._alive_nodes(nodes)
                     for gone in nodes - alive:
                         log.warning("cluster: node %s is gone; its players with it", gone)
-                        self.parlor.remote_node_gone(gone)
-                        self._node_lost(gone)
-                        self._addresses.pop(gone, None)
-                        self._offers_gone(gone)
+                        self._node_dead(gone)
                         self._background(self._purge(gone))
-                        self._background(self._adopt(gone))
+                await self._reconcile(sweep=beats % SWEEP_EVERY == 0)
             except (RedisError, OSError):
                 pass  # the bus says Redis is away, and heals
+            except Exception:
+                log.exception("cluster: heartbeat failed; trying again at the next beat")
+
+    async def _reconcile(self, sweep: bool) -> None:
+        """Make the games table and this node's mirror of it agree with what is driven
+        where, once a beat: every game driven here is in the table under this node (Redis
+        may have lost it, restarted empty); a game another live node says it drives
+        either is not this node's any more (its epoch rose: let go here) or is (the table
+        is written again); the other nodes' games are mirrored as the table has them.
+        With ``sweep`` (every few beats), a game in play in the store that no live node
+        drives (its adopter died too, or the adoption was lost) is adopted."""
+        host = self.parlor.host
+        table = {int(k): json.loads(v)
+                 for k, v in (await self.redis.hgetall(PREFIX + "games")).items()}
+        alive = await self._alive_nodes({e["node"] for e in table.values()} - {self.node})
+        alive.add(self.node)
+        claimed = [g for g in list(host.live.values())
+                   if table.get(g.id, {}).get("node") not in (self.node, None)
+                   and table[g.id]["node"] in alive]
+        stored = await host.epochs([g.id for g in claimed]) if claimed else {}
+        for game in list(host.live.values()):
+            entry = table.get(game.id)
+            if game in claimed and stored.get(game.id) != game.epoch:
+                continue  # let go below
+            if entry is None or entry["node"] != self.node:
+                await self.redis.hset(PREFIX + "games", str(game.id),
+                                      json.dumps(self._entry_of(game)))
+        for game in claimed:
+            if stored.get(game.id) != game.epoch and host.games.holds(game):
+                log.warning("cluster: game #%d is driven by node %s now; let go here",
+                            game.id, table[game.id]["node"])
+                host.games.drop(game)
+        for number, entry in table.items():
+            if entry["node"] != self.node and entry["node"] in alive \
+                    and number not in host.live:
+                known = self.games.get(number)
+                if known is None or known[0] != entry["node"]:
+                    self._remember(number, entry)
+        if sweep:
+            await self._sweep()
+
+    async def _sweep(self) -> None:
+        """Adopt the games in play in the store whose node is not alive (and not this
+        one): nothing in play is left undriven, whatever was lost on the way."""
+        host = self.parlor.host
+        # a game stored in the last lease is left alone: it may be starting on its node
+        drivers = await host.drivers(before=time.time() - self.lease)
+        nodes = {n for n in drivers.values() if n and n != self.node}
+        alive = await self._alive_nodes(nodes)
+        for number, owner in sorted(drivers.items()):
+            if number in host.live or owner in alive:
+                continue
+            if owner == self.node:
+                await host.restore(only=number)  # stored as ours, yet not here
+            elif await self.take(number, owner) and await host.restore(only=number):
+                self._forget_game(number)
+                log.warning("cluster: game #%d was driven by no live node; this node "
+                            "drives it now", number)
 
     async def _purge(self, node: str) -> None:
         """Take a dead node's players out of the roster, and its games out of the games

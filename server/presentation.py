@@ -143,6 +143,22 @@ class Presentation:
         # the last view drawn for each session, by game (what COMPACT draws changes from)
         self._drawn: "weakref.WeakKeyDictionary[Session, dict[int, dict]]" = (
             weakref.WeakKeyDictionary())
+        # the newest epoch seen of each game in play that has one (once adopted by a
+        # node): a frame of an older one comes from a node that has lost the game
+        self._epochs: dict[int, int] = {}
+
+    def current(self, frame: Mapping[str, Any], ending: bool = False) -> bool:
+        """Whether ``frame`` is of the newest epoch seen of its game (then it may be
+        drawn); ``ending``: the game's last frame (its epoch is forgotten after it)."""
+        game_id, epoch = frame["game"], frame.get("epoch", 0)
+        newest = self._epochs.get(game_id, 0)
+        if epoch < newest:
+            return False
+        if ending:
+            self._epochs.pop(game_id, None)
+        elif epoch > newest:
+            self._epochs[game_id] = epoch
+        return True
 
     def _remember(self, session: "Session", frame: Mapping[str, Any]) -> None:
         drawn = self._drawn.setdefault(session, {})
@@ -175,6 +191,8 @@ class Presentation:
     def on_event(self, session: "Session", event: Event) -> None:
         """A game event from the bus (a frame with its lines), for one session."""
         frame = event.data
+        if not self.current(frame, ending=event.kind == "game.end"):
+            return  # from a node that has lost the game (server/cluster.py)
         game_id, version = frame["game"], frame["version"]
         last = session.seen_versions.get(game_id)
         shown = decide(frame, event.kind)

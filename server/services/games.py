@@ -103,7 +103,9 @@ class Elsewhere:
         return []
 
     async def frame(self, game_id: int) -> dict[str, Any] | None:
-        """Game ``game_id``'s watchers' frame, when another node drives it."""
+        """Game ``game_id``'s watchers' frame, when another node drives it.
+
+        :raises GameUnreachable: another node drives it but does not answer now."""
         return None
 
     def offers_to(self, account_id: int) -> list[Offer]:
@@ -169,11 +171,12 @@ class GameHost:
         title ("dice", "PYR", "Triad Dice"); None for no game."""
         return self._names.get(name.lower())
 
-    async def restore(self, take: Callable[[int], Awaitable[bool]] | None = None,
+    async def restore(self, take: Callable[[int, str], Awaitable[bool]] | None = None,
                       only: int | None = None) -> int:
-        """Load the unfinished games from the database (game ``only``, or every one);
-        return how many. ``take(number)``: whether this node takes that game (a cluster's
-        node takes the games no other node drives)."""
+        """Load the unfinished games from the database (game ``only``, or every one) and
+        drive them here; return how many. ``take(number, node)``: whether this node takes
+        that game, stored as driven by ``node`` (a cluster's node takes the games no live
+        node drives)."""
         query = sa.select(GameRecord).where(GameRecord.status == "active")
         if only is not None:
             query = query.where(GameRecord.id == only)
@@ -185,12 +188,17 @@ class GameHost:
             if kind is None:
                 log.warning("game #%d: kind %r is not loaded; left as it is", record.id, record.kind)
                 continue
-            if record.id in self.live or (take is not None and not await take(record.id)):
+            if record.id in self.live or (take is not None
+                                          and not await take(record.id, record.node)):
+                continue
+            epoch = await self._adopt(record)
+            if epoch is None:
+                log.info("game #%d was adopted elsewhere first; left to that node", record.id)
                 continue
             game = LiveGame(
                 id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
                 options=record.options, ranked=record.ranked, seed=record.seed,
-                state=kind.state_from_json(record.state), version=record.version,
+                state=kind.state_from_json(record.state), version=record.version, epoch=epoch,
             )
             self.presence.restored(game, self.is_online)
             self.games.add(game)
@@ -199,6 +207,36 @@ class GameHost:
         if only is None or count:
             await self.tournaments.restore(only)  # their games, found again
         return count
+
+    async def _adopt(self, record: GameRecord) -> int | None:
+        """Make this node the one that drives the stored game ``record``: its epoch rises
+        by one, unless another node adopted or played it since it was read (then None).
+        Every write of the game is made under the epoch its writer holds (``Play.apply``),
+        so whoever held it before can store nothing more of it."""
+        async with self.db.session() as tx:
+            result = await tx.execute(
+                sa.update(GameRecord)
+                .where(GameRecord.id == record.id, GameRecord.epoch == record.epoch,
+                       GameRecord.version == record.version, GameRecord.status == "active")
+                .values(epoch=record.epoch + 1, node=self.games.node))
+            await tx.commit()
+        return record.epoch + 1 if result.rowcount == 1 else None
+
+    async def epochs(self, numbers: list[int]) -> dict[int, int]:
+        """The stored epoch of each game of ``numbers`` still in play (the others are
+        left out)."""
+        async with self.db.session() as tx:
+            rows = await tx.execute(sa.select(GameRecord.id, GameRecord.epoch).where(
+                GameRecord.id.in_(numbers), GameRecord.status == "active"))
+            return {number: epoch for number, epoch in rows}
+
+    async def drivers(self, before: float) -> dict[int, str]:
+        """Every game in play in the store last changed before ``before`` (epoch
+        seconds), with the node it is stored as driven by."""
+        async with self.db.session() as tx:
+            rows = await tx.execute(sa.select(GameRecord.id, GameRecord.node).where(
+                GameRecord.status == "active", GameRecord.updated_at < before))
+            return {number: node for number, node in rows}
 
     async def close(self) -> None:
         await self.turns.close()
@@ -228,11 +266,20 @@ class GameHost:
                 for g in self.live.values() if kind_key is None or g.kind.key == kind_key]
         there = [{**f, "watchers": f["watchers"] + self.watchers(f["game"])}
                  for f in await self.elsewhere.frames(kind_key) if f["game"] not in self.live]
-        return sorted(here + there, key=lambda f: f["game"])
+        # once each: should two nodes answer for one game (one of them about to find it
+        # lost), the newer epoch's (then version's) frame is the game
+        newest: dict[int, dict[str, Any]] = {}
+        for f in here + there:
+            known = newest.get(f["game"])
+            if known is None or (f.get("epoch", 0), f["version"]) > \
+                    (known.get("epoch", 0), known["version"]):
+                newest[f["game"]] = f
+        return [newest[n] for n in sorted(newest)]
 
     async def watchers_frame(self, game_id: int) -> dict[str, Any] | None:
         """Game ``game_id`` as its watchers see it now, with ``watchers``, wherever it is
         driven; None when it is not in play."""
+        await self.games.check()
         game = self.live.get(game_id)
         if game is not None:
             return {**game.frame(None), "watchers": self.watchers(game_id)}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import attrs
 
@@ -18,6 +18,16 @@ from server.hosting import GameKind, Seat
 
 class GameError(Exception):
     """A request the host refuses; the message is for the player."""
+
+
+class GameUnreachable(GameError):
+    """A game in play whose node does not answer now (it died or is paused, and the game
+    is not taken over yet): asked again in a few seconds, it will."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"Game #{game_id} is being moved to another server; try again in "
+                         f"a few seconds.")
+        self.game_id = game_id
 
 
 @attrs.frozen
@@ -50,6 +60,9 @@ class LiveGame:
     seed: int
     state: Any
     version: int
+    # the fencing token this node holds the game under (``games.epoch``): raised by every
+    # adoption, so a node that lost the game can store nothing more of it (play.py)
+    epoch: int = 0
     lock: asyncio.Lock = attrs.field(factory=asyncio.Lock)
     absent: dict[int, float] = attrs.field(factory=dict)  # seat -> since when
     outcome: Outcome | None = None
@@ -97,13 +110,15 @@ class LiveGame:
     def frame(self, seat: int | None, *, with_view: bool = True) -> dict[str, Any]:
         """The game as one audience sees it now (``seat``; None: its watchers), as plain
         data a consumer draws from alone, on this node or another: which game and kind,
-        its version, the seats, whose move it is, how it ended, and the view the game's
+        its version and epoch (a consumer drops a frame of an older epoch than it has
+        seen: it comes from a node that has lost the game), the seats, whose move it is, how it ended, and the view the game's
         own visibility rules give that audience, and ``withheld``: why nobody but its
         players may see it at all (``GameKind.withheld``), or None. Every game event is a
         frame with the lines that audience is told (``GameHost._publish``)."""
         finished = self.outcome is not None
         return {"game": self.id, "kind": self.kind.key, "kind_title": self.kind.title,
-                "title": self.title, "version": self.version, "seat": seat,
+                "title": self.title, "version": self.version, "epoch": self.epoch,
+                "seat": seat,
                 "seats": [s.to_json() for s in self.seats], "ranked": self.ranked,
                 "to_move": [] if finished else list(self.kind.to_move(self.state)),
                 "finished": finished,
@@ -135,6 +150,20 @@ class LiveGames:
         # a cluster tells the other nodes which node plays it (server/cluster.py). A game
         # leaves finished (its ``outcome`` set) or let go (another node drives it now).
         self.listeners: list[Callable[[LiveGame, bool], None]] = []
+        # awaited before this node acts on any game it holds: a cluster's node whose lease
+        # lapsed (it was paused) first lets go of the games adopted elsewhere meanwhile
+        # (``Cluster.fence``); a lone server has nothing to check
+        self.fence: Callable[[], Awaitable[None]] | None = None
+        self.node = ""  # the name of this node, stored with each game it drives (a cluster's)
+
+    async def check(self) -> None:
+        """Make sure this node still drives what it holds (see ``fence``)."""
+        if self.fence is not None:
+            await self.fence()
+
+    def holds(self, game: LiveGame) -> bool:
+        """Whether ``game`` (this very object) is still in play here."""
+        return self.live.get(game.id) is game
 
     def add(self, game: LiveGame) -> None:
         self.live[game.id] = game

@@ -69,7 +69,8 @@ class Play:
             record = GameRecord(
                 kind=kind.key, status="active", seats=[s.to_json() for s in seats],
                 options=options, ranked=kind.is_ranked(options), seed=seed,
-                initial_state={}, state={}, version=0, created_at=now, updated_at=now,
+                initial_state={}, state={}, version=0, node=self.games.node, created_at=now,
+                updated_at=now,
             )
             tx.add(record)
             await tx.flush()
@@ -95,7 +96,8 @@ class Play:
         ("Bob sits down in seat 2 with 200 cubits."), not by the table's own notation
         for it, unless no event words it.
         """
-        if self.games.live.get(game.id) is not game:  # ended, or another node drives it
+        await self.games.check()  # a node that lost its lease lets adopted games go first
+        if not self.games.holds(game):  # ended, or another node drives it
             raise GameError("That game has just ended." if game.outcome is not None else
                             "That game is played on another server now; type that again.")
         if seat is None:
@@ -117,13 +119,16 @@ class Play:
                 values.update(status="finished", result=outcome.to_json())
             result = await tx.execute(
                 sa.update(GameRecord)
-                .where(GameRecord.id == game.id, GameRecord.version == game.version)
+                .where(GameRecord.id == game.id, GameRecord.version == game.version,
+                       GameRecord.epoch == game.epoch)
                 .values(**values))
             if result.rowcount != 1:
-                # stored by someone else since: another node drives the game now (this
-                # one lost its hold on it), so this one lets it go
+                # another node adopted the game since (a newer epoch) or stored a move of
+                # it: this node lost its hold on it, and lets it go; its players' commands
+                # go to the node that drives it now
                 self.games.drop(game)
-                raise GameError("That game changed under you; look again and retry.")
+                raise GameError("That game is played on another server now; type that "
+                                "again.")
             tx.add(GameMove(game_id=game.id, seq=step, seat=seat, notation=notation, created_at=now))
             await game.kind.on_action(ActionContext(
                 tx, game.id, game.seats, game.options, seat, action, game.state, new_state,

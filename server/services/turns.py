@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 from games.errors import RuleError
-from server.services.live import LiveGame, LiveGames
+from server.services.live import GameError, LiveGame, LiveGames
 from server.services.play import Play
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class Turns:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _schedule_timeout(self, game: LiveGame) -> None:
-        if game.id not in self.games.live:
+        if not self.games.holds(game):
             return
         clock = game.kind.timeout(game.state)
         if clock is not None:
@@ -61,20 +61,23 @@ class Turns:
         await asyncio.sleep(seconds)
         try:
             async with game.lock:
-                if game.version != version or game.id not in self.games.live:
+                if game.version != version or not self.games.holds(game):
                     return  # something happened meanwhile: that change armed its own clock
                 await self.play.apply(game, seat, action,
                                   note=f"Time is up for {game.seats[seat].name}."
                                   if note is None else note)
         except asyncio.CancelledError:
             raise
+        except GameError as err:  # let go meanwhile: its clock runs where it is driven
+            log.info("game #%d: the timeout action was not applied here (%s)", game.id, err)
+            return
         except Exception:
             log.exception("game #%d: the timeout action %r failed", game.id, action)
             return
         self.schedule(game)
 
     def _schedule_computer(self, game: LiveGame) -> None:
-        if game.id not in self.games.live:
+        if not self.games.holds(game):
             return
         movers = [s for s in game.kind.to_move(game.state) if game.seats[s].computer]
         if not game.kind.simultaneous:
@@ -96,7 +99,7 @@ class Turns:
             action = await asyncio.to_thread(kind.choose_action, game.state, seat, level,
                                              rng, self.computer_budget)
             async with game.lock:
-                if game.id not in self.games.live:
+                if not self.games.holds(game):
                     return
                 if game.version != version and not (
                         kind.simultaneous and seat in kind.to_move(game.state)):
@@ -109,6 +112,9 @@ class Turns:
                     # the others' moves made this one stale: choose again (below)
         except asyncio.CancelledError:
             raise
+        except GameError as err:  # let go meanwhile: the node driving it moves for it
+            log.info("game #%d: the computer's move was not applied here (%s)", game.id, err)
+            return
         except Exception:
             log.exception("game #%d: the computer failed to move", game.id)
             return

@@ -29,6 +29,7 @@ from server.bus import Event
 from server.services import seeks as seeks_service
 from server.services import tournaments as tournaments_service
 from server.services.games import GameError
+from server.services.live import GameUnreachable
 from server.text import clean
 from server.web import data
 from server.web.live import GameStream, PageStream
@@ -52,6 +53,7 @@ MAX_GAME = 2**31 - 1  # game numbers past this are not looked up
 BOARD_CACHE = 512    # boards (and game pages) drawn, kept by (game, version)
 TOURNAMENT_CACHE = 5.0  # seconds a tournament read is kept (a bus event ends it sooner)
 MAX_TOURNAMENT = 2**31 - 1
+RETRY_AFTER = 5      # seconds a client waits for a game whose node is being replaced
 FAVICON = (Path(__file__).parent / "static" / "favicon.svg").read_bytes()
 
 
@@ -190,7 +192,7 @@ class Pages:
         """The game in play the path names, as its watchers see it (driven by this node or,
         in a cluster, another)."""
         number = self._number(request)
-        frame = await self.parlor.host.watchers_frame(number)
+        frame = await self._watchers_frame(number)
         if frame is None:
             raise HTTPException(404, f"Game #{number} is not in play (its replay may be: "
                                      f"/games/{number}/replay).")
@@ -237,7 +239,7 @@ class Pages:
         number = self._number(request)
         game = self.parlor.host.live.get(number)
         if game is None:
-            frame = await self.parlor.host.watchers_frame(number)  # another node's?
+            frame = await self._watchers_frame(number)  # another node's?
             if frame is not None:
                 self._shown(frame)
                 return self.page("game.html", game=data.summary(frame, frame["watchers"]),
@@ -269,10 +271,22 @@ class Pages:
         host = self.parlor.host
 
         async def snapshot() -> dict[str, Any] | None:  # the game as it stands, at the start
-            return await host.watchers_frame(number)
+            try:
+                return await host.watchers_frame(number)
+            except GameUnreachable:
+                return None
 
         stream = GameStream(self.parlor, number, snapshot, self.draw, self.door.closing)
         return self._streamed(stream, number)
+
+    async def _watchers_frame(self, number: int) -> dict[str, Any] | None:
+        """``GameHost.watchers_frame``; a game whose node does not answer now (dead or
+        paused, its game not yet taken over) is 503 with Retry-After, not 404."""
+        try:
+            return await self.parlor.host.watchers_frame(number)
+        except GameUnreachable as err:
+            raise HTTPException(503, str(err), headers={"Retry-After": str(RETRY_AFTER)}) \
+                from None
 
     def _streamed(self, stream: Any, key: Any) -> Response:
         """A live stream as the response, counted among the door's streams until it ends
@@ -491,7 +505,9 @@ class Pages:
             detail = "There is no page here."
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": detail}, status_code=status, headers=headers)
-        return self.page("error.html", status=status, status_code=status, message=detail)
+        response = self.page("error.html", status=status, status_code=status, message=detail)
+        response.headers.update(headers or {})
+        return response
 
 
 def build_app(door: "WebDoor") -> Starlette:

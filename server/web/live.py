@@ -106,8 +106,9 @@ class GameStream:
         if not event.kind.startswith("game."):
             return
         frame = event.data
-        if self.frame is not None and frame["version"] < self.frame["version"]:
-            return  # older than what the page has
+        if self.frame is not None and (frame.get("epoch", 0), frame["version"]) < (
+                self.frame.get("epoch", 0), self.frame["version"]):
+            return  # older than what the page has (or from a node that lost the game)
         for line in frame.get("lines", ()):
             self.lines.append(clean(str(line)))
         del self.lines[:-MAX_LINES]

@@ -19,6 +19,17 @@ is used for what it is made for and nothing is built by hand on top of it beyond
   there (``server/relay.py``), and a dead node's games are taken over by the others. A
   node that stops hands its games over first (``drain``), each to the live node driving
   fewest, and closes its sessions once they have been taken.
+* Ownership is proven, not hoped. The store names the node driving each game and its
+  epoch, a fencing token: an adoption raises it (a compare-and-set on the stored epoch
+  and version), and every write of a game is made under the epoch its writer holds, so
+  a node that lost a game can store nothing more of it. Each node holds a lease (its
+  heartbeat key); a node that finds its lease lapsed (it was paused with SIGSTOP, or cut
+  off from Redis, longer than ``lease``) acts on no game before the store has said which
+  are still its own (``fence``): the others are let go, and their commands relayed to
+  the node that adopted them. Frames carry the epoch, and consumers drop older ones.
+* Nothing is left undriven: once a beat each node writes its own games into the games
+  table again (Redis may have lost them) and mirrors the others' from it, and every few
+  beats it adopts any game in play in the store whose node is not alive.
 
 When Redis goes away each node says so once in its log, goes on serving its own players
 (their games are in the database), and heals when Redis is back: it subscribes again and
@@ -219,6 +230,9 @@ class Cluster:
         alive = await self._alive_nodes({json.loads(v)["node"] for v in roster.values()})
         for raw in roster.values():
             entry = json.loads(raw)
+            known = self.parlor.remote.get(int(entry["id"]))
+            if known is not None and known.node == entry["node"]:
+                continue  # known already (read again after Redis or this node was away)
             if entry["node"] != self.node and entry["node"] in alive:
                 self.parlor.remote_join(self._remote(entry), float(entry.get("since", 0.0)))
 
@@ -276,13 +290,13 @@ class Cluster:
         self._judge_after = time.monotonic() + self.lease
         await self._beat()
         await self.fence()
+        await self._load_roster()  # a newer login on another node takes over one here
         for game in list(self.parlor.host.live.values()):
             self._game_changed(game, True)
         for session in list(self.parlor.sessions.values()):
             entry = _entry(session, self.node)
             await self.redis.hset(PREFIX + "roster", str(entry["id"]), json.dumps(entry))
             self.control("join", entry=entry)
-        await self._load_roster()
 
     # -- control ----------------------------------------------------------------------
     def control(self, op: str, **data: Any) -> None:
@@ -814,7 +828,12 @@ class Cluster:
             return
         if self._fencing is None or self._fencing.done():
             self._fencing = asyncio.create_task(self._refence(), name="cluster-fence")
-        await asyncio.shield(self._fencing)
+        try:
+            await asyncio.shield(self._fencing)
+        except Exception as err:  # the store is away: asked again at the next action;
+            # meanwhile no write of a game lost here can be stored (its epoch)
+            log.warning("cluster: could not check this node's games after its lease "
+                        "lapsed (%r)", err)
 
     async def _refence(self) -> None:
         host = self.parlor.host

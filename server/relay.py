@@ -2,8 +2,10 @@
 
 Each game in play is driven by one node, its owner: the node that started it, or that
 adopted it when its owner died. The owner alone applies its actions, runs its clocks and
-its computer players; the database's version check (``services/play.py``) fences an
-owner that lost its hold. Who plays which game on which node is in the Redis hash
+its computer players. Ownership is fenced: every adoption raises the game's epoch in the
+store, every write of the game is made under the epoch its writer holds
+(``services/play.py``), and a node whose lease lapsed (it was paused) asks the store which
+of its games are still its own before it acts on any (``Cluster.fence``). Who plays which game on which node is in the Redis hash
 ``<prefix>games`` (game number -> owner, kind, players) and mirrored on every node by
 ``games`` events, so a node knows where to send a player's game commands.
 
@@ -11,7 +13,8 @@ A command about a game driven by another node is *relayed* there: the player's n
 sends the line (and what the command needs of the player: name, screen, settings) on
 the owner's topic ``node:<owner>``; the owner runs it for a stand-in session
 (:class:`RelayedSession`) and sends back what it wrote, which the player's node shows
-as the reply. The game's own events reach every player and watcher on every node by
+as the reply; a node asked about a game it no longer drives answers ``moved``, and the
+asking node finds the one that does. The game's own events reach every player and watcher on every node by
 the bus, drawn from the events alone.
 """
 

@@ -28,7 +28,8 @@ async def _challenge(alice: Client, bob: Client) -> int:
     return int(out.rsplit("Game #", 1)[1].split(":")[0])
 
 
-def _config(tmp_path, name: str, database: str, redis: str) -> str:
+def _config(tmp_path, name: str, database: str, redis: str, lease: float = 6.0,
+            web: bool = False) -> str:
     path = tmp_path / f"{name}.toml"
     path.write_text(textwrap.dedent(f"""
         [server]
@@ -37,12 +38,14 @@ def _config(tmp_path, name: str, database: str, redis: str) -> str:
         command_burst = 100
         trusted_proxies = ["127.0.0.1"]
         [web]
-        enabled = false
+        enabled = {"true" if web else "false"}
+        port = 0
         [database]
         url = "{database}"
         [cluster]
         redis = "{redis}"
         node = "{name}"
+        lease = {lease}
         [login]
         logins_per_minute = 1000000
         new_accounts_per_address = 1000000
@@ -67,8 +70,11 @@ class Node:
             stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
         self.log: list[str] = []
         self.port = 0
+        self.web = ""  # the web door's address, when it is open
         for line in self.proc.stderr:
             self.log.append(line)
+            if "point a browser at" in line:
+                self.web = line.rsplit(" ", 1)[1].strip().rstrip("/")
             if "Connect with: telnet" in line:
                 self.port = int(line.rsplit(" ", 1)[1])
                 break
@@ -84,8 +90,15 @@ class Node:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
 
+    def pause(self) -> None:
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc.poll() is None:
+            self.resume()  # a paused node cannot stop
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=10)
@@ -93,20 +106,33 @@ class Node:
                 self.proc.kill()
 
 
-@pytest.fixture
-async def cluster(tmp_path, postgres, redis_server, haproxy):
+async def _nodes(tmp_path, postgres, redis_server, **config):
     database = await postgres.new_database()
+    redis_server.command("FLUSHALL")  # nothing of the last test's cluster in Redis
     nodes: list[Node] = []
     try:
         for name in ("n1", "n2", "n3"):
             nodes.append(await asyncio.to_thread(
-                Node, name, _config(tmp_path, name, database, redis_server.url())))
-        proxy = haproxy([f"127.0.0.1:{n.port}" for n in nodes])
-        await asyncio.to_thread(proxy.wait_up)
-        yield nodes, proxy
+                Node, name, _config(tmp_path, name, database, redis_server.url(), **config)))
+        yield nodes
     finally:
         for node in nodes:
             node.stop()
+
+
+@pytest.fixture
+async def cluster(tmp_path, postgres, redis_server, haproxy):
+    async for nodes in _nodes(tmp_path, postgres, redis_server):
+        proxy = haproxy([f"127.0.0.1:{n.port}" for n in nodes])
+        await asyncio.to_thread(proxy.wait_up)
+        yield nodes, proxy
+
+
+@pytest.fixture
+async def short_lease(tmp_path, postgres, redis_server):
+    """Three nodes with a lease of 2 s (a pause past it is short) and web doors."""
+    async for nodes in _nodes(tmp_path, postgres, redis_server, lease=2.0, web=True):
+        yield nodes
 
 
 async def _player(port: int, name: str, new: bool = True) -> Client:
@@ -236,5 +262,74 @@ async def test_a_node_stopped_by_sigterm_hands_its_game_over_first(cluster):
     moves = re.findall(r"^\s*\d+\. (\w+: PLAY \d)", out.split("REPLAY")[-1], re.M)
     assert moves == ["Alice: PLAY 1", "Bob: PLAY 4", "Alice: PLAY 2", "Bob: PLAY 5",
                      "Alice: PLAY 3"], out
+    for c in (alice, bob):
+        await c.close()
+
+
+async def test_a_node_paused_past_its_lease_lets_go_of_the_game_another_node_adopted(
+        short_lease):
+    """SIGSTOP to the node driving a game, past its lease: another node adopts the game
+    (its epoch rises) and the opponent plays on; meanwhile the web doors answer 503 for
+    it, not 404. When the paused node wakes, it acts on nothing of its stale copy: its
+    player's next move is played where the game is driven now (not refused as out of
+    turn on the old board), GAMES lists the game once, and every move is stored once."""
+    import httpx
+    n1, n2, n3 = short_lease
+    alice = await _player(n1.port, "Alice")         # the game will be driven by n1
+    bob = await _player(n2.port, "Bob")
+    carol = await _player(n3.port, "Carol")
+    await alice.cmd("who", "3 players connected", timeout=10)
+    number = await _challenge(alice, bob)
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.cmd("ttt play 4", "Bob: PLAY 4", timeout=10)
+    await alice.cmd("ttt play 2", "Alice: PLAY 2")
+    await bob.expect("Alice: PLAY 2", timeout=10)
+
+    n1.pause()  # Bob to move; n1's lease (2 s) lapses, and n2 or n3 adopts the game
+    try:
+        async with httpx.AsyncClient(timeout=10) as web:
+            # n1 does not answer: the game is being moved, not gone
+            answer = await web.get(f"{n3.web}/api/games/{number}")
+            assert answer.status_code == 503, (answer.status_code, answer.text)
+            assert answer.headers.get("retry-after"), answer.headers
+            await _play_once_taken_over(bob, 5)
+            assert (await web.get(f"{n3.web}/api/games/{number}")).json()["moves"] == 4
+    finally:
+        n1.resume()
+    # Alice's next move, typed on n1 as it wakes: played on the node that drives it now
+    await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)", timeout=15)
+    await bob.expect("Alice wins", timeout=10)
+    out = await carol.cmd(f"replay {number}", r"\d+\. Alice: PLAY 3", timeout=10)
+    moves = re.findall(r"^\s*\d+\. (\w+: PLAY \d)", out.split("REPLAY")[-1], re.M)
+    assert moves == ["Alice: PLAY 1", "Bob: PLAY 4", "Alice: PLAY 2", "Bob: PLAY 5",
+                     "Alice: PLAY 3"], out
+    assert any("lease had lapsed" in line and f"#{number}" in line for line in n1.log), \
+        "".join(n1.log[-20:])
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+async def test_a_paused_node_wakes_to_find_its_game_played_on_and_games_lists_it_once(
+        short_lease):
+    """The paused node's own players see the game as it stands after it wakes: GAMES
+    there lists it once, with the moves made meanwhile, and TURN says whose move it is."""
+    n1, n2, _n3 = short_lease
+    alice = await _player(n1.port, "Alice")
+    bob = await _player(n2.port, "Bob")
+    await alice.cmd("who", "2 players connected", timeout=10)
+    number = await _challenge(alice, bob)
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    await bob.expect("Alice: PLAY 1", timeout=10)
+    n1.pause()
+    try:
+        await _play_once_taken_over(bob, 5)
+    finally:
+        n1.resume()
+    await alice.expect("Bob: PLAY 5", timeout=15)  # told by the node that drives it
+    out = await alice.cmd("games", rf"#{number}[^\n]*", timeout=10)
+    assert out.count(f"#{number} ") == 1, out
+    await alice.cmd("turn", rf"Game #{number} \(Noughts and Crosses\): your move", timeout=10)
+    await alice.cmd("ttt play 2", "Alice: PLAY 2", timeout=10)
+    await bob.expect("Alice: PLAY 2", timeout=10)
     for c in (alice, bob):
         await c.close()

@@ -258,3 +258,38 @@ async def test_a_triad_table_opened_on_one_node_is_joined_from_the_other(nodes):
     await bob.cmd("triad leave", r"(leave|left)[^\n]*", timeout=10)
     for c in (alice, bob):
         await c.close()
+
+
+async def test_turn_last_and_claim_about_a_game_driven_on_another_node(nodes):
+    """TURN, LAST and CLAIM typed on a node that does not drive the player's game speak of
+    that game (they run where it is driven), not "You are not playing or watching"."""
+    alpha, beta = nodes
+    alice, bob = await _game_begun(alpha, beta)  # driven on alpha; Bob is on beta
+    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") == "alpha")
+    await bob.cmd("turn", r"Game #\d+ \(Noughts and Crosses\): your move")
+    await bob.cmd("turn ttt", r"Game #\d+ \(Noughts and Crosses\): your move")
+    await bob.cmd("last", r"Game #\d+, move 1: [^\n]*cell 1")
+    await bob.cmd("claim", r"Alice is (still )?(here|connected)|[Yy]ou cannot claim|"
+                           r"not disconnected|has not left")
+    for c in (alice, bob):
+        await c.close()
+
+
+async def test_a_lost_games_table_is_written_again_by_the_nodes_driving_them(nodes, redis_server):
+    """The games table in Redis is lost (restarted empty, or cleared) while the nodes'
+    connections live on, so no node hears of it: each node writes its own games into it
+    again within beats, and a player elsewhere reaches them."""
+    alpha, beta = nodes
+    alice, bob = await _game_begun(alpha, beta)
+    number = alpha.host.game_of(alice_id(alpha), "ttt").id
+    redis_server.command("DEL", "esterport:games")
+    await _settle(lambda: not redis_server.command("HGET", "esterport:games", str(number))
+                  .startswith(b"$-1"), timeout=10)
+    await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=10)
+    await alice.expect("Bob: PLAY 5")
+    for c in (alice, bob):
+        await c.close()
+
+
+def alice_id(parlor) -> int:
+    return parlor.session_named("Alice").account.id

@@ -173,8 +173,9 @@ def _numbered(fn, done: str):  # noqa: ANN001, ANN202
 
 COMMANDS = [
     Command("tourney", tourney, "TOURNEY [<n>]", "The tournaments open or running (and "
-            "those cancelled in the last hour); with a number, its standings (Swiss: points, Buchholz, Sonneborn-Berger; arena: "
-            "points, games, wins; a game's own system: its own) and its pairings.",
+            "those cancelled in the last hour); with a number, its standings (Swiss: "
+            "points, Buchholz, Sonneborn-Berger; arena: points, games, wins; a game's own "
+            "system: its own) and its pairings.",
             aliases=("tournament", "tourneys"), topic="games", subcommands=(
                 Command("create", create, "TOURNEY CREATE <game> SWISS|ARENA <rounds|minutes> "
                         "[<options>] | <game> <system> <number> [<options>]",

@@ -296,8 +296,8 @@ class Tournaments:
 
     async def cancel(self, number: int, by: Seat, admin: bool) -> TournamentRecord:
         """Cancel tournament ``number``: its maker or an admin while it is open; an admin
-        also while a Swiss or arena runs (its games in play are played out, unrated by
-        it). Its entrants (and its maker) are told in one line, now or at their next
+        also while a Swiss or arena runs (its games in play are played out as ordinary
+        games; their results count for nothing more). Its entrants (and its maker) are told in one line, now or at their next
         login; ``by`` is answered by the command instead."""
         async with self.lock:
             row = await self.get(number)

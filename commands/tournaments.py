@@ -1,7 +1,7 @@
 """Tournaments: ``TOURNEY`` (list), ``TOURNEY <n>`` (standings and pairings),
 ``TOURNEY CREATE <game> SWISS <rounds> [options]``, ``TOURNEY CREATE <game> ARENA
-<minutes> [options]``, ``TOURNEY JOIN|WITHDRAW|START <n>``, ``TOURNEY INVITE <n> <name>``
-(the director is ``server/services/tournaments.py``, ``ctx.host.tournaments``).
+<minutes> [options]``, ``TOURNEY JOIN|WITHDRAW|START|CANCEL <n>``, ``TOURNEY INVITE <n>
+<name>`` (the director is ``server/services/tournaments.py``, ``ctx.host.tournaments``).
 A game's own systems (``TOURNEY CREATE PYR PAR <deals>``, ``TOURNEY CREATE TRIAD SITGO
 <stack> [<opening>]``; docs/tournaments.md) are created and shown through the same
 commands, from their plain-data standings (:func:`own_standings`)."""
@@ -14,9 +14,11 @@ from commands import args
 from commands.registry import Command, CommandError, Context, UsageError
 from server.hosting import Seat
 from server.services.live import GameError
+from server.services.tournaments import cancelled_why
 from server.text import bold, table
 
-
+LATELY_CANCELLED = 5          # cancelled tournaments the TOURNEY list shows at most ...
+LATELY_CANCELLED_S = 3600.0   # ... of those cancelled within this long
 
 
 def _points(x: float) -> str:
@@ -47,6 +49,9 @@ async def tourney(ctx: Context, rest: str) -> None:
     svc = ctx.host.tournaments
     if not parts:
         rows = await svc.listing()
+        since = time.time() - LATELY_CANCELLED_S
+        rows += [t for t in await svc.over(LATELY_CANCELLED)
+                 if t.status == "cancelled" and t.updated_at >= since]
         if not rows:
             ctx.send("No tournament is open or running. (TOURNEY CREATE makes one.)")
             return
@@ -142,7 +147,10 @@ def own_standings(row, own, width: int = 80) -> list[str]:  # noqa: ANN001
         if len(headers) < len(own.columns):
             left_out = ", ".join(h for h, _ in own.columns[len(headers):])
             lines.append(f"({left_out} left out at this width.)")
-    lines.extend(own.summary_lines(row))
+    if row.status == "cancelled":
+        lines.append(f"Cancelled; {cancelled_why(row)}.")
+    else:
+        lines.extend(own.summary_lines(row))
     return lines
 
 
@@ -164,9 +172,10 @@ def _numbered(fn, done: str):  # noqa: ANN001, ANN202
 
 
 COMMANDS = [
-    Command("tourney", tourney, "TOURNEY [<n>]", "The tournaments open or running; with a "
-            "number, its standings (Swiss: points, Buchholz, Sonneborn-Berger; arena: "
-            "points, games, wins; a game's own system: its own) and its pairings.",
+    Command("tourney", tourney, "TOURNEY [<n>]", "The tournaments open or running (and "
+            "those cancelled in the last hour); with a number, its standings (Swiss: "
+            "points, Buchholz, Sonneborn-Berger; arena: points, games, wins; a game's own "
+            "system: its own) and its pairings.",
             aliases=("tournament", "tourneys"), topic="games", subcommands=(
                 Command("create", create, "TOURNEY CREATE <game> SWISS|ARENA <rounds|minutes> "
                         "[<options>] | <game> <system> <number> [<options>]",
@@ -192,6 +201,15 @@ COMMANDS = [
                     "Tournament {n} begins."), "TOURNEY START <n>",
                     "Begin your tournament: its first games are paired and start. A "
                     "paired player not connected has a while to come, or forfeits."),
+                Command("cancel", _numbered(
+                    lambda ctx, n: ctx.host.tournaments.cancel(n, args.me(ctx),
+                                                               ctx.session.is_admin),
+                    "You cancel tournament {n}: {title}. Its entrants are told."),
+                    "TOURNEY CANCEL <n>",
+                    "Cancel your tournament before it begins; its entrants are told. An "
+                    "admin may cancel any open tournament, and a running Swiss or arena "
+                    "(its games in play are played out). A tournament left open "
+                    "unstarted for a while is cancelled by itself."),
                 Command("invite", invite, "TOURNEY INVITE <n> <name>",
                         "Invite someone to a tournament (told now, or when they next "
                         "log in)."),

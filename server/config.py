@@ -229,6 +229,7 @@ class TournamentsSection:
     no_show_seconds: float = 60.0    # a paired player not connected forfeits after this
     no_show_bar_hours: float = 24.0  # ... and may enter no tournament for this long
     open_minutes: int = 60           # a scheduled tournament opens this long before it starts
+    open_expire_minutes: float = 60.0  # an open one not begun by then is cancelled (0: never)
     tick: float = 1.0                # seconds between the director's looks at the clock
     minute_seconds: float = 60.0     # an arena minute (shorter only in tests and rehearsals)
     schedule: tuple[ScheduledTournament, ...] = attrs.field(default=(), converter=tuple)
@@ -237,8 +238,9 @@ class TournamentsSection:
         for name in ("no_show_seconds", "no_show_bar_hours", "tick", "minute_seconds"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"config: [tournaments] {name} should be above 0")
-        if self.open_minutes < 0:
-            raise ValueError("config: [tournaments] open_minutes should be 0 or more")
+        for name in ("open_minutes", "open_expire_minutes"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"config: [tournaments] {name} should be 0 or more")
 
     @classmethod
     def from_toml(cls, values: dict[str, Any]) -> "TournamentsSection":

@@ -16,10 +16,21 @@ they forfeit (a no-show) and may enter no tournament for ``no_show_bar_hours``. 
 who drops mid-game is handled as in any game (the opponent may CLAIM it after the grace).
 
 The director looks at the clock every ``[tournaments] tick`` seconds: no-shows, an
-arena's pairing and end, and the ``[[tournaments.schedule]]`` (``tourney_schedule.py``:
+arena's pairing and end, the ``[[tournaments.schedule]]`` (``tourney_schedule.py``:
 opened ``open_minutes`` ahead, started at its time with two entrants at least, else
-cancelled). Every change is published on the bus (topic ``tournaments``:
-``tournament.changed`` with the number and status).
+cancelled), and a player's tournament left open ``open_expire_minutes`` without being
+begun (cancelled). Each look reads only the rows that have something due (every running
+tournament of its own systems, and the open ones whose time has come), however many
+there are and however old. Every change is published on the bus (topic
+``tournaments``: ``tournament.changed`` with the number and status).
+
+Whoever made a tournament, or an admin, may cancel it while it is open (``cancel``); an
+admin may also cancel a running Swiss or arena, whose games in play are then played out
+as ordinary games. A game's own system that has begun (a sit-and-go's tables, Par's
+sealed deals) is not cancelled: it ends by itself. An open tournament holds no cubits (a
+sit-and-go takes its stacks when it begins), so a cancellation moves none. A cancelled
+tournament keeps its row, with status ``cancelled`` and why under ``cancelled`` in its
+state.
 
 A game may bring systems of its own (``GameKind.tournament_systems``: Pyramid's Par
 tournament, ``server/services/pyramid_par.py``; Triad's sit-and-go,
@@ -58,6 +69,14 @@ TOPIC = "tournaments"
 PLAYER_QUOTA = 1  # open or running tournaments a player (not an admin) may have made
 SYSTEMS: dict[str, type] = {"swiss": Swiss, "arena": Arena}
 LIVE = ("open", "running")
+OVER = ("finished", "cancelled")
+LATELY = 30  # finished or cancelled tournaments a list shows, newest first
+
+
+def cancelled_why(row: TournamentRecord) -> str:
+    """Why ``row`` was cancelled, as a phrase ("Ann cancelled it"). Rows cancelled
+    before the reason was kept could only be scheduled ones nobody entered."""
+    return str(row.state.get("cancelled") or "fewer than two entered")
 
 
 class Tournaments:
@@ -110,12 +129,34 @@ class Tournaments:
             raise GameError(f"There is no tournament {number}.")
         return row
 
-    async def listing(self, finished: bool = False) -> list[TournamentRecord]:
+    async def listing(self) -> list[TournamentRecord]:
+        """Every live (open or running) tournament, newest first: however many there are,
+        since the lists, the quota and a restart must see the oldest too."""
         async with self.db.session() as tx:
-            query = sa.select(TournamentRecord).order_by(TournamentRecord.id.desc()).limit(30)
-            if not finished:
-                query = query.where(TournamentRecord.status.in_(LIVE))
-            return list(await tx.scalars(query))
+            return list(await tx.scalars(
+                sa.select(TournamentRecord).where(TournamentRecord.status.in_(LIVE))
+                .order_by(TournamentRecord.id.desc())))
+
+    async def over(self, limit: int = LATELY) -> list[TournamentRecord]:
+        """The ``limit`` newest finished or cancelled tournaments, newest first."""
+        async with self.db.session() as tx:
+            return list(await tx.scalars(
+                sa.select(TournamentRecord).where(TournamentRecord.status.in_(OVER))
+                .order_by(TournamentRecord.id.desc()).limit(limit)))
+
+    async def _due_rows(self, now: float) -> list[TournamentRecord]:
+        """The rows the clock acts on at ``now``, oldest first: every running tournament
+        of the director's own systems, the scheduled ones whose time has come, and the
+        open ones past ``open_expire_minutes``. Open ones not yet due are not read."""
+        t = TournamentRecord
+        due = [sa.and_(t.status == "running", t.system.in_(list(self.systems))),
+               sa.and_(t.status == "open", t.starts_at.is_not(None), t.starts_at <= now)]
+        expire = self.settings.open_expire_minutes * 60
+        if expire > 0:
+            due.append(sa.and_(t.status == "open", t.starts_at.is_(None),
+                               t.created_at <= now - expire))
+        async with self.db.session() as tx:
+            return list(await tx.scalars(sa.select(t).where(sa.or_(*due)).order_by(t.id)))
 
     async def save(self, row: TournamentRecord, state: dict[str, Any], status: str) -> None:
         async with self.db.session() as tx:
@@ -133,6 +174,8 @@ class Tournaments:
         return (own or self.system(row)).standings(row)
 
     def progress(self, row: TournamentRecord) -> str:
+        if row.status == "cancelled":
+            return cancelled_why(row)
         own = self.system_of(row.kind, row.system)
         if own is not None:
             return " ".join(own.summary_lines(row))
@@ -161,18 +204,25 @@ class Tournaments:
             runner.check(kind, length)
             title = runner.title(kind, length, kind.describe_options(options))[:80]
             state = runner.initial_state(length, options)
-        if not admin and by is not None:
-            mine = [t for t in await self.listing() if t.created_by == by.account_id]
-            if len(mine) >= PLAYER_QUOTA:
-                raise GameError(f"You may run {PLAYER_QUOTA} tournament at a time.")
         now = time.time()
         row = TournamentRecord(
             kind=kind_key, system=system, status="open",
             created_by=by.account_id if by else None, title=title, state=state, version=0,
             starts_at=starts_at, created_at=now, updated_at=now)
-        async with self.db.session() as tx:
-            tx.add(row)
-            await tx.commit()
+        if not admin and by is not None:
+            async with self.lock:  # counted and added as one: two at once make one
+                async with self.db.session() as tx:
+                    mine = await tx.scalar(sa.select(sa.func.count()).where(
+                        TournamentRecord.created_by == by.account_id,
+                        TournamentRecord.status.in_(LIVE)))
+                    if mine >= PLAYER_QUOTA:
+                        raise GameError(f"You may run {PLAYER_QUOTA} tournament at a time.")
+                    tx.add(row)
+                    await tx.commit()
+        else:  # an admin's, or the schedule's (called from the clock, under the lock)
+            async with self.db.session() as tx:
+                tx.add(row)
+                await tx.commit()
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": "open"}))
         return row
 
@@ -191,6 +241,7 @@ class Tournaments:
             entrants = row.state["entrants"]
             mine = next((e for e in entrants if e["id"] == me.account_id), None)
             late = row.status == "running" and self._late(row)
+            self._not_over(row)
             if mine is not None and not (late and mine.get("paused")):
                 raise GameError(f"You have entered tournament {number} already.")
             if row.status != "open" and not late:
@@ -219,8 +270,7 @@ class Tournaments:
             entrants = row.state["entrants"]
             if not any(e["id"] == me.account_id for e in entrants):
                 raise GameError(f"You are not in tournament {number}.")
-            if row.status not in LIVE:
-                raise GameError(f"Tournament {number} is over.")
+            self._not_over(row)
             mark = "paused" if self._late(row) else "withdrawn"
             if row.status == "open":
                 state = {**row.state, "entrants": [e for e in entrants
@@ -236,12 +286,60 @@ class Tournaments:
             row = await self.get(number)
             if row.created_by != by.account_id and not admin:
                 raise GameError("Only whoever made a tournament (or an admin) starts it.")
+            self._not_over(row)
             if row.status != "open":
                 raise GameError(f"Tournament {number} has begun already.")
             if len(row.state["entrants"]) < 2:
                 raise GameError("A tournament needs two entrants at least.")
             await self._begin(row)
             return row
+
+    async def cancel(self, number: int, by: Seat, admin: bool) -> TournamentRecord:
+        """Cancel tournament ``number``: its maker or an admin while it is open; an admin
+        also while a Swiss or arena runs (its games in play are played out as ordinary
+        games; their results count for nothing more). Its entrants (and its maker) are told in one line, now or at their next
+        login; ``by`` is answered by the command instead."""
+        async with self.lock:
+            row = await self.get(number)
+            if row.created_by != by.account_id and not admin:
+                raise GameError("Only whoever made a tournament (or an admin) cancels it.")
+            self._not_over(row)
+            if row.status == "running":
+                if not admin:
+                    raise GameError(f"Tournament {number} has begun; only an admin may "
+                                    "cancel it now.")
+                if self.system(row) is None:
+                    raise GameError(f"Tournament {number} has begun, and a "
+                                    f"{row.system.upper()} tournament runs to its end once "
+                                    "begun (its games hold its entrants' play).")
+            why = f"{by.name} cancelled it"
+            if row.status == "running":
+                why += "; games in play are played out"
+            await self._cancel(row, why, but=by.account_id)
+            return row
+
+    @staticmethod
+    def _not_over(row: TournamentRecord) -> None:
+        if row.status == "cancelled":
+            raise GameError(f"Tournament {row.id} is cancelled ({cancelled_why(row)}).")
+        if row.status not in LIVE:
+            raise GameError(f"Tournament {row.id} is over.")
+
+    async def _cancel(self, row: TournamentRecord, why: str, but: int | None = None) -> None:
+        """Mark ``row`` cancelled (``why``: a phrase, kept in its state) and tell its
+        entrants and its maker, all but ``but``. Called under the lock. An open
+        tournament holds no cubits and a running one's games are ordinary games, so
+        nothing else is undone; its pairings waiting for a no-show are forgotten."""
+        await self.save(row, {**row.state, "cancelled": why}, "cancelled")
+        for game_id in [g for g, n in self.by_game.items() if n == row.id]:
+            del self.by_game[game_id]
+        told = [e["id"] for e in row.state["entrants"]]
+        if row.created_by is not None and row.created_by not in told:
+            told.append(row.created_by)
+        for who in told:
+            if who != but:
+                self.tell_or_keep(who, f"Tournament {row.id} ({row.title}) is cancelled: "
+                                       f"{why}.", "tournament")
 
     async def _begin(self, row: TournamentRecord) -> None:
         own = self.system_of(row.kind, row.system)
@@ -256,6 +354,7 @@ class Tournaments:
         """Tell ``target`` of the tournament (now, or at their next login)."""
         async with self.lock:
             row = await self.get(number)
+            self._not_over(row)
             if not (row.status == "open" or row.status == "running" and self._late(row)):
                 raise GameError(f"Tournament {number} takes no entrants now.")
             if target.account_id == by.account_id:
@@ -434,14 +533,19 @@ class Tournaments:
             await self._guarded(self.tick(), "the tournament clock")
 
     async def tick(self, now: float | None = None) -> None:
-        """One look at the clock: open and start scheduled tournaments, and let every
-        running one go on (no-shows; an arena's pairing and end)."""
+        """One look at the clock: open and start scheduled tournaments, cancel open ones
+        past ``open_expire_minutes``, and let every running one go on (no-shows; an
+        arena's pairing and end)."""
         now = time.time() if now is None else now
         async with self.lock:  # one node at a time (server/cluster.py: a lock in Redis)
             await self.schedule.open_due(now)
-            for row in await self.listing():
-                if row.status == "open" and row.starts_at is not None and row.starts_at <= now:
+            for row in await self._due_rows(now):
+                if row.status == "open" and row.starts_at is not None:
                     await self._due(row)
+                elif row.status == "open":
+                    minutes = self.settings.open_expire_minutes
+                    await self._cancel(row, f"not begun within {minutes:g} minute"
+                                            f"{'' if minutes == 1 else 's'} of opening")
                 elif row.status == "running" and self.system(row) is not None:
                     await self._no_shows(row)
                     if row.status == "running":
@@ -454,7 +558,4 @@ class Tournaments:
             for e in row.state["entrants"]:
                 self.tell(e["id"], f"Tournament {row.id} ({row.title}) begins.")
             return
-        await self.save(row, row.state, "cancelled")
-        for e in row.state["entrants"]:
-            self.tell_or_keep(e["id"], f"Tournament {row.id} ({row.title}) is cancelled: "
-                                       "fewer than two entered.", "tournament")
+        await self._cancel(row, "fewer than two entered")

@@ -322,18 +322,20 @@ def tournament_summary(svc: Any, row: Any, parlor: "Parlor") -> dict[str, Any]:
 
 
 async def tournaments(parlor: "Parlor") -> dict[str, Any]:
-    """The tournaments open, running, and lately finished (newest first)."""
+    """Every tournament open or running, and the lately finished and lately cancelled
+    (a bounded few), newest first."""
     svc = parlor.host.tournaments
-    rows = await svc.listing()
-    done = [r for r in await svc.listing(finished=True) if r.status == "finished"]
-    listed = [tournament_summary(svc, r, parlor) for r in rows + done]
+    rows = await svc.listing() + await svc.over()
+    listed = [tournament_summary(svc, r, parlor) for r in rows]
     return {status: [t for t in listed if t["status"] == status]
-            for status in ("open", "running", "finished")}
+            for status in ("open", "running", "finished", "cancelled")}
 
 
 def tournaments_status(listing: dict[str, Any]) -> str:
+    cancelled = (f", {len(listing['cancelled'])} lately cancelled"
+                 if listing["cancelled"] else "")
     return (f"{len(listing['open'])} open, {len(listing['running'])} running, "
-            f"{len(listing['finished'])} lately finished.")
+            f"{len(listing['finished'])} lately finished{cancelled}.")
 
 
 async def tournament(parlor: "Parlor", number: int) -> dict[str, Any]:

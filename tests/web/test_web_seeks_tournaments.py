@@ -97,7 +97,7 @@ async def test_a_swiss_tournament_on_its_pages_and_json(parlor, door, http, clie
     players = {n: await clients(n) for n in names}
     seats = {n: Seat((await parlor.accounts.get(n)).id, n) for n in names}
     assert (await http.get("/api/tournaments")).json() == {"open": [], "running": [],
-                                                          "finished": []}
+                                                          "finished": [], "cancelled": []}
     assert "No tournament is open." in (await http.get("/tournaments")).text
     row = await svc.create("ttt", "swiss", 2, {}, seats["Ann"], admin=False)
     listing = (await http.get("/api/tournaments")).json()

@@ -153,6 +153,7 @@ class Cluster:
         self._lease_until = 0.0
         self._fencing: asyncio.Task | None = None
         self._rejoin_due = False  # the lease lapsed: back into the roster at the next beat
+        self._beaten_at = 0.0  # when the last heartbeat written was sent (monotonic)
         # no node is judged dead before this (monotonic) time: after Redis came back,
         # every node needs a beat to write its heartbeat again
         self._judge_after = 0.0
@@ -190,6 +191,7 @@ class Cluster:
     async def start(self) -> None:
         await self.bus.start()
         await self._beat(fresh=True)
+        self._rejoin_due = False  # the first beat: nobody knew this node before
         self.bus.subscribe(CONTROL, self._on_control)
         self.bus.personal = self._node_of
         self.bus.subscribe(NODE + self.node, self._on_node)
@@ -289,6 +291,7 @@ class Cluster:
         store says which, ``fence``), and its players, into Redis again."""
         self._judge_after = time.monotonic() + self.lease
         await self._beat()
+        self._rejoin_due = False  # done now
         await self.fence()
         await self._load_roster()  # a newer login on another node takes over one here
         for game in list(self.parlor.host.live.values()):
@@ -810,6 +813,9 @@ class Cluster:
                              json.dumps({"at": time.time(), "players": len(self.parlor.sessions),
                                          "draining": self.parlor.draining}),
                              px=int(self.lease * 1000))
+        if sent - self._beaten_at >= self.lease:
+            self._rejoin_due = True  # the key had expired: the others dropped this node
+        self._beaten_at = sent
         if fresh or sent < self._lease_until:
             self._lease_until = sent + self.lease * LEASE_SHARE
 
@@ -853,7 +859,6 @@ class Cluster:
         # the store vouches for the rest now; without Redis, again at the next beat
         self._lease_until = (sent + self.lease * LEASE_SHARE if renewed
                              else time.monotonic() + self.heartbeat)
-        self._rejoin_due = True  # the others may have dropped this node meanwhile
         for game in lost:  # their players' commands go to the node driving them now
             try:
                 await asyncio.wait_for(self._lookup(game.id), CLOSE_WAIT)

@@ -453,7 +453,7 @@ class Cluster:
             known = self.games.get(number)
             if number in host.live or known is not None and known[0] not in ("", node):
                 continue  # its new node has told us already
-            if await self.take(number, node) and await host.restore(only=number):
+            if await host.restore(self.take, only=number):  # the store says who drove it
                 self._forget_game(number)  # driven here now
                 log.warning("cluster: node %s is gone; this node drives game #%d now",
                             node, number)
@@ -942,9 +942,7 @@ class Cluster:
         for number, owner in sorted(drivers.items()):
             if number in host.live or owner in alive:
                 continue
-            if owner == self.node:
-                await host.restore(only=number)  # stored as ours, yet not here
-            elif await self.take(number, owner) and await host.restore(only=number):
+            if await host.restore(self.take, only=number):  # ours (yet not here), or undriven
                 self._forget_game(number)
                 log.warning("cluster: game #%d was driven by no live node; this node "
                             "drives it now", number)

@@ -5,13 +5,16 @@ telnetlib3 clients)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 import attrs
 import pytest
+import sqlalchemy as sa
 
 from commands.app import assemble
 from server.config import ClusterSection
+from server.models import GameRecord
 from tests.conftest import make_config
 from tests.support.client import Client
 
@@ -293,3 +296,29 @@ async def test_a_lost_games_table_is_written_again_by_the_nodes_driving_them(nod
 
 def alice_id(parlor) -> int:
     return parlor.session_named("Alice").account.id
+
+
+async def test_a_node_sharing_out_a_dead_nodes_games_keeps_track_of_one_taken_elsewhere(
+        nodes, redis_server):
+    """A node died; another node (here "gamma", alive) adopted its game and said so before
+    beta got round to sharing out the dead node's games. Beta must not lose track of the
+    game: it learns who drives it now, and Bob's commands go there (they were answered
+    "You are not playing ..." while beta had forgotten it)."""
+    alpha, beta = nodes
+    alice, bob = await _game_begun(alpha, beta)
+    number = alpha.host.game_of(alice_id(alpha), "ttt").id
+    entry = {"node": "gamma", "kind": "ttt",
+             "players": [alice_id(alpha), bob_id(beta)]}
+    # gamma is alive (its heartbeat), drives the game in the store and the games table
+    redis_server.command("SET", "esterport:node:gamma", "{}", "PX", "60000")
+    async with alpha.db.session() as tx:
+        await tx.execute(sa.update(GameRecord).where(GameRecord.id == number)
+                         .values(node="gamma", epoch=GameRecord.epoch + 1))
+        await tx.commit()
+    redis_server.command("HSET", "esterport:games", str(number), json.dumps(entry))
+    beta.cluster.games[number] = ("ghost", "ttt", tuple(entry["players"]))  # the dead node
+    await beta.cluster._adopt("ghost")
+    assert beta.cluster.owner_for(bob_id(beta), "ttt") == "gamma"
+    assert number not in beta.host.live  # not adopted twice
+    for c in (alice, bob):
+        await c.close()

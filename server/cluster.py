@@ -40,6 +40,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import LockError, RedisError
 
 from server.bus import Event
+from server.db import LOST, connection_lost
 from server.hosting import Seat
 from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
 from server.services.offers import Offer
@@ -631,15 +632,21 @@ class Cluster:
                 future.set_result(data)
 
     async def _run(self, data: dict[str, Any]) -> None:
-        """A command relayed here from another node: run it for a stand-in session."""
-        account = await self.parlor.accounts.get_by_id(int(data["account"]))
+        """A command relayed here from another node: run it for a stand-in session. The
+        asking node always gets an answer: if this fails, one line saying so."""
         out: list[list[Any]] = []
         view = data.get("view", {})
-        if account is not None:
-            stand_in = RelayedSession(self.parlor, account, view)
-            await self.parlor.registry.dispatch(stand_in, data["line"])
-            out = stand_in.out
-            view = session_view(stand_in)  # type: ignore[arg-type]
+        try:
+            account = await self.parlor.accounts.get_by_id(int(data["account"]))
+            if account is not None:
+                stand_in = RelayedSession(self.parlor, account, view)
+                await self.parlor.registry.dispatch(stand_in, data["line"])
+                out = stand_in.out
+                view = session_view(stand_in)  # type: ignore[arg-type]
+        except Exception as err:  # noqa: BLE001
+            log.exception("relayed command %r failed", str(data.get("line"))[:200])
+            out = [["text", LOST if connection_lost(err) else
+                    "Sorry, something went wrong with that command; it has been logged."]]
         self._answer(data, out=out, view=view)
 
     # -- what players here ask of the other nodes (``GameHost.elsewhere``) -------------

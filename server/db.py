@@ -99,7 +99,8 @@ def connection_lost(err: BaseException) -> bool:
     asyncpg also reports a closed connection as ``ConnectionDoesNotExistError``, the
     server going down as ``AdminShutdownError`` (SQLSTATE 57P01) or ``CannotConnectNowError``
     (57P03, still starting), a connection class error (08xxx) as ``ConnectionFailureError``;
-    reaching no server at all is an ``OSError``."""
+    reaching no server at all is an ``OSError`` raised through the driver (one from a
+    player's socket is not the database's)."""
     seen: set[int] = set()
     while err is not None and id(err) not in seen:
         seen.add(id(err))
@@ -107,11 +108,24 @@ def connection_lost(err: BaseException) -> bool:
             return True
         if _asyncpg_lost(err):
             return True
-        if isinstance(err, OSError) and (isinstance(err, ConnectionError) or err.errno in (
-                errno.ECONNREFUSED, errno.ECONNRESET, errno.EPIPE, errno.ETIMEDOUT,
-                errno.EHOSTUNREACH, errno.ENETUNREACH)):
+        if isinstance(err, OSError) and _from_driver(err) and (
+                isinstance(err, ConnectionError) or err.errno in (
+                    errno.ECONNREFUSED, errno.ECONNRESET, errno.EPIPE, errno.ETIMEDOUT,
+                    errno.EHOSTUNREACH, errno.ENETUNREACH)):
             return True
         err = err.__cause__ or err.__context__ or getattr(err, "orig", None)
+    return False
+
+
+def _from_driver(err: BaseException) -> bool:
+    """Whether ``err`` was raised through the database driver or SQLAlchemy (a socket
+    error of the database's, not of a player's connection)."""
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__", "").startswith(
+                ("asyncpg", "sqlalchemy", "aiosqlite")):
+            return True
+        tb = tb.tb_next
     return False
 
 

@@ -30,14 +30,27 @@ class RestartablePostgres(ThrowawayPostgres):
     """A throwaway PostgreSQL that can be restarted in place (``pg_ctl restart``)."""
 
     def restart(self) -> None:
+        self._pg_ctl("-m", "fast", "restart")
+        self.wait()
+
+    def halt(self) -> None:
+        """Stop it, until :meth:`resume`."""
+        self._pg_ctl("-m", "fast", "stop")
+
+    def resume(self) -> None:
+        assert self.dir is not None
+        self._pg_ctl("-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
+                     "-c fsync=off -c synchronous_commit=off", "start")
+        self.wait()
+
+    def _pg_ctl(self, *args: str) -> None:
         assert self.dir is not None
         run_as = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
-        # -l: the restarted server logs to its file; without it, it would hold this
-        # process's pipe open and pg_ctl's caller would wait for ever
+        # -l: the server logs to its file; without it, it would hold this process's pipe
+        # open and pg_ctl's caller would wait for ever
         subprocess.run([*run_as, self.pg_ctl, "-D", str(self.dir / "data"), "-l",
-                        str(self.dir / "log"), "-m", "fast", "-w", "-t", "60", "restart"],
+                        str(self.dir / "log"), "-w", "-t", "60", *args],
                        check=True, capture_output=True, timeout=90)
-        self.wait()
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +176,27 @@ async def test_a_move_relayed_from_another_node_after_a_restart_is_answered(
         for parlor in reversed(parlors):
             if not parlor.stopped.is_set():
                 await parlor.stop()
+
+
+async def test_a_login_while_postgres_is_down_is_told_so(own_postgres):
+    """Logging in needs the database: while it is down, the player is told so in one line
+    (it used to be a silent disconnect), and can log in once it is back."""
+    parlor = assemble(_config(await own_postgres.new_database()))
+    await parlor.start()
+    try:
+        await (await _player(parlor, "Alice")).close()
+        await asyncio.to_thread(own_postgres.halt)
+        try:
+            client = await Client.connect(parlor.port)
+            await client.expect("Name: ")
+            client.send("Alice")
+            said = await client.closed(timeout=20)
+            assert "The parlor lost its database for a moment" in said
+            assert APOLOGY not in said
+        finally:
+            await asyncio.to_thread(own_postgres.resume)
+        client = await Client.connect(parlor.port)
+        await client.login("Alice")
+        await client.close()
+    finally:
+        await parlor.stop()

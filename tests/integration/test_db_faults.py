@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -234,8 +235,24 @@ async def test_a_bug_is_still_a_bug(pg_db):
     assert len(runs) == 1 and len(session.out) == 1 and "Sorry" in session.out[0]
 
 
-def test_what_counts_as_a_lost_connection():
-    assert connection_lost(ConnectionRefusedError(111, "Connect call failed"))
+async def test_what_counts_as_a_lost_connection():
+    with socket.socket() as s:  # a port where no PostgreSQL listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    nowhere = Database(f"postgresql+asyncpg://postgres@127.0.0.1:{port}/postgres")
+    try:
+        async with nowhere.session() as tx:
+            await tx.execute(sa.text("SELECT 1"))
+    except Exception as err:  # noqa: BLE001
+        assert connection_lost(err), repr(err)
+    else:
+        raise AssertionError("a PostgreSQL answered where none should")
+    finally:
+        await nowhere.close()
+    try:  # a player's socket reset is not the database's
+        raise ConnectionResetError(104, "Connection reset by peer")
+    except ConnectionResetError as err:
+        assert not connection_lost(err)
     assert not connection_lost(ValueError("no"))
     assert not connection_lost(sa.exc.IntegrityError("INSERT", {}, Exception("duplicate")))
     wrapped = sa.exc.InterfaceError("SELECT 1", {}, Exception("connection is closed"),

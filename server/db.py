@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextvars
 import errno
+import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator
@@ -29,6 +30,8 @@ from sqlalchemy import event, exc, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+log = logging.getLogger(__name__)
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = PROJECT_ROOT / "migrations"
 
@@ -36,6 +39,7 @@ MIGRATIONS = PROJECT_ROOT / "migrations"
 # uses; these spell "EstrMigr" and "EstrSeed" in ASCII).
 MIGRATION_LOCK = 0x457374724D696772
 SEED_LOCK = 0x4573747253656564
+LOCK_NAMES = {MIGRATION_LOCK: "migration", SEED_LOCK: "default data"}
 
 # What a player is told when a command met a lost database connection and could not
 # simply be run again.
@@ -81,7 +85,10 @@ async def advisory_lock(engine: AsyncEngine, key: int) -> AsyncIterator[None]:
         yield
         return
     async with engine.connect() as conn:
-        await conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
+        if not await conn.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}):
+            log.info("another process holds the database's %s lock; waiting for it",
+                     LOCK_NAMES.get(key, hex(key)))
+            await conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
         await conn.commit()
         try:
             yield

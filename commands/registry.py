@@ -15,6 +15,7 @@ and the registry keeps them by key (HELP reads a game's groups and moves from th
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 import attrs
 
 from games.errors import BadOption, RuleError
+from server.db import LOST, Commits, connection_lost
 from server.text import table
 from server.world import describe_room
 
@@ -41,6 +43,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HUH = "Huh? (Type HELP for a list of commands.)"
+SORRY = "Sorry, something went wrong with that command; it has been logged."
+# seconds before a command that lost its database connection runs again: a PostgreSQL
+# restarting takes about a second to take connections again
+RETRY_PAUSE = 0.5
 
 
 class CommandError(Exception):
@@ -74,6 +80,10 @@ class Context:
       notice to one player; ``log_admin(what)``: an admin's act in the log
     - ``request_shutdown(message)``: stop the server (``@SHUTDOWN``)
 
+    What a command did through the context beyond the database (a line written, an event
+    published, a player moved) is noted in ``acted``: a command that lost its database
+    connection is run again only if it did nothing of the kind (nor began a commit).
+
     A game's own service (what it offers beyond hosting) is its kind as the host hosts
     it, ``host.kind(key)``, which the game's commands reach themselves.
     """
@@ -81,12 +91,14 @@ class Context:
     session: "Session"
     _parlor: "Parlor" = attrs.field(repr=False)  # private: only the context reads it
     command: "Command"
+    acted: list[str] = attrs.field(factory=list, init=False, repr=False, eq=False)
 
     @property
     def account(self):  # noqa: ANN201
         return self.session.account
 
     def send(self, text: str) -> None:
+        self.acted.append("send")
         if self.session.screenreader:  # a glyph a screen reader mangles, in words
             text = text.replace("±", "give or take ")
         self.session.write(text)
@@ -131,6 +143,7 @@ class Context:
         return self._parlor.world
 
     def move(self, session: "Session", room: str, direction: str | None = None) -> None:
+        self.acted.append("move")
         self._parlor.move(session, room, direction)
 
     def describe_room(self, session: "Session") -> str:
@@ -158,10 +171,12 @@ class Context:
 
     # -- messages and admin ----------------------------------------------------------------
     def publish(self, topic: str, event: "Event") -> None:
+        self.acted.append("publish")
         self._parlor.bus.publish(topic, event)
 
     def tell(self, account_id: int, text: str) -> None:
         """A notice to one player: now, or at their next login if they are away."""
+        self.acted.append("tell")
         self._parlor.tell(account_id, text)
         if self._parlor.present(account_id) is None:
             self._parlor.host.notify.keep(account_id, text)
@@ -177,6 +192,7 @@ class Context:
 
     def request_shutdown(self, message: str, node: str | None = None) -> None:
         """Stop the parlor (every node of a cluster), or only the node named ``node``."""
+        self.acted.append("shutdown")
         self._parlor.request_shutdown(message, node=node)
 
     @property
@@ -269,8 +285,16 @@ class Registry:
         """Run one line. Never raises: errors become one line for the player.
 
         Returns what happened, for the caller's records (the tests): ``"ok"``, ``"huh"``
-        (no such command), ``"usage"``, ``"refused"`` (a CommandError or RuleError) or
-        ``"failed"`` (a bug: logged, and the player got an apology).
+        (no such command), ``"usage"``, ``"refused"`` (a CommandError or RuleError),
+        ``"lost"`` (the database connection was lost: the player was told :data:`LOST`)
+        or ``"failed"`` (a bug: logged, and the player got an apology).
+
+        A command that fails because the database connection was lost (PostgreSQL
+        restarted under it) runs once more, on a fresh connection, if it had begun no
+        commit and done nothing else that shows (``Context.acted``): it cannot have
+        changed anything yet. Otherwise, or if it fails so again, the player is told
+        :data:`LOST` in one line (never the apology for a bug), and types it again once
+        the database is back.
 
         What the command writes is its reply, which the session pages when it is taller
         than the player's screen (``Session.begin_reply``).
@@ -279,47 +303,75 @@ class Registry:
             return "ok"
         session.begin_reply()
         try:
-            if line[0] in "'\"" and len(line) > 1:      # MUD shorthands
-                line = "say " + line[1:]
-            elif line[0] == ":" and len(line) > 1:
-                line = "emote " + line[1:]
-            word, _, rest = line.partition(" ")
-            rest = rest.strip()
-            cmd = self.find(word)
-            if cmd is not None and cmd.admin:
-                await _refresh_admin(session)
-            if cmd is None or (cmd.admin and not session.is_admin):
-                cmd = self._movement(session, word)
-                if cmd is None:
-                    session.write(HUH)
-                    return "huh"
-                rest = word
-            target = cmd
-            if cmd.subcommands and rest:
-                first, _, tail = rest.partition(" ")
-                sub = cmd.sub(first)
-                if sub is not None and sub.admin:
-                    await _refresh_admin(session)
-                if sub is not None and (not sub.admin or session.is_admin):
-                    target, rest = sub, tail.strip()
-            ctx = Context(session, session.parlor, target)
-            try:
-                await target.handler(ctx, rest)
-            except (UsageError, BadOption) as err:
-                detail = err.detail if isinstance(err, UsageError) else str(err)
-                usage = f"Usage: {target.usage}"
-                session.write(f"{detail}  {usage}" if detail else usage)
-                return "usage"
-            except (CommandError, RuleError) as err:
-                session.write(str(err))
-                return "refused"
-            except Exception:
-                session.log.exception("command %r failed", line[:200])
-                session.write("Sorry, something went wrong with that command; it has been logged.")
-                return "failed"
-            return "ok"
+            for attempt in (1, 2):
+                with Commits() as commits:
+                    acted: list[str] = []
+                    try:
+                        return await self._run(session, line, acted)
+                    except Exception as err:  # noqa: BLE001  a bug, or the database lost
+                        if not connection_lost(err):
+                            session.log.exception("command %r failed", line[:200])
+                            session.write(SORRY)
+                            return "failed"
+                        again = attempt == 1 and commits.count == 0 and not acted
+                        if again:
+                            what = "running it again"
+                        elif attempt == 1:
+                            what = (f"not run again: {commits.count} commit(s) begun, "
+                                    f"did {', '.join(acted) or 'nothing else'}")
+                        else:
+                            what = "lost it again"
+                        session.log.warning("command %r lost its database connection (%s: %s); "
+                                            "%s", line[:200], type(err).__name__,
+                                            (str(err).splitlines() or [""])[0][:200], what)
+                        if not again:
+                            session.write(LOST)
+                            return "lost"
+                await asyncio.sleep(RETRY_PAUSE)
+            return "lost"  # not reached: the second attempt returns
         finally:
             session.end_reply()
+
+    async def _run(self, session: "Session", line: str, acted: list[str]) -> str:
+        """One attempt at ``line``; what the command did beyond the database is added to
+        ``acted``. Raises only what no handler should (a bug, a lost connection)."""
+        if line[0] in "'\"" and len(line) > 1:      # MUD shorthands
+            line = "say " + line[1:]
+        elif line[0] == ":" and len(line) > 1:
+            line = "emote " + line[1:]
+        word, _, rest = line.partition(" ")
+        rest = rest.strip()
+        cmd = self.find(word)
+        if cmd is not None and cmd.admin:
+            await _refresh_admin(session)
+        if cmd is None or (cmd.admin and not session.is_admin):
+            cmd = self._movement(session, word)
+            if cmd is None:
+                session.write(HUH)
+                return "huh"
+            rest = word
+        target = cmd
+        if cmd.subcommands and rest:
+            first, _, tail = rest.partition(" ")
+            sub = cmd.sub(first)
+            if sub is not None and sub.admin:
+                await _refresh_admin(session)
+            if sub is not None and (not sub.admin or session.is_admin):
+                target, rest = sub, tail.strip()
+        ctx = Context(session, session.parlor, target)
+        try:
+            await target.handler(ctx, rest)
+        except (UsageError, BadOption) as err:
+            detail = err.detail if isinstance(err, UsageError) else str(err)
+            usage = f"Usage: {target.usage}"
+            session.write(f"{detail}  {usage}" if detail else usage)
+            return "usage"
+        except (CommandError, RuleError) as err:
+            session.write(str(err))
+            return "refused"
+        finally:
+            acted.extend(ctx.acted)
+        return "ok"
 
     def _movement(self, session: "Session", word: str) -> Command | None:
         """A bare exit name ("north", "n") walks through that exit."""

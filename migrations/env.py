@@ -1,6 +1,8 @@
 """Alembic environment (async). The server passes its open connection in
 ``config.attributes["connection"]``; run from the command line, the URL comes from
-$ESTERPORT_DATABASE_URL or the ``[database] url`` of ./config.toml.
+$ESTERPORT_DATABASE_URL or the ``[database] url`` of ./config.toml. Either way the upgrade
+runs under the migration lock (``server/db.py``), so processes started at once on one
+PostgreSQL database upgrade it one after the other.
 
 The tables are the shared ones (``server/models.py``) and each game's own, declared on
 the same ``Base`` beside the game's service: importing the assembled application (its
@@ -32,15 +34,17 @@ def _run(connection: Connection) -> None:
 
 async def _run_standalone() -> None:
     from server.config import Config
-    from server.db import make_engine
+    from server.db import MIGRATION_LOCK, advisory_lock, make_engine
 
     url = os.environ.get("ESTERPORT_DATABASE_URL")
     if url is None:
         url = Config.load("config.toml" if os.path.exists("config.toml") else None).database.url
     engine = make_engine(url)
-    async with engine.begin() as conn:
-        await conn.run_sync(_run)
-    await engine.dispose()
+    try:
+        async with advisory_lock(engine, MIGRATION_LOCK), engine.begin() as conn:
+            await conn.run_sync(_run)
+    finally:
+        await engine.dispose()
 
 
 connection = context.config.attributes.get("connection")

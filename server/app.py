@@ -22,7 +22,7 @@ import telnetlib3
 from server.bus import Bus, Event, LocalBus
 from server.collector import Collector
 from server.config import Config
-from server.db import Database
+from server.db import Database, connection_lost
 from server.hosting import GameKind
 from server.login import login
 from server.presentation import Presentation
@@ -468,11 +468,19 @@ class Parlor:
                 else:
                     await self.registry.dispatch(session, line)
                 session.prompt()
-        except (Disconnect, ConnectionError, asyncio.CancelledError):
+        except (Disconnect, asyncio.CancelledError):
             pass
-        except Exception:
-            session.log.exception("session crashed")
-            session.close("Sorry, something went wrong; please reconnect.")
+        except Exception as err:
+            if connection_lost(err):  # e.g. logging in while PostgreSQL restarts
+                session.log.warning("session ended: the database connection was lost (%s)",
+                                    type(err).__name__)
+                session.close("The parlor lost its database for a moment; please connect "
+                              "again.")
+            elif isinstance(err, ConnectionError):  # the player's own connection
+                pass
+            else:
+                session.log.exception("session crashed")
+                session.close("Sorry, something went wrong; please reconnect.")
         finally:
             self._shell_tasks.discard(task)
             await self._leave(session)

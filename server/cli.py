@@ -1,7 +1,7 @@
 """``esterport``: the one entry point for operators.
 
     esterport serve   [--config FILE] [--host H] [--port P] [--web-port P] [--database URL]
-                      [--log-level L]
+                      [--log-level L] [--redis URL --node NAME] [--trusted-proxy ADDR ...]
     esterport migrate [--config FILE] [--database URL]
     esterport seed    [FILE ...]          (default: the shipped data files)
     esterport admin   grant|revoke|ban|unban NAME | cubits NAME AMOUNT | list | audit
@@ -23,6 +23,8 @@ import sys
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
+
+import attrs
 
 from server.config import Config
 
@@ -54,6 +56,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="join a cluster through this Redis (overrides [cluster] redis)")
     serve.add_argument("--node", metavar="NAME",
                        help="this node's name in the cluster (overrides [cluster] node)")
+    serve.add_argument("--trusted-proxy", metavar="ADDR", action="append",
+                       help="a balancer (address or network) whose PROXY headers and "
+                            "X-Forwarded-For are believed; repeat for more (overrides "
+                            "[server] trusted_proxies)")
     sub.add_parser("migrate", parents=[common], help="upgrade the database schema")
     seed = sub.add_parser("seed", parents=[common], help="load data files (TOML) into the database")
     seed.add_argument("files", nargs="*", metavar="FILE",
@@ -74,6 +80,10 @@ def _config(ns: argparse.Namespace) -> Config:
         host=getattr(ns, "host", None), port=getattr(ns, "port", None), database=ns.database,
         web_port=getattr(ns, "web_port", None), redis=getattr(ns, "redis", None),
         node=getattr(ns, "node", None))
+    proxies = getattr(ns, "trusted_proxy", None)
+    if proxies:
+        config = attrs.evolve(config, server=attrs.evolve(config.server,
+                                                          trusted_proxies=tuple(proxies)))
     config.check()
     return config
 

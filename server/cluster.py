@@ -51,6 +51,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import LockError, RedisError
 
 from server.bus import Event
+from server.db import LOST, connection_lost
 from server.hosting import Seat
 from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
 from server.services.live import GameUnreachable
@@ -715,20 +716,26 @@ class Cluster:
     async def _run(self, data: dict[str, Any]) -> None:
         """A command relayed here from another node: run it for a stand-in session. About
         a game this node does not drive (any more), it answers ``moved``: the asking node
-        finds the node that does."""
+        finds the node that does. The asking node always gets an answer: if this fails,
+        one line saying so."""
         await self.fence()
         number = data.get("game")
         if number is not None and int(number) not in self.parlor.host.live:
             self._answer(data, moved=True)
             return
-        account = await self.parlor.accounts.get_by_id(int(data["account"]))
         out: list[list[Any]] = []
         view = data.get("view", {})
-        if account is not None:
-            stand_in = RelayedSession(self.parlor, account, view)
-            await self.parlor.registry.dispatch(stand_in, data["line"])
-            out = stand_in.out
-            view = session_view(stand_in)  # type: ignore[arg-type]
+        try:
+            account = await self.parlor.accounts.get_by_id(int(data["account"]))
+            if account is not None:
+                stand_in = RelayedSession(self.parlor, account, view)
+                await self.parlor.registry.dispatch(stand_in, data["line"])
+                out = stand_in.out
+                view = session_view(stand_in)  # type: ignore[arg-type]
+        except Exception as err:  # noqa: BLE001
+            log.exception("relayed command %r failed", str(data.get("line"))[:200])
+            out = [["text", LOST if connection_lost(err) else
+                    "Sorry, something went wrong with that command; it has been logged."]]
         self._answer(data, out=out, view=view)
 
     # -- what players here ask of the other nodes (``GameHost.elsewhere``) -------------

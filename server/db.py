@@ -1,21 +1,55 @@
-"""The database: engine creation (SQLite pragmas), sessions, migrations at start-up."""
+"""The database: engine creation (SQLite pragmas), sessions, migrations at start-up, and
+what the parlor does when PostgreSQL goes away for a moment.
+
+Several nodes of a cluster may start at once on an empty PostgreSQL database. Alembic
+alone races there (each process sees no ``alembic_version`` and creates the same tables),
+and so do the default data files (each process sees a collection missing and makes it).
+Both run under a PostgreSQL advisory lock (:func:`advisory_lock`): the first process does
+the work, the others wait for it and then find nothing left to do. SQLite needs no lock:
+one process owns its file.
+
+A PostgreSQL restart kills every open connection. The engine pings a pooled connection
+before handing it out (``pool_pre_ping``), so a command after the restart gets a fresh
+one; a command that was using a connection when it died fails with an error that
+:func:`connection_lost` recognises, and the command dispatch tries it once more when it
+had committed nothing (:class:`Commits`), or tells the player :data:`LOST`.
+"""
 
 from __future__ import annotations
 
+import contextvars
+import errno
+import logging
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import AsyncIterator
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
-from sqlalchemy import event
+from sqlalchemy import event, exc, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = PROJECT_ROOT / "migrations"
 
+# Keys of PostgreSQL advisory locks (any 64-bit numbers no other program on the database
+# uses; these spell "EstrMigr" and "EstrSeed" in ASCII).
+MIGRATION_LOCK = 0x457374724D696772
+SEED_LOCK = 0x4573747253656564
+LOCK_NAMES = {MIGRATION_LOCK: "migration", SEED_LOCK: "default data"}
+
+# What a player is told when a command met a lost database connection and could not
+# simply be run again.
+LOST = "The parlor lost its database for a moment; type that again."
+
 
 def make_engine(url: str) -> AsyncEngine:
-    """An async engine for ``url``; SQLite gets WAL and a busy timeout, and its folder is made."""
+    """An async engine for ``url``; SQLite gets WAL and a busy timeout, and its folder is
+    made; any other database gets connections checked before use (``pool_pre_ping``), so
+    one restarted under the parlor costs no command."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -33,8 +67,122 @@ def make_engine(url: str) -> AsyncEngine:
                 cur.execute(f"PRAGMA {pragma}")
             cur.close()
 
-        return engine
-    return create_async_engine(url, pool_size=10, max_overflow=20)
+    else:
+        engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    event.listen(engine.sync_engine, "commit", _committing)
+    return engine
+
+
+@asynccontextmanager
+async def advisory_lock(engine: AsyncEngine, key: int) -> AsyncIterator[None]:
+    """Hold the PostgreSQL advisory lock ``key`` for the block (other processes asking for
+    it wait), on a connection of its own; on SQLite, nothing.
+
+    The lock is a session lock, taken and given back outside any transaction, so the
+    block's own transactions (on other connections) commit while it is held. If the
+    process dies, PostgreSQL ends its connection and with it the lock."""
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    async with engine.connect() as conn:
+        if not await conn.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}):
+            log.info("another process holds the database's %s lock; waiting for it",
+                     LOCK_NAMES.get(key, hex(key)))
+            await conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
+        await conn.commit()
+        try:
+            yield
+        finally:
+            await conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+            await conn.commit()
+
+
+# -- a lost connection ----------------------------------------------------------------------
+def connection_lost(err: BaseException) -> bool:
+    """Whether ``err`` (or what caused it) is the database connection lost or refused (a
+    restart, a cut network) rather than a fault of the work itself.
+
+    SQLAlchemy marks the errors its dialect knows as disconnects (``connection_invalidated``);
+    asyncpg also reports a closed connection as ``ConnectionDoesNotExistError``, the
+    server going down as ``AdminShutdownError`` (SQLSTATE 57P01) or ``CannotConnectNowError``
+    (57P03, still starting), a connection class error (08xxx) as ``ConnectionFailureError``;
+    reaching no server at all is an ``OSError`` raised through the driver (one from a
+    player's socket is not the database's)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, exc.DBAPIError) and err.connection_invalidated:
+            return True
+        if _asyncpg_lost(err):
+            return True
+        if isinstance(err, OSError) and _from_driver(err) and (
+                isinstance(err, ConnectionError) or err.errno in (
+                    errno.ECONNREFUSED, errno.ECONNRESET, errno.EPIPE, errno.ETIMEDOUT,
+                    errno.EHOSTUNREACH, errno.ENETUNREACH)):
+            return True
+        err = err.__cause__ or err.__context__ or getattr(err, "orig", None)
+    return False
+
+
+def _from_driver(err: BaseException) -> bool:
+    """Whether ``err`` was raised through the database driver or SQLAlchemy (a socket
+    error of the database's, not of a player's connection)."""
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__", "").startswith(
+                ("asyncpg", "sqlalchemy", "aiosqlite")):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _asyncpg_lost(err: BaseException) -> bool:
+    try:
+        from asyncpg import exceptions as pg
+    except ImportError:  # SQLite only
+        return False
+    if isinstance(err, (pg.ConnectionDoesNotExistError, pg.ConnectionFailureError,
+                        pg.AdminShutdownError, pg.CannotConnectNowError,
+                        pg.CrashShutdownError)):
+        return True
+    # asyncpg's own InterfaceError says "connection is closed" for a socket found dead
+    return isinstance(err, pg.InterfaceError) and "connection is closed" in str(err)
+
+
+# -- what a piece of work committed ---------------------------------------------------------
+_commits: contextvars.ContextVar["Commits | None"] = contextvars.ContextVar(
+    "esterport_commits", default=None)
+
+
+class Commits:
+    """Counts the commits begun in a block of work (this task and the tasks it starts),
+    on any connection of any engine of the process: a command that met a lost connection
+    may be run again only if it had begun none (a commit begun may have landed).
+
+        with Commits() as commits:
+            await run()
+        if commits.count == 0: ...
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._token: contextvars.Token | None = None
+
+    def __enter__(self) -> "Commits":
+        self._token = _commits.set(self)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._token is not None:
+            _commits.reset(self._token)
+            self._token = None
+
+
+def _committing(_conn) -> None:  # noqa: ANN001
+    """The engines' ``commit`` event (before the COMMIT is sent)."""
+    watch = _commits.get()
+    if watch is not None:
+        watch.count += 1
 
 
 class Database:
@@ -45,18 +193,24 @@ class Database:
         self.engine = make_engine(url)
         self.session = async_sessionmaker(self.engine, expire_on_commit=False, class_=AsyncSession)
 
+    def exclusive(self, key: int):  # noqa: ANN201
+        """:func:`advisory_lock` on this database (an async context manager)."""
+        return advisory_lock(self.engine, key)
+
     async def migrate(self) -> None:
-        """Upgrade the schema to the newest alembic revision."""
+        """Upgrade the schema to the newest alembic revision, one process at a time (the
+        others wait for the lock, then find the schema at the newest revision)."""
         cfg = AlembicConfig()
         cfg.set_main_option("script_location", str(MIGRATIONS))
-        async with self.engine.begin() as conn:
-            cfg.attributes["connection"] = None
+        async with self.exclusive(MIGRATION_LOCK):
+            async with self.engine.begin() as conn:
+                cfg.attributes["connection"] = None
 
-            def upgrade(sync_conn):  # noqa: ANN001
-                cfg.attributes["connection"] = sync_conn
-                command.upgrade(cfg, "head")
+                def upgrade(sync_conn):  # noqa: ANN001
+                    cfg.attributes["connection"] = sync_conn
+                    command.upgrade(cfg, "head")
 
-            await conn.run_sync(upgrade)
+                await conn.run_sync(upgrade)
 
     async def close(self) -> None:
         await self.engine.dispose()

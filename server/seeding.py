@@ -3,7 +3,10 @@
 Each top-level table of a file names a seeder: ``accounts`` here, and those the games
 bring (``GameKind.seeders``: Triptycha's tile collections and starter set), handed to
 the parlor where the application is assembled (``commands/app.py``). Seeders are
-idempotent: loading a file twice changes nothing the second time.
+idempotent: loading a file twice changes nothing the second time. They read, then write
+(a collection missing is made, the computer's deck topped up to so many copies), so two
+processes loading at once could both make the same thing: loading runs under the seed
+lock (``server/db.py``), and each process finds what the one before it loaded.
 
     [[accounts]]
     name = "Alice"
@@ -18,6 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from server.db import SEED_LOCK
 from server.services import ledger
 from server.services.accounts import AccountError
 
@@ -64,7 +68,7 @@ async def load(parlor: "Parlor", paths: list[Path] | None = None) -> list[str]:
     seeders = parlor.seeders
     if paths is None:
         paths = sorted(DEFAULT_DIR.glob("*.toml")) if DEFAULT_DIR.is_dir() else []
-    report: list[str] = []
+    files = []
     for path in paths:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -72,7 +76,11 @@ async def load(parlor: "Parlor", paths: list[Path] | None = None) -> list[str]:
         if unknown:
             raise ValueError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; "
                              f"known: {', '.join(sorted(seeders))}")
-        for table, value in data.items():
-            report.extend(await seeders[table](parlor, value))
-        report.append(f"loaded {path}")
+        files.append((path, data))
+    report: list[str] = []
+    async with parlor.db.exclusive(SEED_LOCK):
+        for path, data in files:
+            for table, value in data.items():
+                report.extend(await seeders[table](parlor, value))
+            report.append(f"loaded {path}")
     return report

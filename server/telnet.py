@@ -24,7 +24,8 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
 * **Proxies.** A connection from one of ``[server] trusted_proxies`` (HAProxy's
   ``send-proxy-v2``) must begin with a PROXY protocol header, read before telnetlib3 sees
   a byte; its client's address is then the connection's ``peername`` (per-address caps,
-  login throttles, logs). From anyone else, the same bytes are just text.
+  login throttles, logs). From anyone else, a connection that begins with a PROXY header
+  is closed (a balancer missing from ``trusted_proxies``); later, the same bytes are text.
 """
 
 from __future__ import annotations
@@ -619,6 +620,11 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             data = self._read_proxy_header(data)  # type: ignore[assignment]
             if not data:
                 return
+        elif not self._received and "proxy" not in self._extra and \
+                data.startswith((proxy_protocol.V1_PREFIX, proxy_protocol.V2_SIGNATURE)):
+            # a proxy this node does not trust (its header is no player's name)
+            self._drop("sent a PROXY header but is not in [server] trusted_proxies")
+            return
         if not self._logged_in:
             self._heard = time.monotonic()
             self._received += len(data)

@@ -186,15 +186,24 @@ async def test_a_trusted_proxy_that_says_nothing_is_cut_after_a_while(node, capl
     assert parlor.counter["open"] == 0
 
 
-async def test_from_an_untrusted_address_a_proxy_line_is_just_a_name_at_login(sqlite_url):
+@pytest.mark.parametrize("header", [
+    v1(("10.1.2.3", 51000), ("10.0.0.1", 4000)),
+    v2(("10.1.2.3", 51000), ("10.0.0.1", 4000)),
+], ids=["v1", "v2"])
+async def test_from_an_untrusted_address_a_proxy_header_is_refused(sqlite_url, caplog, header):
+    """A balancer left out of ``trusted_proxies``: its header used to be read as a name
+    (v2's signature as empty lines and QUIT: "Name: Name: Name: Goodbye."); the
+    connection is closed, with one line in the log saying why."""
     parlor, _ = await _node(sqlite_url, ("10.0.0.0/8",))   # 127.0.0.1 is not a proxy
     try:
-        raw = await Raw.connect(parlor.port, v1(("10.1.2.3", 51000), ("10.0.0.1", 4000)))
-        await raw.expect("Password: ")   # the line was taken as a name, "PROXY"
-        assert addresses(parlor) == ["127.0.0.1"]
-        raw.send(b"whatever\r\n")
-        await raw.expect("There is no account named PROXY")
-        await raw.close()
+        with caplog.at_level(logging.WARNING, logger="server.telnet"):
+            raw = await Raw.connect(parlor.port, header + b"bob\r\n")
+            seen = (await raw.closed()).decode("utf-8", "replace")
+        assert "PROXY" not in seen and "Password" not in seen and "Goodbye" not in seen
+        assert seen.count("Name:") <= 1
+        assert [r.getMessage() for r in caplog.records if "trusted_proxies" in r.getMessage()] \
+            == ["closing 127.0.0.1: sent a PROXY header but is not in [server] trusted_proxies"]
+        await until(lambda: not parlor.connections)
     finally:
         await parlor.stop()
 

@@ -506,8 +506,11 @@ class Tournaments:
     async def _guarded(coro: Any, what: str) -> None:
         try:
             await coro
-        except Exception:
-            log.exception("%s failed", what)
+        except Exception as err:
+            if connection_lost(err):  # the store restarting: the next look retries
+                log.warning("%s: the database is away (%s)", what, type(err).__name__)
+            else:
+                log.exception("%s failed", what)
 
     # -- the clock ---------------------------------------------------------------------
     async def restore(self, only: int | None = None) -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import uvicorn
 
+from server.telnet import ACCEPT_BATCH, listen_backlog
 from server.web.budget import Budget, proxy_test, web_share
 from server.web.live import Watchers
 from server.web.play import host_names
@@ -39,8 +40,9 @@ log = logging.getLogger(__name__)
 
 # asyncio accepts up to ``backlog`` connections at a time, each a descriptor, before any of
 # them reaches the budget (in ``connection_made``, a loop turn later): uvicorn's 2,048 let
-# one burst take every descriptor there was. asyncio's own default (the telnet listener's).
-BACKLOG = 100
+# one burst take every descriptor there was. So uvicorn is given the telnet listener's
+# batch, and the kernel's queue is deepened to ``[server] backlog`` afterwards.
+BACKLOG = ACCEPT_BATCH
 
 
 def trusted_proxies(config: "Config") -> tuple[str, ...]:
@@ -106,6 +108,8 @@ class WebDoor:
         except SystemExit:  # uvicorn's way of saying it could not bind
             self.app.state.pages.close()
             raise WebDoorError(f"cannot listen on {self.host}:{self.requested_port}") from None
+        for listener in server.servers:
+            listen_backlog(listener.sockets, self.parlor.config.server.backlog)
         self._server = server
         self._loop_task = asyncio.create_task(server.main_loop())
         self.parlor.before_stop.append(self.stop)

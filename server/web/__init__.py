@@ -33,7 +33,7 @@ from server.web.protocol import protocols
 if TYPE_CHECKING:
     from server.app import Parlor
     from server.config import Config
-    from server.web.live import GameStream
+    from server.web.live import GameStream, PageStream
     from server.web.play import WebSocketTransport
 
 log = logging.getLogger(__name__)
@@ -74,9 +74,10 @@ class WebDoor:
         self.budget = Budget(parlor.counter, total, web_share(total, cfg.max_requests),
                              cfg.max_connections_per_address, proxy_test(self.proxies))
         self.watchers = Watchers(cfg.watchers_per_game,
-                                 max(1, min(cfg.max_streams, self.budget.share // 2)))
+                                 max(1, min(cfg.max_streams, self.budget.share // 2)),
+                                 cfg.streams_per_address, self.budget.uncapped)
         self.host_names = host_names(self)   # what /play's Host may name (DNS rebinding)
-        self.streams: set["GameStream"] = set()
+        self.streams: set["GameStream | PageStream"] = set()
         self.plays: set["WebSocketTransport"] = set()
         self.app = build_app(self)
         self._server: uvicorn.Server | None = None

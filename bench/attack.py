@@ -868,7 +868,7 @@ async def fourth_attack(name: str, server: Server, ready: asyncio.Event, go: asy
             took.append(time.monotonic() - t0)
             stats["prompted" if b"Name: " in seen else "refused"] += 1
 
-        await _together([one(i) for i in range(sizes.burst)])
+        await _together([one(i) for i in range(sizes.burst)], batch=sizes.burst)  # at once
         stats["listen_overflows"] = listen_overflows() - overflows
         stats["answered_s_median"] = round(statistics.median(took), 2) if took else None
         stats["answered_s_max"] = round(max(took), 2) if took else None

@@ -31,7 +31,7 @@ from server.services import tournaments as tournaments_service
 from server.services.games import GameError
 from server.text import clean
 from server.web import data
-from server.web.live import GameStream, LivePages, Refused
+from server.web.live import GameStream, LivePages, PageStream, Refused
 from server.web.play import SUBPROTOCOL, play
 
 if TYPE_CHECKING:
@@ -360,8 +360,8 @@ class Pages:
         refused = self.door.watchers.admit(key, address, bounded=bounded, what=what)
         if refused is not None:
             return self._refused(refused)
-        stream = self.live_pages.stream(key, topic, wants, draw,
-                                        self.parlor.config.web.stream_idle, self.door.closing)
+        stream = PageStream(self.live_pages, key, topic, wants, draw,
+                            self.parlor.config.web.stream_idle, self.door.closing)
         return self._streamed(stream, key, address)
 
     def _seeks_update(self) -> dict[str, str]:

@@ -282,6 +282,7 @@ class LivePage:
         except Exception:  # noqa: BLE001 - its streams end; their pages reconnect
             log.exception("drawing a live page of %r failed", self.topic)
             self.broken = True
+            self._drawing = None
             self._tell()
             if self.streams:
                 self.streams.clear()
@@ -301,16 +302,17 @@ class LivePages:
         self.bus = bus
         self.pages: dict[Hashable, LivePage] = {}
 
-    def stream(self, key: Hashable, topic: str, wants: Callable[[Event], bool],
-               draw: Callable[[], Awaitable[tuple[dict, bool] | None]], idle: float,
-               closing: asyncio.Event) -> "PageStream":
-        """A new stream of the page ``key`` (its topic, what matters of it, its drawing:
-        the first stream's are the page's while it is followed)."""
+    def join(self, key: Hashable, topic: str, wants: Callable[[Event], bool],
+             draw: Callable[[], Awaitable[tuple[dict, bool] | None]],
+             stream: "PageStream") -> LivePage:
+        """``stream`` follows the page ``key`` from now on (its topic, what matters of it,
+        its drawing: the first stream's are the page's while it is followed)."""
         page = self.pages.get(key)
         if page is None:
             page = self.pages[key] = LivePage(self.bus, topic, wants, draw,
                                               lambda gone: self._forget(key, gone))
-        return PageStream(page, idle, closing)
+        page.join(stream)
+        return page
 
     def _forget(self, key: Hashable, page: LivePage) -> None:
         if self.pages.get(key) is page:
@@ -323,21 +325,27 @@ class PageStream:
     skips to the newest, so it holds at most one. Ends as a game's stream does: when no
     drawing came for ``[web] stream_idle`` seconds, or when the door stops."""
 
-    def __init__(self, page: LivePage, idle: float, closing: asyncio.Event) -> None:
-        self.page = page
+    def __init__(self, pages: LivePages, key: Hashable, topic: str,
+                 wants: Callable[[Event], bool],
+                 draw: Callable[[], Awaitable[tuple[dict, bool] | None]], idle: float,
+                 closing: asyncio.Event) -> None:
+        self.pages = pages
+        self.key = key
+        self.topic = topic
+        self.wants = wants
+        self.draw = draw
         self.idle = idle
         self.closing = closing
         self.changed = asyncio.Event()
+        self.page: LivePage | None = None   # the page followed, once the stream has begun
 
     def close(self) -> None:
         """The stream ended (or its connection did): the page has one stream fewer."""
-        self.page.leave(self)
+        if self.page is not None:
+            self.page.leave(self)
 
     async def events(self) -> AsyncIterator[bytes]:
-        page = self.page
-        if page.broken:  # it failed just now: this one begins afresh
-            return
-        page.join(self)
+        page = self.page = self.pages.join(self.key, self.topic, self.wants, self.draw, self)
         try:
             loop = asyncio.get_running_loop()
             quiet_until = loop.time() + self.idle

@@ -3,15 +3,16 @@
     .venv/bin/python bench/attack.py                      # every attack, 5 s each
     .venv/bin/python bench/attack.py --seconds 10 --attacks bomb,newline
     .venv/bin/python bench/attack.py --database postgresql+asyncpg://...   # an empty one
+    .venv/bin/python bench/attack.py --attacks seekstreams --set web.streams_per_address=20
 
 One server process (``esterport serve``, SQLite in a temporary folder unless
 ``--database``, descriptors limited to 1024 as a service manager would) and, beside the
 attackers, one logged-in player who types LOOK five times a second and times each
-answer. For every attack the script prints that player's LOOK latency (median, max and
-unanswered) before, during and after the attack, the server's resident memory (VmRSS)
-after each phase, what the attack achieved, and the slowest LOOK of all. It exits 1 if
-a LOOK went unanswered (10 s) during an attack, or a second session of one account
-survived.
+answer. For every attack the script prints that player's LOOK latency (median, p99, max
+and unanswered) before, during and after the attack, the server's resident memory
+(VmRSS) after each phase and its peak so far (VmHWM), what the attack achieved, and the
+slowest LOOK of all. It exits 1 if a LOOK went unanswered (10 s) during an attack, or a
+second session of one account survived.
 
 The attacks (from the attack campaigns):
   bomb      a bare, never negotiated MCCP3 start, then a 65 KB zlib stream of 64 MiB
@@ -39,6 +40,16 @@ The attacks (from the attack campaigns):
             second (reconnecting when cut off)
   webstreams 2,000 live-board streams over 5 games from 100 addresses, never reading
             more than they must
+  seekstreams 300 /seeks/events streams from 17 addresses while 80 seeks are open and 4
+            players type SEEK and UNSEEK as fast as they are answered (--streams, --seeks)
+  tourneystreams 300 /tournaments/events streams from 17 addresses while 4 players
+            type TOURNEY JOIN and WITHDRAW
+  analyse   10 players from one address looping ANALYSE (EXAMINE of a finished Pyramid
+            deal: the solver) while another player's ANALYSE is timed (--analysers)
+  burst     1,000 connects at once (10 from each of 100 addresses): how many got their
+            Name: prompt, were refused (full), or hung (nothing within --hung-after s),
+            how long the answered waited, and the kernel's count of listen queue
+            overflows meanwhile (a dropped connect is retried after 1, 3, 7 s...)
 Each attack's row also gives the server's log lines written during it. The web attacks
 also say how often, meanwhile, a page from another address was answered
 (200) and a new telnet connection got its Name: prompt.
@@ -48,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import re
 import resource
@@ -55,9 +67,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 import zlib
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,22 +103,36 @@ class LimitedServer(Server):
             subprocess.Popen = original
 
 
-def write_config(folder: Path, url: str) -> str:
+def peak_rss_kib(pid: int) -> int:
+    """The most resident memory the process has had (VmHWM), in KiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def write_config(folder: Path, url: str, settings: list[str] = ()) -> str:
+    """The server's config.toml: the bench's own settings, then ``settings`` (each
+    ``section.key=value``, the value as TOML writes it; one the bench sets is not
+    overridden, TOML refuses a key twice)."""
+    tables = {
+        "server": ["port = 0", 'log_level = "WARNING"'],
+        "database": [f'url = "{url}"'],
+        "web": ["port = 0  # a free port: benches run side by side"],
+        "login": ["new_accounts_per_minute = 1000  # the bench's own players; per address "
+                  "as shipped"],
+        "accounts": ["argon2_time_cost = 1", "argon2_memory_kib = 1024"],
+    }
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        section, dot, name = key.strip().partition(".")
+        if not sep or not dot or not name:
+            raise SystemExit(f"attack.py: --set wants section.key=value, not {setting!r}")
+        tables.setdefault(section, []).append(f"{name} = {value.strip()}")
     path = folder / "config.toml"
-    path.write_text(textwrap.dedent(f"""
-        [server]
-        port = 0
-        log_level = "WARNING"
-        [database]
-        url = "{url}"
-        [web]
-        port = 0  # a free port: benches run side by side
-        [login]
-        new_accounts_per_minute = 1000   # the bench's own 100 players; per address as shipped
-        [accounts]
-        argon2_time_cost = 1
-        argon2_memory_kib = 1024
-    """))
+    path.write_text("".join(f"[{table}]\n" + "\n".join(lines) + "\n"
+                            for table, lines in tables.items()))
     return str(path)
 
 
@@ -142,8 +168,8 @@ class Prober:
         self.unanswered = 0
         self._task: asyncio.Task | None = None
 
-    async def _run(self) -> None:
-        while True:
+    async def _run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
             t0 = time.monotonic()
             self.conn.send("look")
             try:
@@ -154,16 +180,18 @@ class Prober:
             await asyncio.sleep(max(0.0, 0.2 - (time.monotonic() - t0)))
 
     async def phase(self, seconds: float) -> dict:
+        """LOOK for ``seconds``; the LOOK under way then is waited for (up to its 10 s),
+        so the slowest answers of a phase are counted in it, not lost."""
         self.samples, self.unanswered = [], 0
-        self._task = asyncio.create_task(self._run())
+        stop = asyncio.Event()
+        self._task = asyncio.create_task(self._run(stop))
         await asyncio.sleep(seconds)
-        self._task.cancel()
-        try:
-            await self._task
-        except asyncio.CancelledError:
-            pass
+        stop.set()
+        await self._task
         s = self.samples
+        p99 = statistics.quantiles(s, n=100, method="inclusive")[98] if len(s) > 1 else None
         return {"looks": len(s), "median_ms": round(statistics.median(s) * 1000, 1) if s else None,
+                "p99_ms": round(p99 * 1000, 1) if p99 is not None else None,
                 "max_ms": round(max(s) * 1000, 1) if s else None, "unanswered": self.unanswered}
 
 
@@ -334,14 +362,32 @@ def web_port(server: Server) -> int:
     raise RuntimeError("the server's web door did not open")
 
 
+async def _together(coros: list, batch: int = 50) -> list:
+    """Run ``coros`` at once, begun ``batch`` a turn of the bench's loop: 2,000 connects
+    begun in one turn kept it busy past their own 3 s timeouts on a loaded machine, and
+    every one was counted refused though the server had taken it."""
+    tasks = []
+    for i, coro in enumerate(coros):
+        tasks.append(asyncio.create_task(coro))
+        if i % batch == batch - 1:
+            await asyncio.sleep(0)
+    return await asyncio.gather(*tasks)
+
+
+CONNECT_ERRORS: Counter[str] = Counter()  # why web connects failed, by kind of error
+
+
 async def _web_connect(port: int, address: str) -> tuple[asyncio.StreamReader,
                                                           asyncio.StreamWriter] | None:
     """A connection to the web door from ``address``, or None when the server did not
-    take it within 3 s (its listen queue full, its descriptors gone)."""
+    take it within 3 s (its listen queue full, its descriptors gone); why is counted in
+    :data:`CONNECT_ERRORS`."""
     try:
         return await asyncio.wait_for(
             asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), 3)
-    except (OSError, asyncio.TimeoutError):
+    except (OSError, asyncio.TimeoutError) as err:
+        CONNECT_ERRORS[type(err).__name__ if not isinstance(err, OSError) or not err.errno
+                       else errno.errorcode.get(err.errno, str(err.errno))] += 1
         return None
 
 
@@ -384,34 +430,45 @@ async def _hold_web(port: int, addresses: list[str], per_address: int, stop: asy
                 return
             await asyncio.sleep(1.0)
 
-    await asyncio.gather(*(one(a) for a in addresses for _ in range(per_address)))
+    await _together([one(a) for a in addresses for _ in range(per_address)])
     return stats
 
 
-async def _stream(port: int, address: str, game: int, stop: asyncio.Event, stats: dict) -> None:
-    """One live-board stream of ``game``, held open until ``stop``; it reads the answer's
-    head and then only what keeps the socket from filling."""
+async def _stream(port: int, address: str, path: str, stop: asyncio.Event,
+                  stats: dict) -> None:
+    """One live stream (``path``: a game's, the seeks', the tournaments'), held open until
+    ``stop``; it reads the answer's head and then whatever comes, counting the ``update``
+    events (``updates``, and ``updated``: streams that got one at least)."""
     conn = await _web_connect(port, address)
     if conn is None:
         stats["refused_at_connect"] += 1
         return
     reader, writer = conn
-    writer.write(f"GET /games/{game}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    marker, tail, updates = b"event: update", b"", 0
     try:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
         status = head.split(b" ", 2)[1].decode() if head.startswith(b"HTTP/") else "?"
         stats[status] = stats.get(status, 0) + 1
+        if status != "200":
+            return
         while not stop.is_set():
             try:
-                if not await asyncio.wait_for(reader.read(65536), 1.0):
-                    stats["closed_by_server"] += 1
-                    break
+                chunk = await asyncio.wait_for(reader.read(65536), 1.0)
             except asyncio.TimeoutError:
                 continue
+            if not chunk:
+                stats["closed_by_server"] += 1
+                break
+            seen = tail + chunk
+            updates += seen.count(marker)
+            tail = seen[-(len(marker) - 1):]
     except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, IndexError):
         stats["closed_by_server"] += 1
     finally:
         writer.close()
+        stats["updates"] = stats.get("updates", 0) + updates
+        stats["updated"] = stats.get("updated", 0) + (updates > 0)
 
 
 async def _web_page(port: int, address: str) -> bool:
@@ -490,12 +547,16 @@ async def web_attack(name: str, server: Server, ready: asyncio.Event, go: asynci
                                  trickle=SLOW_HEAD, reconnect=True)
     elif name == "webstreams":
         result = {"refused_at_connect": 0, "closed_by_server": 0}
-        await asyncio.gather(*(_stream(port, f"127.0.55.{i // 20 + 1}", games[i % len(games)],
-                                       stop, result) for i in range(2000)))
+        await _together([_stream(port, f"127.0.55.{i // 20 + 1}",
+                                 f"/games/{games[i % len(games)]}/events", stop, result)
+                         for i in range(2000)])
     else:
         raise ValueError(name)
     for conn in players:
         conn.close()
+    if CONNECT_ERRORS:
+        result["connect_errors"] = dict(CONNECT_ERRORS)
+        CONNECT_ERRORS.clear()
     return {**result, **await doors}
 
 
@@ -630,27 +691,218 @@ async def input_attack(name: str, port: int, ready: asyncio.Event, go: asyncio.E
     raise ValueError(name)
 
 
+# -- the fourth campaign: live pages, the solver, a connect burst ------------------------------
+TYPED_PER_SECOND = 6.0  # commands a second each player of seekstreams and tourneystreams types
+
+
+def listen_overflows() -> int:
+    """The kernel's count of connections dropped because a listener's queue was full
+    (TcpExt ListenOverflows: the whole machine's, so other benches may add to it)."""
+    with open("/proc/net/netstat") as f:
+        lines = f.read().splitlines()
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            return int(dict(zip(names.split(), values.split())).get("ListenOverflows", 0))
+    return 0
+
+
+async def _drain(conns: list[Conn], stop: asyncio.Event) -> None:
+    """Read and forget what ``conns`` are sent until ``stop`` (players who sit there)."""
+    async def one(conn: Conn) -> None:
+        while not stop.is_set():
+            try:
+                if not await asyncio.wait_for(conn.reader.read(65536), 1.0):
+                    return
+            except asyncio.TimeoutError:
+                continue
+            except OSError:
+                return
+
+    await asyncio.gather(*(one(c) for c in conns))
+
+
+async def _toggle(conn: Conn, commands: tuple[tuple[str, str], ...], stop: asyncio.Event,
+                  stats: dict) -> None:
+    """Type ``commands`` (each a line and the pattern of its answer) round and round until
+    ``stop``, each once the one before was answered, :data:`TYPED_PER_SECOND` a second
+    at most (the shipped limit is 8: a player at it is told to slow down); counts them
+    (``changes``)."""
+    try:
+        while not stop.is_set():
+            for line, answer in commands:
+                t0 = time.monotonic()
+                conn.send(line)
+                await conn.expect(answer, 30)
+                stats["changes"] += 1
+                await asyncio.sleep(max(0.0, 1 / TYPED_PER_SECOND - (time.monotonic() - t0)))
+    except (Lost, TimeoutError, OSError) as err:
+        stats.setdefault("errors", []).append(str(err)[-200:])
+
+
+async def _page_streams(port: int, path: str, count: int, addresses: int,
+                        stop: asyncio.Event) -> dict:
+    """``count`` streams of ``path`` from ``addresses`` loopback addresses, until ``stop``."""
+    stats = {"refused_at_connect": 0, "closed_by_server": 0}
+    await _together([_stream(port, f"127.0.101.{i % addresses + 1}", path, stop, stats)
+                     for i in range(count)])
+    return stats
+
+
+async def fourth_attack(name: str, server: Server, ready: asyncio.Event, go: asyncio.Event,
+                        stop: asyncio.Event, sizes: argparse.Namespace) -> dict:
+    """The fourth campaign's attacks (as :func:`attack`); ``sizes`` from the command line."""
+    port = server.port
+    if name in ("seekstreams", "tourneystreams"):
+        typers = [await log_in(port, f"Typer{name[0]}{i}", new=True, address="127.0.100.1")
+                  for i in range(4)]
+        sitting: list[Conn] = []
+        if name == "seekstreams":  # seeks no one can take (ratings 3000-3100), so none pair
+            for i in range(sizes.seeks):
+                conn = await log_in(port, f"Seeker{i:03d}", new=True,
+                                    address=f"127.0.102.{i // 8 + 1}")
+                conn.send("dice seek 3000-3100")
+                await conn.expect("Your seek \\d+ is posted", 30)
+                sitting.append(conn)
+            path, commands = "/seeks/events", (("dice seek 3000-3100", "Your seek \\d+ is posted"),
+                                               ("unseek", "You take back your seek"))
+        else:
+            typers[0].send("tourney create dice swiss 3")
+            out = await typers[0].expect("Tournament \\d+ is open", 30)
+            number = int(re.search(r"Tournament (\d+)", out).group(1))
+            path, commands = "/tournaments/events", (
+                (f"tourney join {number}", "You enter tournament"),
+                (f"tourney withdraw {number}", "You withdraw from tournament"))
+        ready.set()
+        await go.wait()
+        stats = {"changes": 0}
+        drained = asyncio.create_task(_drain(sitting, stop))
+        toggles = [asyncio.create_task(_toggle(c, commands, stop, stats)) for c in typers]
+        streams = await _page_streams(web_port(server), path, sizes.streams, 17, stop)
+        await asyncio.gather(drained, *toggles)
+        for conn in (*typers, *sitting):
+            conn.close()
+        return {**streams, **stats}
+    if name == "analyse":  # ten players from one address asking the solver, over and over
+        async def examining(name_: str, address: str) -> Conn:
+            conn = await log_in(port, name_, new=True, address=address)
+            conn.send("pyr new")
+            out = await conn.expect("Game #\\d+", 30)
+            number = int(re.search(r"Game #(\d+)", out).group(1))
+            conn.send("pyr quit")
+            await conn.expect("(Par|over|ends)", 30)
+            await asyncio.sleep(0.5)
+            conn.send(f"examine {number} 0")
+            await conn.expect("Move 0 of", 30)
+            return conn
+
+        askers = [await examining(f"Asker{i}", "127.0.110.1") for i in range(sizes.analysers)]
+        victim = await examining("Student", "127.0.111.1")
+        ready.set()
+        await go.wait()
+        stats = {"attacker_analyses": 0}
+        answer = "(From here the best Par|That deal is over)[^\n]*\n"
+
+        async def ask(conn: Conn) -> None:
+            try:
+                while not stop.is_set():
+                    conn.send("analyse")
+                    await conn.expect(answer, 120)
+                    stats["attacker_analyses"] += 1
+            except (Lost, TimeoutError, OSError) as err:
+                stats.setdefault("errors", []).append(str(err)[:60])
+
+        attackers = [asyncio.create_task(ask(c)) for c in askers]
+        took = []
+        while not stop.is_set():
+            t0 = time.monotonic()
+            victim.send("analyse")
+            try:
+                await victim.expect(answer, 120)
+            except (Lost, TimeoutError):
+                stats["victim_unanswered"] = stats.get("victim_unanswered", 0) + 1
+                break
+            took.append(time.monotonic() - t0)
+        for task in attackers:   # each waits for the solver; their answers are not counted
+            task.cancel()
+        await asyncio.gather(*attackers, return_exceptions=True)
+        for conn in (*askers, victim):
+            conn.writer.transport.abort()
+        return {**stats, "victim_analyses": len(took),
+                "victim_analyse_s_median": round(statistics.median(took), 2) if took else None,
+                "victim_analyse_s_max": round(max(took), 2) if took else None}
+    if name == "burst":  # connects all at once, ten from an address (its telnet cap)
+        ready.set()
+        await go.wait()
+        stats = {"connects": sizes.burst, "prompted": 0, "refused": 0, "hung": 0,
+                 "connect_failed": 0}
+        took: list[float] = []
+        held: list[asyncio.StreamWriter] = []
+        overflows = listen_overflows()
+
+        async def one(i: int) -> None:
+            address = f"127.0.{120 + i // 2000}.{(i // 10) % 200 + 1}"
+            t0 = time.monotonic()
+            try:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(
+                    "127.0.0.1", port, local_addr=(address, 0)), sizes.hung_after)
+            except TimeoutError:
+                stats["hung"] += 1
+                return
+            except OSError:
+                stats["connect_failed"] += 1
+                return
+            held.append(writer)
+            seen = b""
+            try:
+                async with asyncio.timeout(max(0.1, sizes.hung_after - (time.monotonic() - t0))):
+                    while b"Name: " not in seen:
+                        chunk = await reader.read(4096)
+                        if not chunk:
+                            break
+                        seen += chunk
+            except TimeoutError:
+                stats["hung"] += 1
+                return
+            except OSError:
+                pass
+            took.append(time.monotonic() - t0)
+            stats["prompted" if b"Name: " in seen else "refused"] += 1
+
+        await _together([one(i) for i in range(sizes.burst)], batch=sizes.burst)  # at once
+        stats["listen_overflows"] = listen_overflows() - overflows
+        stats["answered_s_median"] = round(statistics.median(took), 2) if took else None
+        stats["answered_s_max"] = round(max(took), 2) if took else None
+        await stop.wait()
+        for writer in held:
+            writer.close()
+        return stats
+    raise ValueError(name)
+
+
 WEB_ATTACKS = ("websilent", "webslow", "webstreams")
 INPUT_ATTACKS = ("flood", "crlf", "logins", "lockout", "held", "chat", "naws")
+FOURTH_ATTACKS = ("seekstreams", "tourneystreams", "analyse", "burst")
 ATTACKS = ("bomb", "newline", "sb", "sbstream", "gmcp", "conns", "new", "names", "spam", "twins",
-           *INPUT_ATTACKS, *WEB_ATTACKS)
+           *INPUT_ATTACKS, *WEB_ATTACKS, *FOURTH_ATTACKS)
 
 
 async def run(args: argparse.Namespace) -> int:
     folder = Path(tempfile.mkdtemp(prefix="esterport-attack-"))
     url = args.database or f"sqlite+aiosqlite:///{folder}/attack.db"
-    server = LimitedServer(write_config(folder, url))
+    server = LimitedServer(write_config(folder, url, args.set))
     server.start()
     failed = False
     slowest = 0.0
     try:
         prober = Prober(await log_in(server.port, "Watcher", new=True, address="127.0.0.9"))
-        print(f"{'attack':<10} {'phase':<7} {'looks':>5} {'median ms':>10} {'max ms':>8} "
-              f"{'unanswered':>10} {'RSS MiB':>8} {'log':>5}  result")
+        print(f"{'attack':<10} {'phase':<7} {'looks':>5} {'median ms':>10} {'p99 ms':>8} "
+              f"{'max ms':>8} {'unanswered':>10} {'RSS MiB':>8} {'peak MiB':>8} {'log':>5}  "
+              "result")
         for name in args.attacks.split(","):
             ready, go, stop = asyncio.Event(), asyncio.Event(), asyncio.Event()
             task = asyncio.create_task(
-                web_attack(name, server, ready, go, stop) if name in WEB_ATTACKS
+                fourth_attack(name, server, ready, go, stop, args) if name in FOURTH_ATTACKS
+                else web_attack(name, server, ready, go, stop) if name in WEB_ATTACKS
                 else input_attack(name, server.port, ready, go, stop) if name in INPUT_ATTACKS
                 else attack(name, server.port, ready, go, stop))
             waiting = asyncio.create_task(ready.wait())  # its players are logged in
@@ -663,10 +915,12 @@ async def run(args: argparse.Namespace) -> int:
                 continue
             before = await prober.phase(args.seconds)
             before["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            before["peak_mib"] = round(peak_rss_kib(server.proc.pid) / 1024, 1)
             logged = len(server.log)
             go.set()
             during = await prober.phase(args.seconds)
             during["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            during["peak_mib"] = round(peak_rss_kib(server.proc.pid) / 1024, 1)
             during["log_lines"] = len(server.log) - logged
             twins = None
             if name == "twins":  # while they are all still connected
@@ -681,6 +935,7 @@ async def run(args: argparse.Namespace) -> int:
                 result = {"error": "the attack did not stop in 60 s"}
             after = await prober.phase(args.seconds)
             after["rss_mib"] = round(rss_kib(server.proc.pid) / 1024, 1)
+            after["peak_mib"] = round(peak_rss_kib(server.proc.pid) / 1024, 1)
             if twins is not None:
                 result["twin_sessions"] = twins
                 failed |= twins != 1
@@ -688,7 +943,8 @@ async def run(args: argparse.Namespace) -> int:
             slowest = max(slowest, during["max_ms"] or 0)
             for phase, row in (("before", before), ("during", during), ("after", after)):
                 print(f"{name:<10} {phase:<7} {row['looks']:>5} {row['median_ms']!s:>10} "
-                      f"{row['max_ms']!s:>8} {row['unanswered']:>10} {row['rss_mib']:>8} "
+                      f"{row['p99_ms']!s:>8} {row['max_ms']!s:>8} {row['unanswered']:>10} "
+                      f"{row['rss_mib']:>8} {row['peak_mib']:>8} "
                       f"{row.get('log_lines', ''):>5}  "
                       f"{json.dumps(result) if phase == 'during' else ''}", flush=True)
     finally:
@@ -706,6 +962,16 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each phase")
     parser.add_argument("--attacks", default=",".join(ATTACKS))
     parser.add_argument("--database", help="a database URL (default: SQLite in a temp folder)")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="a server setting (TOML value), e.g. web.streams_per_address=20")
+    parser.add_argument("--streams", type=int, default=300,
+                        help="live page streams of seekstreams and tourneystreams")
+    parser.add_argument("--seeks", type=int, default=80, help="open seeks of seekstreams")
+    parser.add_argument("--analysers", type=int, default=10,
+                        help="players from one address looping ANALYSE in analyse")
+    parser.add_argument("--burst", type=int, default=1000, help="connects at once in burst")
+    parser.add_argument("--hung-after", type=float, default=15.0,
+                        help="seconds a burst connect may wait for its first byte")
     return asyncio.run(run(parser.parse_args()))
 
 

@@ -33,7 +33,7 @@ from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
-from server.telnet import AcceptErrors, TelnetProtocol, connection_cap
+from server.telnet import AcceptErrors, TelnetProtocol, connection_cap, listen_backlog
 from server.text import paint
 from server.throttle import KeyedLocks, LoginThrottle, Sliding
 from server.world import World, describe_room
@@ -164,6 +164,7 @@ class Parlor:
             cols=80, rows=24)  # no NAWS: 80x24 (docs/design.md, Screens, principle 1)
         self.server = await telnetlib3.create_server(
             host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
+        listen_backlog(self.server.sockets, cfg.backlog)  # accepted ACCEPT_BATCH a turn
         if cfg.fairness:
             self._background.add(asyncio.create_task(self.governor.run()))
         if cfg.idle_timeout:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import attrs
 
@@ -26,6 +26,16 @@ def _proxies(_section: Any, field: attrs.Attribute, value: tuple[str, ...]) -> N
         raise ValueError(f"config: [server] {field.name}: {err}") from None
 
 
+def _at_least(section: str, least: int) -> Callable[[Any, attrs.Attribute, int], None]:
+    """A validator: a number setting of ``[section]`` is at least ``least``, else a
+    one-line ValueError naming it."""
+    def check(_section: Any, field: attrs.Attribute, value: int) -> None:
+        if value < least:
+            raise ValueError(f"config: [{section}] {field.name} should be at least {least}, "
+                             f"not {value}")
+    return check
+
+
 @attrs.frozen
 class ServerSection:
     name: str = "Esterport"
@@ -37,6 +47,9 @@ class ServerSection:
     max_line: int = 4096
     max_connections_per_address: int = 10
     max_connections: int = 0          # 0: as many as the descriptor limit allows
+    # connections the kernel holds for each door's listener until the server accepts them
+    # (listen(2); capped by net.core.somaxconn); past it, a connecting client waits unheard
+    backlog: int = attrs.field(default=4096, validator=_at_least("server", 1))
     max_subnegotiation: int = 8192
     prelogin_bytes: int = 65536
     fairness: bool = True             # heavy senders wait while the event loop lags
@@ -129,6 +142,8 @@ class WebSection:
     stream_idle: float = 600.0         # seconds a stream of a game that does not change lasts
     max_requests: int = 2000           # web connections at once (at most 3/4 of the budget)
     max_connections_per_address: int = 20  # web connections from one address at once
+    # live streams (a game, the seeks, tournaments) one address holds open at once
+    streams_per_address: int = attrs.field(default=8, validator=_at_least("web", 1))
     request_timeout: float = 10.0      # a request head arriving (400), an answer made (503)
 
 

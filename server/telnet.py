@@ -37,7 +37,7 @@ import logging
 import resource
 import socket
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
@@ -58,6 +58,11 @@ EVICTED = ("Esterport is full; connections that have not logged in make room fir
 EVICT_AFTER = 1.0  # seconds a pre-login connection must have been silent to make room
 DESCRIPTOR_HEADROOM = 64  # descriptors kept for the database, logs and the listener
 PROXY_WAIT = 5.0  # seconds a trusted proxy has to send its PROXY header
+# Connections the loop accepts in one turn (asyncio's default ``backlog``): each is a
+# descriptor before the caps see it (in ``connection_made``, a turn later), so a burst
+# never takes more than this many at once past them. The kernel's queue is deeper:
+# ``[server] backlog`` (:func:`listen_backlog`).
+ACCEPT_BATCH = 100
 
 
 def connection_cap(configured: int) -> int:
@@ -68,6 +73,22 @@ def connection_cap(configured: int) -> int:
     room = max(1, soft - max(DESCRIPTOR_HEADROOM, soft // 10)) \
         if soft != resource.RLIM_INFINITY else 1 << 20
     return min(configured, room) if configured > 0 else room
+
+
+def listen_backlog(sockets: Iterable[Any], backlog: int) -> None:
+    """Let the kernel hold up to ``backlog`` connections for each of a listener's
+    ``sockets`` until the server accepts them (``[server] backlog``; Linux caps it at
+    net.core.somaxconn).
+
+    asyncio takes one number for two things: the listen(2) backlog and how many
+    connections it accepts in one turn of the loop. Listeners are made with
+    :data:`ACCEPT_BATCH` for both (telnetlib3 passes no backlog on); this deepens only the
+    kernel's queue, by calling listen(2) again on the same socket (through a duplicate of
+    its descriptor). With asyncio's 100, a burst of 1,000 connects left 278 clients never
+    accepted: the kernel dropped what did not fit."""
+    for listening in sockets:
+        with socket.fromfd(listening.fileno(), listening.family, listening.type) as same:
+            same.listen(backlog)
 
 
 class LineReader(TelnetReaderUnicode):

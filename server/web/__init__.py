@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import uvicorn
 
+from server.telnet import ACCEPT_BATCH, listen_backlog
 from server.web.budget import Budget, proxy_test, web_share
 from server.web.live import Watchers
 from server.web.play import host_names
@@ -32,15 +33,16 @@ from server.web.protocol import protocols
 if TYPE_CHECKING:
     from server.app import Parlor
     from server.config import Config
-    from server.web.live import GameStream
+    from server.web.live import GameStream, PageStream
     from server.web.play import WebSocketTransport
 
 log = logging.getLogger(__name__)
 
 # asyncio accepts up to ``backlog`` connections at a time, each a descriptor, before any of
 # them reaches the budget (in ``connection_made``, a loop turn later): uvicorn's 2,048 let
-# one burst take every descriptor there was. asyncio's own default (the telnet listener's).
-BACKLOG = 100
+# one burst take every descriptor there was. So uvicorn is given the telnet listener's
+# batch, and the kernel's queue is deepened to ``[server] backlog`` afterwards.
+BACKLOG = ACCEPT_BATCH
 
 
 def trusted_proxies(config: "Config") -> tuple[str, ...]:
@@ -72,9 +74,10 @@ class WebDoor:
         self.budget = Budget(parlor.counter, total, web_share(total, cfg.max_requests),
                              cfg.max_connections_per_address, proxy_test(self.proxies))
         self.watchers = Watchers(cfg.watchers_per_game,
-                                 max(1, min(cfg.max_streams, self.budget.share // 2)))
+                                 max(1, min(cfg.max_streams, self.budget.share // 2)),
+                                 cfg.streams_per_address, self.budget.uncapped)
         self.host_names = host_names(self)   # what /play's Host may name (DNS rebinding)
-        self.streams: set["GameStream"] = set()
+        self.streams: set["GameStream | PageStream"] = set()
         self.plays: set["WebSocketTransport"] = set()
         self.app = build_app(self)
         self._server: uvicorn.Server | None = None
@@ -106,6 +109,8 @@ class WebDoor:
         except SystemExit:  # uvicorn's way of saying it could not bind
             self.app.state.pages.close()
             raise WebDoorError(f"cannot listen on {self.host}:{self.requested_port}") from None
+        for listener in server.servers:
+            listen_backlog(listener.sockets, self.parlor.config.server.backlog)
         self._server = server
         self._loop_task = asyncio.create_task(server.main_loop())
         self.parlor.before_stop.append(self.stop)

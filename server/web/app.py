@@ -13,7 +13,7 @@ import logging
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable
 
 import jinja2
 from markupsafe import Markup
@@ -32,7 +32,7 @@ from server.services.games import GameError
 from server.services.live import GameUnreachable
 from server.text import clean
 from server.web import data
-from server.web.live import GameStream, PageStream
+from server.web.live import GameStream, LivePages, PageStream, Refused
 from server.web.play import SUBPROTOCOL, play
 
 if TYPE_CHECKING:
@@ -65,6 +65,24 @@ def whole_number(text: str, digits: int) -> int | None:
     if 0 < len(text) <= digits and text.isascii() and text.isdigit():
         return int(text)
     return None
+
+
+class LiveResponse(StreamingResponse):
+    """A live stream's response (``text/event-stream``, never cached). ``release`` runs
+    once it is over however it ends: its events ran out, the client went away (the
+    stream is cancelled, perhaps before its first event), or the door stopped; so what
+    it was counted against (its page, its address) is always given back."""
+
+    def __init__(self, events: AsyncIterator[Any], release: Callable[[], None]) -> None:
+        super().__init__(events, media_type="text/event-stream",
+                         headers={"cache-control": "no-store"})
+        self.release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.release()
 
 
 class SecurityHeaders:
@@ -134,6 +152,7 @@ class Pages:
         self.generations: Counter = Counter()
         self.tournament_reads: dict[Any, tuple[int, float, asyncio.Future]] = {}
         self.parlor.bus.subscribe(tournaments_service.TOPIC, self._tournament_changed)
+        self.live_pages = LivePages(self.parlor.bus)  # /seeks, /tournaments[/<n>] followed
 
     def close(self) -> None:
         """The door stops: hear the bus no more."""
@@ -265,9 +284,10 @@ class Pages:
     async def game_events(self, request: Request) -> Response:
         first = await self._frame(request)
         number = first["game"]
-        refused = self.door.watchers.admit(number, bounded=not first["finished"])
+        address = self._address(request)
+        refused = self.door.watchers.admit(number, address, bounded=not first["finished"])
         if refused is not None:
-            raise HTTPException(503, refused)
+            return self._refused(refused)
         host = self.parlor.host
 
         async def snapshot() -> dict[str, Any] | None:  # the game as it stands, at the start
@@ -277,7 +297,7 @@ class Pages:
                 return None
 
         stream = GameStream(self.parlor, number, snapshot, self.draw, self.door.closing)
-        return self._streamed(stream, number)
+        return self._streamed(stream, number, address)
 
     async def _watchers_frame(self, number: int) -> dict[str, Any] | None:
         """``GameHost.watchers_frame``; a game whose node does not answer now (dead or
@@ -288,21 +308,31 @@ class Pages:
             raise HTTPException(503, str(err), headers={"Retry-After": str(RETRY_AFTER)}) \
                 from None
 
-    def _streamed(self, stream: Any, key: Any) -> Response:
+    @staticmethod
+    def _address(request: Request) -> str:
+        """The address a stream is counted against: the client's (through a trusted
+        proxy, the one it forwards; without one, the proxy's, which is not capped)."""
+        return request.client.host if request.client is not None else ""
+
+    @staticmethod
+    def _refused(refused: Refused) -> Response:
+        """A stream that may not open: 429 (its address holds its share) as one line of
+        JSON, as ``/api/`` errors are; 503 (the page or the parlor is full) as a page."""
+        if refused.status == 429:
+            return JSONResponse({"error": refused.message}, status_code=429)
+        raise HTTPException(refused.status, refused.message)
+
+    def _streamed(self, stream: Any, key: Any, address: str) -> Response:
         """A live stream as the response, counted among the door's streams until it ends
-        (it was admitted under ``key``)."""
+        (it was admitted under ``key``, from ``address``)."""
         self.door.streams.add(stream)
 
-        async def body():  # noqa: ANN202
-            try:
-                async for chunk in stream.events():
-                    yield chunk
-            finally:
-                self.door.streams.discard(stream)
-                self.door.watchers.leave(key)
+        def release() -> None:
+            self.door.streams.discard(stream)
+            self.door.watchers.leave(key, address)
+            stream.close()
 
-        return StreamingResponse(body(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store"})
+        return LiveResponse(stream.events(), release)
 
     async def replay(self, request: Request) -> Response:
         number, move = self._number(request), self._move(request)
@@ -336,14 +366,17 @@ class Pages:
         return self.page("player.html", player=found)
 
     # -- seeks and tournaments ---------------------------------------------------------
-    def _live(self, key: Any, what: str, topic: str, wants: Any, draw: Any,
+    def _live(self, request: Request, key: Any, what: str, topic: str, wants: Any, draw: Any,
               bounded: bool = True) -> Response:
-        """A page's live stream (:class:`PageStream`), counted among the door's streams."""
-        refused = self.door.watchers.admit(key, bounded=bounded, what=what)
+        """A page's live stream (``LivePages``: one drawing per change, shared by all its
+        streams), counted among the door's streams."""
+        address = self._address(request)
+        refused = self.door.watchers.admit(key, address, bounded=bounded, what=what)
         if refused is not None:
-            raise HTTPException(503, refused)
-        return self._streamed(PageStream(self.parlor, topic, wants, draw, self.door.closing),
-                              key)
+            return self._refused(refused)
+        stream = PageStream(self.live_pages, key, topic, wants, draw,
+                            self.parlor.config.web.stream_idle, self.door.closing)
+        return self._streamed(stream, key, address)
 
     def _seeks_update(self) -> dict[str, str]:
         listing = data.seeks(self.parlor)
@@ -359,7 +392,7 @@ class Pages:
         async def draw() -> tuple[dict, bool]:
             return self._seeks_update(), False
 
-        return self._live("seeks", "The seeks page", seeks_service.TOPIC,
+        return self._live(request, "seeks", "The seeks page", seeks_service.TOPIC,
                           lambda e: e.kind in ("seek.add", "seek.remove"), draw)
 
     async def api_seeks(self, request: Request) -> Response:
@@ -425,7 +458,8 @@ class Pages:
         async def draw() -> tuple[dict, bool]:
             return self._tournaments_update(await self._tournaments()), False
 
-        return self._live("tournaments", "The tournaments page", tournaments_service.TOPIC,
+        return self._live(request, "tournaments", "The tournaments page",
+                          tournaments_service.TOPIC,
                           lambda e: e.kind == "tournament.changed", draw)
 
     async def tournament(self, request: Request) -> Response:
@@ -443,7 +477,7 @@ class Pages:
                 return None
             return self._tournament_update(t), t["status"] == "finished"
 
-        return self._live(("tournament", number), f"Tournament {number}",
+        return self._live(request, ("tournament", number), f"Tournament {number}",
                           tournaments_service.TOPIC,
                           lambda e: e.kind == "tournament.changed"
                           and e.data.get("id") == number, draw,

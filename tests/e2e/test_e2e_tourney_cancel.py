@@ -10,26 +10,14 @@ import asyncio
 import attrs
 import sqlalchemy as sa
 
-from commands.app import assemble
-from server.config import TournamentsSection
 from server.models import Account
 from server.services import ledger
 from server.services import triad as triad_service
-from tests.conftest import make_config
+from tests.e2e.test_e2e_tournament_director import _parlor, _players
 from tests.support.client import Client
 
 NEWER = 32  # more than the 30 newest the director used to see
 
-
-async def _parlor(sqlite_url: str, **tournaments):  # noqa: ANN202
-    config = attrs.evolve(make_config(sqlite_url), tournaments=TournamentsSection(**tournaments))
-    parlor = assemble(config)
-    await parlor.start()
-    return parlor
-
-
-async def _players(parlor, *names: str) -> list[Client]:  # noqa: ANN001
-    return [await (await Client.connect(parlor.port)).create(n) for n in names]
 
 
 async def _admin(parlor, name: str) -> Client:  # noqa: ANN001

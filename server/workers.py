@@ -101,9 +101,11 @@ class FairQueue:
 
     A job waits for a free slot. When one frees, it goes to the address served least
     lately among those waiting (one with nothing waiting or running is as new), within
-    that address to the asker served least lately, and each asker's jobs go in order. So
-    an address that sends many players, or one player who asks again and again, gets one
-    turn in each round like everyone else, however many it has queued.
+    that address to the asker served least lately, and each asker's jobs go in order,
+    what they asked for themselves (limited, below) before the rest. So an address that
+    sends many players, or one player who asks again and again, gets one turn in each
+    round like everyone else, however many it has queued; and a player's HINT does not
+    wait for the verdict on their last game, only for the search running now.
 
     A *limited* job (one a player asked for) is refused with :class:`Busy` instead of
     queued when its asker already has ``per_asker`` limited jobs waiting or running, or
@@ -164,7 +166,8 @@ class FairQueue:
         while self.running < self.slots and self._waiting:
             served = self._served
             job = min(self._waiting, key=lambda j: (served.get(j.asker.address, -1),
-                                                    served.get(j.asker, -1), j.seq))
+                                                    served.get(j.asker, -1), not j.limited,
+                                                    j.seq))
             self._waiting.remove(job)
             self._turn += 1
             served[job.asker] = served[job.asker.address] = self._turn

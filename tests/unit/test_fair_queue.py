@@ -54,6 +54,18 @@ async def test_turns_go_by_address_then_by_player():
     assert queue.running == 0 and queue.waiting() == 0
 
 
+async def test_what_a_player_asks_for_goes_before_their_other_work():
+    queue = FairQueue(slots=1, per_asker=1, per_address=2)
+    worker = Worker()
+    ann = Asker(1, "x")
+    tasks = [asyncio.create_task(queue.run(ann, worker.job(f"verdict-{i}"), limited=False))
+             for i in range(3)]
+    await asyncio.sleep(0)
+    tasks.append(asyncio.create_task(queue.run(ann, worker.job("hint"))))
+    await worker.drain(tasks)
+    assert worker.started == ["verdict-0", "hint", "verdict-1", "verdict-2"]
+
+
 async def test_a_player_and_an_address_are_bounded():
     queue = FairQueue(slots=1, per_asker=1, per_address=2)
     worker = Worker()

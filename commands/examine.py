@@ -11,6 +11,7 @@ from commands import args
 from commands.registry import Command, CommandError, Context
 from server.services.live import GameError
 from server.text import bold
+from server.workers import Asker
 
 
 def _where(ctx: Context) -> tuple[int, int]:
@@ -96,7 +97,8 @@ async def analyse(ctx: Context, rest: str) -> None:
     if parts:
         seat = args.whole_number(parts[0], what="seat", least=1, most=len(game.seats)) - 1
     ctx.send("The solver is looking (a few seconds)...")
-    for line in await ask(game.state, seat):
+    # who asks: the solver is shared in turns by address and player (server/workers.py)
+    for line in await ask(game.state, seat, Asker(ctx.account.id, ctx.session.address)):
         ctx.send(line)
 
 

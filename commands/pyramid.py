@@ -28,6 +28,7 @@ from games.pyramid.match import sentence
 from server.services import pyramid
 from server.services.games import GameError, LiveGame
 from server.services.pyramid import BELL, KEY, SOUNDS, SPEEDS, Prefs
+from server.workers import Asker
 from server.text import bold, columns, counted, table, wrap
 
 GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D = deal."
@@ -37,6 +38,12 @@ GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D
 def _svc(ctx: Context) -> pyramid.Pyramid:
     """Pyramid's service: its kind as the host hosts it."""
     return ctx.host.kind(KEY)
+
+
+def _asker(ctx: Context) -> Asker:
+    """The player at the solver (its turns are by address, then by player); the service
+    keeps the address for the verdicts their games' ends will ask for."""
+    return _svc(ctx).asker(ctx.account.id, ctx.session.address)
 
 
 
@@ -77,6 +84,7 @@ def _standing(match: rules.State) -> str:
 
 async def _end_standard(ctx: Context, game: LiveGame) -> None:
     """End the player's standard game as it stands (it is scored, told and analysed)."""
+    _asker(ctx)  # its verdict waits in this address's turn
     _svc(ctx).stop_auto(ctx.account.id)
     await args.guarded(ctx.host.act(ctx.account.id, KEY, rules.END))
 
@@ -96,6 +104,7 @@ def _refuse(ctx: Context, prefs: Prefs, message: str) -> None:
 # -- moves and the board ----------------------------------------------------------------------
 async def play(ctx: Context, rest: str) -> None:
     """``PYR`` alone shows the board; other words that are no subcommand are a move."""
+    _asker(ctx)  # a move may end a game: its verdict waits in this address's turn
     svc = _svc(ctx)
     prefs = svc.prefs(ctx.account)
     game = _game(ctx)
@@ -187,7 +196,10 @@ async def hint(ctx: Context, rest: str) -> None:
     svc = _svc(ctx)
     prefs = svc.prefs(ctx.account)
     seat = game.seat_of(ctx.account.id)
-    action = await svc.hint(game, seat)
+    try:
+        action = await svc.hint(game, seat, _asker(ctx))
+    except pyramid.SolverBusy as busy:
+        raise CommandError(str(busy)) from None
     bell = BELL if prefs.sound != "off" else ""
     if action is None:
         ctx.send(bell + "No move is possible.")
@@ -460,7 +472,9 @@ async def solution(ctx: Context, rest: str) -> None:
         ctx.send("The solver is working it out (a few seconds)...")
     svc.solving.add(ctx.account.id)
     try:
-        line = await svc.solution(deal)
+        line = await svc.solution(deal, _asker(ctx))
+    except pyramid.SolverBusy as busy:
+        raise CommandError(str(busy)) from None
     finally:
         svc.solving.discard(ctx.account.id)
     found = line.best

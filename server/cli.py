@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Callable
 import attrs
 
 from server.config import Config
+from server.logs import LogRepeats
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -154,19 +155,22 @@ class LogThrottle(logging.Filter):
         return True
 
 
-def install_log_filters(handler: logging.Handler) -> None:
-    """The filters every log handler of the server gets (throttle first, then safety)."""
+def install_log_filters(handler: logging.Handler, repeats: int = 20,
+                        window: float = 10.0) -> None:
+    """The filters every log handler of the server gets: telnetlib3's throttle, then
+    repeated records summed up (``server/logs.py``), then safety."""
     handler.addFilter(LogThrottle("telnetlib3"))
+    handler.addFilter(LogRepeats(handler, repeats, window))
     handler.addFilter(LogSafety())
 
 
-def _logging(level: str) -> None:
+def _logging(level: str, repeats: int = 20, window: float = 10.0) -> None:
     logging.basicConfig(
         stream=sys.stderr, level=getattr(logging, level.upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(max(logging.WARNING, logging.root.level))
     for handler in logging.root.handlers:
-        install_log_filters(handler)
+        install_log_filters(handler, repeats, window)
 
 
 def main(argv: list[str] | None = None, app: App | None = None) -> int:
@@ -182,7 +186,8 @@ def main(argv: list[str] | None = None, app: App | None = None) -> int:
     except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
         print(f"esterport: {err}", file=sys.stderr)
         return 2
-    _logging(ns.log_level or config.server.log_level)
+    _logging(ns.log_level or config.server.log_level, config.server.log_repeats,
+             config.server.log_window)
     try:
         if ns.command == "serve":
             return asyncio.run(serve(config, app))

@@ -67,6 +67,9 @@ async def login(session: Session) -> "Account":
     time and at most ``logins_per_minute`` successes a minute, and a login to an account
     nobody logged in to lately is hashed first (``Accounts.authenticate``'s ``urgent``).
 
+    Every login, by password or by a resume token, ends the account's earlier resume
+    tokens (``server/services/resume.py``): only the one this login is given is good.
+
     :raises Disconnect: the player quits or the connection drops.
     """
     parlor = session.parlor
@@ -138,6 +141,7 @@ async def login(session: Session) -> "Account":
                           f"There is no account named {word}. Type NEW to create one.")
             continue
         await parlor.accounts.trust(account.id, address, TRUST_SECONDS)
+        await parlor.resume.revoke(account.id)  # a page left open elsewhere is logged out
         if account.banned:
             why = (account.settings or {}).get("ban_reason")  # @BAN's reason
             session.close("This account is banned from Esterport" + (f": {why}." if why else "."))
@@ -155,6 +159,7 @@ async def _resume(session: Session, words: list[str]) -> "Account | None":
     if account is None or account.banned:
         session.write("That session cannot be resumed: log in with your password.")
         return None
+    await parlor.resume.revoke(account.id)  # any other token of the account ends too
     return account
 
 

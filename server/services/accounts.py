@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections import deque
@@ -15,6 +16,8 @@ import sqlalchemy as sa
 from server.db import Database
 from server.models import Account, Ignore, LoginTrust
 from server.services import ledger
+
+log = logging.getLogger(__name__)
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]{2,15}$")
 NAME_RULE = "Names are 3 to 16 letters or digits, starting with a letter."
@@ -117,13 +120,14 @@ class HashSlots:
 
 
 class Accounts:
-    def __init__(self, db: Database, starting_cubits: int, *, argon2_time_cost: int = 3,
-                 argon2_memory_kib: int = 65536, hashing_at_once: int = 2) -> None:
+    def __init__(self, db: Database, starting_cubits: int, *, argon2_time_cost: int = 1,
+                 argon2_memory_kib: int = 47104, hashing_at_once: int = 1) -> None:
         self.db = db
         self.starting_cubits = starting_cubits
         self._hasher = argon2.PasswordHasher(time_cost=argon2_time_cost,
                                              memory_cost=argon2_memory_kib)
         self._dummy_hash = self._hasher.hash("not a real password")
+        self._parameters = argon2.extract_parameters(self._dummy_hash)  # the server's own
         self._new_account_hooks: list = []
         # argon2 takes its memory per hash: a bounded number at once bounds the server's
         self._hashing = HashSlots(hashing_at_once)
@@ -253,7 +257,27 @@ class Accounts:
             # do not reveal which names exist by timing
             await self._verify(self._dummy_hash, password, urgent)
             return None
-        return account if await self._verify(account.password_hash, password, urgent) else None
+        if not await self._verify(account.password_hash, password, urgent):
+            return None
+        await self._rehash(account, password)
+        return account
+
+    async def _rehash(self, account: Account, password: str) -> None:
+        """A password hashed with other argon2 parameters than the server's (they were
+        changed since) is hashed again with the server's, now that it is known right:
+        every hash verifies with the parameters it carries, and each account moves to the
+        new ones at its next login. A failure here costs the login nothing."""
+        try:
+            if argon2.extract_parameters(account.password_hash) == self._parameters:
+                return
+            fresh = await self._hash(password)
+            async with self.db.session() as tx:
+                await tx.execute(sa.update(Account).where(
+                    Account.id == account.id, Account.password_hash == account.password_hash)
+                    .values(password_hash=fresh))
+                await tx.commit()
+        except (argon2.exceptions.InvalidHashError, sa.exc.SQLAlchemyError, OSError):
+            log.warning("could not rehash the password of %s", account.name, exc_info=True)
 
     async def computer(self, name: str = "Computer") -> Account:
         """The computer player's account, made on first use."""

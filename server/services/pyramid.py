@@ -58,8 +58,9 @@ import functools
 import logging
 import random
 import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Awaitable, Callable, Hashable, TypeVar
 
 import attrs
 import sqlalchemy as sa
@@ -76,11 +77,12 @@ from server.services.games import GameError, LiveGame
 from server.services.pyramid_par import ParTournament
 from server.services.pyramid_models import PyramidSave, PyramidTopScore
 from server.text import counted
-from server.workers import WorkerPool
+from server.workers import Asker, Busy, FairQueue, Job, WorkerPool
 
 log = logging.getLogger(__name__)
 
 KEY = SPEC.key
+T = TypeVar("T")
 
 SPEEDS = ("slow", "medium", "fast")
 SOUNDS = ("full", "partial", "off")
@@ -101,23 +103,131 @@ BELL = "\x07"
 # search ran in a thread). One worker, so searches queue rather than take both cores. It
 # is spawned (a fresh interpreter that imports only the engine), and exits when its parent
 # does, even after a SIGKILL. Should no process be available, the search runs in a thread.
+# HINT's thinking (the computer player's, which calls the solver) runs there too.
 _SOLVER = WorkerPool(1)  # spawned processes (server/workers.py)
 _threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pyramid-solver")
+# Players share that worker through a SolverDesk: turns by address, then by player; at
+# most one request of a player's own waiting or running, and SOLVES_PER_ADDRESS of an
+# address's (one address may hold many accounts); ANSWERS_KEPT answers remembered.
+SOLVES_PER_ADDRESS = 2
+ANSWERS_KEPT = 256
+WHERE_KEPT = 4096  # players whose address is remembered for their verdicts' turns
 
 
-async def solve(game: rules.Game, goal: str, time_limit: float) -> solver.Solution:
-    """``solver.solve`` off the event loop, in the solver's worker process."""
+async def _in_worker(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in the solver's worker process (in a thread should none start)."""
     pool = None
     try:
         pool = _SOLVER.get()
-        return await asyncio.wrap_future(pool.submit(solver.solve_for, game, goal, time_limit))
+        return await asyncio.wrap_future(pool.submit(fn, *args))
     except (OSError, RuntimeError):  # no process could start, or it died
         log.warning("the solver process failed; solving in a thread", exc_info=True)
         if pool is not None:
             _SOLVER.drop(pool)
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_threads, functools.partial(
-        solver.solve_for, game, goal, time_limit))
+    return await loop.run_in_executor(_threads, functools.partial(fn, *args))
+
+
+async def solve(game: rules.Game, goal: str, time_limit: float) -> solver.Solution:
+    """``solver.solve`` off the event loop, in the solver's worker process: one search,
+    not queued and not remembered (players go through :class:`SolverDesk`)."""
+    return await _in_worker(solver.solve_for, game, goal, time_limit)
+
+
+async def think_hint(state: rules.State, budget: float) -> rules.Action | None:
+    """``ai.hint`` off the event loop, in the solver's worker process."""
+    return await _in_worker(ai.hint, state, 0, budget)
+
+
+class SolverBusy(Exception):
+    """A request for the solver refused: its player, or their address, already has one
+    waiting. The message is for the player."""
+
+
+class SolverDesk:
+    """The solver's worker shared fairly between players, and its answers remembered.
+
+    Every search a player causes (ANALYSE, HINT, PYR SOLUTION, the verdict after a game)
+    comes here with its :class:`Asker`. A :class:`FairQueue` gives the worker to one
+    address after another and, within an address, to one player after another, so an
+    address looping ANALYSE on many connections delays another player by about one search,
+    not by its whole queue. What a player asks for (``limited``) is refused with
+    :class:`SolverBusy` when they already have a request waiting or running, or their
+    address ``per_address``; verdicts, bounded by their caller (one player, one at a
+    time), and the server's own work are never refused.
+
+    An answer depends only on what was asked (the position, the goal and the budget: the
+    budget is counted in nodes, so the answer is the same on a busy server), so the last
+    ``size`` answers are kept: the same position asked for twice costs one search, and a
+    question asked while the same one is being worked out waits for that answer.
+    """
+
+    def __init__(self, size: int = ANSWERS_KEPT, per_address: int = SOLVES_PER_ADDRESS,
+                 spawn: Callable[[Awaitable[Any]], Any] | None = None) -> None:
+        self.queue = FairQueue(slots=1, per_asker=1, per_address=per_address)
+        self.size = size
+        self.spawn = spawn or asyncio.ensure_future
+        self.searches = 0  # searches run (not answered from memory), for the tests
+        self._answers: OrderedDict[Hashable, Any] = OrderedDict()
+        self._pending: dict[Hashable, asyncio.Future] = {}
+
+    async def solve(self, game: rules.Game, goal: str, seconds: float,
+                    asker: Asker = Asker.SERVER, *, limited: bool = True) -> solver.Solution:
+        """The solver's answer for ``game`` (the position as it stands)."""
+        return await self._ask(("solve", goal, seconds, game), asker, limited,
+                               lambda: solve(game, goal, seconds))
+
+    async def hint(self, state: rules.State, asker: Asker, *,
+                   limited: bool = True) -> rules.Action | None:
+        """HINT's move for the match ``state`` (seat 0's)."""
+        return await self._ask(("hint", HINT_BUDGET, state), asker, limited,
+                               lambda: think_hint(state, HINT_BUDGET))
+
+    async def _ask(self, key: Hashable, asker: Asker, limited: bool,
+                   work: Callable[[], Awaitable[Any]]) -> Any:
+        limited = limited and asker.account_id is not None  # the server's own: never refused
+        if key in self._answers:
+            self._answers.move_to_end(key)
+            return self._answers[key]
+        pending = self._pending.get(key)
+        if pending is None:
+            try:
+                job = self.queue.enter(asker, limited=limited)
+            except Busy as busy:
+                raise SolverBusy(_busy_text(busy)) from None
+            pending = self._pending[key] = self.spawn(self._search(key, job, work))
+            pending.add_done_callback(_retrieved)
+        # shielded: a player who goes away leaves the search to finish for the others
+        return await asyncio.shield(pending)
+
+    async def _search(self, key: Hashable, job: Job, work: Callable[[], Awaitable[Any]]) -> Any:
+        try:
+            answer = await self.queue.serve(job, self._counted(work))
+        finally:
+            self._pending.pop(key, None)
+        self._answers[key] = answer
+        while len(self._answers) > self.size:
+            self._answers.popitem(last=False)
+        return answer
+
+    def _counted(self, work: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+        async def counted() -> Any:
+            self.searches += 1
+            return await work()
+        return counted
+
+
+def _retrieved(task: asyncio.Future) -> None:
+    """A search's failure is for its askers to report (asyncio need not warn of it)."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _busy_text(busy: Busy) -> str:
+    if busy.why == "asker":
+        return "The solver is still analysing for you; ask again once it has answered."
+    return (f"The solver is still analysing {counted(busy.limit, 'request')} from your "
+            "address; ask again once one has been answered.")
 
 
 # -- per-player config ----------------------------------------------------------------------
@@ -183,21 +293,26 @@ class Auto:
     stop: asyncio.Event = attrs.field(factory=asyncio.Event)
 
 
-async def judge(seed: int) -> tuple[str, str, solver.Solution]:
+Solve = Callable[[rules.Game, str, float], Awaitable[solver.Solution]]
+
+
+async def judge(seed: int, ask: Solve | None = None) -> tuple[str, str, solver.Solution]:
     """(could it be won -- all 52 cards removed?, could the pyramid be cleared?) as
     "win" | "lose" | "unknown", and the best Par (``solver.solve_par``: a line, and
     ``lower``/``upper`` bounds that meet when proven).
 
     The best Par line settles both questions when it removes all 52 cards, and the
-    pyramid one when it clears the pyramid; the win searches run only for the rest."""
+    pyramid one when it clears the pyramid; the win searches run only for the rest.
+    ``ask`` runs each search (a turn at a :class:`SolverDesk`; by default :func:`solve`)."""
+    ask = ask or solve
     game = rules.Game.dealt(seed)
-    best = await solve(game, "par", SOLUTION_LIMIT)
+    best = await ask(game, "par", SOLUTION_LIMIT)
     if best.result == "win":
         return "win", "win", best
     cleared = "win" if _replay(seed, best.moves).cleared_in else None
     if cleared is None:
-        cleared = (await solve(game, "pyramid", VERDICT_LIMIT)).result
-    full = "lose" if cleared == "lose" else (await solve(game, "all", VERDICT_LIMIT)).result
+        cleared = (await ask(game, "pyramid", VERDICT_LIMIT)).result
+    full = "lose" if cleared == "lose" else (await ask(game, "all", VERDICT_LIMIT)).result
     return full, cleared, best
 
 
@@ -211,10 +326,10 @@ class Line:
     cleared: str = "unknown"
 
 
-async def best_line(seed: int) -> Line:
+async def best_line(seed: int, ask: Solve | None = None) -> Line:
     """The solver's best Par line for the deal of ``seed`` (exact unless its time ran out:
     then ``best.lower``/``best.upper`` bound it)."""
-    won, cleared, best = await judge(seed)
+    won, cleared, best = await judge(seed, ask)
     return Line(best, won, cleared)
 
 
@@ -350,6 +465,25 @@ class Pyramid(HostedGame):
         self.solving: set[int] = set()       # players waiting for a PYR SOLUTION
         self._lines: dict[int, Line] = {}
         self._par = ParTournament(self)
+        self.desk = SolverDesk(spawn=self._spawn)
+        self._where: dict[int, str] = {}     # the address each player last asked from
+
+    def _spawn(self, coro: Awaitable[Any]) -> Any:
+        return self.hosted.spawn(coro) if self.parlor is not None else asyncio.ensure_future(coro)
+
+    def asker(self, account_id: int, address: str) -> Asker:
+        """Who asks the solver: a player at an address (kept, for the turns of their
+        verdicts, which no command asks for)."""
+        where = self._where
+        if where.get(account_id) != address:
+            where.pop(account_id, None)
+            where[account_id] = address
+            if len(where) > WHERE_KEPT:
+                del where[next(iter(where))]
+        return Asker(account_id, address)
+
+    def _solving_for(self, asker: Asker, limited: bool) -> Solve:
+        return functools.partial(self.desk.solve, asker=asker, limited=limited)
 
     @property
     def db(self):  # noqa: ANN201
@@ -551,7 +685,7 @@ class Pyramid(HostedGame):
             while account_id in self._wanted:
                 deal = self._wanted.pop(account_id)
                 try:
-                    text = await self.verdict(deal)
+                    text = await self.verdict(deal, account_id)
                 except Exception:
                     log.exception("pyramid: the solver failed on a deal")
                     continue
@@ -560,16 +694,21 @@ class Pyramid(HostedGame):
         finally:
             self._judging.discard(account_id)
 
-    async def verdict(self, deal: Deal) -> str:
-        found = await best_line(deal.seed)
+    async def verdict(self, deal: Deal, account_id: int | None = None) -> str:
+        """The solver's verdict on ``deal``, in the turn of the player it is for (never
+        refused: one player has one verdict worked out at a time)."""
+        asker = Asker(account_id, self._where.get(account_id, "")) \
+            if account_id is not None else Asker.SERVER
+        found = await best_line(deal.seed, self._solving_for(asker, limited=False))
         self._keep_line(deal.seed, found)
         text = verdict_text(deal.where, found, deal.score, deal.seed)
         return f"The solver, seeing every card: {text} PYR SOLUTION shows the best line."
 
-    async def solution(self, deal: Deal) -> Line:
+    async def solution(self, deal: Deal, asker: Asker = Asker.SERVER) -> Line:
+        """PYR SOLUTION's line; :class:`SolverBusy` when ``asker`` must wait its turn."""
         found = self._lines.get(deal.seed)
         if found is None:
-            found = await best_line(deal.seed)
+            found = await best_line(deal.seed, self._solving_for(asker, limited=True))
             self._keep_line(deal.seed, found)
         return found
 
@@ -615,22 +754,32 @@ class Pyramid(HostedGame):
         return None
 
     # -- HINT and AUTO -------------------------------------------------------------------------
-    async def analyse(self, table: Any, seat: int) -> list[str]:
+    async def analyse(self, table: Any, seat: int, asker: Asker = Asker.SERVER) -> list[str]:
         """EXAMINE's ANALYSE: the solver's best Par from the position ``seat``'s match
         has reached in a stored game (its deal as it stands), and the move it starts with.
-        The caller examines only what may be shown (a finished game)."""
+        The caller examines only what may be shown (a finished game). ``asker`` waits its
+        turn at the solver (:class:`SolverDesk`); one who has a request there already is
+        told so in one line."""
         game = table.matches[seat].game
         if game.over:
             return [f"That deal is over, at Par {rules.par_score(game):+d}."]
-        best = await solve(game, "par", SOLUTION_LIMIT)
+        if asker.account_id is not None:
+            asker = self.asker(asker.account_id, asker.address)
+        try:
+            best = await self.desk.solve(game, "par", SOLUTION_LIMIT, asker)
+        except SolverBusy as busy:
+            return [str(busy)]
         first = notation.format_action(best.moves[0]) if best.moves else "END"
         bound = (f"{best.score:+d}" if best.proven
                  else f"at least {best.lower:+d}, at most {best.upper:+d}")
         return [f"From here the best Par is {bound}; the solver's line starts with {first} "
                 f"({counted(len(best.moves), 'move')})."]
 
-    async def hint(self, game: LiveGame, seat: int) -> rules.Action | None:
-        return await asyncio.to_thread(ai.hint, game.state.matches[seat], 0, HINT_BUDGET)
+    async def hint(self, game: LiveGame, seat: int,
+                   asker: Asker = Asker.SERVER) -> rules.Action | None:
+        """HINT's move, thought out in the solver's worker in ``asker``'s turn
+        (:class:`SolverBusy` when they have a request waiting already)."""
+        return await self.desk.hint(game.state.matches[seat], asker)
 
     def auto_running(self, account_id: int) -> bool:
         return account_id in self._autos

@@ -7,9 +7,12 @@ account and when it expires, so any node of a cluster (and the same node after a
 accepts it. A token is accepted once (``redeem`` deletes it; the login it opens issues the
 next one), and only until it expires: ``TTL`` seconds after it was issued, and again
 ``TTL`` seconds after its connection dropped (``dropped``), so a player who loses the
-connection after an hour of play still comes back by themselves. QUIT ends every token
-of the account (``revoke``). A token expired or unknown logs nobody in: the page asks for
-the password again.
+connection after an hour of play still comes back by themselves. An account has one good
+token at most: every login, by password or by a token, ends the account's earlier tokens
+(``revoke``, from ``server/login.py``), and a new token replaces any other (``issue``), so
+a page left open elsewhere cannot come back once its player has logged in anew. QUIT ends
+every token of the account too. A token expired or unknown logs nobody in: the page asks
+for the password again.
 """
 
 from __future__ import annotations
@@ -37,12 +40,14 @@ class ResumeTokens:
         self.ttl = ttl
 
     async def issue(self, account_id: int) -> tuple[str, str]:
-        """A new token for ``account_id``: (the token, its digest). Expired tokens go."""
+        """A new token for ``account_id``: (the token, its digest). It replaces the
+        account's earlier tokens, in the same transaction; expired tokens go too."""
         token = secrets.token_urlsafe(TOKEN_BYTES)
         digest = _digest(token)
         now = time.time()
         async with self.db.session() as tx:
-            await tx.execute(sa.delete(ResumeToken).where(ResumeToken.expires_at < now))
+            await tx.execute(sa.delete(ResumeToken).where(
+                sa.or_(ResumeToken.expires_at < now, ResumeToken.account_id == account_id)))
             tx.add(ResumeToken(digest=digest, account_id=account_id, expires_at=now + self.ttl))
             await tx.commit()
         return token, digest
@@ -70,7 +75,7 @@ class ResumeTokens:
             await tx.commit()
 
     async def revoke(self, account_id: int) -> None:
-        """Every token of the account ends (QUIT)."""
+        """Every token of the account ends (at every login, and at QUIT)."""
         async with self.db.session() as tx:
             await tx.execute(sa.delete(ResumeToken).where(ResumeToken.account_id == account_id))
             await tx.commit()

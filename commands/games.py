@@ -131,24 +131,31 @@ async def pending(ctx: Context, rest: str) -> None:
     ctx.send("\n".join(lines))
 
 
+def _the_one_offer(ctx: Context, kind_key: str | None, verb: str) -> str:
+    """The challenger of the one offer to the player (of ``kind_key``, or of any game),
+    for ACCEPT or DECLINE typed alone; with none, or offers from several people, a
+    one-line refusal that says what to type."""
+    offers = [o for o in ctx.host.pending(ctx.account.id)[0]
+              if kind_key is None or o.kind.key == kind_key]
+    if not offers:
+        raise CommandError("Nobody has challenged you. PENDING lists the offers.")
+    names = sorted({o.challenger.name for o in offers})
+    if len(names) > 1:
+        typed = f"{offers[0].kind.prefix} {verb}" if kind_key is not None else verb
+        raise CommandError(f"Offers from {', '.join(names)}: {typed} <person> "
+                           f"{verb.lower()}s one.")
+    return names[0]
+
+
 async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     parts = args.words(rest, 0, 1)
-    if parts:
-        name = parts[0]
-    else:  # the one offer there is
-        offers = [o for o in ctx.host.pending(ctx.account.id)[0]
-                  if kind_key is None or o.kind.key == kind_key]
-        if not offers:
-            raise CommandError("Nobody has challenged you. PENDING lists the offers.")
-        if len({o.challenger.name for o in offers}) > 1:
-            names = ", ".join(sorted({o.challenger.name for o in offers}))
-            raise CommandError(f"Offers from {names}: ACCEPT <person> takes one.")
-        name = offers[0].challenger.name
+    name = parts[0] if parts else _the_one_offer(ctx, kind_key, "ACCEPT")
     await args.guarded(ctx.host.accept(kind_key, args.me(ctx), name))
 
 
 async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
-    name = args.words(rest, 1, 1)[0]
+    parts = args.words(rest, 0, 1)
+    name = parts[0] if parts else _the_one_offer(ctx, kind_key, "DECLINE")
     try:
         offer = ctx.host.decline(kind_key, args.me(ctx), name)
     except GameError as err:
@@ -443,7 +450,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
           if GameHost.takes_rematches(kind) else []),
         Command("accept", bound(accept), f"{p} ACCEPT [<person>]", "Accept a player's offer "
                 "(alone: the one offer there is)."),
-        Command("decline", bound(decline), f"{p} DECLINE <person>", "Decline a player's offer."),
+        Command("decline", bound(decline), f"{p} DECLINE [<person>]", "Decline a player's offer "
+                "(alone: the one offer there is)."),
         Command("withdraw", bound(withdraw), f"{p} WITHDRAW [<person>]",
                 "Take back your offers (to one person, or all)."),
         Command("resign", resign, f"{p} RESIGN", "Give up the game you are playing."),
@@ -482,7 +490,8 @@ COMMANDS = [
             topic="games"),
     Command("accept", accept, "ACCEPT [<person>]", "Accept a challenge (of any game); with "
             "one offer to you, ACCEPT alone takes it.", topic="games"),
-    Command("decline", decline, "DECLINE <person>", "Decline a challenge.", topic="games"),
+    Command("decline", decline, "DECLINE [<person>]", "Decline a challenge (of any game); "
+            "with one offer to you, DECLINE alone declines it.", topic="games"),
     Command("withdraw", withdraw, "WITHDRAW [<person>]", "Take back your challenges.",
             topic="games"),
     Command("claim", claim, "CLAIM", "Win a game whose opponent has been disconnected for "

@@ -10,7 +10,7 @@ from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
 from server.services.games import GameError, GameHost, LiveGame, Offer
-from server.services.ratings import rating_text
+from server.services.ratings import RATED_MOVES, rating_text
 from server.text import bold, counted, table, wrap
 
 if TYPE_CHECKING:
@@ -129,6 +129,11 @@ async def pending(ctx: Context, rest: str) -> None:
     for offer in from_me:
         lines.append(f"  to {offer.target.name}: {offer.describe()}")
     ctx.send("\n".join(lines))
+
+
+# what RANKINGS and a ranked game's CHALLENGE help say of short games
+SHORT_GAMES = (f"A ranked game that ends before move {RATED_MOVES} (resigned, claimed or "
+               "lost on time at once) is not rated: it counts as an unranked game.")
 
 
 def _the_one_offer(ctx: Context, kind_key: str | None, verb: str) -> str:
@@ -441,7 +446,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER "
                 f"[{'|'.join(level.upper() for level in kind.levels)}] [<options>]",
                 f"Offer a game of {kind.title} to a connected player, or start one against "
-                f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text,
+                f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text
+                + (f" {SHORT_GAMES}" if kind.is_ranked({"ranked": True}) else ""),
                 aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
                    f"Play your last finished game of {kind.title} (with that person) again: "
@@ -462,7 +468,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 "(or of the game you watch).", aliases=("observe", "watch")),
         Command("games", games_kind, f"{p} GAMES", f"List the games of {kind.title} in play."),
         Command("status", status, f"{p} STATUS [<person>]", "Rating and records."),
-        Command("rankings", bound(rankings), f"{p} RANKINGS", "The best ranked players."),
+        Command("rankings", bound(rankings), f"{p} RANKINGS",
+                "The best ranked players. " + SHORT_GAMES),
         Command("help", help_kind, f"{p} HELP [<command>]", f"Help on {kind.title}."),
         Command("turn", turn_kind, f"{p} TURN", "Whose move it is in your game (or the one "
                 "you watch)."),
@@ -496,8 +503,8 @@ COMMANDS = [
             topic="games"),
     Command("claim", claim, "CLAIM", "Win a game whose opponent has been disconnected for "
             "longer than the grace period.", topic="games"),
-    Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game.",
-            topic="games"),
+    Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game. "
+            + SHORT_GAMES, topic="games"),
     Command("turn", turn, "TURN [<game>]", "Whose move it is, in each game you play or "
             "watch (or in your game of one kind).", topic="games"),
     Command("last", last, "LAST [<game>]", "The last move of each game you play or watch "

@@ -64,3 +64,10 @@ async def test_a_ranked_game_resigned_before_two_moves_is_not_rated(parlor, clie
     assert "Not rated" not in out, out
     out = await bob.cmd("ttt status", r"Unranked: \d+ won(.|\n)*?> ")
     assert re.search(r"Ranked: 1 won, 0 lost, 0 drawn\. Unranked: 1 won, 1 lost", out), out
+
+
+async def test_help_says_a_short_ranked_game_is_not_rated(parlor, clients):
+    ann = await clients("Ann")
+    for line in ("help rankings", "help ttt challenge", "help ttt rankings"):
+        out = await ann.cmd(line, r"Usage: (.|\n)*?> ")
+        assert "ends before move 2" in " ".join(out.split()), (line, out)

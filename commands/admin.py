@@ -97,17 +97,20 @@ async def audit(ctx: Context, rest: str) -> None:
 
 
 COMMANDS = [
-    Command("@kick", kick, "@KICK <person> [<reason>]", "Disconnect a player.", admin=True,
-            topic="admin"),
-    Command("@ban", ban, "@BAN <person> [<reason>]", "Ban an account (and disconnect it).",
-            admin=True, topic="admin"),
-    Command("@unban", unban, "@UNBAN <person>", "Lift a ban.", admin=True, topic="admin"),
+    Command("@kick", kick, "@KICK <person> [<reason>]", "Disconnect a player (they may log "
+            "in again at once).", admin=True, topic="admin", example="@KICK Bob flooding"),
+    Command("@ban", ban, "@BAN <person> [<reason>]", "Ban an account (and disconnect it); "
+            "the reason is told at each of its login attempts.", admin=True, topic="admin",
+            example="@BAN Bob cheating"),
+    Command("@unban", unban, "@UNBAN <person>", "Lift a ban.", admin=True, topic="admin",
+            example="@UNBAN Bob"),
     Command("@shutdown", shutdown, "@SHUTDOWN [NODE <node>] [<reason>]", "Tell everyone, "
             "save everything and stop the server (exit status 0); in a cluster every node, "
             "or with NODE only that one (its players connect again to another).",
-            admin=True, topic="admin"),
+            admin=True, topic="admin", example="@SHUTDOWN back in five minutes"),
     Command("@cubits", cubits, "@CUBITS <person> <amount>", "Grant cubits (negative takes "
-            "them); a ledger entry records it.", admin=True, topic="admin"),
+            "them); a ledger entry records it.", admin=True, topic="admin",
+            example="@CUBITS Bob 500"),
     Command("@audit", audit, "@AUDIT", "Check every cubit balance against the ledger.",
-            admin=True, topic="admin"),
+            admin=True, topic="admin", example="@AUDIT"),
 ]

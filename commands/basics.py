@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from commands import settings
 from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
 from server.services.games import GameHost
@@ -34,6 +35,8 @@ def _help_text(cmd: Command, width: int, prefix: str = "") -> str:
     if cmd.aliases:
         lines.append("Also: " + ", ".join(a.upper() for a in cmd.aliases))
     lines.extend(wrap(cmd.help, width))
+    if cmd.example:
+        lines.append(f"Example: {cmd.example}")
     if cmd.subcommands:
         lines.append("")
         lines.append(f"{cmd.name.upper()} commands (HELP {cmd.name.upper()} <command> for more):")
@@ -195,21 +198,138 @@ async def _game_help(ctx: Context, kind: "GameKind", words: list[str]) -> None:
     ctx.send(text)
 
 
+def _families(ctx: Context) -> "list[tuple[GameKind, Command]]":
+    """Each hosted game with its prefix command."""
+    out = []
+    for kind in ctx.host.kinds.values():
+        family = ctx.registry.find(kind.prefix.lower())
+        if family is not None and family.subcommands:
+            out.append((kind, family))
+    return out
+
+
+def _in_a_game(ctx: Context, admin: bool) -> list[str]:
+    """The words typed after the prefix of several games (TT CHALLENGE, DICE SEEK) that
+    are not commands of their own: the index lists them once."""
+    seen: dict[str, int] = {}
+    for kind, family in _families(ctx):
+        skip = not_applying(kind)
+        for sub in family.subcommands:
+            if sub.name not in skip and sub.name != "help" and (admin or not sub.admin):
+                seen[sub.name] = seen.get(sub.name, 0) + 1
+    return sorted(w.upper() for w, n in seen.items()
+                  if n > 1 and ctx.registry.find(w) is None)
+
+
+def _typed_after(ctx: Context, word: str, admin: bool) -> list[tuple[Command, Command]]:
+    """The commands that take ``word`` after them (a game's prefix, TOURNEY …), with
+    the subcommand, where it applies (not TRIAD CHALLENGE)."""
+    kinds = {family.name: kind for kind, family in _families(ctx)}
+    found = []
+    for cmd in ctx.registry.visible(admin):
+        sub = cmd.sub(word)
+        if sub is None or (sub.admin and not admin):
+            continue
+        kind = kinds.get(cmd.name)
+        if kind is not None and sub.name in not_applying(kind):
+            continue
+        found.append((cmd, sub))
+    return found
+
+
+def _sub_help(ctx: Context, word: str, owners: list[tuple[Command, Command]]) -> str:
+    """HELP <word> for a word typed after another command: its help when one command
+    takes it; when several do, each usage (a game's prefix as <GAME> when every game's
+    is the same) and where to read more."""
+    width = ctx.session.width
+    if len(owners) == 1:
+        return _help_text(owners[0][1], width)
+    w = word.upper()
+    first = owners[0][0].name.upper()
+    games = {family.name: kind for kind, family in _families(ctx)}
+    if all(cmd.name in games for cmd, _ in owners):  # a word of several games
+        generic = {"<GAME>" + sub.usage[len(games[cmd.name].prefix):] for cmd, sub in owners}
+        said = {_first_sentence(sub.help).replace(games[cmd.name].title, "<game>")
+                for cmd, sub in owners}
+        lines = ([bold(f"Usage: {generic.pop()}")] if len(generic) == 1 else
+                 [bold(f"Usage: {sub.usage}") for _, sub in owners])
+        typed = ", ".join(f"{cmd.name.upper()} {w}" for cmd, _ in owners)
+        lines.extend(wrap((said.pop() + " " if len(said) == 1 else "")
+                          + f"Typed after a game's prefix ({typed}): HELP <game> {w} "
+                          f"explains it for one game (HELP {first} {w}).", width))
+        return "\n".join(lines)
+    lines = [bold(f"Usage: {sub.usage}") for _, sub in owners]
+    lines.extend(wrap(f"{w} is typed after another command; HELP <command> {w} explains "
+                      f"one (HELP {first} {w}).", width))
+    return "\n".join(lines)
+
+
+def _setting_help(ctx: Context, word: str) -> str | None:
+    """HELP NOTE, HELP SCREENREADER …: a word typed after SET, as SET's usage gives it
+    ("SET NOTE <1-10> [<text>]"), then SET's help."""
+    cmd = ctx.registry.find("set")
+    if word not in settings.WORDS or cmd is None:
+        return None
+    forms = cmd.usage.removeprefix("SET [").removesuffix("]").split(" | ")
+    form = next((f for f in forms if f.split()[0].lower() == word), word.upper())
+    return "\n".join([bold(f"Usage: SET {form}"),
+                      *wrap(f"{word.upper()} is a setting, changed with SET:", ctx.session.width),
+                      _help_text(cmd, ctx.session.width)])
+
+
+def admin_help(ctx: Context) -> list[str]:
+    """HELP ADMIN (admins only): every admin verb with its usage, what it does and an
+    example, then what admins do from the command line."""
+    width = ctx.session.width
+    lines = [bold("Admin commands") + " (admins only; each use is logged; HELP <command> "
+             "for more):"]
+    for cmd in ctx.registry.ordered:
+        if cmd.admin:
+            lines.append(bold(f"{cmd.usage}"))
+            lines.extend(wrap("  " + _first_sentence(cmd.help)
+                              + (f" Example: {cmd.example}" if cmd.example else ""),
+                              width, indent="  "))
+    lines.extend(wrap("An admin may also TOURNEY START or TOURNEY CANCEL any tournament. "
+                      "From the command line: esterport admin grant|revoke|ban|unban NAME, "
+                      "esterport admin cubits NAME AMOUNT, esterport admin list|audit, "
+                      "esterport seed FILE.toml (the README's \"Running the parlor\").",
+                      width))
+    return lines
+
+
+def _index(ctx: Context, admin: bool) -> list[str]:
+    """HELP alone: every command by topic, the words typed in a game, SET's words."""
+    width = ctx.session.width
+    out = [bold("Commands") + " (HELP <command> for one; HELP <game> for a game's):"]
+    by_topic: dict[str, list[str]] = {}
+    for cmd in ctx.registry.visible(admin):
+        name = cmd.name.upper()
+        if cmd.name == "set":
+            name += " (" + ", ".join(w.upper() for w in settings.WORDS) + ")"
+        by_topic.setdefault(cmd.topic, []).append(name)
+    for topic in list(TOPICS) + sorted(set(by_topic) - set(TOPICS)):
+        if topic in by_topic:
+            label = TOPICS.get(topic, topic.title()) + ": "
+            out.extend(wrap(label + ", ".join(by_topic[topic]), width, indent="  "))
+    shared = _in_a_game(ctx, admin)
+    if shared:
+        out.extend(wrap("In a game, after its prefix (<GAME> CHALLENGE): " + ", ".join(shared)
+                        + "; each game's own: HELP <game>.", width, indent="  "))
+    if admin:
+        out.append("HELP ADMIN: the admin commands, each with an example.")
+    return out
+
+
 async def help_(ctx: Context, rest: str) -> None:
     registry = ctx.registry
     admin = ctx.session.is_admin
     width = ctx.session.width
     parts = rest.lower().split()
     if not parts:
-        out = [bold("Commands") + " (HELP <command> for one; HELP <game> for a game's):"]
-        by_topic: dict[str, list[str]] = {}
-        for cmd in registry.visible(admin):
-            by_topic.setdefault(cmd.topic, []).append(cmd.name.upper())
-        for topic in list(TOPICS) + sorted(set(by_topic) - set(TOPICS)):
-            if topic in by_topic:
-                label = TOPICS.get(topic, topic.title()) + ": "
-                out.extend(wrap(label + ", ".join(by_topic[topic]), width, indent="  "))
-        ctx.send("\n".join(out))
+        ctx.send("\n".join(_index(ctx, admin)))
+        return
+    if parts == ["admin"] and admin:
+        ctx.send("\n".join(admin_help(ctx)))
         return
     game = _kind_for(ctx, parts)
     if game is not None:
@@ -217,7 +337,13 @@ async def help_(ctx: Context, rest: str) -> None:
         return
     cmd = registry.find(parts[0])
     if cmd is None or (cmd.admin and not admin):
-        raise CommandError(f"There is no help on {parts[0]!r}. Type HELP for a list.")
+        owners = _typed_after(ctx, parts[0], admin) if len(parts) == 1 else []
+        text = _sub_help(ctx, parts[0], owners) if owners else \
+            (_setting_help(ctx, parts[0]) if len(parts) == 1 else None)
+        if text is None:
+            raise CommandError(f"There is no help on {parts[0]!r}. Type HELP for a list.")
+        ctx.send(text)
+        return
     if len(parts) > 1 and cmd.subcommands:
         sub = cmd.sub(parts[1])
         if sub is None or (sub.admin and not admin):

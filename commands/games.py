@@ -10,7 +10,7 @@ from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
 from server.services.games import GameError, GameHost, LiveGame, Offer
-from server.services.ratings import rating_text
+from server.services.ratings import RATED_MOVES, rating_text
 from server.text import bold, counted, table, wrap
 
 if TYPE_CHECKING:
@@ -131,24 +131,36 @@ async def pending(ctx: Context, rest: str) -> None:
     ctx.send("\n".join(lines))
 
 
+# what RANKINGS and a ranked game's CHALLENGE help say of short games
+SHORT_GAMES = (f"A ranked game that ends before move {RATED_MOVES} (resigned, claimed or "
+               "lost on time at once) is not rated: it counts as an unranked game.")
+
+
+def _the_one_offer(ctx: Context, kind_key: str | None, verb: str) -> str:
+    """The challenger of the one offer to the player (of ``kind_key``, or of any game),
+    for ACCEPT or DECLINE typed alone; with none, or offers from several people, a
+    one-line refusal that says what to type."""
+    offers = [o for o in ctx.host.pending(ctx.account.id)[0]
+              if kind_key is None or o.kind.key == kind_key]
+    if not offers:
+        raise CommandError("Nobody has challenged you. PENDING lists the offers.")
+    names = sorted({o.challenger.name for o in offers})
+    if len(names) > 1:
+        typed = f"{offers[0].kind.prefix} {verb}" if kind_key is not None else verb
+        raise CommandError(f"Offers from {', '.join(names)}: {typed} <person> "
+                           f"{verb.lower()}s one.")
+    return names[0]
+
+
 async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     parts = args.words(rest, 0, 1)
-    if parts:
-        name = parts[0]
-    else:  # the one offer there is
-        offers = [o for o in ctx.host.pending(ctx.account.id)[0]
-                  if kind_key is None or o.kind.key == kind_key]
-        if not offers:
-            raise CommandError("Nobody has challenged you. PENDING lists the offers.")
-        if len({o.challenger.name for o in offers}) > 1:
-            names = ", ".join(sorted({o.challenger.name for o in offers}))
-            raise CommandError(f"Offers from {names}: ACCEPT <person> takes one.")
-        name = offers[0].challenger.name
+    name = parts[0] if parts else _the_one_offer(ctx, kind_key, "ACCEPT")
     await args.guarded(ctx.host.accept(kind_key, args.me(ctx), name))
 
 
 async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
-    name = args.words(rest, 1, 1)[0]
+    parts = args.words(rest, 0, 1)
+    name = parts[0] if parts else _the_one_offer(ctx, kind_key, "DECLINE")
     try:
         offer = ctx.host.decline(kind_key, args.me(ctx), name)
     except GameError as err:
@@ -434,7 +446,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         Command("challenge", challenge, f"{p} CHALLENGE <person>|COMPUTER "
                 f"[{'|'.join(level.upper() for level in kind.levels)}] [<options>]",
                 f"Offer a game of {kind.title} to a connected player, or start one against "
-                f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text,
+                f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text
+                + (f" {SHORT_GAMES}" if kind.is_ranked({"ranked": True}) else ""),
                 aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
                    f"Play your last finished game of {kind.title} (with that person) again: "
@@ -443,7 +456,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
           if GameHost.takes_rematches(kind) else []),
         Command("accept", bound(accept), f"{p} ACCEPT [<person>]", "Accept a player's offer "
                 "(alone: the one offer there is)."),
-        Command("decline", bound(decline), f"{p} DECLINE <person>", "Decline a player's offer."),
+        Command("decline", bound(decline), f"{p} DECLINE [<person>]", "Decline a player's offer "
+                "(alone: the one offer there is)."),
         Command("withdraw", bound(withdraw), f"{p} WITHDRAW [<person>]",
                 "Take back your offers (to one person, or all)."),
         Command("resign", resign, f"{p} RESIGN", "Give up the game you are playing."),
@@ -454,7 +468,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 "(or of the game you watch).", aliases=("observe", "watch")),
         Command("games", games_kind, f"{p} GAMES", f"List the games of {kind.title} in play."),
         Command("status", status, f"{p} STATUS [<person>]", "Rating and records."),
-        Command("rankings", bound(rankings), f"{p} RANKINGS", "The best ranked players."),
+        Command("rankings", bound(rankings), f"{p} RANKINGS",
+                "The best ranked players. " + SHORT_GAMES),
         Command("help", help_kind, f"{p} HELP [<command>]", f"Help on {kind.title}."),
         Command("turn", turn_kind, f"{p} TURN", "Whose move it is in your game (or the one "
                 "you watch)."),
@@ -482,13 +497,14 @@ COMMANDS = [
             topic="games"),
     Command("accept", accept, "ACCEPT [<person>]", "Accept a challenge (of any game); with "
             "one offer to you, ACCEPT alone takes it.", topic="games"),
-    Command("decline", decline, "DECLINE <person>", "Decline a challenge.", topic="games"),
+    Command("decline", decline, "DECLINE [<person>]", "Decline a challenge (of any game); "
+            "with one offer to you, DECLINE alone declines it.", topic="games"),
     Command("withdraw", withdraw, "WITHDRAW [<person>]", "Take back your challenges.",
             topic="games"),
     Command("claim", claim, "CLAIM", "Win a game whose opponent has been disconnected for "
             "longer than the grace period.", topic="games"),
-    Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game.",
-            topic="games"),
+    Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game. "
+            + SHORT_GAMES, topic="games"),
     Command("turn", turn, "TURN [<game>]", "Whose move it is, in each game you play or "
             "watch (or in your game of one kind).", topic="games"),
     Command("last", last, "LAST [<game>]", "The last move of each game you play or watch "

@@ -221,6 +221,7 @@ class Command:
     admin: bool = False
     subcommands: tuple["Command", ...] = ()
     topic: str = "general"  # the HELP index groups commands by topic
+    example: str = ""  # a line as typed (HELP shows it; HELP ADMIN shows every admin verb's)
 
     def sub(self, word: str) -> "Command | None":
         word = word.lower()

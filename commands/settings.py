@@ -72,13 +72,19 @@ async def set_(ctx: Context, rest: str) -> None:
         raise UsageError(f"There is no setting {parts[0]!r}.")
 
 
+# every word SET takes (HELP SET lists them, HELP <word> explains it)
+WORDS = ("color", "width", "height", "screenreader", "board", *MORE)
+
 COMMANDS = [
     Command("set", set_, "SET [COLOR ON|OFF | WIDTH <40..250>|AUTO | HEIGHT <10..200>|AUTO "
-            "| SCREENREADER ON|OFF | BOARD FULL|COMPACT|OFF]",
+            "| SCREENREADER ON|OFF | BOARD FULL|COMPACT|OFF | NOTE <1-10> [<text>] "
+            "| FORMULA [<expression>|OFF]]",
             "Show or change your settings: ANSI color; the width text is laid out to and "
             "the height of your screen (your client's window by default); screen reader "
             "mode (boards read out as short lines, no drawings); how much of a game's "
             "board you are sent: FULL (the whole board when you must move), COMPACT (what "
             "changed, in a few lines), OFF (one line per move; <GAME> DISPLAY shows the "
-            "board).", topic="settings"),
+            "board); NOTE: up to ten lines FINGER shows under your name (no text removes "
+            "one); FORMULA: who may challenge you or see your seeks (HELP FORMULA).",
+            topic="settings"),
 ]

@@ -668,16 +668,19 @@ TOP_COMMANDS = (
     Command("@collection", at_collection, "@COLLECTION [<name>|CREATE <name>|PRICE "
             "<cubits> <name>|PRICE OFF <name>]", "List the tile collections, show one's "
             "designs, create one, or set the shop's price of its discs (a collection needs "
-            "designs before the shop can sell it).", admin=True, topic="admin"),
+            "designs before the shop can sell it).", admin=True, topic="admin",
+            example="@COLLECTION PRICE 100 Harbour"),
     Command("@tile", at_tile, "@TILE <rarity> <T> <BL> <BR> <primary> <collection>/<name>",
             "Create (or change) a tile design. Corners are read pointing up; every number "
-            "is 0 to 10.", admin=True, topic="admin"),
+            "is 0 to 10.", admin=True, topic="admin",
+            example="@TILE common 5 3 7 4 Harbour/Gull"),
     Command("@grant", at_grant, "@GRANT TILE <person> [<count>] <design>|DISC <person> "
             "<collection>|CUBITS <person> <amount>", "Grant tiles (a design is #<id> or "
             "<collection>/<name>), a disc rolled by rarity, or cubits.", admin=True,
-            topic="admin"),
+            topic="admin", example="@GRANT TILE Bob 2 Harbour/Gull"),
     Command("@tileaudit", at_tileaudit, "@TILEAUDIT", "Check every tile against its log: "
-            "one owner, one place, nothing lost or made twice.", admin=True, topic="admin"),
+            "one owner, one place, nothing lost or made twice.", admin=True, topic="admin",
+            example="@TILEAUDIT"),
 )
 
 

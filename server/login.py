@@ -146,6 +146,8 @@ async def login(session: Session) -> "Account":
             why = (account.settings or {}).get("ban_reason")  # @BAN's reason
             session.close("This account is banned from Esterport" + (f": {why}." if why else "."))
             raise Disconnect("banned")
+        if account.is_admin:  # where an admin finds the @-commands
+            session.write("You are an admin: HELP ADMIN lists the admin commands.")
         return account
 
 

@@ -21,7 +21,7 @@ from server.db import Database
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import GameMove, GameRecord
 from server.services.live import GameError, LiveGame, LiveGames, Told
-from server.services.ratings import record_result
+from server.services.ratings import TOO_SHORT, rates, record_result
 
 
 def _fact(event: Any, name: str) -> bool:
@@ -219,9 +219,12 @@ class Play:
             won = seats[winner].account_id
             winner = humans.index(won) if counted.get(won) == winner else None
         changes = {}
+        ranked = game.ranked and len(seats) == 2
         if game.kind.counts(outcome):
-            changes = await record_result(tx, game.kind.key, humans, winner,
-                                          game.ranked and len(seats) == 2)
+            changes = await record_result(tx, game.kind.key, humans, winner, ranked,
+                                          moves=game.version)  # the moves before this one
+            if ranked and not rates(game.version):
+                lines.append(TOO_SHORT)
         for seat in seats:
             if seat.account_id in changes:
                 old, new = changes[seat.account_id]

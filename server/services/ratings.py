@@ -13,6 +13,19 @@ from server.models import Account, Rating
 # A rating whose deviation is still this wide has not settled: it is marked provisional.
 PROVISIONAL_RD = 110.0
 
+# A ranked game that ends before this many moves were played (resigned, claimed or lost
+# on time at once) is not rated, as on most servers: one accepted by mistake, or resigned
+# at once to hand a rating over, changes nobody's. It still happened (what was staked on
+# it changed hands), so it is counted in the records, with the unranked games.
+RATED_MOVES = 2
+TOO_SHORT = (f"Not rated: the game ended before move {RATED_MOVES} (it counts as an "
+             "unranked game).")
+
+
+def rates(moves: int) -> bool:
+    """Whether a ranked game that ended after ``moves`` moves is rated."""
+    return moves >= RATED_MOVES
+
 
 def rating_text(rating: float = 1500.0, rd: float = 350.0) -> str:
     """The one way a rating is shown: "1623 ±64", "1500 ±350 provisional"."""
@@ -31,10 +44,13 @@ async def _row(tx: AsyncSession, account_id: int, kind: str) -> Rating:
 
 
 async def record_result(tx: AsyncSession, kind: str, seats: list[int], winner: int | None,
-                        ranked: bool) -> dict[int, tuple[float, float]]:
+                        ranked: bool, *, moves: int) -> dict[int, tuple[float, float]]:
     """Count a finished game for every seat (``winner`` a seat index, None for a draw) and,
-    when ``ranked``, update Glicko-2 ratings of a two-seat game. Runs inside the caller's
-    transaction. Returns {account_id: (old rating, new rating)} for ranked games."""
+    when ``ranked``, update Glicko-2 ratings of a two-seat game. ``moves`` is how many
+    moves were played before the one that ended it: a ranked game shorter than
+    :data:`RATED_MOVES` is counted as unranked and rates nobody. Runs inside the caller's
+    transaction. Returns {account_id: (old rating, new rating)} for rated games."""
+    ranked = ranked and rates(moves)
     rows = [await _row(tx, account_id, kind) for account_id in seats]
     prefix = "ranked" if ranked else "unranked"
     for seat, row in enumerate(rows):

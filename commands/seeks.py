@@ -10,7 +10,7 @@ from commands.registry import Command, CommandError, Context
 from server.services.formula import NAMES, FormulaError
 from server.services.live import GameError, LiveGame
 from server.services.seeks import Seek, parse_range
-from server.text import counted, table
+from server.text import counted, visible_len, wrap
 
 if TYPE_CHECKING:
     from server.hosting import GameKind
@@ -48,16 +48,30 @@ def seek_command(kind: "GameKind") -> Command:
                    "A rating range (1400-1800, 1500+) limits who may take it.")
 
 
-def _seek_rows(seeks: list[Seek]) -> list[str]:
-    return table(["#", "Player", "Rating", "Game", "Range"],
-                 [[str(s.id), s.name, str(s.rating), s.describe, s.range_text] for s in seeks])
+SEEK_HEADERS = ["#", "Player", "Rating", "Game", "Range"]
+
+
+def _seek_rows(ctx: Context, seeks: list[Seek]) -> list[str]:
+    """The seeks as a table with its rule; in screen-reader mode a list, one seek a line
+    (``Context.table``); on a screen narrower than the table (SET WIDTH 40), one seek a
+    sentence wrapped to the width: "3. Bob (1500): Triad Dice, ratings 1400-1800."."""
+    rows = [[str(s.id), s.name, str(s.rating), s.describe, s.range_text] for s in seeks]
+    width = ctx.session.width or 80
+    drawn = ctx.table(SEEK_HEADERS, rows)
+    if ctx.session.screenreader or max(visible_len(line) for line in drawn) <= width:
+        return drawn
+    lines: list[str] = []
+    for s in seeks:
+        span = "" if s.range_text == "any" else f", ratings {s.range_text}"
+        lines.extend(wrap(f"{s.id}. {s.name} ({s.rating}): {s.describe}{span}.", width, "  "))
+    return lines
 
 
 async def seeks_(ctx: Context, rest: str) -> None:
     args.words(rest, 0, 0)
     shown, hidden = await ctx.host.seeks.visible_to(args.me(ctx))
     ctx.session.gmcp("Seek.List", [s.to_json() for s in shown])
-    lines = _seek_rows(shown) if shown else ["Nobody is seeking a game."]
+    lines = _seek_rows(ctx, shown) if shown else ["Nobody is seeking a game."]
     if hidden:
         lines.append(f"({counted(hidden, 'seek')} hidden by formulas.)")
     if shown:

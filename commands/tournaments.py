@@ -25,9 +25,10 @@ def _points(x: float) -> str:
     return f"{x:g}"
 
 
-def _standings(row, entries: list) -> list[str]:  # noqa: ANN001
-    """The system's standings as a table: Swiss's tuples (entrant, points, Buchholz,
-    S-B), or dicts (``entrant`` and named numbers, e.g. an arena's)."""
+def _standings(row, entries: list, tabulate=table) -> list[str]:  # noqa: ANN001
+    """The system's standings as a table (``tabulate``: ``Context.table``, a list of
+    lines in screen-reader mode): Swiss's tuples (entrant, points, Buchholz, S-B), or
+    dicts (``entrant`` and named numbers, e.g. an arena's)."""
     if not entries:
         return []
     if isinstance(entries[0], dict):
@@ -38,7 +39,7 @@ def _standings(row, entries: list) -> list[str]:  # noqa: ANN001
         heads = ["Points", "Buchholz", "S-B"]
         rows = [(e, [_points(x) for x in numbers], False) for e, *numbers in entries]
     marks = {"withdrawn": " (withdrawn)", "paused": " (paused)"}
-    return table(["#", "Player", *heads], [
+    return tabulate(["#", "Player", *heads], [
         [str(k), e["name"] + "".join(m for key, m in marks.items() if e.get(key))
          + (" (on fire)" if fire else ""), *values]
         for k, (e, values, fire) in enumerate(rows, 1)])
@@ -61,7 +62,8 @@ async def tourney(ctx: Context, rest: str) -> None:
     row = await args.guarded(svc.get(args.whole_number(parts[0].lstrip("#"), what="tournament number")))
     own = svc.system_of(row.kind, row.system)
     if own is not None:  # a game's own system (Par, sit-and-go)
-        ctx.send("\n".join(own_standings(row, own, min(ctx.session.width, 80))))
+        ctx.send("\n".join(own_standings(row, own, min(ctx.session.width, 80),
+                                          ctx.session.screenreader)))
         return
     state = row.state
     done = len(state["pairings"])
@@ -70,7 +72,7 @@ async def tourney(ctx: Context, rest: str) -> None:
     if row.status == "open" and row.starts_at:
         lines.append("Starts at " + time.strftime("%Y-%m-%d %H:%M UTC",
                                                    time.gmtime(row.starts_at)) + ".")
-    lines.extend(_standings(row, svc.standings(row)))
+    lines.extend(_standings(row, svc.standings(row), ctx.table))
     if done:
         names = {e["id"]: e["name"] for e in state["entrants"]}
         if row.system == "swiss":
@@ -118,10 +120,11 @@ def _checked(fn, *a):  # noqa: ANN001, ANN202
         raise CommandError(str(err)) from None
 
 
-def own_standings(row, own, width: int = 80) -> list[str]:  # noqa: ANN001
+def own_standings(row, own, width: int = 80, spoken: bool = False) -> list[str]:  # noqa: ANN001
     """TOURNEY <n> for a game's own system: its standings (``own.standings``, plain
     data) as a table of ``own.columns`` (the last ones left out while it is wider than
-    ``width``: 12 deals' scores), then its summary lines."""
+    ``width``: 12 deals' scores), then its summary lines. ``spoken`` (screen-reader
+    mode): each entrant a line of every column's heading and value, no rule."""
     lines = [bold(f"Tournament {row.id}: {row.title}")]
     rows = []
     for e in own.standings(row):
@@ -137,7 +140,11 @@ def own_standings(row, own, width: int = 80) -> list[str]:  # noqa: ANN001
                 value = f"{value:+d}"
             cells.append("-" if value is None else str(value))
         rows.append(cells)
-    if rows:
+    if rows and spoken:
+        headers = [h for h, _ in own.columns]
+        lines.extend(", ".join(f"{h}: {c}" if h.strip() else c
+                               for h, c in zip(headers, r) if c.strip()) for r in rows)
+    elif rows:
         headers = [h for h, _ in own.columns]
         drawn = table(headers, rows)
         while len(headers) > 2 and max(len(line) for line in drawn) > width:

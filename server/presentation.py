@@ -125,6 +125,28 @@ def fold(lines: list[str], width: int) -> list[str]:
     return out
 
 
+def spoken_changes(kind: GameKind, old: Mapping[str, Any], new: Mapping[str, Any],
+                   names: tuple, width: int) -> list[str]:
+    """COMPACT read out: the facts of the board read out (``GameKind.speak``) that are new
+    since the last board read for this viewer (``old``), in the board's order; a fact that
+    did not change is not read again."""
+    before = set(kind.speak(old, names=names))
+    return [line for fact in kind.speak(new, names=names) if fact not in before
+            for line in wrap(fact, width)]
+
+
+#: How a fact of a board read out about the viewer's own things begins ("Your cards:
+#: ...", "Your hand: ..."); what the viewer may do now begins the same way, and is not one.
+OWN, NOT_OWN = "Your ", ("Your turn", "Your move", "Your draw")
+
+
+def own_lines(kind: GameKind, view: Mapping[str, Any], names: tuple) -> list[str]:
+    """The facts of the board read out that are the viewer's own (their cards, their hand,
+    their stack): what a deal tells a player in board style OFF."""
+    return [fact for fact in kind.speak(view, names=names)
+            if fact.startswith(OWN) and not fact.startswith(NOT_OWN)]
+
+
 class Presentation:
     """Draws frames for sessions: asked for (:meth:`show`) or told (:meth:`on_event`).
 
@@ -223,31 +245,53 @@ class Presentation:
     def _quiet(self, session: "Session", frame: Mapping[str, Any], kind: str, style: str,
                missed: bool) -> list[str]:
         """What a board becomes in COMPACT or OFF (``style``): the lines added to the
-        event's own. The start: the whole board in COMPACT, in OFF how to see it; the
-        end: nothing (its lines tell the result); otherwise the changes (COMPACT, not in
-        screen-reader mode) and "Your move." when it became the viewer's."""
+        event's own. The end: nothing (its lines tell the result).
+
+        COMPACT draws the whole board at the start, after a gap, and when the game's
+        ``render_changes`` says so (a new Triad hand), else what changed; in screen-reader
+        mode the same, read out: the whole board's lines, or the facts that are new since
+        the last board read (:func:`spoken_changes`). OFF draws nothing: at the start it
+        says how to see the board, and when something begins that every player must look
+        at (a deal) it tells the viewer their own things (:func:`own_lines`: their cards).
+        Whose move it is, is said when it becomes the viewer's ("Your move."), and at the
+        start or a new phase whoever it is ("Bob to move.") when no board's header says
+        it."""
         game_kind = self.kinds[frame["kind"]]
         if kind == "game.end" or frame["finished"]:
             return []
         old = self._drawn.get(session, {}).get(frame["game"])
-        if style == "compact" and (kind == "game.start" or old is None or missed) \
-                and not session.screenreader:
-            self._remember(session, frame)
-            return [self.board(session, frame)]
-        if kind == "game.start":
-            return [f"(Board {style.upper()}: {game_kind.prefix} DISPLAY shows the board.)"]
-        added = []
-        if style == "compact" and not session.screenreader:
-            changes = game_kind.render_changes(
-                old, frame["view"], width=session.width, color=session.color,
-                names=tuple(s["name"] for s in frame["seats"]))
-            if changes is None:
-                changes = self.board(session, frame)
+        begins = kind == "game.start" or bool(frame.get("new_phase"))
+        names = tuple(s["name"] for s in frame["seats"])
+        added: list[str] = []
+        if style == "compact":
+            changes = None
+            if kind != "game.start" and old is not None and not missed:
+                changes = game_kind.render_changes(
+                    old, frame["view"], width=session.width,
+                    color=session.color and not session.screenreader, names=names)
+            if changes is None:  # the whole board, its header saying whose move it is
+                self._remember(session, frame)
+                return [self.board(session, frame),
+                        *(["Your move."] if your_move(frame) and len(frame["seats"]) > 1
+                          else [])]
+            if session.screenreader:
+                changes = "\n".join(spoken_changes(game_kind, old, frame["view"], names,
+                                                    session.width or 80))
             self._remember(session, frame)
             if changes:
                 added.append(changes)
-        if your_move(frame) and len(frame["seats"]) > 1:
-            added.append("Your move.")
+        elif kind == "game.start":
+            added.append(f"(Board {style.upper()}: {game_kind.prefix} DISPLAY shows the board.)")
+        elif begins and frame["seat"] is not None:
+            added.extend(line for fact in own_lines(game_kind, frame["view"], names)
+                         for line in wrap(fact, session.width or 80))
+        if len(frame["seats"]) > 1 and not any(
+                line == "Your move." or line.endswith("\nYour move.") for line in added):
+            if your_move(frame) or (begins and frame["seat"] in frame["to_move"]):
+                added.append("Your move.")
+            elif begins and frame["to_move"] and frame["seat"] not in frame["to_move"]:
+                movers = [frame["seats"][s]["name"] for s in frame["to_move"]]
+                added.append(f"{', '.join(movers)} to move.")
         return added
 
     def _gmcp(self, session: "Session", frame: Mapping[str, Any]) -> None:
@@ -270,4 +314,5 @@ class Presentation:
             session.gmcp(kind.gmcp_package, data)
 
 
-__all__ = ["Presentation", "Shown", "board_text", "decide", "header", "your_move"]
+__all__ = ["Presentation", "Shown", "board_text", "decide", "header", "own_lines",
+           "spoken_changes", "your_move"]

@@ -166,7 +166,8 @@ def _pack_and_waste(view: dict, color: bool, width: int = 80) -> list[str]:
 
 def render_changes(old: dict, new: dict, width: int = 80, color: bool = True) -> str | None:
     """SET BOARD COMPACT: the rows that changed (a card removed, a card uncovered), as
-    the board draws them, then one line with the Pack, the Waste, the deal and the score
+    the board draws them, the cards the move uncovered in words ("Uncovered: 9H at 6,2."),
+    then one line with the Pack, the Waste, the deal and the score
     were the game to end now. None (the whole board) for another deal or game, a hidden
     deal, or a game over."""
     if old.get("game") != "pyramid" or new.get("game") != "pyramid" or new["over"] \
@@ -177,6 +178,14 @@ def render_changes(old: dict, new: dict, width: int = 80, color: bool = True) ->
             if any(old["pyramid"][index_of(r, c)] != new["pyramid"][index_of(r, c)]
                    for c in range(1, r + 1))]
     lines = [_row(new, r, color, width < WIDE) for r in rows]
+    uncovered = [f"{after['text']} at {r},{c}" for r in range(1, ROWS + 1)
+                 for c in range(1, r + 1)
+                 for before, after in [(old["pyramid"][index_of(r, c)],
+                                        new["pyramid"][index_of(r, c)])]
+                 if before is not None and after is not None
+                 and not before.get("available") and after.get("available")]
+    if uncovered:
+        lines.extend(textwrap.wrap(f"Uncovered: {', '.join(uncovered)}.", width))
     status = f"Deal {new['deal']} of 3, Par {new['par_now']:+d} now"
     if new["cleared_in"]:
         status = f"Pyramid cleared, Par {new['par_now']:+d} now"

@@ -3,7 +3,8 @@
 ``speak(view, names)`` takes the view the kind's ``render`` takes (``match.view_for``:
 the board of ``render.view_for`` and the other seats' running scores) and returns lines
 in a fixed order, the most important first: the result if the game is over, the cards
-that may be played now (the exposed pyramid cards, the Pack and Waste tops), the Pack
+that may be played now (the exposed pyramid cards, the Pack and Waste tops), those the
+last move uncovered, the Pack
 and the Waste, the deal, then the pyramid row by row (a card still covered says so), the
 scores, and the other players. No drawing: "7,1 king of spades", not ``[ KS]``. A deal whose
 cards are hidden (``render.hidden_view``) is read as the title, the cards left, why no
@@ -57,6 +58,9 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
             if pyramid[index_of(r, c)] is not None and pyramid[index_of(r, c)].get("available")]
     if not view["over"]:
         lines.append("Available: " + (", ".join(free) if free else "no pyramid card") + ".")
+        uncovered = _uncovered(view)
+        if uncovered:
+            lines.append("Uncovered: " + ", ".join(uncovered) + ".")
     pack, waste = view["pack_top"], view["waste_top"]
     lines.append(f"Pack P: {card_words(pack)} on top, {view['pack_count']} left."
                  if pack else "Pack P: empty.")
@@ -75,6 +79,26 @@ def speak(view: dict, names=("Alice", "Bob")) -> list[str]:
         lines.append(_scores(view))
     lines.extend(_others(view, names))
     return lines
+
+
+def _uncovered(view: dict) -> list[str]:
+    """The cards the last move uncovered ("6,2 9 of hearts"): those under a card it
+    removed that are free now."""
+    last = view.get("last_move")
+    if not last or last["kind"] != "remove":
+        return []
+    pyramid, found = view["pyramid"], []
+    for spot in last["spots"]:
+        if "," not in spot:
+            continue  # the Pack's or the Waste's top
+        r, c = map(int, spot.split(","))
+        for col in (c - 1, c):
+            if r > 1 and 1 <= col <= r - 1:
+                entry = pyramid[index_of(r - 1, col)]
+                words = f"{r - 1},{col} {card_words(entry)}" if entry else None
+                if entry and entry.get("available") and words not in found:
+                    found.append(words)
+    return sorted(found)
 
 
 def _scores(view: dict) -> str:

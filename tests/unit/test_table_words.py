@@ -1,0 +1,41 @@
+"""Issue 39, round four, items 9 and 10: the words at the table, each checked where it
+lives (the tournament systems' lines, the engines' words and records)."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from server.services.pyramid_par import ParTournament
+from server.services.tourney_arena import Arena
+
+
+def _arena(minute_seconds: float = 60.0) -> Arena:
+    return Arena(SimpleNamespace(settings=SimpleNamespace(minute_seconds=minute_seconds)))
+
+
+@pytest.mark.parametrize("status, minutes, seconds_left, said", [
+    ("open", 1, None, "1 minute"),
+    ("open", 5, None, "5 minutes"),
+    ("running", 5, 30, "1 minute left"),     # under a minute: still "1 minute", never "0"
+    ("running", 5, 59, "1 minute left"),
+    ("running", 5, 90, "2 minutes left"),
+    ("running", 5, 299, "5 minutes left"),
+])
+def test_an_arena_counts_its_minutes_in_good_english(status, minutes, seconds_left, said):
+    ends_at = None if seconds_left is None else time.time() + seconds_left
+    row = SimpleNamespace(status=status, state={"minutes": minutes, "ends_at": ends_at})
+    assert _arena().progress(row) == said
+
+
+@pytest.mark.parametrize("deals, title, open_line", [
+    (1, "Pyramid Par, 1 deal", "Open: 1 deal, the same for every entrant."),
+    (2, "Pyramid Par, 2 deals", "Open: 2 deals, the same for every entrant."),
+])
+def test_a_par_tournament_counts_its_deals_in_good_english(deals, title, open_line):
+    par = ParTournament(SimpleNamespace())
+    made, state = par.new(deals, {})
+    assert made == title
+    assert par.summary_lines(SimpleNamespace(status="open", state=state)) == [open_line]

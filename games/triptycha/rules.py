@@ -223,7 +223,12 @@ class PlayEnds:
 
     def text(self, names=None) -> str:
         """"Play ends: Bob holds 5 niches to 4.": the score, the winner's first; who wins
-        is the game's result, told once (by the parlor, when the game ends)."""
+        is the game's result, told once (by the parlor, when the game ends). A resignation
+        has no score worth telling (the board is not full): it says who resigned and who
+        wins, since trading may come before the game's end."""
+        if self.reason == "resignation":
+            return (f"Play ends: {_p(1 - self.winner, names)} resigned, and "
+                    f"{_p(self.winner, names)} wins.")
         won, lost = self.scores[self.winner], self.scores[1 - self.winner]
         return f"Play ends: {_p(self.winner, names)} holds {won} niches to {lost}."
 

@@ -39,3 +39,14 @@ def test_a_par_tournament_counts_its_deals_in_good_english(deals, title, open_li
     made, state = par.new(deals, {})
     assert made == title
     assert par.summary_lines(SimpleNamespace(status="open", state=state)) == [open_line]
+
+
+# -- 10a: a Triptycha resignation tells who resigned and who wins, no niche count -----------
+@pytest.mark.parametrize("winner, scores, reason, said", [
+    (1, (0, 0), "resignation", "Play ends: Alice resigned, and Bob wins."),
+    (0, (2, 3), "resignation", "Play ends: Bob resigned, and Alice wins."),
+    (1, (4, 5), "more niches", "Play ends: Bob holds 5 niches to 4."),
+])
+def test_a_triptycha_resignation_is_told_without_a_niche_count(winner, scores, reason, said):
+    from games.triptycha.rules import PlayEnds
+    assert PlayEnds(winner, scores, reason).text(("Alice", "Bob")) == said

@@ -50,3 +50,20 @@ def test_a_par_tournament_counts_its_deals_in_good_english(deals, title, open_li
 def test_a_triptycha_resignation_is_told_without_a_niche_count(winner, scores, reason, said):
     from games.triptycha.rules import PlayEnds
     assert PlayEnds(winner, scores, reason).text(("Alice", "Bob")) == said
+
+
+# -- 10c: a one-player game's record says how it went, not "drew v none" --------------------
+@pytest.mark.parametrize("seats, result, seat, said", [
+    (1, {"winner": None, "reason": "no move left, Par score -12", "scores": [-12]}, 0,
+     "played (no move left, Par score -12)"),
+    (1, {"winner": 0, "reason": "all cards removed, Par score +50", "scores": [50]}, 0,
+     "won (all cards removed, Par score +50)"),
+    (1, None, 0, "played"),
+    (2, {"winner": None, "reason": "a draw", "scores": [0, 0]}, 0, "drew"),
+    (2, {"winner": 1, "reason": "resignation", "scores": [0, 0]}, 0, "lost"),
+])
+def test_a_solitaire_record_says_how_it_went(seats, result, seat, said):
+    from server.services.notify import result_for
+    record = SimpleNamespace(seats=[{"id": i + 1, "name": f"P{i}"} for i in range(seats)],
+                             result=result, state={})
+    assert result_for(None, record, seat) == said

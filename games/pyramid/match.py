@@ -205,9 +205,10 @@ def is_shown(table: Table, game_no: int) -> bool:
 
 def withheld(table: Table) -> str | None:
     """Why nobody but its player may see the table at all now (OBSERVE, REPLAY, EXAMINE,
-    the web pages and their JSON ask this first), or None when its other rules apply."""
+    the web pages and their JSON ask this first), or None when its other rules apply. It
+    follows a colon ("Game #4 may not be shown: its deals are sealed ..."): lower case."""
     if table.sealed:
-        return (f"Its deals are sealed until {table.sealed} is over: nobody may see them "
+        return (f"its deals are sealed until {table.sealed} is over: nobody may see them "
                 "before every entrant has played them.")
     return None
 

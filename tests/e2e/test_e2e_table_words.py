@@ -33,3 +33,14 @@ async def test_a_claim_is_stored_and_replayed_as_the_claimants(parlor, clients):
     assert "RESIGN" not in out and "Alice wins (resignation)" in out
     out = await alice.cmd(f"replay {number} 2", "After move 2 of 2(.|\n)*?> ")
     assert "(Alice claims the game: Bob did not come back in time.)" in out
+
+
+async def test_examine_names_the_game_once(parlor, clients):
+    """10e: "Examining game #1: Noughts and Crosses, Alice vs Bob", not the title twice."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    number = await _start_ranked_game(alice, bob)
+    await alice.cmd("ttt play 5", "PLAY 5")
+    out = await bob.cmd(f"examine {number} 1", "UNEXAMINE(.|\n)*?> ")
+    assert f"Examining game #{number}: Noughts and Crosses, Alice vs Bob\r\n" in out
+    assert out[out.index("Examining"):].count(f"#{number}") == 1

@@ -67,3 +67,12 @@ def test_a_solitaire_record_says_how_it_went(seats, result, seat, said):
     record = SimpleNamespace(seats=[{"id": i + 1, "name": f"P{i}"} for i in range(seats)],
                              result=result, state={})
     assert result_for(None, record, seat) == said
+
+
+def test_a_sealed_table_says_why_in_lower_case_after_a_colon():
+    """10f: "Game #4 may not be shown: its deals are sealed ...", every door alike."""
+    import random
+    from games.pyramid import match
+    table = match.new_table({"mode": "tournament", "seeds": [1, 2], "sealed": "Par 1"},
+                            (False,), False, random.Random(1))
+    assert match.withheld(table).startswith("its deals are sealed until Par 1 is over")

@@ -44,3 +44,17 @@ async def test_examine_names_the_game_once(parlor, clients):
     out = await bob.cmd(f"examine {number} 1", "UNEXAMINE(.|\n)*?> ")
     assert f"Examining game #{number}: Noughts and Crosses, Alice vs Bob\r\n" in out
     assert out[out.index("Examining"):].count(f"#{number}") == 1
+
+
+async def test_a_direction_with_no_exit_is_answered_as_go_answers_it(parlor, clients):
+    """10g: in the Plaza (exits north, east, south, west) a direction word with no exit
+    says so, as GO does; a word that is no direction is still "Huh?"."""
+    alice = await clients("Alice")
+    for typed, said in [("up", "You can't go up from here."),
+                        ("U", "You can't go up from here."),
+                        ("go u", "You can't go up from here."),
+                        ("ne", "You can't go northeast from here."),
+                        ("southwest", "You can't go southwest from here."),
+                        ("xyzzy", "Huh? (Type HELP for a list of commands.)")]:
+        out = await alice.cmd(typed, r"\n> |^> |\r\n> ")
+        assert said in out, (typed, out)

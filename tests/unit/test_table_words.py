@@ -76,3 +76,15 @@ def test_a_sealed_table_says_why_in_lower_case_after_a_colon():
     table = match.new_table({"mode": "tournament", "seeds": [1, 2], "sealed": "Par 1"},
                             (False,), False, random.Random(1))
     assert match.withheld(table).startswith("its deals are sealed until Par 1 is over")
+
+
+# -- 10h: TT DRAW 9 tells both numbers: the deck's one typed, the hand's one to play by ------
+def test_a_triptycha_draw_tells_the_deck_number_and_the_hand_number():
+    import random
+    from games.triptycha.rules import Draw, apply
+    from tests.unit.test_triptycha_rules import decks
+    from games.triptycha.rules import Options, Rules, new_game
+    s = new_game(Options(decks(12, 12), Rules()), random.Random(1))
+    s, events = apply(s, 0, Draw(9), random.Random(1))
+    assert events[0].text(("Alice", "Bob")) == \
+        "Alice draws tile 9 from the deck; it is tile 1 in hand."

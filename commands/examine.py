@@ -29,7 +29,8 @@ async def _show(ctx: Context, number: int, move: int) -> None:
     total = len(await _count(ctx, number))
     ctx.session.examining = (number, move)
     said = f" ({words[move - 1]})" if move else ""
-    lines = [bold(f"Examining game #{number}: {game.title}"),
+    lines = [bold(f"Examining game #{number}: {game.kind.title}, "  # the title, once
+                  f"{' vs '.join(game.players)}"),
              f"Move {move} of {total}{said}.", ctx.presentation.board(
                  ctx.session, game.frame(None), titled=False),
              "(FORWARD, BACK, GOTO <move>, UNEXAMINE"

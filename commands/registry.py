@@ -25,7 +25,7 @@ import attrs
 from games.errors import BadOption, RuleError
 from server.db import LOST, Commits, connection_lost
 from server.text import table
-from server.world import describe_room
+from server.world import describe_room, is_direction
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -375,8 +375,9 @@ class Registry:
         return "ok"
 
     def _movement(self, session: "Session", word: str) -> Command | None:
-        """A bare exit name ("north", "n") walks through that exit."""
-        if session.parlor.world.exit(session.room, word):
+        """A bare exit name ("north", "n") walks through that exit; a direction with no
+        exit here goes to GO too, which says so ("You can't go west from here.")."""
+        if session.parlor.world.exit(session.room, word) or is_direction(word):
             return self.find("go")
         return None
 

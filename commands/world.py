@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from commands.registry import Command, CommandError, Context, UsageError
 from server.text import counted
+from server.world import DIRECTIONS
 
 
 async def look(ctx: Context, rest: str) -> None:
@@ -19,9 +20,10 @@ async def look(ctx: Context, rest: str) -> None:
 async def go(ctx: Context, rest: str) -> None:
     if not rest:
         raise UsageError()
-    found = ctx.world.exit(ctx.session.room, rest.split()[0])
-    if found is None:
-        raise CommandError(f"You can't go {rest} from here.")
+    word = rest.split()[0]
+    found = ctx.world.exit(ctx.session.room, word)
+    if found is None:  # a direction by its name ("west" for "w"), else as typed
+        raise CommandError(f"You can't go {DIRECTIONS.get(word.lower(), rest)} from here.")
     name, target = found
     ctx.move(ctx.session, target, name)
     ctx.send(ctx.describe_room(ctx.session))

@@ -25,6 +25,12 @@ DIRECTIONS = {
 }
 
 
+def is_direction(word: str) -> bool:
+    """Whether ``word`` is a compass or up/down direction ("w", "west", "UP")."""
+    w = word.lower()
+    return w in DIRECTIONS or w in DIRECTIONS.values()
+
+
 @attrs.frozen
 class Room:
     key: str

@@ -205,9 +205,10 @@ def is_shown(table: Table, game_no: int) -> bool:
 
 def withheld(table: Table) -> str | None:
     """Why nobody but its player may see the table at all now (OBSERVE, REPLAY, EXAMINE,
-    the web pages and their JSON ask this first), or None when its other rules apply."""
+    the web pages and their JSON ask this first), or None when its other rules apply. It
+    follows a colon ("Game #4 may not be shown: its deals are sealed ..."): lower case."""
     if table.sealed:
-        return (f"Its deals are sealed until {table.sealed} is over: nobody may see them "
+        return (f"its deals are sealed until {table.sealed} is over: nobody may see them "
                 "before every entrant has played them.")
     return None
 
@@ -328,7 +329,8 @@ def outcome(table: Table) -> Outcome | None:
     winners = [i for i, t in enumerate(totals) if t == best]
     order = sorted(range(len(totals)), key=lambda i: -totals[i])  # the winner's first
     return Outcome(winners[0] if len(winners) == 1 else None,
-                   "six games each, net Par " + " vs ".join(f"{totals[i]:+d}" for i in order),
+                   f"{rules.games_word(table.matches[0].n_games)} each, net Par "
+                   + " vs ".join(f"{totals[i]:+d}" for i in order),
                    totals)
 
 
@@ -559,4 +561,5 @@ def describe_options(options: dict[str, Any]) -> str:
     if options.get("restore"):
         return "a saved tournament"
     deals = {True: ", same deals", False: ", own deals"}.get(options.get("same_deck"), "")
-    return f"a six-game tournament{deals}"
+    n = len(options.get("seeds") or ()) or rules.TOURNAMENT_GAMES  # a Par tournament's deals
+    return f"a {rules.number_word(n)}-game tournament{deals}"

@@ -47,8 +47,20 @@ PACK = "P"
 WASTE = "W"
 DEALS: Final = 3  # two redeals: three passes through the Pack
 TOURNAMENT_GAMES = 6
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                 "ten", "eleven", "twelve")
 #: Par Pyramid: the base score by the deal in which the pyramid was cleared.
 PAR_BASE = {1: 50, 2: 35, 3: 20}
+
+
+def number_word(n: int) -> str:
+    """A count as a word, as a sentence says it ("six", "twelve"); past twelve, digits."""
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)
+
+
+def games_word(n: int) -> str:
+    """How many games, in words: "one game", "six games"."""
+    return f"{number_word(n)} game{'' if n == 1 else 's'}"
 
 
 # --------------------------------------------------------------------------- spots
@@ -426,7 +438,8 @@ def _last_move(game_no: int, action: "Action", events: list) -> LastMove:
 
 @attrs.frozen
 class State:
-    """A match: ``mode`` "standard" (one game) or "tournament" (six games).
+    """A match: ``mode`` "standard" (one game) or "tournament" (six games, or a Par
+    tournament's number of deals).
 
     ``seeds[i]`` deals game i+1; ``games`` holds the games dealt so far, the last
     one being the current game; ``last`` is the last action (None before the first).
@@ -520,4 +533,4 @@ def outcome(state: State) -> Outcome | None:
                        f"{reason}, Par score {game.score:+d}", (game.score,))
     total = state.total
     return Outcome(0 if total > 0 else None,
-                   f"six games, net Par score {total:+d}", (total,))
+                   f"{games_word(state.n_games)}, net Par score {total:+d}", (total,))

@@ -133,12 +133,17 @@ def _p(seat: int, names) -> str:
 class Drew:
     seat: int
     slot: int  # hand number
+    deck: int | None = None  # the number in the deck listing it was drawn by (TT DRAW 9)
 
     private = True  # only the drawer's hand changes (games/__init__.py: event facts)
     tells_action = True
 
     def text(self, names=None) -> str:
-        return f"{_p(self.seat, names)} draws tile {self.slot}."
+        """Both numbers: the deck's one typed, and the hand's one TT LAY and FLIP take."""
+        if self.deck is None:
+            return f"{_p(self.seat, names)} draws tile {self.slot}."
+        return (f"{_p(self.seat, names)} draws tile {self.deck} from the deck; it is tile "
+                f"{self.slot} in hand.")
 
 
 @attrs.frozen
@@ -223,7 +228,12 @@ class PlayEnds:
 
     def text(self, names=None) -> str:
         """"Play ends: Bob holds 5 niches to 4.": the score, the winner's first; who wins
-        is the game's result, told once (by the parlor, when the game ends)."""
+        is the game's result, told once (by the parlor, when the game ends). A resignation
+        has no score worth telling (the board is not full): it says who resigned and who
+        wins, since trading may come before the game's end."""
+        if self.reason == "resignation":
+            return (f"Play ends: {_p(1 - self.winner, names)} resigned, and "
+                    f"{_p(self.winner, names)} wins.")
         won, lost = self.scores[self.winner], self.scores[1 - self.winner]
         return f"Play ends: {_p(self.winner, names)} holds {won} niches to {lost}."
 
@@ -548,7 +558,7 @@ def _draw(state, seat, action):
     hands = list(state.hands)
     hands[seat] = hand + (Held(tile),)
     new = attrs.evolve(state, hands=tuple(hands))
-    events = [Drew(seat, len(hands[seat]))]
+    events = [Drew(seat, len(hands[seat]), action.tile)]
     if all(len(new.hands[s]) == HAND_SIZE[s] for s in SEATS):
         new = attrs.evolve(new, phase="play", turn=0)
         events.append(PlayBegins(HAND_SIZE))

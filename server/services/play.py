@@ -22,6 +22,7 @@ from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartCo
 from server.models import GameMove, GameRecord
 from server.services.live import GameError, LiveGame, LiveGames, Told
 from server.services.ratings import TOO_SHORT, rates, record_result
+from server.services.records import claim_notation
 
 
 def _fact(event: Any, name: str) -> bool:
@@ -87,7 +88,8 @@ class Play:
         return game
 
     async def apply(self, game: LiveGame, seat: int | None, action: Any, note: str | None = None,
-                     seat_change: bool = False, auto: bool = False) -> None:
+                     seat_change: bool = False, auto: bool = False,
+                     claimant: int | None = None) -> None:
         """Apply, commit, then tell: ``note``, then ``<name>: <notation>`` (the move as
         typed, which players and scripts read back), then the events' words.
 
@@ -95,6 +97,10 @@ class Play:
         or a player back in their old seat, at a table) is told by its events alone
         ("Bob sits down in seat 2 with 200 cubits."), not by the table's own notation
         for it, unless no event words it.
+
+        A CLAIM (``claimant``: the seat claiming, ``action`` the absent ``seat``'s
+        resignation) is stored as the claimant's move (``records.claim_notation``) and
+        told by its ``note`` alone, not as the absent player typing RESIGN.
         """
         await self.games.check()  # a node that lost its lease lets adopted games go first
         if not self.games.holds(game):  # ended, or another node drives it
@@ -129,7 +135,9 @@ class Play:
                 self.games.drop(game)
                 raise GameError("That game is played on another server now; type that "
                                 "again.")
-            tx.add(GameMove(game_id=game.id, seq=step, seat=seat, notation=notation, created_at=now))
+            stored = (seat, notation) if claimant is None else (claimant, claim_notation(seat))
+            tx.add(GameMove(game_id=game.id, seq=step, seat=stored[0], notation=stored[1],
+                            created_at=now))
             await game.kind.on_action(ActionContext(
                 tx, game.id, game.seats, game.options, seat, action, game.state, new_state,
                 events))
@@ -156,7 +164,7 @@ class Play:
         # one announcement per action (docs/design.md, Screens, 3): the move as typed, unless an
         # event's sentence tells it, attributed ("Bob lays tile <3> in niche 6.")
         said = any(_fact(e, "tells_action") for e in events)
-        if not (seat_change and worded) and not said:
+        if not (seat_change and worded) and not said and claimant is None:
             lines.append(f"{game.seats[seat].name}: {notation}")
         # what the others are told of an action with a hidden part (a tile drawn into a
         # hand): the note and the sentences of its public events, never the move as typed

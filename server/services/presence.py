@@ -15,7 +15,9 @@ from typing import Callable
 from games.errors import RuleError
 from server.services.live import GameError, LiveGame, LiveGames
 from server.services.play import Play
+from server.services.records import claim_words
 from server.services.turns import Turns
+from server.text import counted
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,8 @@ class Presence:
                 if other.account_id != account_id and other.computer is None and not other.left:
                     self.play.tell(other.account_id,
                                  f"{name} has disconnected from game #{game.id}. If they are "
-                                 f"not back within {int(self.reconnect_grace)} seconds you may "
+                                 f"not back within {counted(int(self.reconnect_grace), 'second')} "
+                                 "you may "
                                  f"{game.kind.prefix} CLAIM the game.")
 
     def returned(self, account_id: int, name: str) -> list[LiveGame]:
@@ -107,7 +110,7 @@ class Presence:
             if waited < self.reconnect_grace:
                 left = int(self.reconnect_grace - waited + 0.999)
                 raise GameError(f"{game.seats[seat].name} may still come back; you can CLAIM "
-                                f"in {left} second{'s' if left != 1 else ''}.")
+                                f"in {counted(left, 'second')}.")
             absent = game.seats[seat].name
             clock = game.kind.timeout(game.state)
             if clock is not None and clock[1] == seat:
@@ -119,8 +122,8 @@ class Presence:
                 return game
             try:
                 await self.play.apply(game, seat, game.kind.resign_action,
-                                  note=f"{game.seats[me].name} claims the game: "
-                                       f"{absent} did not come back.")
+                                      note=claim_words(game.seats[me].name, absent),
+                                      claimant=me)
             except RuleError:
                 raise GameError(f"The game is decided; it waits for you, not for {absent}: "
                                 f"there is nothing to claim.") from None

@@ -38,6 +38,7 @@ from games.pyramid import match, rules
 from server.hosting import Seat
 from server.models import GameRecord
 from server.services.live import GameError, LiveGame
+from server.text import counted
 
 if TYPE_CHECKING:
     from server.services.meeting_models import TournamentRecord
@@ -73,7 +74,7 @@ class ParTournament:
         if not 1 <= deals <= MAX_DEALS:
             raise GameError(f"A Par tournament has 1 to {MAX_DEALS} deals.")
         seeds = [secrets.randbits(32) for _ in range(deals)]
-        return (f"Pyramid Par, {deals} deal{'s' if deals != 1 else ''}",
+        return (f"Pyramid Par, {counted(deals, 'deal')}",
                 {"deals": deals, "entrants": [], "results": {}, "best": None,
                  "sealed": {"seeds": seeds}})
 
@@ -238,7 +239,7 @@ class ParTournament:
         """The lines under the standings: the state of play, the best Par per deal."""
         deals = row.state["deals"]
         if row.status == "open":
-            return [f"Open: {deals} deals, the same for every entrant."]
+            return [f"Open: {counted(deals, 'deal')}, the same for every entrant."]
         if row.status == "running":
             return ["Running: scores are shown when every entrant has played every deal."]
         best = row.state.get("best")

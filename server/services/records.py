@@ -13,6 +13,27 @@ from server.hosting import GameKind, Seat
 from server.models import GameMove, GameRecord
 from server.services.live import GameError, LiveGame
 
+#: How a CLAIM is stored: by the claimant's seat, naming the absent seat (1-based), which
+#: the replay resigns for (the kind's ``resign_action``). Games claimed before this were
+#: stored as the absent seat's own resignation, and replay as that.
+CLAIM = "CLAIM"
+
+
+def claim_notation(absent: int) -> str:
+    """The stored move of a CLAIM against seat ``absent``: "CLAIM 2"."""
+    return f"{CLAIM} {absent + 1}"
+
+
+def claimed_seat(notation: str) -> int | None:
+    """The seat a stored CLAIM was against ("CLAIM 2" -> 1); None for any other move."""
+    word, _, seat = notation.partition(" ")
+    return int(seat) - 1 if word == CLAIM and seat.isdigit() and int(seat) > 0 else None
+
+
+def claim_words(claimant: str, absent: str) -> str:
+    """A claim in words, live and in a replay alike."""
+    return f"{claimant} claims the game: {absent} did not come back in time."
+
 
 class Records:
     """Reads of stored games, for every game alike."""
@@ -72,11 +93,16 @@ class Records:
             if len(shown) == upto:
                 at = (game.state, game.version, game.seats)
             name = names[move.seat] if move.seat < len(names) else "?"
-            said = kind.describe_move(game.state, move.seat, move.notation, name)
-            state, events = kind.apply(game.state, move.seat, kind.parse_action(move.notation),
-                                       game.rng(move.seq))
+            absent = claimed_seat(move.notation)
+            if absent is not None:  # the claimant's CLAIM: the absent seat resigns
+                said = claim_words(name, names[absent] if absent < len(names) else "?")
+                actor, action = absent, kind.resign_action
+            else:
+                said = kind.describe_move(game.state, move.seat, move.notation, name)
+                actor, action = move.seat, kind.parse_action(move.notation)
+            state, events = kind.apply(game.state, actor, action, game.rng(move.seq))
             if live:
-                audience = kind.audience(now, move.seat, events)
+                audience = kind.audience(now, actor, events)
                 if audience is not None and not audience.watchers:
                     break
             game.state, game.version = state, move.seq

@@ -13,12 +13,14 @@ pairing waves, each a list of ``{first, second, game, score}`` like Swiss rounds
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
 from server.hosting import GameKind
 from server.services.live import GameError
 from server.services.pairing import Entrant, arena_pairings, arena_points
+from server.text import counted
 
 if TYPE_CHECKING:
     from server.services.meeting_models import TournamentRecord
@@ -63,12 +65,11 @@ class Arena:
     def progress(self, row: "TournamentRecord") -> str:
         ends_at = row.state.get("ends_at")
         if ends_at is None or row.status != "running":
-            minutes = row.state["minutes"]
-            return f"{minutes} minute{'' if minutes == 1 else 's'}"
+            return counted(row.state["minutes"], "minute")
         left = ends_at - time.time()
         if left <= 0:
             return "time is up; the last games are played out"
-        return f"{left / self.d.settings.minute_seconds:.0f} minutes left"
+        return f"{counted(math.ceil(left / self.d.settings.minute_seconds), 'minute')} left"
 
     def standings(self, row: "TournamentRecord") -> list[dict[str, Any]]:
         """{entrant, points, games, wins, fire}, best first: by points, then wins."""

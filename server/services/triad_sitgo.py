@@ -44,6 +44,7 @@ from games.triad.table import DEFAULT_SEATS, Leave, Table, state_from_json, tabl
 from server.hosting import Seat
 from server.models import GameRecord
 from server.services.live import GameError, LiveGame
+from server.text import counted
 
 if TYPE_CHECKING:
     from server.services.meeting_models import TournamentRecord
@@ -224,7 +225,7 @@ class SitAndGo:
         p.update(status="out", place=place, stack=stack, why=why, table=None)
         state["out"].append(str(account_id))
         assert self.director is not None
-        back = "your stack went" if stack is None else f"{stack} cubits went"
+        back = "your stack went" if stack is None else f"{counted(stack, 'cubit')} went"
         self.director.tell(account_id, f"You are out of the sit-and-go in place {place} "
                                        f"({back} back to your account).")
 
@@ -348,7 +349,7 @@ class SitAndGo:
             state["pending"].pop(0)
             p.update(status="in", table=game.id)
             director.tell(int(key), f"Tournament {number}: you sit at Triad table "
-                                    f"#{game.id} with {p['stack']} cubits.")
+                                    f"#{game.id} with {counted(p['stack'], 'cubit')}.")
 
     async def _deal(self, state: dict[str, Any]) -> None:
         """Deal the next hand at every table between hands that can play one."""
@@ -422,7 +423,7 @@ class SitAndGo:
         if row.status == "running":
             tables = ", ".join(f"#{t}" for t in state["tables"]) or "none"
             return [f"Running: {head}; tables {tables}; "
-                    f"{len(self._alive(state))} players in."]
+                    f"{counted(len(self._alive(state)), 'player')} in."]
         winner = state["players"].get(str(state.get("winner")), {}).get("name", "nobody")
         return [f"Over: {head}; {winner} is the last stack standing."]
 

@@ -58,11 +58,11 @@ async def _play(parlor, client, moves: int, go: asyncio.Event | None = None) -> 
 
 async def _doors_refused(client, http, game_id: int) -> None:
     """Every door to another entrant's game, tried by ``client`` and the web: refused."""
-    refused = rf"(may not be watched: Its deals are {SEALED}|There is no game #\d+ in play)"
+    refused = rf"(may not be watched: its deals are {SEALED}|There is no game #\d+ in play)"
     await client.cmd(f"observe {game_id}", refused)
-    await client.cmd(f"replay {game_id}", f"may not be shown: Its deals are {SEALED}")
-    await client.cmd(f"replay {game_id} 1", f"may not be shown: Its deals are {SEALED}")
-    await client.cmd(f"examine {game_id}", f"may not be shown: Its deals are {SEALED}")
+    await client.cmd(f"replay {game_id}", f"may not be shown: its deals are {SEALED}")
+    await client.cmd(f"replay {game_id} 1", f"may not be shown: its deals are {SEALED}")
+    await client.cmd(f"examine {game_id}", f"may not be shown: its deals are {SEALED}")
     for path in (f"/games/{game_id}", f"/games/{game_id}/replay",
                  f"/games/{game_id}/replay?move=1", f"/games/{game_id}/events",
                  f"/api/games/{game_id}", f"/api/games/{game_id}/replay"):
@@ -217,8 +217,8 @@ async def test_a_par_tournament_survives_a_restart(tmp_path):
         assert parlor.host.live[ann_game].state.sealed == "Par tournament 1"
         ann = await (await Client.connect(parlor.port)).login("Annika")
         bo = await (await Client.connect(parlor.port)).login("Bodo")
-        await bo.cmd(f"replay {ann_game}", f"may not be shown: Its deals are {SEALED}")
-        await bo.cmd(f"observe {ann_game}", f"may not be watched: Its deals are {SEALED}")
+        await bo.cmd(f"replay {ann_game}", f"may not be shown: its deals are {SEALED}")
+        await bo.cmd(f"observe {ann_game}", f"may not be watched: its deals are {SEALED}")
         await ann.cmd("pyr end", "Game 2 of 2 over")
         await bo.cmd("pyr exit yes", r"Game #\d+ is over")   # gives up both deals
         await ann.expect(r"Tournament 1 \(Pyramid Par, 2 deals\) is over", timeout=10)

@@ -447,3 +447,19 @@ def test_random_legal_play_keeps_a_legal_table_that_saves_anywhere(shape, seed, 
     result = outcome(table)
     if result is not None and not table.closed:
         assert result.scores == tuple(m.total for m in table.matches)
+
+
+# -- a Par tournament's set of deals: its own count of games, in words ----------------------
+@pytest.mark.parametrize("deals, described, reason", [
+    (1, "a one-game tournament", "one game, net Par score -52"),
+    (2, "a two-game tournament", "two games, net Par score -104"),
+    (6, "a six-game tournament", "six games, net Par score -312"),
+    (12, "a twelve-game tournament", "twelve games, net Par score -624"),
+])
+def test_a_set_of_deals_is_announced_and_ends_with_its_own_count(deals, described, reason):
+    options = {"mode": "tournament", "seeds": list(range(1, deals + 1)), "sealed": "Par 1"}
+    assert match.describe_options(options) == described
+    table = new_table(options, (False,), False, random.Random(1))
+    for _ in range(deals):
+        table, _events = apply(table, 0, rules.END)
+    assert outcome(table).reason == reason

@@ -60,7 +60,7 @@ def test_a_triad_table_everyone_left_is_no_draw_for_the_computer():
 
 def test_a_pyramid_tournament_result_gives_the_winners_score_first():
     totals = (-305, 113)
-    fake = SimpleNamespace(closed="", matches=[SimpleNamespace(total=t) for t in totals],
+    fake = SimpleNamespace(closed="", matches=[SimpleNamespace(total=t, n_games=6) for t in totals],
                            played_out=True)
     result = match.outcome(fake)
     assert result.winner == 1

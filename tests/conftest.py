@@ -18,7 +18,8 @@ from server.config import (AccountsSection, Config, DatabaseSection, GamesSectio
 from tests.support.client import Client
 from tests.support.postgres import REQUIRED, ThrowawayPostgres
 
-pytest_plugins = ["tests.support.cluster_fixtures"]  # a throwaway Redis, HAProxy
+# a throwaway Redis and HAProxy; the report of a test that ran over its time
+pytest_plugins = ["tests.support.cluster_fixtures", "tests.support.hangs"]
 
 TEST_GAME = "tests.support.tictactoe:KIND"
 

@@ -16,7 +16,9 @@ import threading
 
 import pytest
 
+from tests.conftest import stop_process
 from tests.support.client import Client
+from tests.support.teardown import sync_cleanup
 
 
 async def _challenge(alice: Client, bob: Client) -> int:
@@ -85,12 +87,7 @@ class Node:
         self.proc.wait()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_process(self.proc)
 
 
 @pytest.fixture
@@ -105,8 +102,9 @@ async def cluster(tmp_path, postgres, redis_server, haproxy):
         await asyncio.to_thread(proxy.wait_up)
         yield nodes, proxy
     finally:
-        for node in nodes:
-            node.stop()
+        with sync_cleanup() as steps:  # each stop bounded; one failing stops no other
+            for node in nodes:
+                steps.call(f"stopping node {node.name}", node.stop)
 
 
 async def _player(port: int, name: str, new: bool = True) -> Client:

@@ -105,6 +105,13 @@ def _task_stack(task: asyncio.Future, loop: asyncio.AbstractEventLoop, indent: s
             _task_stack(last, loop, indent + "    ", seen, out)
 
 
+def task_stack(task: asyncio.Future) -> str:
+    """One task's stack down to what it awaits (and the tasks it awaits)."""
+    out: list[str] = []
+    _task_stack(task, asyncio.futures._get_loop(task), "", set(), out)  # noqa: SLF001
+    return "".join(out)
+
+
 def task_stacks(loop: asyncio.AbstractEventLoop) -> str:
     """Every task of ``loop`` that is not done, each with the stack of its coroutine down
     to what it awaits (and, nested, the tasks it awaits that are not listed)."""

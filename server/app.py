@@ -33,6 +33,7 @@ from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
+from server.tasks import cancel_and_wait
 from server.telnet import AcceptErrors, TelnetProtocol, connection_cap, listen_backlog
 from server.text import paint
 from server.throttle import KeyedLocks, LoginThrottle, Sliding
@@ -215,11 +216,7 @@ class Parlor:
                 log.warning("some connections did not close in time")
         for task in self._background:
             task.cancel()
-        others = [t for t in self._shell_tasks if t is not asyncio.current_task()]
-        for task in others:
-            task.cancel()
-        if others:
-            await asyncio.gather(*others, return_exceptions=True)
+        await cancel_and_wait(self._shell_tasks, 10.0, "sessions")
         await self.host.close()
         if self.cluster is not None:
             await self.cluster.close()

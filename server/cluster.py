@@ -57,6 +57,7 @@ from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
 from server.services.live import GameUnreachable
 from server.services.offers import Offer
 from server.relay import RELAY_TIMEOUT, RelayedSession, apply_relayed, session_view
+from server.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -213,10 +214,8 @@ class Cluster:
         log.info("cluster: node %s joined through %s", self.node, self.bus.url)
 
     async def close(self) -> None:
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait({*self._tasks, *([self._fencing] if self._fencing else [])},
+                              CLOSE_WAIT, "cluster tasks")
         mine = [str(s.account.id) for s in self.parlor.sessions.values()]
         try:  # bounded: a stopping node never waits on a Redis that is away
             if mine:

@@ -23,6 +23,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server.bus import Event, LocalBus, Subscriber
+from server.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -132,9 +133,7 @@ class RedisBus:
     async def close(self) -> None:
         self.closing = True  # the loops end (redis-py may turn a cancellation into an
         self._wake.set()     # error of its own, which they would take for Redis away)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await cancel_and_wait(self._tasks, CLOSE_WAIT, "bus tasks")
         self._tasks = []
         # each last word to Redis is bounded: a node that stops never waits on a Redis
         # that is restarting or gone (seen: a pub/sub connection that never answered)

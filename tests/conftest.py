@@ -17,8 +17,10 @@ from server.config import (AccountsSection, Config, DatabaseSection, GamesSectio
                            ServerSection)
 from tests.support.client import Client
 from tests.support.postgres import REQUIRED, ThrowawayPostgres
+from tests.support.teardown import cleanup
 
-pytest_plugins = ["tests.support.cluster_fixtures"]  # a throwaway Redis, HAProxy
+# a throwaway Redis and HAProxy; the report of a test that ran over its time
+pytest_plugins = ["tests.support.cluster_fixtures", "tests.support.hangs"]
 
 TEST_GAME = "tests.support.tictactoe:KIND"
 
@@ -83,7 +85,8 @@ async def parlor(sqlite_url):
     p = assemble(make_config(sqlite_url))
     await p.start()
     yield p
-    await p.stop()
+    async with cleanup() as steps:
+        await steps.run("stopping the parlor", p.stop(), 60)
 
 
 @pytest.fixture
@@ -99,8 +102,9 @@ async def clients(parlor):
         return client
 
     yield make
-    for client in made:
-        await client.close()
+    async with cleanup() as steps:
+        for client in made:
+            await steps.run(f"closing {client.name or 'a client'}", client.close(), 10)
 
 
 def write_config(tmp_path, **games) -> str:
@@ -150,11 +154,19 @@ def start_server(config: str) -> tuple[subprocess.Popen, int]:
 def server_process(tmp_path):
     proc, port = start_server(write_config(tmp_path))
     yield port
+    stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen, within: float = 10.0) -> None:
+    """SIGTERM, and SIGKILL after ``within`` seconds; every wait bounded."""
+    if proc.poll() is not None:
+        return
     proc.terminate()
     try:
-        proc.wait(timeout=10)
+        proc.wait(timeout=within)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait(timeout=10)
 
 
 def require_program(name: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from games.errors import RuleError
 from server.services.live import GameError, LiveGame, LiveGames
 from server.services.play import Play
+from server.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +45,7 @@ class Turns:
         return task
 
     async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await cancel_and_wait(self._tasks, what="game tasks")
 
     def _schedule_timeout(self, game: LiveGame) -> None:
         if not self.games.holds(game):

@@ -16,7 +16,9 @@ import threading
 
 import pytest
 
+from tests.conftest import stop_process
 from tests.support.client import Client
+from tests.support.teardown import sync_cleanup
 
 
 async def _challenge(alice: Client, bob: Client) -> int:
@@ -99,11 +101,7 @@ class Node:
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.resume()  # a paused node cannot stop
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_process(self.proc)
 
 
 async def _nodes(tmp_path, postgres, redis_server, **config):
@@ -116,8 +114,9 @@ async def _nodes(tmp_path, postgres, redis_server, **config):
                 Node, name, _config(tmp_path, name, database, redis_server.url(), **config)))
         yield nodes
     finally:
-        for node in nodes:
-            node.stop()
+        with sync_cleanup() as steps:  # each stop bounded; one failing stops no other
+            for node in nodes:
+                steps.call(f"stopping node {node.name}", node.stop)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from server.config import ClusterSection
 from server.models import GameRecord
 from tests.conftest import make_config
 from tests.support.client import Client
+from tests.support.teardown import cleanup
 
 
 async def run_nodes(postgres, redis_server, names: tuple[str, ...]):
@@ -32,9 +33,10 @@ async def run_nodes(postgres, redis_server, names: tuple[str, ...]):
         await parlor.start()
         made.append(parlor)
     yield made
-    for parlor in reversed(made):
-        if not parlor.stopped.is_set():
-            await parlor.stop()
+    async with cleanup() as steps:  # each stop bounded; one that hangs stops no other
+        for parlor in reversed(made):
+            if not parlor.stopped.is_set():
+                await steps.run(f"stopping node {parlor.node}", parlor.stop(), 60)
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from server.proxy_protocol import v1, v2
 from server.web import WebDoor
 from tests.conftest import make_config, require_program
 from tests.support.client import Client
+from tests.support.teardown import cleanup
 # until tests/conftest.py loads the plugin (pytest_plugins), take its fixtures here
 from tests.web.wsclient import SUBPROTOCOL, WsPlayer
 
@@ -45,7 +46,8 @@ async def _node(url: str, proxies: tuple[str, ...], **server):
 async def node(sqlite_url):
     parlor, door = await _node(sqlite_url, ("127.0.0.1",), max_connections_per_address=2)
     yield parlor, door
-    await parlor.stop()
+    async with cleanup() as steps:  # the door stops first, as the parlor's before_stop
+        await steps.run("stopping the parlor and its web door", parlor.stop(), 60)
 
 
 class Raw:

@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import make_config
 from tests.hardening.harness import Harness
+from tests.support.teardown import cleanup
 
 
 def quiet_config(url: str, **games):  # noqa: ANN201
@@ -21,4 +22,5 @@ def quiet_config(url: str, **games):  # noqa: ANN201
 async def harness(db_url):
     h = await Harness.start(quiet_config(db_url))
     yield h
-    await h.stop()
+    async with cleanup() as steps:
+        await steps.run("stopping the harness's parlor", h.stop(), 60)

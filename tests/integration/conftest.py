@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.db import Database
+from tests.support.teardown import cleanup
 
 
 @pytest.fixture
@@ -12,4 +13,5 @@ async def db(db_url):
     database = Database(db_url)
     await database.migrate()
     yield database
-    await database.close()
+    async with cleanup() as steps:
+        await steps.run("closing the database", database.close(), 15)

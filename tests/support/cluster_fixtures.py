@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.haproxy import REQUIRED, ThrowawayHAProxy
 from tests.support.redis import ThrowawayRedis
+from tests.support.teardown import sync_cleanup
 
 
 def _require(available: bool, what: str) -> None:
@@ -56,5 +57,6 @@ def haproxy(haproxy_binary):
         return proxy
 
     yield start
-    for proxy in started:
-        proxy.stop()
+    with sync_cleanup() as steps:  # each stop is bounded; one failing stops no other
+        for proxy in started:
+            steps.call(f"stopping HAProxy on :{proxy.telnet_port}", proxy.stop)

@@ -98,7 +98,7 @@ class ThrowawayHAProxy:
         path = self.dir / "haproxy.cfg"
         path.write_text(config)
         check = subprocess.run([self.binary, "-c", "-q", "-f", str(path)], capture_output=True,
-                               text=True)
+                               text=True, timeout=30)
         if check.returncode != 0:
             raise RuntimeError(f"haproxy -c refused {path}:\n{check.stdout}{check.stderr}")
         with open(self.dir / "log", "wb") as log:
@@ -155,14 +155,16 @@ class ThrowawayHAProxy:
         raise RuntimeError(f"nodes not UP within {timeout} s: {states}\n{self.log}")
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        try:
+            if self.proc is not None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait(timeout=10)
+        finally:  # the folder goes even when the process would not
             self.proc = None
-        if self.dir is not None:
-            shutil.rmtree(self.dir, ignore_errors=True)
-            self.dir = None
+            if self.dir is not None:
+                shutil.rmtree(self.dir, ignore_errors=True)
+                self.dir = None

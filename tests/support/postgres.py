@@ -50,13 +50,14 @@ class ThrowawayPostgres:
             os.chmod(self.dir, 0o777)
             run_as = ["runuser", "-u", "nobody", "--"]
         subprocess.run([*run_as, self.initdb, "-D", str(data), "-A", "trust", "-U", "postgres",
-                        "--no-sync", "-E", "UTF8"], check=True, capture_output=True, env=env)
+                        "--no-sync", "-E", "UTF8"], check=True, capture_output=True, env=env,
+                       timeout=120)
         self.port = _free_port()
         opts = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
                 "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
         subprocess.run([*run_as, self.pg_ctl, "-D", str(data), "-o", opts, "-l",
-                        str(self.dir / "log"), "-w", "start"], check=True, capture_output=True,
-                       env=env)
+                        str(self.dir / "log"), "-w", "-t", "60", "start"], check=True,
+                       capture_output=True, env=env, timeout=90)
         self._run_as = run_as
 
     def url(self, database: str = "postgres") -> str:
@@ -67,20 +68,23 @@ class ThrowawayPostgres:
 
         name = "t_" + uuid.uuid4().hex[:12]
         conn = await asyncpg.connect(host="127.0.0.1", port=self.port, user="postgres",
-                                     database="postgres")
+                                     database="postgres", timeout=30)
         try:
-            await conn.execute(f'CREATE DATABASE "{name}"')
+            await conn.execute(f'CREATE DATABASE "{name}"', timeout=60)
         finally:
-            await conn.close()
+            await conn.close(timeout=10)
         return self.url(name)
 
     def stop(self) -> None:
         if self.dir is None:
             return
-        subprocess.run([*self._run_as, self.pg_ctl, "-D", str(self.dir / "data"), "-m", "immediate",
-                        "stop"], capture_output=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        self.dir = None
+        try:
+            subprocess.run([*self._run_as, self.pg_ctl, "-D", str(self.dir / "data"), "-m",
+                            "immediate", "-w", "-t", "30", "stop"], capture_output=True,
+                           timeout=60)
+        finally:  # the folder goes even when pg_ctl would not answer
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
 
     def wait(self) -> None:
         deadline = time.time() + 10

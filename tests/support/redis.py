@@ -92,8 +92,9 @@ class ThrowawayRedis:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.proc.wait()
-        self.proc = None
+            self.proc.wait(timeout=10)  # SIGKILL: gone at once (a bound all the same)
+        finally:
+            self.proc = None
 
     def restart(self, down: float = 0.0) -> None:
         """Stop it and start it again on the same port, after ``down`` seconds: clients'
@@ -104,7 +105,9 @@ class ThrowawayRedis:
         self.start()
 
     def stop(self) -> None:
-        self._halt()
-        if self.dir is not None:
-            shutil.rmtree(self.dir, ignore_errors=True)
-            self.dir = None
+        try:
+            self._halt()
+        finally:  # the folder goes even when the process would not
+            if self.dir is not None:
+                shutil.rmtree(self.dir, ignore_errors=True)
+                self.dir = None

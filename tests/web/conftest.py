@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from server.web import WebDoor
+from tests.support.teardown import cleanup
 
 
 @pytest.fixture
@@ -14,11 +15,14 @@ async def door(parlor):
     d = WebDoor(parlor, host="127.0.0.1", port=0)
     await d.start()
     yield d
-    await d.stop()
+    async with cleanup() as steps:
+        await steps.run("stopping the web door", d.stop(), 30)
 
 
 @pytest.fixture
 async def http(door):
     """An HTTP client for the door (a real socket, through uvicorn)."""
-    async with httpx.AsyncClient(base_url=door.url.rstrip("/"), timeout=10) as client:
-        yield client
+    client = httpx.AsyncClient(base_url=door.url.rstrip("/"), timeout=10)
+    yield client
+    async with cleanup() as steps:
+        await steps.run("closing the HTTP client", client.aclose(), 10)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 FOURTH = ("seekstreams", "tourneystreams", "analyse", "burst")
 
@@ -42,6 +44,7 @@ def attacks() -> tuple[str, ...]:
     return module.ATTACKS
 
 
+@pytest.mark.timeout(700)  # every attack in turn, each with its server: minutes, not seconds
 def test_attack_bench_short():
     listed = attacks()
     assert set(FOURTH) <= set(listed)

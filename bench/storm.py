@@ -76,10 +76,13 @@ def open_connections(pid: int, port: int) -> int:
     return count
 
 
-def write_config(folder: Path, keepalive: int, login_timeout: int, url: str) -> str:
+def write_config(folder: Path, keepalive: int, login_timeout: int, url: str,
+                 gc_freeze_every: float | None = None) -> str:
     path = folder / "config.toml"
+    freeze = "" if gc_freeze_every is None else f"gc_freeze_every = {gc_freeze_every}"
     path.write_text(textwrap.dedent(f"""
         [server]
+        {freeze}
         port = 0
         keepalive = {keepalive}
         login_timeout = {login_timeout}
@@ -129,8 +132,10 @@ async def log_in(port: int, name: str, new: bool) -> tuple[Conn, bool]:
 
 
 class Storm:
-    def __init__(self, server: Server, players: int, logging_in: int) -> None:
+    def __init__(self, server: Server, players: int, logging_in: int,
+                 rate: float = 0.0) -> None:
         self.server = server
+        self.rate = rate  # logins started a second (0: all at once)
         self.names = [f"Storm{i:03d}" for i in range(players)]
         self.logging_in = logging_in
         self.created = False
@@ -159,11 +164,19 @@ class Storm:
         self.in_game |= {a, b}
         return [ca, cb]
 
+    async def paced(self, i: int, a: str, b: str) -> list[Conn]:
+        """Pair ``i`` logs in when its turn comes at ``rate`` logins a second (at once
+        when the rate is 0)."""
+        if self.rate:
+            await asyncio.sleep(2 * i / self.rate)
+        return await self.pair(a, b)
+
     async def round(self, n: int, keepalive: int, login_timeout: int) -> dict:
         pid = self.server.proc.pid
         pairs = list(zip(self.names[::2], self.names[1::2]))
         t0 = time.monotonic()
-        conns = [c for pair in await asyncio.gather(*(self.pair(a, b) for a, b in pairs))
+        conns = [c for pair in await asyncio.gather(*(self.paced(i, a, b)
+                                                      for i, (a, b) in enumerate(pairs)))
                  for c in pair]
         self.created = True
         for _ in range(self.logging_in):
@@ -234,8 +247,9 @@ async def amain(args: argparse.Namespace) -> int:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     folder = Path(tempfile.mkdtemp(prefix="esterport-storm-"))
     url = args.database or f"sqlite+aiosqlite:///{folder}/storm.db"
-    server = Server(write_config(folder, args.keepalive, args.login_timeout, url))
-    storm = Storm(server, args.players - args.players % 2, args.logging_in)
+    server = Server(write_config(folder, args.keepalive, args.login_timeout, url,
+                                 args.gc_freeze_every))
+    storm = Storm(server, args.players - args.players % 2, args.logging_in, args.rate)
     try:
         figures = await storm.run(args.rounds, args.keepalive, args.login_timeout)
     finally:
@@ -244,6 +258,8 @@ async def amain(args: argparse.Namespace) -> int:
     print(json.dumps(figures))
     for p in storm.problems[:30]:
         print("PROBLEM:", p)
+    if storm.problems:
+        print("the server's last words:\n" + "".join(server.log[-15:]), file=sys.stderr)
     return 1 if storm.problems else 0
 
 
@@ -252,9 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--players", type=int, default=200, help="logged in, in games")
     parser.add_argument("--logging-in", type=int, default=200, help="stopped mid-login")
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="logins started a second (default 0: all at once)")
     parser.add_argument("--keepalive", type=int, default=2, help="the server's setting, s")
     parser.add_argument("--login-timeout", type=int, default=30, help="the server's, s")
     parser.add_argument("--database", help="an empty database's URL (default: a new SQLite)")
+    parser.add_argument("--gc-freeze-every", type=float,
+                        help="the server's [server] gc_freeze_every (default: its own)")
     return asyncio.run(amain(parser.parse_args(argv)))
 
 

@@ -482,6 +482,9 @@ class Parlor:
         finally:
             self._shell_tasks.discard(task)
             await self._leave(session)
+            release = getattr(session.protocol, "release", None)
+            if release is not None:  # freed at once, not by a full garbage collection
+                release()
 
     async def _admit(self, session: Session) -> bool:
         """Let a new connection in (the caps), log it in and enter it in the parlor;
@@ -498,10 +501,12 @@ class Parlor:
             session.close(MOVING if self.cluster is not None else GOODBYE)
             return False
         session.offer_mud_protocols()
-        try:
-            account = await asyncio.wait_for(login(session),
-                                             self.config.server.login_timeout or None)
-        except asyncio.TimeoutError:
+        try:  # asyncio.timeout, not wait_for: on Python 3.11 the login's task (with the
+            # session in its frames) and its error refer to each other, and a player who
+            # left mid-login stayed in memory until a full garbage collection
+            async with asyncio.timeout(self.config.server.login_timeout or None):
+                account = await login(session)
+        except TimeoutError:
             session.close("You took too long to log in. Goodbye.")
             return False
         if self.draining:  # stopping while they logged in

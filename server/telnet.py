@@ -228,6 +228,8 @@ class _Options(dict):
         was = self.get(key)
         dict.__setitem__(self, key, value)
         writer = self.writer
+        if writer is None:  # the connection was released (TelnetProtocol.release)
+            return
         if writer._waiters:
             writer._check_waiters()
         if self.local and value is True and was is not True and writer._protocol is not None:
@@ -591,6 +593,24 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         if self.session is not None:
             self.session.connection_lost()  # it drops its unread input at once
         super().connection_lost(exc)
+
+    def release(self) -> None:
+        """The connection's shell has ended: undo the links that make this protocol, its
+        writer, its reader, their option tables and the session one reference cycle, so
+        that all of it is freed when the shell lets go rather than at the next full
+        garbage collection, which the parlor runs seldom (server/collector.py): after a
+        storm of disconnects, every session stayed in memory until then."""
+        self.session = None
+        writer, reader = self.writer, self.reader
+        if writer is not None:
+            writer._protocol = None
+            writer.fn_encoding = None
+            for table in (writer.pending_option, writer.local_option, writer.remote_option):
+                if isinstance(table, _Options):
+                    table.writer = None
+        if reader is not None:
+            reader.fn_encoding = None
+            reader._exception = None  # its traceback holds the shell's frames
 
     # -- options -------------------------------------------------------------------------
     def on_agreed(self, option: bytes) -> None:

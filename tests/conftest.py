@@ -16,7 +16,7 @@ from commands.app import assemble
 from server.config import (AccountsSection, Config, DatabaseSection, GamesSection, LoginSection,
                            ServerSection)
 from tests.support.client import Client
-from tests.support.postgres import REQUIRED, ThrowawayPostgres
+from tests.support.postgres import ThrowawayPostgres, running
 from tests.support.teardown import cleanup
 
 # a throwaway Redis and HAProxy; the report of a test that ran over its time
@@ -36,16 +36,7 @@ settings.load_profile("explore" if os.environ.get("ESTERPORT_EXPLORE") == "1" el
 
 @pytest.fixture(scope="session")
 def postgres():
-    pg = ThrowawayPostgres()
-    if not pg.available:
-        if REQUIRED:
-            pytest.fail("PostgreSQL (initdb/pg_ctl) is required (ESTERPORT_REQUIRE_POSTGRES=1) "
-                        "but not found")
-        pytest.skip("PostgreSQL (initdb/pg_ctl) not installed")
-    pg.start()
-    pg.wait()
-    yield pg
-    pg.stop()
+    yield from running(ThrowawayPostgres())
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -21,7 +21,7 @@ from server.config import ClusterSection
 from server.models import GameMove
 from tests.conftest import make_config
 from tests.support.client import Client
-from tests.support.postgres import REQUIRED, ThrowawayPostgres
+from tests.support.postgres import ThrowawayPostgres, running
 
 APOLOGY = "Sorry, something went wrong"
 
@@ -55,16 +55,7 @@ class RestartablePostgres(ThrowawayPostgres):
 
 @pytest.fixture(scope="module")
 def own_postgres():
-    pg = RestartablePostgres()
-    if not pg.available:
-        if REQUIRED:
-            pytest.fail("PostgreSQL (initdb/pg_ctl) is required (ESTERPORT_REQUIRE_POSTGRES=1) "
-                        "but not found")
-        pytest.skip("PostgreSQL (initdb/pg_ctl) not installed")
-    pg.start()
-    pg.wait()
-    yield pg
-    pg.stop()
+    yield from running(RestartablePostgres())
 
 
 def _config(url: str, **cluster: str):

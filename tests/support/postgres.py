@@ -10,6 +10,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Iterator
 
 REQUIRED = os.environ.get("ESTERPORT_REQUIRE_POSTGRES") == "1"
 
@@ -93,3 +94,20 @@ class ThrowawayPostgres:
                 if s.connect_ex(("127.0.0.1", self.port)) == 0:
                     return
             time.sleep(0.1)
+
+
+def running(pg: "ThrowawayPostgres") -> Iterator["ThrowawayPostgres"]:
+    """A fixture's body for a throwaway PostgreSQL ``pg``: started, yielded, stopped after;
+    skipped where PostgreSQL is not installed (a failure when it is required)."""
+    import pytest
+    if not pg.available:
+        if REQUIRED:
+            pytest.fail("PostgreSQL (initdb/pg_ctl) is required (ESTERPORT_REQUIRE_POSTGRES=1) "
+                        "but not found")
+        pytest.skip("PostgreSQL (initdb/pg_ctl) not installed")
+    pg.start()
+    pg.wait()
+    try:
+        yield pg
+    finally:
+        pg.stop()

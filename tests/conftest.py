@@ -34,6 +34,20 @@ settings.register_profile("explore", deadline=None)
 settings.load_profile("explore" if os.environ.get("ESTERPORT_EXPLORE") == "1" else "repeatable")
 
 
+# Tests that run a whole bench in a child process bounded by their own ``timeout=``
+# (seconds, the soak's where there is one): the per-test limit (pyproject.toml's
+# ``timeout``, tests/support/hangs.py) is raised above it, so the child's bound speaks.
+OWN_BOUNDS = {"test_attack_bench.py": 600, "test_hardening_chaos.py": 900,
+              "test_hardening_storm_bench.py": 180, "test_web_bench.py": 240}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        own = OWN_BOUNDS.get(item.path.name)
+        if own is not None and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(own + 60))
+
+
 @pytest.fixture(scope="session")
 def postgres():
     yield from running(ThrowawayPostgres())

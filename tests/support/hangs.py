@@ -9,11 +9,14 @@ that hangs is one task awaiting another, and a thread's stack shows only the loo
 ``select()``. The report goes to stderr at once (an xdist worker's stderr is the
 terminal's) and into the failure itself.
 
-The backstop is pytest's own ``faulthandler_timeout`` with ``faulthandler_exit_on_timeout``
-(set later than ``timeout``): a test still running then, say one whose teardown hung again
-after the failure, or one stuck in C code that never returns to Python, has every
-thread's stack dumped by faulthandler and its process ended; xdist reports the test as
-crashed and starts another worker.
+The failure interrupts whatever waited, a fixture's teardown included, and pytest goes
+on with the other finalizers. One that hangs again is interrupted again ``GRACE`` seconds
+later, up to ``AGAIN`` times; then the stacks are written once more and the process ends
+(xdist reports the test as crashed; it would run the test again on a new worker, which
+is why the process is ended only as a last resort). The last backstop is pytest's own
+``faulthandler_timeout`` with ``faulthandler_exit_on_timeout``, set above any test's
+limit, for a process stuck in C code that never returns to Python to run a signal
+handler: faulthandler's own thread dumps every thread's stack and ends it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from typing import Any, Iterator
 
 import pytest
 
+GRACE = 30.0  # seconds what is left of a timed-out test's teardown has before it is cut
+AGAIN = 3     # times it is cut again before its process ends
 _terminal: int | None = None  # a copy of stderr's descriptor, taken before any capture
 
 
@@ -160,10 +165,21 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
     if settings.method != "signal" or threading.current_thread() is not threading.main_thread():
         return None  # pytest-timeout's own timer (a thread that dumps and exits)
 
+    alarms = [0]
+
     def on_alarm(_signum: int, frame: FrameType | None) -> None:
         __tracebackhide__ = True
-        text = report(item.nodeid, settings.timeout, frame)
-        _say("\n" + "+" * 30 + " Timeout " + "+" * 30 + "\n" + text)
+        alarms[0] += 1
+        late = settings.timeout + (alarms[0] - 1) * GRACE
+        text = report(item.nodeid, late, frame)
+        if alarms[0] > AGAIN:
+            _say(f"\n{'+' * 30} Timeout: the test's teardown hung {AGAIN} more times; this "
+                 f"process ends (exit status 1) {'+' * 30}\n{text}")
+            os._exit(1)
+        _say(f"\n{'+' * 30} Timeout {'+' * 30}\n{text}")
+        # the failure interrupts whatever waited (a fixture's teardown too); what is left
+        # of the test's teardown gets GRACE seconds before it is interrupted again
+        signal.setitimer(signal.ITIMER_REAL, GRACE)
         pytest.fail(text, pytrace=False)
 
     def cancel() -> None:

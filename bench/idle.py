@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/idle.py                    # 4,000 sessions on SQLite
     .venv/bin/python bench/idle.py --players 1000 --trace    # and where it goes
+    .venv/bin/python bench/idle.py --players 3000 --rounds 3 --login-concurrency 100
 
 One parlor in this process (SQLite, as a lone server runs by default), and
 ``bench/load.py``'s raw-socket players in their own processes. A first batch logs in
@@ -74,6 +75,8 @@ async def run(ns: argparse.Namespace) -> int:
         pools[1].count = total   # node b's players: total .. 2 * total - 1
         await pools[1].start()
     try:
+        if ns.rounds:
+            return await rounds(ns, parlor, pool, total)
         await asyncio.gather(*(p.grow(p.count + WARM, ns.login_concurrency, 120)
                                for p in pools))
         await asyncio.sleep(2)
@@ -114,6 +117,64 @@ async def run(ns: argparse.Namespace) -> int:
     return 0
 
 
+async def rounds(ns: argparse.Namespace, parlor, pool, total: int) -> int:  # noqa: ANN001
+    """``--rounds``: each round logs every player in (``--login-concurrency`` at once) and
+    then disconnects them all; the resident memory once they are in and once they are
+    gone, round after round, and how many sessions are still in memory."""
+    import weakref
+
+    from server.session import Session
+
+    alive: weakref.WeakSet = weakref.WeakSet()
+    await asyncio.sleep(1)
+    print(f"before round 1: resident {rss_kib(os.getpid()) / 1024:.1f} MiB")
+    for n in range(1, ns.rounds + 1):
+        pool.count = 0  # the same accounts, logged in again
+        grown = await pool.grow(total, ns.login_concurrency, 600)
+        alive.update(s for s in parlor.connections if isinstance(s, Session))
+        await asyncio.sleep(2)
+        logged_in = rss_kib(os.getpid()) / 1024
+        players = len(parlor.sessions)
+        if ns.trace:
+            tracemalloc.start(ns.trace_depth)
+            snapshot = tracemalloc.take_snapshot()
+        await pool.all([{"op": "close"}] * pool.n)
+        peak, fullest = 0.0, (0, None)
+        for i in range(600):  # until every connection is closed (60 s at most)
+            peak = max(peak, rss_kib(os.getpid()) / 1024)
+            if ns.trace and i % 5 == 0 and tracemalloc.get_traced_memory()[0] > fullest[0]:
+                fullest = (tracemalloc.get_traced_memory()[0], tracemalloc.take_snapshot())
+            if not parlor.connections:
+                break
+            await asyncio.sleep(0.1)
+        for i in range(300):  # and every session freed (30 s at most: its shell records
+            peak = max(peak, rss_kib(os.getpid()) / 1024)  # the player's last visit)
+            if ns.trace and i % 5 == 0 and tracemalloc.get_traced_memory()[0] > fullest[0]:
+                fullest = (tracemalloc.get_traced_memory()[0], tracemalloc.take_snapshot())
+            if not alive:
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1)
+        gone = rss_kib(os.getpid()) / 1024
+        print(f"round {n}: {players} logged in ({grown['failed']} failed): resident "
+              f"{logged_in:.1f} MiB; while they left: up to {peak:.1f} MiB; all gone: "
+              f"{gone:.1f} MiB, {len(alive)} of their sessions still in memory", flush=True)
+        if ns.trace:
+            for title, taken in (("while they left (the most traced)", fullest[1]),
+                                 ("once all were gone", tracemalloc.take_snapshot())):
+                if taken is None:
+                    continue
+                stats = taken.compare_to(snapshot, "lineno" if ns.trace_depth == 1
+                                         else "traceback")
+                print(f"  allocated since they began to leave, {title}: "
+                      f"{sum(st.size_diff for st in stats) / 2**20:.1f} MiB")
+                for stat in stats[:ns.trace_lines]:
+                    print(f"  {stat.size_diff / 1024:9,.0f} KiB {stat.count_diff:8} blocks  "
+                          + " <- ".join(str(f) for f in reversed(stat.traceback)))
+            tracemalloc.stop()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--players", type=int, default=4000, help="sessions measured")
@@ -125,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="as node a of two on PostgreSQL and Redis, as many players on each")
     p.add_argument("--client-procs", type=int, default=2)
     p.add_argument("--login-concurrency", type=int, default=50)
+    p.add_argument("--rounds", type=int, default=0,
+                   help="log every player in and out this many times (RSS each round)")
     return asyncio.run(run(p.parse_args(argv)))
 
 

@@ -213,6 +213,19 @@ async def play(websocket: WebSocket) -> None:
         await _session(websocket, door)
 
 
+def window_size(query: Any) -> tuple[int, int] | None:
+    """``(rows, cols)`` from the address's ``?cols=&rows=``: the page's window when it
+    connected, so the welcome fits it even when the answer to DO NAWS comes after the
+    shell has started (telnetlib3 waits half a second for it). Anything else: ``None``."""
+    try:
+        cols, rows = int(query.get("cols", "")), int(query.get("rows", ""))
+    except ValueError:
+        return None
+    if not (20 <= cols <= 250 and 10 <= rows <= 200):
+        return None
+    return rows, cols
+
+
 async def _session(websocket: WebSocket, door: "WebDoor") -> None:
     """The telnet session over an accepted WebSocket, until either side ends it."""
     cfg = door.parlor.config.web
@@ -221,6 +234,9 @@ async def _session(websocket: WebSocket, door: "WebDoor") -> None:
     protocol = door.parlor.telnet_connection()
     transport.set_protocol(protocol)
     protocol.connection_made(transport)
+    window = window_size(websocket.query_params)
+    if window is not None:
+        protocol.on_naws(*window)
     pump = asyncio.create_task(transport.pump(websocket))
     door.plays.add(transport)
     limiter = RateLimiter(cfg.messages_per_second, cfg.message_burst)

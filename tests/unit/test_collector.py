@@ -31,7 +31,9 @@ def test_a_cycle_frozen_waits_for_the_full_collection_that_growth_brings():
         collector.base = int(gc.get_freeze_count() / 1.3)  # as if a quarter more had come
         collector.step()
         assert gone() is None and collector.full_runs == 2
-        assert collector.base == gc.get_freeze_count()
+        # the new base is what lived through that full collection; a frozen object
+        # another thread (a database driver's worker) frees since then only lowers the count
+        assert 0 <= collector.base - gc.get_freeze_count() < 1000
     finally:
         gc.unfreeze()
 

@@ -245,6 +245,29 @@ async def test_play_is_a_session_like_telnet(parlor, door, clients):
     assert parlor.session_named("Webby") is None and session.closed
 
 
+class SilentOnNaws(WsPlayer):
+    """A page whose answer to DO NAWS never comes (as when it comes after the shell has
+    started: telnetlib3 waits half a second for it)."""
+
+    async def naws(self, cols: int, rows: int = 40) -> None:
+        self.cols = cols
+
+
+@pytest.mark.parametrize(("query", "widest"), [("?cols=40&rows=20", 40), ("", 80),
+                                                ("?cols=abc&rows=20", 80),
+                                                ("?cols=9999&rows=20", 80)])
+async def test_the_welcome_fits_the_window_the_address_gives(parlor, door, query, widest):
+    """The page puts its window's size on the address, so the welcome is drawn to it
+    even before (or without) NAWS; a size that is no window's is ignored."""
+    player = await SilentOnNaws.connect(ws_url(door) + query, origin=door.url.rstrip("/"))
+    try:
+        welcome = await player.expect("Type your name to log in")
+        lines = [line for line in welcome.splitlines() if line.strip()]
+        assert lines and max(len(line) for line in lines) <= widest, welcome
+    finally:
+        await player.close()
+
+
 async def test_play_refuses_a_foreign_origin_and_a_missing_subprotocol(parlor, door):
     with pytest.raises(InvalidStatus) as refused:
         await WsPlayer.connect(ws_url(door), origin="https://evil.example")

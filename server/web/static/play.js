@@ -271,11 +271,15 @@
     return Math.max(20, Math.min(250, Math.floor(inner / (w || 9))));
   }
 
+  function measureRows() {
+    return Math.max(10, Math.min(200, Math.floor(screen.clientHeight / 20)));
+  }
+
   function naws(force) {
     const c = measureCols();
     if (!force && c === cols) return;
     cols = c;
-    const rows = Math.max(10, Math.min(200, Math.floor(screen.clientHeight / 20)));
+    const rows = measureRows();
     const body = [c >> 8, c & 255, rows >> 8, rows & 255];
     const out = [IAC, SB, NAWS];
     for (const b of body) { out.push(b); if (b === IAC) out.push(IAC); }
@@ -420,7 +424,10 @@
     welcomed = false;
     for (const k of Object.keys(agreed)) delete agreed[k];
     cols = 0;
-    ws = new WebSocket(scheme + location.host + root.dataset.path, [root.dataset.subprotocol]);
+    // the window's size rides on the address too: the welcome is drawn to it even when
+    // the answer to DO NAWS comes late
+    const size = "?cols=" + measureCols() + "&rows=" + measureRows();
+    ws = new WebSocket(scheme + location.host + root.dataset.path + size, [root.dataset.subprotocol]);
     ws.binaryType = "arraybuffer";
     ws.onopen = () => {
       state.textContent = "Connected.";

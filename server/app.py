@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import logging
+import os
 import socket
 import sys
 import time
@@ -41,6 +42,7 @@ from server.world import World, describe_room
 
 if TYPE_CHECKING:
     from server.cluster import Cluster, RemotePlayer
+    from server.holder.link import HolderLink
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +130,14 @@ class Parlor:
         self.telnet_protocol: type[TelnetProtocol] | None = None  # set by start()
         self.telnet_options: dict = {}
         self.before_stop: list[Callable[[], Awaitable[None]]] = []  # e.g. the web door
+        # a held parlor's link to its holder (server/holder): set before start()
+        self.holder: "HolderLink | None" = None
+        self.handing_over = False  # a reload: sessions finish their command and wait
+        self._handed = asyncio.Event()  # (never set: a handed-over session waits for exit)
+        # connections handed over by the holder not yet carried on: what they typed in the
+        # gap runs once every one of them is back (in its room, hearing what is said)
+        self._carrying: set[int] = set()
+        self._carried = asyncio.Event()
         if config.cluster.enabled:
             from server.cluster import Cluster
 
@@ -154,6 +164,7 @@ class Parlor:
             "counter": self.counter,
             "prelogin": {},
             "proxies": cfg.trusted_proxies,  # PROXY protocol from these only
+            "holder": self.holder,
         })
         asyncio.get_running_loop().set_exception_handler(AcceptErrors())
         # No compression (MCCP3 would inflate what clients send), no telnetlib3 idle
@@ -163,8 +174,11 @@ class Parlor:
             shell=self._shell, encoding="utf8", encoding_errors="replace", force_binary=True,
             line_mode=True, connect_maxwait=0.5, timeout=False, compression=False,
             cols=80, rows=24)  # no NAWS: 80x24 (docs/design.md, Screens, principle 1)
-        self.server = await telnetlib3.create_server(
-            host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
+        if self.holder is not None:  # the holder listens; the connections it holds go on
+            await self._take_over(protocol)
+        else:
+            self.server = await telnetlib3.create_server(
+                host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
         listen_backlog(self.server.sockets, cfg.backlog)  # accepted ACCEPT_BATCH a turn
         if cfg.fairness:
             self._background.add(asyncio.create_task(self.governor.run()))
@@ -174,6 +188,81 @@ class Parlor:
             self._background.add(asyncio.create_task(Collector(cfg.gc_freeze_every).run()))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
+
+    async def _take_over(self, protocol: type[TelnetProtocol]) -> None:
+        """A held parlor: carry on every connection the holder hands over, then accept
+        on the holder's listening socket."""
+        assert self.holder is not None
+        # (kept apart from ``_background``, which stopping cancels)
+        self.holder.on_reload = lambda: setattr(self, "_shutdown_task",
+                                                asyncio.create_task(self.hand_over()))
+        self.holder.on_stop = lambda: setattr(self, "_shutdown_task",
+                                              asyncio.create_task(self.stop()))
+        loop = asyncio.get_running_loop()
+        handed = await self.holder.connect()
+        self._carrying = {carried.conn for carried, _ in handed}
+        if not self._carrying:
+            self._carried.set()
+        for carried, fd in handed:
+            resumed = protocol(**self.telnet_options)
+            resumed.carried = carried
+            try:
+                await loop.connect_accepted_socket(lambda p=resumed: p, socket.socket(fileno=fd))
+            except OSError as err:  # gone in the gap
+                log.info("a held connection was gone: %s", err)
+                self.holder.release(carried.conn)
+                self._carried_on(carried.conn)
+        if resumed_count := self.counter["open"]:
+            log.info("carried on %d connection(s) from the parlor before", resumed_count)
+        self.server = await loop.create_server(
+            lambda: protocol(**self.telnet_options), sock=self.holder.listeners["telnet"])
+
+    async def hand_over(self, settle: float = 10.0) -> None:
+        """A reload (the holder asked): take no more input, let every command under way
+        finish and its output leave, send the holder each session's state and what was
+        typed but not run yet, and end the process. The next parlor carries on from
+        there: no player is logged out, no command is lost or run twice."""
+        assert self.holder is not None
+        if self.handing_over:
+            return
+        self.handing_over = self.draining = True
+        log.info("handing %d connection(s) over to a new parlor", len(self.connections))
+        if self.server is not None:
+            self.server.close()  # the holder's socket stays open: new players queue there
+        for hook in list(self.before_stop):  # the web door (its players reconnect)
+            try:
+                await hook()
+            except Exception:
+                log.exception("stopping %r failed", hook)
+        self.before_stop.clear()
+        telnet = [s for s in self.connections if getattr(s.protocol, "held", None) is not None]
+        for session in telnet:
+            transport = getattr(session.protocol, "_transport", None)
+            if transport is not None and not transport.is_closing():
+                transport.pause_reading()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settle
+        while any(s.busy for s in telnet) and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        for session in telnet:
+            session.flush()
+        while loop.time() < deadline and any(
+                (t := getattr(s.protocol, "_transport", None)) is not None
+                and t.get_write_buffer_size() for s in telnet):
+            await asyncio.sleep(0.01)
+        self.holder.handing_over = True  # from here, a closed connection stays held
+        for session in telnet:
+            if not session.closed:
+                self.holder.update(session.protocol.held, session, session.unread())
+        if not await self.holder.handed_over():
+            log.error("the holder did not take the hand-over in time")
+        await self.host.close()
+        if self.cluster is not None:
+            await self.cluster.close(leaving=False)
+        await self.db.close()
+        log.info("handed over; exiting")
+        logging.shutdown()
+        os._exit(0)
 
     def telnet_connection(self) -> TelnetProtocol:
         """A telnet protocol configured as the listener's, for a connection that arrives
@@ -452,7 +541,14 @@ class Parlor:
             if not await self._admit(session):
                 return
             while not session.closed:
+                if self.handing_over:
+                    await self._handed.wait()  # the process ends under it
+                session.busy = False
                 line = await session.read_line()
+                session.busy = True
+                if self.handing_over:  # read before the hand-over: it goes with the rest
+                    session.unread_line(line)
+                    continue
                 if not await self._turn(session):
                     continue
                 if not line:
@@ -481,6 +577,9 @@ class Parlor:
                 session.close("Sorry, something went wrong; please reconnect.")
         finally:
             self._shell_tasks.discard(task)
+            carried = getattr(session.protocol, "carried", None)
+            if carried is not None and carried.conn in self._carrying:  # gone in the gap
+                self._carried_on(carried.conn)
             await self._leave(session)
             release = getattr(session.protocol, "release", None)
             if release is not None:  # freed at once, not by a full garbage collection
@@ -500,7 +599,12 @@ class Parlor:
         if self.draining:  # stopping: in a cluster, its games are going to the others
             session.close(MOVING if self.cluster is not None else GOODBYE)
             return False
-        session.offer_mud_protocols()
+        carried = getattr(session.protocol, "carried", None)
+        if carried is not None:  # handed over by the holder: carry on (server/holder)
+            if await self._carry_on(session, carried):
+                return True
+        else:
+            session.offer_mud_protocols()
         try:  # asyncio.timeout, not wait_for: on Python 3.11 the login's task (with the
             # session in its frames) and its error refer to each other, and a player who
             # left mid-login stayed in memory until a full garbage collection
@@ -514,7 +618,51 @@ class Parlor:
             return False
         await self._enter(session, account)  # the row is not kept: the session has a Member
         session.logged_in()
+        self._tell_holder(session)
         return True
+
+    async def _carry_on(self, session: Session, carried) -> bool:  # noqa: ANN001
+        """A connection the parlor before this one had: its session goes on where it was
+        (True), or, if it had not logged in, its login starts again (False)."""
+        session.gmcp_supports = frozenset(carried.supports)
+        session.client_name = carried.client
+        account = None
+        if carried.account is not None:
+            account = await self.accounts.get_by_id(carried.account)
+        if account is None or account.banned:
+            session.echo(True)  # it may have been asked for a password
+            session.write("The parlor has restarted.")
+            await self._all_carried_on(carried.conn)
+            session.carry_in(carried.pending)
+            return False
+        await self._enter(session, account, carried=True)
+        session.logged_in()
+        self._tell_holder(session)
+        await self._all_carried_on(carried.conn)
+        session.carry_in(carried.pending)
+        return True
+
+    def _carried_on(self, conn: int) -> None:
+        self._carrying.discard(conn)
+        if not self._carrying:
+            self._carried.set()
+
+    async def _all_carried_on(self, conn: int, within: float = 3.0) -> None:
+        """This connection is back; wait (a bounded while: one may have gone in the gap)
+        until every other one handed over is, before what was typed in the gap runs."""
+        self._carried_on(conn)
+        try:
+            async with asyncio.timeout(within):
+                await self._carried.wait()
+        except TimeoutError:
+            log.warning("%d connection(s) handed over did not come back", len(self._carrying))
+            self._carrying.clear()
+            self._carried.set()
+
+    def _tell_holder(self, session: Session) -> None:
+        held = getattr(session.protocol, "held", None)
+        if self.holder is not None and held is not None:
+            self.holder.update(held, session)
 
     async def _turn(self, session: Session) -> bool:
         """Wait until the line just read may run; False when it is dropped.
@@ -546,7 +694,8 @@ class Parlor:
         await self.governor.turn(session)
         return not session.closed  # gone while it waited: its command dies with it
 
-    async def _enter(self, session: Session, account) -> None:  # noqa: ANN001
+    async def _enter(self, session: Session, account, *,  # noqa: ANN001
+                     carried: bool = False) -> None:
         ignoring = await self.accounts.ignored_by(account.id)
         if session.closed:
             return  # gone while we looked
@@ -590,14 +739,17 @@ class Parlor:
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
                       *(f"game:{g}" for g in session.watching)):
             session.subscribe(topic)
-        if taken_over:
+        if carried:  # a reload or a crash of the parlor: the player never left
+            session.write("The parlor has restarted; carry on.")
+        elif taken_over:
             session.write("You take over your earlier connection.")
         else:
             self._announce(session.room, f"{account.name} has arrived.", session)
         session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
         await self._resume_token(session)
         self.send_room_info(session)
-        session.write(describe_room(self, session))
+        if not carried:
+            session.write(describe_room(self, session))
         for game in self.host.player_returned(account.id, account.name):
             session.write(f"You have a game in progress: {game.title}.")
             self.presentation.show(session, game)

@@ -2,6 +2,8 @@
 
     esterport serve   [--config FILE] [--host H] [--port P] [--web-port P] [--database URL]
                       [--log-level L] [--redis URL --node NAME] [--trusted-proxy ADDR ...]
+                      [--hold]
+    esterport reload  [--config FILE]     (a held parlor: new code and configuration)
     esterport migrate [--config FILE] [--database URL]
     esterport seed    [FILE ...]          (default: the shipped data files)
     esterport admin   grant|revoke|ban|unban NAME | cubits NAME AMOUNT | list | audit
@@ -61,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
                        help="a balancer (address or network) whose PROXY headers and "
                             "X-Forwarded-For are believed; repeat for more (overrides "
                             "[server] trusted_proxies)")
+    serve.add_argument("--hold", action="store_true",
+                       help="keep every connection while the parlor restarts: a holder "
+                            "process runs the parlor (overrides [server] hold)")
+    sub.add_parser("reload", parents=[common],
+                   help="reload a held parlor's code and configuration (its holder's "
+                        "[server] pid_file gets SIGHUP); nobody is disconnected")
     sub.add_parser("migrate", parents=[common], help="upgrade the database schema")
     seed = sub.add_parser("seed", parents=[common], help="load data files (TOML) into the database")
     seed.add_argument("files", nargs="*", metavar="FILE",
@@ -190,7 +198,13 @@ def main(argv: list[str] | None = None, app: App | None = None) -> int:
              config.server.log_window)
     try:
         if ns.command == "serve":
+            from server.holder.process import ENVIRON
+
+            if (ns.hold or config.server.hold) and ENVIRON not in os.environ:
+                return asyncio.run(hold(config, ns, argv))
             return asyncio.run(serve(config, app))
+        if ns.command == "reload":
+            return reload(config)
         if ns.command == "migrate":
             return asyncio.run(migrate(config))
         if ns.command == "seed":
@@ -210,9 +224,53 @@ def _assemble(config: Config, app: App) -> "Parlor | None":
         return None
 
 
+async def hold(config: Config, ns: argparse.Namespace, argv: list[str] | None) -> int:
+    """``serve --hold``: the holder binds the listeners and runs the parlor as its child
+    (``server/holder``); it returns when it is stopped, or when the parlor stops for good."""
+    from server.holder.process import Holder, listener
+
+    cfg = config.server
+    listeners = {}
+    try:
+        listeners["telnet"] = listener(cfg.host, cfg.port, cfg.backlog)
+        if config.web.enabled:
+            listeners["web"] = listener(config.web.host, config.web.port, cfg.backlog)
+    except OSError as err:
+        for sock in listeners.values():
+            sock.close()
+        print(f"esterport: cannot listen: {err.strerror or err}", file=sys.stderr)
+        return 1
+    args = list(sys.argv[1:] if argv is None else argv)
+    holder = Holder([sys.executable, "-m", "commands.app", *args], listeners,
+                    check=lambda: _config(ns), pid_file=cfg.pid_file)
+    return await holder.run()
+
+
+def reload(config: Config) -> int:
+    """``esterport reload``: SIGHUP to the holder named in ``[server] pid_file``."""
+    path = config.server.pid_file
+    try:
+        with open(path) as pid_file:
+            pid = int(pid_file.read().split()[0])
+        os.kill(pid, signal.SIGHUP)
+    except (OSError, ValueError, IndexError) as err:
+        print(f"esterport: no held parlor to reload ({path}: "
+              f"{getattr(err, 'strerror', None) or err})", file=sys.stderr)
+        return 1
+    print(f"esterport: reloading the parlor held by process {pid}", file=sys.stderr)
+    return 0
+
+
 async def serve(config: Config, app: App) -> int:
     parlor = _assemble(config, app)
     if parlor is None:
+        return 2
+    from server.holder.link import HolderError, HolderLink
+
+    try:
+        parlor.holder = HolderLink.from_environ()
+    except HolderError as err:
+        print(f"esterport: {err}", file=sys.stderr)
         return 2
     try:
         await parlor.start()

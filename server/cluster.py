@@ -213,9 +213,15 @@ class Cluster:
                         asyncio.create_task(self._report_active(), name="cluster-active")}
         log.info("cluster: node %s joined through %s", self.node, self.bus.url)
 
-    async def close(self) -> None:
+    async def close(self, *, leaving: bool = True) -> None:
+        """Stop this node's part of the cluster. ``leaving=False`` (a reload, whose next
+        parlor takes the node's name, players and games on within the lease): nothing
+        is said to the others."""
         await cancel_and_wait({*self._tasks, *([self._fencing] if self._fencing else [])},
                               CLOSE_WAIT, "cluster tasks")
+        if not leaving:
+            await self.bus.close()
+            return
         mine = [str(s.account.id) for s in self.parlor.sessions.values()]
         try:  # bounded: a stopping node never waits on a Redis that is away
             if mine:

@@ -65,6 +65,10 @@ class ServerSection:
     # (HAProxy's send-proxy / send-proxy-v2): addresses or networks; none by default
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=tuple,
                                                    validator=_proxies)
+    # a holder process keeps every telnet connection while the parlor restarts
+    # (server/holder): SIGHUP or `esterport reload` reloads, a crash restarts
+    hold: bool = False
+    pid_file: str = "esterport.pid"   # the holder's process id, for `esterport reload`
 
 
 @attrs.frozen

@@ -123,7 +123,7 @@ class Session:
         "_buffer", "_lines", "_skip_partial", "_out", "_ga", "_prompted",
         "_flush_scheduled", "_closing", "_replying", "_rows", "_held", "_dropped",
         "_after_cr", "connected_at", "last_command_at", "protocol", "_window", "reply_to",
-        "logged_in_at", "examining", "__weakref__")
+        "logged_in_at", "examining", "busy", "__weakref__")
 
     def __init__(self, parlor: "Parlor", reader: Any, writer: Any) -> None:
         self.id = next(_ids)
@@ -182,6 +182,7 @@ class Session:
         self.reply_to: str | None = None  # whom REPLY answers
         self.logged_in_at = 0.0  # when this connection logged in (the newer login wins)
         self.examining: tuple[int, int] | None = None  # EXAMINE's game and move
+        self.busy = False  # running a command (a hand-over waits for it to finish)
 
     @property
     def seen_versions(self) -> dict[int, int]:
@@ -508,6 +509,24 @@ class Session:
         if not lines:
             self._lines = None
         return clean(line).strip()
+
+    def carry_in(self, text: str) -> None:
+        """What the player typed that the parlor before this one had not run yet: it
+        runs first, as if just read (a reload's hand-over, server/holder)."""
+        if text:
+            self._feed(text, self.parlor.config.server.max_line)
+
+    def unread_line(self, line: str) -> None:
+        """Put back a line taken but not run (a hand-over began while it was read)."""
+        if self._lines is None:
+            self._lines = deque()
+        self._lines.appendleft(line)
+
+    def unread(self) -> str:
+        """Everything typed and not run yet, as typed (for the next parlor)."""
+        lines = "".join(f"{line}\n" for line in self._lines or ())
+        buffered = getattr(self.reader, "_buffer", b"")
+        return lines + self._buffer + bytes(buffered).decode("utf-8", errors="replace")
 
     def _feed(self, chunk: str, limit: int) -> None:
         if self._after_cr and chunk.startswith("\n"):

@@ -419,6 +419,9 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     on_refused: Callable[[], None] | None = None
     proxies: tuple[str, ...] = ()  # [server] trusted_proxies
     proxy_wait = PROXY_WAIT
+    holder: Any = None  # a held parlor's HolderLink (server/holder): it keeps each socket
+    held: int | None = None    # the holder's number for this connection
+    carried: Any = None  # a connection a new parlor carries on (server.holder.messages.Carried)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["reader_factory_encoding"] = LineReader
@@ -445,6 +448,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     def on_naws(self, rows: int, cols: int) -> None:
         super().on_naws(rows, cols)
         self.cols, self.rows = cols, rows
+        if self.held is not None and self.holder is not None and self.session is not None:
+            self.holder.update(self.held, self.session)  # a new parlor keeps the window
 
     @property
     def logged_in(self) -> bool:
@@ -484,6 +489,13 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             return
         self.counter["open"] += 1
         self.prelogin[self] = None
+        if self.carried is not None:  # handed over by the holder: telnet went on before
+            self.held = self.carried.conn
+            self._begin(transport)
+            self._carry_on(self.carried)
+            return
+        if self.holder is not None:
+            self.held = self.holder.hold(transport)
         self._keepalive(transport)
         if self._from_proxy(transport):
             self._transport = transport  # the telnet protocol starts once the header is read
@@ -501,6 +513,18 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         # resumes when the session reads again. telnetlib3's client does this; its server
         # never does, so what a client sent while its session waited piled up in memory.
         self.reader.set_transport(transport)
+
+    def _carry_on(self, carried: Any) -> None:
+        """What the parlor before knew of the connection: its address (a proxy's word
+        included), window, terminal and GMCP. The options are asked again at connect
+        (a client answers, or keeps what it had); GMCP is taken as agreed, since a MUD
+        client does not answer an offer it already took."""
+        self._extra["peername"] = (carried.address, carried.port)
+        self._extra["TERM"] = carried.terminal or self._extra.get("TERM")
+        window = carried.window
+        self.on_naws(window.rows, window.cols)
+        if carried.gmcp:
+            self.writer.local_option[GMCP] = True
 
     def _from_proxy(self, transport: asyncio.BaseTransport) -> bool:
         """Whether the connection is a trusted proxy's (a real socket, from one of
@@ -585,6 +609,9 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             return
         self.prelogin.pop(self, None)
         self.counter["open"] -= 1
+        if self.held is not None and self.holder is not None:
+            self.holder.release(self.held)  # (not during a hand-over: the socket goes on)
+            self.held = None
         if self._proxy_header is not None:  # gone before its header: telnet never started
             self._proxy_header = None
             self._cancel_proxy_timer()

@@ -105,7 +105,8 @@ class WebDoor:
         server = uvicorn.Server(config)
         server.lifespan = config.lifespan_class(config)
         try:
-            await server.startup()
+            held = self.parlor.holder.listeners.get("web") if self.parlor.holder else None
+            await server.startup(sockets=[held] if held is not None else None)
         except SystemExit:  # uvicorn's way of saying it could not bind
             self.app.state.pages.close()
             raise WebDoorError(f"cannot listen on {self.host}:{self.requested_port}") from None

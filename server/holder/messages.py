@@ -1,0 +1,152 @@
+"""What the holder and the parlor say to each other: typed messages, versioned.
+
+Each message is one datagram of a ``SOCK_SEQPACKET`` socket pair: a JSON object with its
+``type`` (the class name) and the protocol's version ``v``, and at most one descriptor
+beside it (:mod:`server.holder.channel`). The rules that let a parlor and a holder of
+different releases talk during an upgrade:
+
+* a field is only ever added, with a default; a reader ignores fields it does not know
+  and fills the ones it misses from their defaults;
+* a message of a type the reader does not know is logged and ignored;
+* anything else (a field removed or its meaning changed) raises :data:`VERSION`, and a
+  holder refuses a parlor of a version it does not list in :data:`SUPPORTED`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+
+VERSION = 1
+SUPPORTED = frozenset({1})
+
+
+@attrs.frozen
+class Window:
+    cols: int = 80
+    rows: int = 24
+
+
+@attrs.frozen
+class Carried:
+    """What a new parlor needs to carry a connection's session on without a login."""
+
+    conn: int                       # the holder's number for the connection
+    address: str = ""               # the player's address (a trusted proxy's word included)
+    port: int = 0
+    account: int | None = None      # logged in as (None: at the login)
+    window: Window = Window()
+    terminal: str = ""              # TTYPE
+    gmcp: bool = False              # the client agreed to GMCP
+    supports: tuple[str, ...] = ()  # its Core.Supports.Set
+    client: str | None = None       # its Core.Hello
+    pending: str = ""               # typed but not run yet (a reload's hand-over)
+
+
+# -- the parlor to the holder -----------------------------------------------------------
+@attrs.frozen
+class Hello:
+    """The parlor is up (its listeners open, every connection handed to it resumed)."""
+
+    pid: int
+
+
+@attrs.frozen
+class Hold:
+    """Keep this connection (its descriptor rides with the message)."""
+
+    carried: Carried
+
+
+@attrs.frozen
+class Update:
+    """What to carry over of a held connection changed (a login, a window)."""
+
+    carried: Carried
+
+
+@attrs.frozen
+class Release:
+    """The parlor closed the connection: close it."""
+
+    conn: int
+
+
+@attrs.frozen
+class HandedOver:
+    """A reload: every session is at rest and its state sent; the parlor now exits."""
+
+
+# -- the holder to the parlor -----------------------------------------------------------
+@attrs.frozen
+class Resume:
+    """A held connection for the new parlor (its descriptor rides with the message)."""
+
+    carried: Carried
+
+
+@attrs.frozen
+class Resumed:
+    """Every held connection has been sent; the new parlor numbers its new connections
+    from ``next_conn``."""
+
+    count: int
+    next_conn: int = 1
+
+
+@attrs.frozen
+class Reload:
+    """Hand every connection over and exit: a new parlor takes them."""
+
+
+@attrs.frozen
+class Stop:
+    """Stop for good (the holder was told to stop): close every connection."""
+
+
+MESSAGES: dict[str, type] = {cls.__name__: cls for cls in (
+    Hello, Hold, Update, Release, HandedOver, Resume, Resumed, Reload, Stop)}
+NESTED: dict[str, type] = {"carried": Carried, "window": Window}
+
+
+def encode(message: Any) -> bytes:
+    body = attrs.asdict(message)
+    return json.dumps({"type": type(message).__name__, "v": VERSION, **body},
+                      separators=(",", ":")).encode()
+
+
+def _build(cls: type, data: dict) -> Any:
+    known = {field.name for field in attrs.fields(cls)}
+    values = {}
+    for name, value in data.items():
+        if name not in known:
+            continue  # a newer release's field
+        nested = NESTED.get(name)
+        if nested is not None and isinstance(value, dict):
+            value = _build(nested, value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[name] = value
+    return cls(**values)
+
+
+class Unknown(ValueError):
+    """A message this release cannot read (ignored and logged by the reader)."""
+
+
+def decode(data: bytes) -> tuple[int, Any]:
+    """``(version, message)``; :class:`Unknown` for a type this release does not know."""
+    try:
+        body = json.loads(data)
+        kind, version = body.pop("type"), int(body.pop("v"))
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise Unknown(f"not a holder message ({type(err).__name__})") from None
+    cls = MESSAGES.get(kind)
+    if cls is None:
+        raise Unknown(f"a message of type {kind!r}")
+    try:
+        return version, _build(cls, body)
+    except (TypeError, ValueError) as err:
+        raise Unknown(f"a malformed {kind}: {err}") from None

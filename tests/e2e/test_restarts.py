@@ -1,0 +1,218 @@
+"""Restarts nobody notices (server/holder): ``esterport serve --hold`` keeps every telnet
+connection while the parlor reloads (SIGHUP) or is killed (kill -9), with real clients:
+Debian telnet in tmux, and telnetlib3's client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from tests.conftest import require_program, stop_process, write_config
+from tests.support.client import Client
+from tests.support.tmux import Screen
+
+GAP = "The parlor is restarting; what you typed runs in a moment."
+CARRY_ON = "The parlor has restarted; carry on."
+
+
+class Held:
+    """``esterport serve --hold`` in a child process: the holder, and the parlor it runs."""
+
+    def __init__(self, tmp_path) -> None:  # noqa: ANN001
+        self.config = tmp_path / "config.toml"
+        self.config.write_text(open(write_config(tmp_path)).read().replace(
+            "[server]\n", f'[server]\npid_file = "{tmp_path}/esterport.pid"\n', 1))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "commands.app", "serve", "--hold", "--config",
+             str(self.config)], stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+        self.log: list[str] = []
+        self.started = threading.Event()
+        self.port = 0
+        threading.Thread(target=self._read, daemon=True).start()
+        assert self.started.wait(60), "the held parlor did not start:\n" + "".join(self.log[-30:])
+        self.first = self.parlor()
+
+    def _read(self) -> None:
+        for line in self.proc.stderr:
+            self.log.append(line)
+            if "Connect with: telnet" in line and not self.port:
+                self.port = int(line.rsplit(" ", 1)[1])
+                self.started.set()
+
+    def parlor(self, other_than: int | None = None, within: float = 30.0) -> int:
+        """The pid of the parlor the holder runs now (a new one, given the old)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            found = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
+                                   text=True).stdout.split()
+            pids = [int(p) for p in found if int(p) != other_than]
+            if pids:
+                return pids[0]
+            time.sleep(0.05)
+        raise AssertionError("no parlor under the holder:\n" + "".join(self.log[-30:]))
+
+    def attached(self, count: int, within: float = 30.0) -> None:
+        """Wait until the holder has handed its connections to a parlor ``count`` times."""
+        deadline = time.monotonic() + within
+        while sum("attached" in line for line in self.log) < count:
+            assert time.monotonic() < deadline, "".join(self.log[-30:])
+            time.sleep(0.05)
+
+    def reload(self) -> None:
+        self.proc.send_signal(signal.SIGHUP)
+
+    def stop(self) -> None:
+        stop_process(self.proc, within=40)
+
+
+@pytest.fixture
+def held(tmp_path):
+    server = Held(tmp_path)
+    yield server
+    server.stop()
+
+
+def seen_times(screen: Screen, text: str, times: int, within: float = 30.0) -> list[str]:
+    """Wait until ``text`` is on ``times`` lines of the screen and its scrollback."""
+    deadline = time.monotonic() + within
+    while True:
+        lines = screen.lines()
+        if sum(text in line for line in lines) >= times:
+            return lines
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} not seen {times} times:\n" + "\n".join(lines[-24:]))
+        time.sleep(0.1)
+
+
+def pyramid_hint(screen: Screen, asked: int) -> str | None:
+    """Ask for a hint (the ``asked``-th) and return its move, or None if none is left."""
+    screen.type("pyr hint")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        found = re.findall(r"Hint: PYR ([^()]+?) \(|(No move is possible\.)|(\(PYR D\)\.)",
+                           "\n".join(screen.lines()))
+        if len(found) >= asked:
+            move, none, deal = found[asked - 1]
+            return None if none else "d" if deal else move
+        time.sleep(0.1)
+    raise AssertionError("no answer to PYR HINT:\n" + "\n".join(screen.lines()[-24:]))
+
+
+def test_telnet_plays_on_through_a_reload_and_a_parlor_kill(held):
+    """Debian telnet at 80x24: a Pyramid deal played by the hints, the parlor reloaded
+    after two moves and killed (kill -9) after four; the connection never closes, each
+    gap is announced once, the deal is played to its end, and its REPLAY lists every
+    move once."""
+    telnet = require_program("telnet")
+    screen = Screen(f"{telnet} 127.0.0.1 {held.port}")
+    try:
+        screen.wait_for("Type your name")
+        for line in ("new", "Rhea", "secret1", "secret1"):
+            screen.type(line)
+            time.sleep(0.3)
+        screen.wait_for("Welcome, Rhea!")
+        screen.type("pyr new")
+        screen.wait_for("Deal 1 of 3")
+        moves: list[str] = []
+        hints = 0
+        while len(moves) < 8:
+            if len(moves) == 2 and held.parlor() == held.first:
+                held.reload()
+                held.attached(2)
+                screen.wait_for(CARRY_ON, 30)
+            if len(moves) == 4 and sum(CARRY_ON in line for line in screen.lines()) == 1:
+                os.kill(held.parlor(), signal.SIGKILL)
+                screen.type("look")   # typed in the gap: it runs once the parlor is back
+                held.attached(3)
+                lines = seen_times(screen, "Exits:", 2)   # at login, and the LOOK
+                assert sum(CARRY_ON in line for line in lines) == 2
+            hints += 1
+            move = pyramid_hint(screen, hints)
+            if move is None:
+                break
+            screen.type(f"pyr {move}")
+            moves.append(move)
+            seen_times(screen, "[your move]", len(moves) + 1 + (len(moves) > 2) + (len(moves) > 4))
+        screen.type("pyr end")   # the deal ends as it stands
+        screen.wait_for("Game #1 is over", 20)
+        assert len(moves) >= 5, moves
+        lines = screen.lines()
+        text = "\n".join(lines)
+        assert "Connection closed" not in text
+        assert text.count(GAP) >= 1     # the kill's gap, where LOOK was typed
+        assert sum(CARRY_ON in line for line in lines) == 2
+        screen.type("replay 1")
+        lines = screen.wait_for("shows the board after that move", 10)
+        listed = "\n".join(lines).rsplit("replay 1", 1)[-1]
+        numbers = [int(n) for n in re.findall(r"(?m)^\s*(\d+)\. ", listed)]
+        # every move once, in order (PYR END is the last)
+        assert numbers == list(range(1, len(numbers) + 1)), listed
+        assert len(numbers) >= len(moves), (numbers, moves)
+        screen.type("quit")
+        assert closed(screen), "QUIT did not end the connection"
+    finally:
+        screen.close()
+
+
+def closed(screen: Screen, within: float = 10.0) -> bool:
+    """Whether telnet said the connection closed (its tmux ends with it)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if "Connection closed" in "\n".join(screen.lines()):
+                return True
+        except subprocess.CalledProcessError:
+            return True   # telnet exited, and its tmux session with it
+        time.sleep(0.1)
+    return False
+
+
+async def test_commands_typed_in_the_gap_run_once_in_order(held):
+    """Two telnetlib3 clients; one says r1-1..r1-20 while the parlor reloads: the other
+    hears each once, in order, and both stay connected; then the same across a kill -9."""
+    speaker = await Client.connect(held.port)
+    listener = await Client.connect(held.port)
+    try:
+        await speaker.create("Speaker")
+        await listener.create("Listener")
+        for round_, attached in ((1, 2), (2, 3)):
+            if round_ == 1:
+                held.reload()
+            else:
+                os.kill(held.parlor(), signal.SIGKILL)
+            for n in range(1, 21):
+                speaker.send(f"say r{round_}-{n}")
+                await asyncio.sleep(0.02)
+            await asyncio.to_thread(held.attached, attached)
+            await listener.expect(rf'Speaker says, "r{round_}-20"', timeout=30)
+            heard = re.findall(rf'Speaker says, "r{round_}-(\d+)"', listener.seen)
+            assert heard == [str(n) for n in range(1, 21)], heard
+        await speaker.cmd("who", "Listener")
+        await listener.cmd("who", "Speaker")
+    finally:
+        await speaker.close()
+        await listener.close()
+
+
+def test_a_bad_configuration_is_refused_and_the_parlor_keeps_running(held):
+    parlor = held.parlor()
+    good = held.config.read_text()
+    held.config.write_text(good + "\n[server]\nport = 'nine'\n")
+    held.reload()
+    deadline = time.monotonic() + 15
+    while not any("esterport: reload refused" in line for line in held.log):
+        assert time.monotonic() < deadline, "".join(held.log[-20:])
+        time.sleep(0.05)
+    refused = [line for line in held.log if "esterport: reload refused" in line]
+    assert len(refused) == 1, refused
+    held.config.write_text(good)
+    time.sleep(0.5)
+    assert held.parlor() == parlor and held.proc.poll() is None

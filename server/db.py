@@ -32,6 +32,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 log = logging.getLogger(__name__)
 
+# The alembic scripts: the ``migrations`` package, beside ``server`` in a checkout and in
+# an install built from it alike (a wheel installs both into site-packages; pyproject.toml
+# ships the scripts). Alembic reads them by their path, so they are found, not imported.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = PROJECT_ROOT / "migrations"
 

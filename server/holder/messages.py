@@ -117,17 +117,32 @@ def encode(message: Any) -> bytes:
                       separators=(",", ":")).encode()
 
 
+# the plain types a field may have (as annotated), and what a JSON value must be for it
+PLAIN: dict[str, tuple[type, ...]] = {
+    "int": (int,), "str": (str,), "bool": (bool,), "int | None": (int, type(None)),
+    "str | None": (str, type(None)), "tuple[str, ...]": (tuple,)}
+
+
 def _build(cls: type, data: dict) -> Any:
-    known = {field.name for field in attrs.fields(cls)}
+    fields = {field.name: field for field in attrs.fields(cls)}
     values = {}
     for name, value in data.items():
-        if name not in known:
+        field = fields.get(name)
+        if field is None:
             continue  # a newer release's field
         nested = NESTED.get(name)
-        if nested is not None and isinstance(value, dict):
+        if nested is not None:
+            if not isinstance(value, dict):
+                raise TypeError(f"{name} is not an object")
             value = _build(nested, value)
-        elif isinstance(value, list):
-            value = tuple(value)
+        else:
+            if isinstance(value, list):
+                value = tuple(value)
+            allowed = PLAIN[str(field.type)]
+            if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+                raise TypeError(f"{name} is not {field.type}")
+            if isinstance(value, tuple) and not all(isinstance(v, str) for v in value):
+                raise TypeError(f"{name} is not {field.type}")
         values[name] = value
     return cls(**values)
 

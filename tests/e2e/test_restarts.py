@@ -202,11 +202,24 @@ async def test_commands_typed_in_the_gap_run_once_in_order(held):
         await listener.close()
 
 
-def test_a_bad_configuration_is_refused_and_the_parlor_keeps_running(held):
-    parlor = held.parlor()
+def esterport_reload(held: Held) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "commands.app", "reload", "--config",
+                           str(held.config)], capture_output=True, text=True, timeout=30)
+
+
+def test_esterport_reload_and_a_bad_configuration_refused(held):
+    """``esterport reload`` (the holder's pid file, SIGHUP) starts a new parlor; with a
+    configuration that does not load, the holder says why in one line and the parlor
+    keeps running."""
+    done = esterport_reload(held)
+    assert done.returncode == 0, done.stderr
+    held.attached(2)
+    parlor = held.parlor(other_than=held.first)
     good = held.config.read_text()
     held.config.write_text(good + "\n[server]\nport = 'nine'\n")
-    held.reload()
+    refused = esterport_reload(held)   # the command reads the file first
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    held.reload()                      # SIGHUP itself: the holder reads it and says no
     deadline = time.monotonic() + 15
     while not any("esterport: reload refused" in line for line in held.log):
         assert time.monotonic() < deadline, "".join(held.log[-20:])

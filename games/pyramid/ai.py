@@ -26,9 +26,9 @@ the pyramid and the cards turned up, never the order of the face-down Pack".  So
 Budgets (``budget_s``) are node counts, not time: ``budget_s`` seconds are
 ``NODES_PER_SECOND`` solver nodes a second (a fixed rate), of which each level uses
 its ``NODE_SHARE``, so the same position with the same budget and the same rng
-gives the same move on a busy machine or an idle one, compiled or not.  The wall clock
-is only a last guard (``solver.guard_for``): should it stop the thinking first, the
-move may depend on the load, and a warning is logged.
+gives the same move on a busy machine or an idle one, compiled or not.  The thinking
+thread's CPU time is only a last guard (``solver.guard_for``): should it stop the
+thinking first, the move may depend on the machine, and a warning is logged.
 
 It plays only through ``legal_actions`` / ``apply`` (moves come from ``legal_actions``).
 """
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import logging
 import random
-import time
 
 import attrs
 
@@ -120,16 +119,17 @@ def _greedy(game: Game) -> Action:
 
 @attrs.define
 class _Clock:
-    """The wall-clock guard of one move: never the budget, only a last resort."""
+    """The CPU-time guard of one move (``solver.cpu_time``): never the budget, only a
+    last resort."""
 
     deadline: float
     fired: bool = False
 
     def left(self) -> float:
-        return max(0.0, self.deadline - time.perf_counter())
+        return max(0.0, self.deadline - solver.cpu_time())
 
     def passed(self) -> bool:
-        if not self.fired and time.perf_counter() > self.deadline:
+        if not self.fired and solver.cpu_time() > self.deadline:
             self.fired = True
         return self.fired
 
@@ -205,13 +205,13 @@ def choose_action(state: State, seat: int, level: str = "normal",
     move = None
     nodes = thinking_nodes(level, budget_s)
     if level != "easy":
-        clock = _Clock(time.perf_counter() + solver.guard_for(budget_s))
+        clock = _Clock(solver.cpu_time() + solver.guard_for(budget_s))
         if game.deal > 1:
             move = _par_move(game, nodes, clock)
         else:
             move = _sampled_move(game, rng, nodes, SAMPLES[level], clock)
         if clock.fired:
-            log.warning("Pyramid %s: the wall-clock guard (%.1f s) stopped the thinking "
+            log.warning("Pyramid %s: the CPU-time guard (%.1f s) stopped the thinking "
                         "before its node budget: this move may depend on the load",
                         level, solver.guard_for(budget_s))
     if move is None or move not in legal:

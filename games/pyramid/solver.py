@@ -69,8 +69,8 @@ runs out it reports the best line found and an upper bound (``lower``/``upper``)
 Budgets.  The search is bounded by *nodes* (``max_nodes``: positions expanded, the root
 probes' included), so the same position with the same budget gives the same answer
 whatever the load, compiled or not (the search order and every cut are the same in
-both).  ``time_limit`` is only a last guard: when the wall clock stops a search first,
-the answer may depend on the load, so ``Solution.timed_out`` says so and a warning is
+both).  ``time_limit`` is only a last guard, in the searching thread's CPU time
+(``cpu_time``): when it stops a search first, the answer may depend on the machine, so ``Solution.timed_out`` says so and a warning is
 logged.  ``solve_for`` reads a budget given in seconds as nodes at ``NODES_PER_SECOND``
 with a guard ``GUARD_FACTOR`` times as long.
 """
@@ -96,8 +96,10 @@ log = logging.getLogger(__name__)
 # many nodes a second: a fixed rate, not a measurement, so the answer does not change
 # with the load.  The compiled build searches some 200,000 to 300,000 nodes a second on
 # one core for Par, plain Python about a fifth of that; most searches end far sooner,
-# proven.  The wall clock is only a guard, at ``GUARD_FACTOR`` times the seconds and
-# never under ``GUARD_MIN`` seconds (``guard_for``).
+# proven.  Time is only a guard, at ``GUARD_FACTOR`` times the seconds and never under
+# ``GUARD_MIN`` seconds (``guard_for``), and it is the searching thread's CPU time, not
+# the wall clock: on a machine busy with other work a search gets less of the CPU, not
+# less of its budget (under load the wall clock used to stop searches unproven).
 NODES_PER_SECOND: Final = 400_000
 GUARD_FACTOR: Final = 12.0
 GUARD_MIN: Final = 10.0
@@ -901,7 +903,7 @@ def _dfs(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
             return True
         if search.expanded >= max_nodes:
             raise _Budget
-        if not search.expanded & 15 and time.perf_counter() > deadline:
+        if not search.expanded & 15 and cpu_time() > deadline:
             search.timed_out = True
             raise _Budget
         key = pm | (sm << 28)
@@ -930,19 +932,25 @@ def _dfs(search: _Search, root: tuple[int, int, int, int], max_nodes: int,
     return list(path) if visit(*root) else None
 
 
+def cpu_time() -> float:
+    """The guard's clock: the CPU time of the thread that searches (not the wall clock,
+    which a busy machine runs down without the search getting its share)."""
+    return time.thread_time()
+
+
 def nodes_for(seconds: float) -> int:
     """A budget in seconds as nodes (``NODES_PER_SECOND``): the same whatever the load."""
     return max(1, int(seconds * NODES_PER_SECOND))
 
 
 def guard_for(seconds: float) -> float:
-    """The wall-clock guard of a budget of ``seconds``: a last resort, far beyond it."""
+    """The CPU-time guard of a budget of ``seconds``: a last resort, far beyond it."""
     return max(GUARD_MIN, seconds * GUARD_FACTOR)
 
 
 def solve_for(game: Game, goal: str, seconds: float) -> Solution:
     """``solve`` on a budget given in seconds: ``nodes_for(seconds)`` nodes, with the
-    wall clock a guard (``guard_for``)."""
+    thread's CPU time a guard (``guard_for``)."""
     return solve(game, goal, max_nodes=nodes_for(seconds), time_limit=guard_for(seconds))
 
 
@@ -975,7 +983,7 @@ def _solve_win(game: Game, goal: str, max_nodes: int, time_limit: float) -> Solu
         return Solution(goal, "win" if done else "lose", (), game.score, True, 0, 0.0)
     pos = _Position(game)
     search = _Search(pos, goal)
-    deadline = t0 + time_limit
+    deadline = cpu_time() + time_limit
     lead: list[tuple] = []
     root = (*search.settle(pos.pm, 0, pos.ptr, lead), pos.ps)
     found = None
@@ -1077,7 +1085,7 @@ def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = GUARD_
     if game.over:
         return Solution("par", "win" if game.cards_left == 0 else "lose", (),
                         game.score, True, 0, 0.0, game.score, game.score)
-    par = _Par(game, max_nodes, t0 + time_limit)
+    par = _Par(game, max_nodes, cpu_time() + time_limit)
     par.root_probe = probe_nodes
     lower, upper, line = par.run()
     end = game
@@ -1199,7 +1207,7 @@ class _Par:
 
     def past_deadline(self) -> bool:
         """Has the time limit (a guard) passed?  Noted in ``timed_out``."""
-        if time.perf_counter() > self.deadline:
+        if cpu_time() > self.deadline:
             self.timed_out = True
             return True
         return False
@@ -1489,7 +1497,7 @@ class _Par:
         pos = self.pos
         if root[0] == FULL_PYR:
             return False
-        deadline = time.perf_counter()
+        deadline = cpu_time()
         deadline += (self.deadline - deadline) * PROBE_SHARE
         for k in range(pos.ps, DEALS):
             search = _Search(pos, "pyramid")

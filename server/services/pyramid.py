@@ -89,7 +89,7 @@ SOUNDS = ("full", "partial", "off")
 #: seconds per computer (or AUTO) move, as multiples of ``[games] computer_delay``
 SPEED_FACTOR = {"slow": 2.0, "medium": 0.8, "fast": 0.2}
 # The solver's budgets, in seconds read as nodes at its fixed rate (solver.nodes_for), so
-# a verdict is the same on a busy server; the wall clock is only its last guard.
+# a verdict is the same on a busy server; CPU time is only its last guard.
 VERDICT_LIMIT = 3.0    # to say whether a deal could be won
 SOLUTION_LIMIT = 5.0   # ... to find the best Par line for PYR SOLUTION
 HINT_BUDGET = 0.5      # ... the engine may think for a HINT

@@ -14,7 +14,7 @@ import re
 import telnetlib3
 
 from tests.conftest import require_program
-from tests.e2e.test_e2e_triad import drain
+from tests.e2e.test_e2e_triad import bets, drain, play_hand
 from tests.e2e.test_e2e_triptycha import give_deck, lay_lines, seed
 from tests.integration.test_tiles import CHAIN_ALICE, CHAIN_BOB, CHAIN_MOVES
 from tests.support.client import Client
@@ -158,3 +158,40 @@ async def test_the_winners_final_screen_in_debian_telnet(parlor, tmp_path):
     finally:
         screen.close()
 
+
+def _bob_wins(table, pos: int, name: str) -> tuple[str, str]:
+    """Bob raises, Alice folds to it (or passes): Bob wins the hand uncontested."""
+    if table.game.phase == "draw":
+        return "triad stand", "DRAW"
+    to_equal, _, lo, hi = bets(table, pos)
+    if name == "Bob":
+        return ("triad raise 10", "RAISE 10") if not to_equal and lo <= 10 <= hi else \
+            ("triad equal", "EQUAL")
+    return ("triad fold", "FOLD") if to_equal else ("triad pass", "PASS")
+
+
+async def test_a_closed_triad_table_names_the_winner_of_its_last_hand(parlor, clients):
+    """10d: Bob wins a hand and leaves; the table closes (Alice alone can pay the opening
+    bet). The last board says "Last hand: Bob won 30." to Alice, to Bob and to a watcher
+    reading by screen reader (the web's spoken lines are the same), not "Seat 2 won 30."."""
+    alice = await clients("Alice")
+    bob = await clients("Bob")
+    carol = await clients("Carol")
+    await carol.cmd("set screenreader on", r"\n> ")
+    out = await alice.cmd("triad open 10 seats 2 buyin 100", r"table #(\d+)")
+    number = int(re.search(r"table #(\d+)", out).group(1))
+    await bob.cmd(f"triad join {number}", "Bob sits down in seat 2")
+    await carol.cmd(f"triad watch {number}", "You are now watching")
+    await alice.cmd("triad start", "Hand 1: Alice deals")
+    await play_hand(parlor, number, {"Alice": alice, "Bob": bob}, _bob_wins)
+    await carol.expect(r"The pot of \d+ goes to Bob: everyone else folded\.")
+    won = parlor.host.live[number].state.game.winnings
+    assert [(pos, n) for pos, n in won] == [(1, 30)], won
+    for client in (alice, bob, carol):
+        await drain(client)
+    await bob.cmd("triad leave", "Bob leaves the table with")
+    for client in (alice, bob, carol):
+        out = await client.expect(r"Triad table #\d+ closes(.|\n)*?\n> ")
+        assert "Last hand: Bob won 30." in out, (client.name, out)
+        assert "Seat 2 won" not in out and "Seat 1 won" not in out, (client.name, out)
+    assert number not in parlor.host.live

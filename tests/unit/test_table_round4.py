@@ -49,3 +49,29 @@ def test_a_triad_table_names_the_computer_that_won_its_last_hand_after_it_left()
     # and it is kept with the table (stored, restored)
     again = triad.state_from_json(triad.state_to_json(table))
     assert again == table and again.hand_names() == ["Alice", "Computer 1"]
+
+
+def _tt_view(up_down: list[bool], laid: int = 0) -> dict:
+    """A Triptycha seat's view with a hand of tiles pointing ``up_down``, the first
+    ``laid`` of them laid."""
+    hand = []
+    for n, up in enumerate(up_down, 1):
+        hand.append({"n": n, "up": up, "turn": 0, "corners": [5, 3, 4],
+                     "niche": n if n <= laid else None, "sum": 14,
+                     "tile": {"id": n, "name": "a clay tile of the Proving", "primary": 2,
+                              "corners": [5, 3, 4]}})
+    return {"seat": 0, "hands": [hand, None]}
+
+
+def test_tt_hand_says_in_which_corner_order_the_numbers_are():
+    """10i: TT HAND (in every mode) lists "5-3-4" with a one-line legend, in the rules'
+    corner names (T, BL, BR pointing up; TL, TR, B pointing down), fitting 40 columns."""
+    from games.triptycha.spoken import ask_hand
+    lines = ask_hand(_tt_view([True, False, True], laid=1), [])
+    assert lines[0] == "Your hand: 2 tiles to lay, 1 laid."
+    assert lines[1] == "Corners: T-BL-BR up, TL-TR-B down."
+    assert len(lines[1]) <= 40
+    assert lines[2].startswith("Tile 2, down: 5-3-4, primary 2")
+    assert lines.count(lines[1]) == 1
+    # nothing listed, nothing to explain
+    assert not any(line.startswith("Corners") for line in ask_hand(_tt_view([True], 1), []))

@@ -387,8 +387,7 @@ def _play(table: Table, seat: int, action: rules.Action, rng) -> tuple[Table, li
         able = [p for p in range(len(game.seats)) if rules.can_play(game, p)]
         if len(able) < 2:
             raise IllegalAction(f"Two players who can pay the opening bet ({game.opening}) "
-                                "are needed to deal: wait for someone to TRIAD JOIN, or "
-                                "TRIAD BOT seats a computer player.")
+                                "are needed; TRIAD BOT seats one.")
         table = attrs.evolve(table, started=True)
     elif game.to_act is not None and game.to_act != pos:
         raise IllegalAction(f"It is not your turn: waiting for {table.name_at(game.to_act)}.")

@@ -145,6 +145,9 @@ class Parlor:
 
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:
+        # a held parlor loads while the one before it still serves; it starts on the
+        # database only once that one has handed over (server/holder/process.py)
+        handed = await self.holder.connect() if self.holder is not None else []
         await self.db.migrate()
         if self.cluster is not None:
             await self.cluster.start()
@@ -175,7 +178,7 @@ class Parlor:
             line_mode=True, connect_maxwait=0.5, timeout=False, compression=False,
             cols=80, rows=24)  # no NAWS: 80x24 (docs/design.md, Screens, principle 1)
         if self.holder is not None:  # the holder listens; the connections it holds go on
-            await self._take_over(protocol)
+            await self._take_over(protocol, handed)
         else:
             self.server = await telnetlib3.create_server(
                 host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
@@ -189,7 +192,7 @@ class Parlor:
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
 
-    async def _take_over(self, protocol: type[TelnetProtocol]) -> None:
+    async def _take_over(self, protocol: type[TelnetProtocol], handed: list) -> None:
         """A held parlor: carry on every connection the holder hands over, then accept
         on the holder's listening socket."""
         assert self.holder is not None
@@ -199,7 +202,6 @@ class Parlor:
         self.holder.on_stop = lambda: setattr(self, "_shutdown_task",
                                               asyncio.create_task(self.stop()))
         loop = asyncio.get_running_loop()
-        handed = await self.holder.connect()
         self._carrying = {carried.conn for carried, _ in handed}
         if not self._carrying:
             self._carried.set()
@@ -626,6 +628,8 @@ class Parlor:
         (True), or, if it had not logged in, its login starts again (False)."""
         session.gmcp_supports = frozenset(carried.supports)
         session.client_name = carried.client
+        if not carried.pending:  # idle: the last thing on the screen is the prompt
+            session.on_a_prompt()
         account = None
         if carried.account is not None:
             account = await self.accounts.get_by_id(carried.account)

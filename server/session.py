@@ -516,6 +516,11 @@ class Session:
         if text:
             self._feed(text, self.parlor.config.server.max_line)
 
+    def on_a_prompt(self) -> None:
+        """The player's screen ends with a prompt this session did not send (the parlor
+        before this one did): what comes next starts on a line of its own."""
+        self._prompted = True
+
     def unread_line(self, line: str) -> None:
         """Put back a line taken but not run (a hand-over began while it was read)."""
         if self._lines is None:

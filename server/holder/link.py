@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RESUME_WAIT = 30.0   # the holder hands every connection over within this
+RESUME_WAIT = 90.0   # the holder hands every connection over within this (after a reload,
+# once the parlor before has handed over: see process.RELOAD_WAIT)
 
 
 class HolderError(RuntimeError):

@@ -5,6 +5,12 @@ It is small on purpose and changes seldom: whatever restarts, it does not. It ne
 a byte a player sends (that is the parlor's, in order, exactly once): while no parlor
 runs it only watches each socket for input, to tell a player who types in the gap, once,
 that the parlor is restarting (:data:`GAP_NOTICE`).
+
+A reload starts the next parlor first and lets it load its code and configuration (the
+slow part: seconds of imports) while the old one still serves; only once it says Hello is
+the old one told to hand over, so the gap players see is the hand-over and the new
+parlor's start on the database, not its imports. After a crash there is nobody to wait
+for: the new parlor starts at once, and the gap is its whole start.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ log = logging.getLogger("esterport.holder")
 ENVIRON = "ESTERPORT_HELD"  # tells the child it is a held parlor, and its descriptors
 GAP_NOTICE = b"\r\nThe parlor is restarting; what you typed runs in a moment.\r\n"
 RELOAD_WAIT = 30.0   # a parlor told to hand over is killed after this long
+READY_WAIT = 120.0   # the next parlor has this long to load before a reload is given up
 STOP_WAIT = 30.0     # and one told to stop
 BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # between restarts of a parlor that keeps failing
 STEADY = 60.0        # a parlor that ran this long starts the backoff again from the top
@@ -60,6 +67,68 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
         pass
 
 
+class Child:
+    """One parlor process, and its end of the socket pair."""
+
+    def __init__(self, holder: "Holder") -> None:
+        self.holder = holder
+        self.proc: asyncio.subprocess.Process | None = None
+        self.channel: Channel | None = None
+        self.hello = asyncio.Event()   # it said Hello: loaded, waiting for its connections
+        self.given = False             # its connections were handed to it
+        self.handed_over = False       # it said HandedOver (a reload)
+
+    async def start(self) -> None:
+        ours, theirs = pair()
+        self.channel = Channel(ours, lambda m, fd: self.holder._on_message(self, m, fd),
+                               lambda: None)
+        environ = dict(os.environ)
+        environ[ENVIRON] = json.dumps({
+            "v": messages.VERSION, "control": theirs.fileno(),
+            **{name: sock.fileno() for name, sock in self.holder.listeners.items()}})
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                *self.holder.argv, env=environ, preexec_fn=_die_with_parent,
+                pass_fds=[theirs.fileno(), *(s.fileno() for s in self.holder.listeners.values())])
+        finally:
+            theirs.close()
+        log.info("parlor started (pid %d)", self.proc.pid)
+
+    async def ready(self, within: float) -> bool:
+        """Wait until it says Hello; False if it ends or is silent ``within`` seconds."""
+        assert self.proc is not None
+        ended = asyncio.ensure_future(self.proc.wait())
+        hello = asyncio.ensure_future(self.hello.wait())
+        try:
+            await asyncio.wait({ended, hello}, timeout=within,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+            hello.cancel()
+        return self.hello.is_set() and self.proc.returncode is None
+
+    def send(self, message: object, fd: int | None = None) -> None:
+        if self.channel is not None:
+            self.channel.send(message, fd)
+
+    async def end(self, limit: float, why: str) -> int:
+        """Wait for it to exit; killed past ``limit`` seconds. Its exit status."""
+        assert self.proc is not None
+        try:
+            async with asyncio.timeout(limit):
+                return await self.proc.wait()
+        except TimeoutError:
+            log.error("the parlor (pid %d) did not %s within %.0f s; killing it",
+                      self.proc.pid, why, limit)
+            self.proc.kill()
+            return await self.proc.wait()
+
+    def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+
+
 class Holder:
     """Run the parlor (``argv``: ``python -m commands.app`` and the operator's arguments)
     as a child over ``listeners`` (name -> socket), restart it when it ends, and keep
@@ -74,19 +143,17 @@ class Holder:
         self.pid_file = pid_file
         self.held: dict[int, tuple[int, Carried]] = {}   # conn -> (descriptor, state)
         self.next_conn = 1
-        self.child: asyncio.subprocess.Process | None = None
-        self.channel: Channel | None = None
-        self.attached = asyncio.Event()   # the child said Hello
-        self.handed_over = False          # the child said HandedOver (a reload)
-        self.reloading = False
+        self.current: Child | None = None   # the parlor that serves (or is starting to)
+        self.successor: Child | None = None  # a reload's next parlor, loading
         self.stopping = False
         self.reloads = 0
         self.restarts = 0
+        self._reload: asyncio.Task | None = None
         self._watching: set[int] = set()  # descriptors watched for input in a gap
-        self._exit = asyncio.Event()
+        self._stop = asyncio.Event()
         self._code = 0
 
-    # -- the child ---------------------------------------------------------------------------
+    # -- the children ----------------------------------------------------------------------
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGHUP, self.reload)
@@ -96,19 +163,25 @@ class Holder:
             with open(self.pid_file, "w") as out:
                 out.write(f"{os.getpid()}\n")
         try:
-            failures, started = 0, 0.0
+            failures = 0
+            self.current = await self._spawn()
             while not self.stopping:
+                child = self.current
+                assert child is not None and child.proc is not None
                 started = time.monotonic()
-                code = await self._run_child()
+                code = await child.proc.wait()
+                child.close()
                 if self.stopping:
                     break
-                if self.handed_over:
-                    self.reloads += 1
-                    failures = 0
-                    log.info("the parlor handed over its connections; starting the new one")
-                    continue
+                if self.current is child:   # (not replaced by a reload already)
+                    self._watch_gap()   # until the next parlor has its connections
+                if self._reload is not None:   # a reload under way puts its successor in
+                    await asyncio.wait({self._reload})
+                    if self.current is not child:
+                        continue
+                if child.handed_over:   # (the reload gave up on its successor)
+                    code = -1
                 if code == 0:   # it stopped for good (@SHUTDOWN): so does the holder
-                    self._code = 0
                     break
                 self.restarts += 1
                 failures = 0 if time.monotonic() - started > STEADY else failures + 1
@@ -117,10 +190,20 @@ class Holder:
                           "%d connection(s)", code, delay, len(self.held))
                 try:
                     async with asyncio.timeout(delay):
-                        await self._exit.wait()
+                        await self._stop.wait()
                 except TimeoutError:
                     pass
+                if not self.stopping:
+                    self.current = await self._spawn()
+            if self.current is not None and self.current.proc is not None:
+                self._code = self.current.proc.returncode or 0
         finally:
+            for child in (self.current, self.successor):
+                if child is not None:
+                    if child.proc is not None and child.proc.returncode is None:
+                        child.proc.kill()
+                        await child.proc.wait()
+                    child.close()
             self._stop_watching()
             for fd, _ in self.held.values():
                 os.close(fd)
@@ -134,31 +217,18 @@ class Holder:
                     pass
         return self._code
 
-    async def _run_child(self) -> int:
-        ours, theirs = pair()
-        self.attached.clear()
-        self.handed_over = False
-        self.reloading = False
-        self.channel = Channel(ours, self._on_message, self._on_closed)
-        environ = dict(os.environ)
-        environ[ENVIRON] = json.dumps({
-            "v": messages.VERSION, "control": theirs.fileno(),
-            **{name: sock.fileno() for name, sock in self.listeners.items()}})
-        self.child = await asyncio.create_subprocess_exec(
-            *self.argv, env=environ, preexec_fn=_die_with_parent,
-            pass_fds=[theirs.fileno(), *(s.fileno() for s in self.listeners.values())])
-        theirs.close()
-        log.info("parlor started (pid %d)", self.child.pid)
-        code = await self.child.wait()
-        self.channel.close()
-        self.channel = None
-        self.child = None
-        self._watch_gap()   # until the next parlor says Hello
-        return code
+    async def _spawn(self) -> Child:
+        child = Child(self)
+        await child.start()
+        return child
 
     def reload(self) -> None:
-        """SIGHUP: check the configuration on disk, then have the parlor hand over."""
-        if self.stopping or self.reloading:
+        """SIGHUP: check the configuration on disk, start the next parlor, and once it
+        has loaded, have the old one hand over to it."""
+        if self.stopping or self._reload is not None:
+            return
+        if self.current is None or not self.current.given:
+            log.warning("reload asked while the parlor starts; ignored")
             return
         try:
             self.check()
@@ -167,37 +237,46 @@ class Holder:
             print(f"esterport: reload refused: {err}; the parlor keeps running",
                   file=sys.stderr, flush=True)
             return
-        if self.channel is None or not self.attached.is_set():
-            log.warning("reload asked while the parlor starts; ignored")
-            return
-        self.reloading = True
-        log.info("reloading the parlor")
-        self.channel.send(Reload())
-        asyncio.get_running_loop().create_task(self._bound_child(RELOAD_WAIT, "hand over"))
+        self._reload = asyncio.get_running_loop().create_task(self._reloading())
+
+    async def _reloading(self) -> None:
+        try:
+            log.info("reloading the parlor: the next one loads")
+            successor = self.successor = await self._spawn()
+            if not await successor.ready(READY_WAIT):
+                log.error("reload given up: the next parlor did not start; the parlor "
+                          "keeps running")
+                if successor.proc is not None and successor.proc.returncode is None:
+                    successor.proc.kill()
+                    await successor.proc.wait()
+                successor.close()
+                return
+            old = self.current
+            assert old is not None
+            old.send(Reload())
+            await old.end(RELOAD_WAIT, "hand over")
+            self.current, self.successor = successor, None
+            self.reloads += 1
+            self._give(successor)
+        finally:
+            self.successor = None
+            self._reload = None
 
     def stop(self) -> None:
         """SIGTERM: the parlor stops (closing every connection), then the holder."""
         if self.stopping:
             return
         self.stopping = True
-        self._exit.set()
-        if self.channel is not None:
-            self.channel.send(Stop())
-            asyncio.get_running_loop().create_task(self._bound_child(STOP_WAIT, "stop"))
-
-    async def _bound_child(self, limit: float, what: str) -> None:
-        child = self.child
-        if child is None:
-            return
-        try:
-            async with asyncio.timeout(limit):
-                await child.wait()
-        except TimeoutError:
-            log.error("the parlor did not %s within %.0f s; killing it", what, limit)
-            child.kill()
+        self._stop.set()
+        if self.successor is not None and self.successor.proc is not None:
+            self.successor.proc.kill()
+        if self.current is not None:
+            self.current.send(Stop())
+            child = self.current
+            asyncio.get_running_loop().create_task(child.end(STOP_WAIT, "stop"))
 
     # -- messages --------------------------------------------------------------------------
-    def _on_message(self, message: object, fd: int | None) -> None:
+    def _on_message(self, child: Child, message: object, fd: int | None) -> None:
         if isinstance(message, Hold) and fd is not None:
             conn = message.carried.conn
             old = self.held.pop(conn, None)
@@ -218,24 +297,23 @@ class Holder:
                 self._unwatch(entry[0])
                 os.close(entry[0])
         elif isinstance(message, Hello):
-            self._attach(message)
+            log.info("parlor %d loaded", message.pid)
+            child.hello.set()
+            if child is self.current and not child.given:
+                self._give(child)
         elif isinstance(message, HandedOver):
-            self.handed_over = True
+            child.handed_over = True
         else:
             log.warning("ignored %s from the parlor", type(message).__name__)
 
-    def _attach(self, hello: Hello) -> None:
-        """A parlor is up: stop watching for the gap and hand it every connection."""
-        assert self.channel is not None
+    def _give(self, child: Child) -> None:
+        """Hand the parlor every connection (it is the one that serves now)."""
         self._stop_watching()
+        child.given = True
         for conn, (fd, carried) in sorted(self.held.items()):
-            self.channel.send(Resume(carried), fd)
-        self.channel.send(Resumed(count=len(self.held), next_conn=self.next_conn))
-        self.attached.set()
-        log.info("parlor %d attached; %d connection(s) handed to it", hello.pid, len(self.held))
-
-    def _on_closed(self) -> None:
-        pass  # the child's exit is what counts (``_run_child``)
+            child.send(Resume(carried), fd)
+        child.send(Resumed(count=len(self.held), next_conn=self.next_conn))
+        log.info("parlor attached; %d connection(s) handed to it", len(self.held))
 
     # -- the gap ---------------------------------------------------------------------------
     def _watch_gap(self) -> None:

@@ -219,6 +219,15 @@ class Parlor:
         self.server = await loop.create_server(
             lambda: protocol(**self.telnet_options), sock=self.holder.listeners["telnet"])
 
+    def request_reload(self) -> None:
+        """A cluster's rolling reload reached this node: a held parlor has its holder
+        reload it; one that is not held cannot, and says so."""
+        if self.holder is None:
+            log.warning("a rolling reload reached this node, but it is not held "
+                        "(esterport serve --hold): not reloaded")
+            return
+        self.holder.ask_reload()
+
     async def hand_over(self, settle: float = 10.0) -> None:
         """A reload (the holder asked): take no more input, let every command under way
         finish and its output leave, send the holder each session's state and what was
@@ -228,6 +237,7 @@ class Parlor:
         if self.handing_over:
             return
         self.handing_over = self.draining = True
+        self.farewell = RESTARTING  # the browsers' sessions (not held): their pages reconnect
         log.info("handing %d connection(s) over to a new parlor", len(self.connections))
         if self.server is not None:
             self.server.close()  # the holder's socket stays open: new players queue there

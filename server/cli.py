@@ -3,7 +3,7 @@
     esterport serve   [--config FILE] [--host H] [--port P] [--web-port P] [--database URL]
                       [--log-level L] [--redis URL --node NAME] [--trusted-proxy ADDR ...]
                       [--hold]
-    esterport reload  [--config FILE]     (a held parlor: new code and configuration)
+    esterport reload  [--config FILE] [--rolling]   (held parlors: new code and configuration)
     esterport migrate [--config FILE] [--database URL]
     esterport seed    [FILE ...]          (default: the shipped data files)
     esterport admin   grant|revoke|ban|unban NAME | cubits NAME AMOUNT | list | audit
@@ -66,9 +66,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--hold", action="store_true",
                        help="keep every connection while the parlor restarts: a holder "
                             "process runs the parlor (overrides [server] hold)")
-    sub.add_parser("reload", parents=[common],
-                   help="reload a held parlor's code and configuration (its holder's "
-                        "[server] pid_file gets SIGHUP); nobody is disconnected")
+    reload_ = sub.add_parser("reload", parents=[common],
+                             help="reload a held parlor's code and configuration (its "
+                                  "holder's [server] pid_file gets SIGHUP); nobody is "
+                                  "disconnected")
+    reload_.add_argument("--rolling", action="store_true",
+                         help="every node of the cluster ([cluster] redis), one after "
+                              "another")
     sub.add_parser("migrate", parents=[common], help="upgrade the database schema")
     seed = sub.add_parser("seed", parents=[common], help="load data files (TOML) into the database")
     seed.add_argument("files", nargs="*", metavar="FILE",
@@ -204,6 +208,15 @@ def main(argv: list[str] | None = None, app: App | None = None) -> int:
                 return asyncio.run(hold(config, ns, argv))
             return asyncio.run(serve(config, app))
         if ns.command == "reload":
+            if ns.rolling:
+                if not config.cluster.enabled:
+                    print("esterport: --rolling reloads a cluster's nodes: give [cluster] "
+                          "redis", file=sys.stderr)
+                    return 2
+                from server.cluster import reload_nodes
+
+                return asyncio.run(reload_nodes(
+                    config.cluster.redis, say=lambda line: print(line, file=sys.stderr)))
             return reload(config)
         if ns.command == "migrate":
             return asyncio.run(migrate(config))

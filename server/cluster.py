@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -355,6 +356,9 @@ class Cluster:
                 self._remember(int(data["number"]), data["entry"])
         elif event.kind == "offer":
             self._offer_elsewhere(data)
+        elif event.kind == "reload":  # a rolling reload reached this node
+            if data.get("only") == self.node:
+                parlor.request_reload()
         elif event.kind == "shutdown":  # a node stopping alone hands its games over
             if data.get("only") in (None, self.node):
                 parlor.request_shutdown(data["message"], everywhere=False,
@@ -823,7 +827,8 @@ class Cluster:
         sent = time.monotonic()
         await self.redis.set(PREFIX + "node:" + self.node,
                              json.dumps({"at": time.time(), "players": len(self.parlor.sessions),
-                                         "draining": self.parlor.draining}),
+                                         "draining": self.parlor.draining,
+                                         "pid": os.getpid()}),
                              px=int(self.lease * 1000))
         if sent - self._beaten_at >= self.lease:
             self._rejoin_due = True  # the key had expired: the others dropped this node
@@ -980,3 +985,40 @@ class Cluster:
                      if session.last_command_at >= since}
             if times:
                 self.control("active", times=times)
+
+
+async def reload_nodes(redis_url: str, *, wait: float = 120.0,
+                       say: Any = print) -> int:
+    """``esterport reload --rolling``: reload every node of the cluster, one after
+    another, each once the one before is back (its heartbeat comes from a new parlor).
+    Each node must be held (``serve --hold``): its holder keeps its connections, so no
+    player anywhere is disconnected. 0 when every node reloaded, else 1."""
+    redis = aioredis.Redis.from_url(redis_url, decode_responses=True,
+                                    socket_connect_timeout=3)
+    try:
+        names = sorted([key[len(PREFIX + "node:"):]
+                        async for key in redis.scan_iter(PREFIX + "node:*")])
+        if not names:
+            say("esterport: no node of the cluster is running")
+            return 1
+        for name in names:
+            beat = await redis.get(PREFIX + "node:" + name)
+            before = json.loads(beat).get("pid") if beat else None
+            body = {"n": "esterport-reload", "k": "reload", "t": CONTROL,
+                    "d": {"node": "esterport-reload", "only": name}}
+            await redis.publish(PREFIX + NODE + name, json.dumps(body))
+            deadline = time.monotonic() + wait
+            while True:
+                await asyncio.sleep(0.2)
+                beat = await redis.get(PREFIX + "node:" + name)
+                now = json.loads(beat) if beat else {}
+                if now.get("pid") not in (None, before) and not now.get("draining"):
+                    say(f"node {name}: reloaded")
+                    break
+                if time.monotonic() > deadline:
+                    say(f"esterport: node {name} did not reload within {wait:.0f} s (is it "
+                        "running with --hold?); the nodes after it were left as they are")
+                    return 1
+        return 0
+    finally:
+        await redis.aclose()

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from server.holder import messages
 from server.holder.channel import Channel
-from server.holder.messages import (Carried, HandedOver, Hello, Hold, Release, Reload, Resume,
-                                    Resumed, Stop, Update, Window)
+from server.holder.messages import (Carried, HandedOver, Hello, Hold, Release, Reload, ReloadMe,
+                                    Resume, Resumed, Stop, Update, Window)
 from server.holder.process import ENVIRON
 
 if TYPE_CHECKING:
@@ -97,6 +97,11 @@ class HolderLink:
     def release(self, conn: int) -> None:
         if self.channel is not None and not self.handing_over:
             self.channel.send(Release(conn))
+
+    def ask_reload(self) -> None:
+        """Have the holder reload this parlor (as SIGHUP to it would)."""
+        if self.channel is not None and not self.handing_over:
+            self.channel.send(ReloadMe())
 
     async def handed_over(self, timeout: float = 10.0) -> bool:
         """Every state is sent: say so, and wait until the holder has it all."""

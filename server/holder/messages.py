@@ -79,6 +79,11 @@ class HandedOver:
     """A reload: every session is at rest and its state sent; the parlor now exits."""
 
 
+@attrs.frozen
+class ReloadMe:
+    """Reload this parlor as SIGHUP would (a cluster's rolling reload reached its node)."""
+
+
 # -- the holder to the parlor -----------------------------------------------------------
 @attrs.frozen
 class Resume:
@@ -107,7 +112,7 @@ class Stop:
 
 
 MESSAGES: dict[str, type] = {cls.__name__: cls for cls in (
-    Hello, Hold, Update, Release, HandedOver, Resume, Resumed, Reload, Stop)}
+    Hello, Hold, Update, Release, HandedOver, ReloadMe, Resume, Resumed, Reload, Stop)}
 NESTED: dict[str, type] = {"carried": Carried, "window": Window}
 
 

@@ -28,8 +28,8 @@ from typing import Callable
 
 from server.holder import messages
 from server.holder.channel import Channel, pair
-from server.holder.messages import (Carried, HandedOver, Hello, Hold, Release, Reload, Resume,
-                                    Resumed, Stop, Update)
+from server.holder.messages import (Carried, HandedOver, Hello, Hold, Release, Reload, ReloadMe,
+                                    Resume, Resumed, Stop, Update)
 
 log = logging.getLogger("esterport.holder")
 
@@ -303,6 +303,9 @@ class Holder:
                 self._give(child)
         elif isinstance(message, HandedOver):
             child.handed_over = True
+        elif isinstance(message, ReloadMe):
+            if child is self.current:
+                self.reload()
         else:
             log.warning("ignored %s from the parlor", type(message).__name__)
 

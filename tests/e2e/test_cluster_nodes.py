@@ -31,10 +31,12 @@ async def _challenge(alice: Client, bob: Client) -> int:
 
 
 def _config(tmp_path, name: str, database: str, redis: str, lease: float = 6.0,
-            web: bool = False) -> str:
+            web: bool = False, hold: bool = False) -> str:
     path = tmp_path / f"{name}.toml"
     path.write_text(textwrap.dedent(f"""
         [server]
+        hold = {"true" if hold else "false"}
+        pid_file = "{tmp_path}/{name}.pid"
         port = 0
         commands_per_second = 50
         command_burst = 100
@@ -125,6 +127,16 @@ async def cluster(tmp_path, postgres, redis_server, haproxy):
         proxy = haproxy([f"127.0.0.1:{n.port}" for n in nodes])
         await asyncio.to_thread(proxy.wait_up)
         yield nodes, proxy
+
+
+@pytest.fixture
+async def held_cluster(tmp_path, postgres, redis_server, haproxy):
+    """Three held nodes (``serve --hold``: a holder keeps each one's connections) behind
+    HAProxy."""
+    async for nodes in _nodes(tmp_path, postgres, redis_server, hold=True):
+        proxy = haproxy([f"127.0.0.1:{n.port}" for n in nodes])
+        await asyncio.to_thread(proxy.wait_up)
+        yield nodes, proxy, tmp_path
 
 
 @pytest.fixture
@@ -334,3 +346,31 @@ async def test_a_paused_node_wakes_to_find_its_game_played_on_and_games_lists_it
     await bob.expect("Alice: PLAY 2", timeout=10)
     for c in (alice, bob):
         await c.close()
+
+
+async def test_a_rolling_reload_disconnects_nobody(held_cluster):
+    """``esterport reload --rolling``: the three held nodes reload one after another; every
+    player, through HAProxy or straight to a node, stays connected, hears the others, and
+    a game across two nodes goes on."""
+    (n1, n2, n3), proxy, tmp_path = held_cluster
+    alice = await _player(n1.port, "Alice")
+    bob = await _player(n2.port, "Bob")
+    others = [await _player(proxy.telnet_port, f"Via{n}") for n in range(4)]
+    everyone = [alice, bob, *others]
+    await alice.cmd("who", "6 players connected", timeout=10)
+    number = await _challenge(alice, bob)
+    await bob.expect("begins")
+    await alice.cmd("ttt play 1", "Alice: PLAY 1")
+    done = await asyncio.to_thread(subprocess.run, [
+        sys.executable, "-m", "commands.app", "reload", "--rolling", "--config",
+        str(tmp_path / "n1.toml")], capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stderr.splitlines() if "reloaded" in line] == [
+        "node n1: reloaded", "node n2: reloaded", "node n3: reloaded"], done.stderr
+    for client in everyone:   # nobody was disconnected; each sees all six
+        await client.cmd("who", "6 players connected", timeout=20)
+    await bob.cmd("ttt play 4", "Bob: PLAY 4", timeout=20)
+    await alice.expect("Bob: PLAY 4", timeout=20)
+    await alice.cmd(f"replay {number}", "Bob: PLAY 4|PLAY 4", timeout=10)
+    for client in everyone:
+        await client.close()

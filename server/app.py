@@ -55,6 +55,7 @@ CROWD = 50  # rooms with more people than this hear no arrivals and departures
 GOODBYE = "Esterport is shutting down. Your games are saved."
 MOVING = ("This part of Esterport is stopping. Connect again: you will be put through to "
           "another part, and your games are waiting.")
+RESTARTING = "Esterport is restarting; this page connects again in a moment."
 
 
 class Commands(Protocol):

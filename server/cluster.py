@@ -196,7 +196,11 @@ class Cluster:
         await self._beat(fresh=True)
         self._rejoin_due = False  # the first beat: nobody knew this node before
         self.bus.subscribe(CONTROL, self._on_control)
-        self.bus.personal = self._node_of
+        # A player's own topic ("account:<id>") still goes to every node, as any other:
+        # sent only to the node the roster names (``_node_of``), it was lost for a player
+        # whose node had been paused past its lease and rejoined
+        # (test_a_paused_node_wakes_to_find_its_game_played_on_and_games_lists_it_once).
+        # Until the roster is right at once after a rejoin, nothing is personal.
         self.bus.subscribe(NODE + self.node, self._on_node)
         host = self.parlor.host
         host.games.fence = self.fence
@@ -258,15 +262,6 @@ class Cluster:
         return RemotePlayer(int(entry["id"]), entry["name"], sys.intern(str(entry["room"])),
                             sys.intern(str(entry["node"])),
                             bool(entry.get("admin")), float(entry.get("active", 0.0)), self)
-
-    def _node_of(self, topic: str) -> str | None:
-        """The bus's ``personal``: a player's own topic goes to the node the roster says
-        they are on ("" when here or nowhere else); any other topic is not personal."""
-        kind, _, number = topic.partition(":")
-        if kind != "account" or not number.isdigit():
-            return None
-        player = self.parlor.remote.get(int(number))
-        return "" if player is None else player.node
 
     def joined(self, session: "Session") -> None:
         entry = _entry(session, self.node)
@@ -578,7 +573,7 @@ class Cluster:
             if owner is not None:
                 return owner
             if sub.lower() in ("accept", "decline") and more:
-                return self._node_of(more.split()[0])
+                return self._node_of_player(more.split()[0])
             if sub.lower() == "accept":
                 return self._offered_from(account_id, kind.key)
             for word in more.split()[:1]:  # a game of that kind named by number (TRIAD
@@ -590,7 +585,7 @@ class Cluster:
         if word.lower() in ("turn", "last", "claim"):
             return self._node_of_own(session, sub)
         if word.lower() in ("accept", "decline") and rest:
-            return self._node_of(sub)
+            return self._node_of_player(sub)
         if word.lower() == "accept":
             return self._offered_from(account_id, None)
         if word.lower() in ("observe", "watch") and sub.lstrip("#").isdecimal():
@@ -626,7 +621,8 @@ class Cluster:
             return None
         return there.pop()
 
-    def _node_of(self, name: str) -> str | None:
+    def _node_of_player(self, name: str) -> str | None:
+        """The other node the player called ``name`` is on (None: here, or nobody)."""
         player = self.parlor.session_named(name)
         node = getattr(player, "node", None)
         return node if isinstance(node, str) and node != self.node else None

@@ -2,10 +2,10 @@
 
 An event is delivered to this node's subscribers at once, as the in-process bus does,
 and published on the Redis channel of its topic (``esterport:<topic>``) for the other
-nodes; a node subscribes in Redis to exactly the topics its own sessions follow. A
-player's own topic (``account:42``) is *personal*: its events go on the channel of the
-node the roster says the player is on (``esterport:node:<name>``), so no node holds a
-Redis channel per player. Events are plain data already (JSON), so a consumer on another
+nodes; a node subscribes in Redis to exactly the topics its own sessions follow. A topic
+may be made *personal* (``personal``): its events then go on the channel of one node
+(``esterport:node:<name>``) rather than a channel of their own; the cluster makes none
+personal at present (``server/cluster.py`` says why). Events are plain data already (JSON), so a consumer on another
 node draws what it shows from the event alone. When Redis goes away the bus says so once
 in the log, keeps delivering here, and when Redis is back subscribes again and runs
 ``on_heal`` (``server/cluster.py`` writes this node into Redis again).
@@ -87,10 +87,10 @@ class RedisBus:
         self._deliver(topic, event.kind, json.loads(payload)["d"])
         if where is None:
             self._out.append((topic, payload))
-        elif where != self.node:
+        elif where and where != self.node:
             self._out.append((NODE + where, payload))
         else:
-            return
+            return  # here, or nowhere else: delivered already
         self._wake.set()
 
     def subscribers(self, topic: str) -> int:

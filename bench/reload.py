@@ -19,10 +19,11 @@ a slow reader) and notices when its connection closes.
   mixed evenly. After each, the bench waits until the holder logs that a new parlor
   "attached" and every player has been told "The parlor has restarted; carry on.", and
   then a second more.
-* In each gap, ``--sample`` players each TELL another player of the sample ``--typed``
-  numbered words, ``--spacing`` seconds apart, the first once the old parlor has stopped
-  reading (a reload: when it logs its hand-over; a kill: at once). The other player must
-  hear each word exactly once, in order.
+* In each gap, ``--sample`` players (spread over all of them) each TELL another player
+  of the sample (half the sample away) ``--typed`` numbered words, ``--spacing`` seconds
+  apart, the first once the old parlor has stopped reading (a reload: when it logs its
+  hand-over; a kill: at once). The other player must hear each word exactly once, in
+  order; when it does not, what both saw in the gap is printed.
 * After the last gap, in each game the player to move plays a move (the one the board
   suggests), and both players must see it.
 
@@ -90,6 +91,8 @@ class Player:
         self.answered: dict[tuple[int, int], float] = {}   # (gap, word) -> first answer
         self.restarted: list[float] = []   # when "carry on" arrived
         self.waits: list[float] = []       # when the holder's gap notice arrived
+        self.lines: list[tuple[float, str]] | None = None   # every line, when kept (the
+        # sample's: what a player saw is printed for a word lost, doubled or out of order)
         self.closed_at: float | None = None
         self._waiter: asyncio.Future | None = None
         self._pump = asyncio.create_task(self._read())
@@ -132,6 +135,8 @@ class Player:
         self.text += plain
         *lines, self.line = (self.line + plain).split("\n")
         for line in lines:
+            if self.lines is not None:
+                self.lines.append((now, line.strip()))
             if "tell" in line:
                 for m in HEARD.finditer(line):
                     self.heard.append((m.group(1), int(m.group(2)), int(m.group(3))))
@@ -371,8 +376,11 @@ async def restart(gap: Gap, server: load.ServerProcess, watch: Watch, parlor: in
     await asyncio.sleep(ns.settle)   # a word run twice would show by now
     gap.seconds = loop.time() - gap.signalled
     if not back:
-        print(f"!! gap {gap.number} ({gap.kind}): the players were not all served again "
-              f"within {BACK_WITHIN:g} s (last word {last}); the log ends:\n{watch.tail()}",
+        code = server.proc.poll()
+        why = (f"the holder exited (status {code})" if code is not None else
+               f"the players were not all served again within {BACK_WITHIN:g} s (last "
+               f"word {last})")
+        print(f"!! gap {gap.number} ({gap.kind}): {why}; the log ends:\n{watch.tail()}",
               flush=True)
     return new or parlor
 
@@ -382,7 +390,7 @@ def tally(gap: Gap, ring: list[tuple[Player, Player]], everyone: list[Player], w
     """The figures of one gap, from what every player saw."""
     gaps: list[float] = []
     row = {"typed": 0, "once": 0, "lost": 0, "doubled": 0, "disordered": 0,
-           "unanswered": 0, "early": 0, "waited": 0}
+           "unanswered": 0, "early": 0, "waited": 0, "examples": []}
     for sender, partner in ring:
         heard = [k for f, g, k in partner.heard if f == sender.name and g == gap.number]
         row["typed"] += words
@@ -393,6 +401,8 @@ def tally(gap: Gap, ring: list[tuple[Player, Player]], everyone: list[Player], w
             row["doubled"] += max(0, n - 1)
         firsts = list(dict.fromkeys(heard))
         row["disordered"] += firsts != sorted(firsts)
+        if heard != list(range(1, words + 1)):
+            row["examples"].append(seen(gap, sender, partner, heard, until))
         answers = [t for (g, _), t in sender.answered.items() if g == gap.number]
         if not answers:
             row["unanswered"] += 1
@@ -413,7 +423,27 @@ def tally(gap: Gap, ring: list[tuple[Player, Player]], everyone: list[Player], w
     return row
 
 
+def seen(gap: Gap, sender: Player, partner: Player, heard: list[int], until: float) -> str:
+    """What the sender and its partner saw in the gap (for a word not heard once, in
+    order), in seconds from the signal."""
+    out = [f"gap {gap.number} ({gap.kind}): {partner.name} heard {sender.name}'s words "
+           f"{heard}"]
+    for who in (sender, partner):
+        for t, line in who.lines or ():
+            if gap.signalled <= t < until and line and line != ">":
+                out.append(f"    {t - gap.signalled:7.3f} s  {who.name}: {line[:150]}")
+    return "\n".join(out)
+
+
 # -- the run ----------------------------------------------------------------------------
+def rss(pid: int | None) -> int:
+    """A process's resident memory in KiB (0 once it is gone)."""
+    try:
+        return rss_kib(pid) if pid is not None else 0
+    except OSError:
+        return 0
+
+
 def mib(kib: int) -> str:
     return f"{kib / 1024:.1f}"
 
@@ -450,7 +480,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
             say(f"!! no parlor under the holder:\n{watch.tail()}")
             return 1
         await asyncio.sleep(1.0)
-        before = rss_kib(holder), rss_kib(parlor)
+        before = rss(holder), rss(parlor)
 
         # -- the logins, and the memory they take -------------------------------------
         started = time.perf_counter()
@@ -466,7 +496,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
             failed = True
             say(f"!! {len(failures)} could not log in, e.g. {failures[:2]}")
         await asyncio.sleep(2.0)
-        after = rss_kib(holder), rss_kib(parlor)
+        after = rss(holder), rss(parlor)
 
         # -- the games, and the sample -------------------------------------------------
         pairs = [(slots[2 * i], slots[2 * i + 1]) for i in range(ns.games)]
@@ -482,14 +512,20 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
             failed = True
             trouble = [x for x in (*starts, *firsts) if isinstance(x, BaseException)]
             say(f"!! {ns.games - len(games)} games could not start, e.g. {trouble[:1]!r}")
+        # spread over the players logged in (a new parlor carries them on in about that
+        # order), each telling the one half the sample away: half of them tell a player
+        # carried on well after them
         rest = [p for p in slots[2 * ns.games:] if p is not None]
-        sample = rest[:ns.sample]
-        ring = [(s, sample[(j + 1) % len(sample)]) for j, s in enumerate(sample)]
+        sample = rest[::max(1, len(rest) // ns.sample)][:ns.sample]
+        half = len(sample) // 2
+        ring = [(s, sample[(j + half) % len(sample)]) for j, s in enumerate(sample)]
+        for s in sample:
+            s.lines = []
         if len(ring) < 2:
             say("!! too few players for a sample of two or more beside the games")
             return 1
-        say(f"in each gap {len(ring)} players each TELL the next of them {ns.typed} numbered "
-            f"words, {ns.spacing:g} s apart")
+        say(f"in each gap {len(ring)} players (one in {max(1, len(rest) // ns.sample)}) "
+            f"each TELL another of them {ns.typed} numbered words, {ns.spacing:g} s apart")
         await quiet(players, 0.5, 60.0)
 
         # -- the restarts --------------------------------------------------------------
@@ -503,7 +539,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
                 failed = True
                 break
         await asyncio.sleep(2.0)
-        restarted = rss_kib(holder), rss_kib(parlor)
+        restarted = rss(holder), rss(parlor)
 
         # -- the games after every restart ---------------------------------------------
         moves = await asyncio.gather(*(play_a_move(a, b) for a, b in games),
@@ -565,6 +601,12 @@ def print_figures(say, ns: argparse.Namespace, gaps: list[Gap],  # noqa: ANN001
         if own:
             say(f"{kind}s: gap p50 {load.percentile(own, 0.5):.2f} s, p99 "
                 f"{load.percentile(own, 0.99):.2f} s, max {own[-1]:.2f} s")
+    examples = [e for r in rows for e in r["examples"]]
+    if examples:
+        say(f"!! {len(examples)} players did not hear their partner's words once each, in "
+            f"order; what they saw, e.g.:")
+        for example in examples[:ns.examples]:
+            say(example)
     say(f"gap: from the signal until the answer to the first word a player typed in it "
         f"(typed once the old parlor stopped reading). {total['waited']} of the sample's "
         f"gaps showed the holder's notice; {total['early']} first words were answered "
@@ -573,14 +615,19 @@ def print_figures(say, ns: argparse.Namespace, gaps: list[Gap],  # noqa: ANN001
 
     say()
     say(f"{'resident memory':<32} {'holder':>10} {'parlor':>10} {'both':>10}")
+    gone = not all(restarted)
     for label, pair in (("before the logins, MiB", before), (f"after {n} logins, MiB", after),
                         (f"after the {len(rows)} restarts, MiB", restarted)):
+        if pair is restarted and gone:
+            say(f"{label:<32} (a process is gone)")
+            continue
         say(f"{label:<32} {mib(pair[0]):>10} {mib(pair[1]):>10} {mib(sum(pair)):>10}")
     per = [(a - b) * 1024 / max(1, n) for a, b in zip(after, before)]
     say(f"{'per idle session, bytes':<32} {per[0]:>10,.0f} {per[1]:>10,.0f} {sum(per):>10,.0f}")
-    carried = [(a - b) * 1024 / max(1, n) for a, b in zip(restarted, before)]
-    say(f"{'  the same after the restarts':<32} {carried[0]:>10,.0f} {carried[1]:>10,.0f} "
-        f"{sum(carried):>10,.0f}")
+    if not gone:
+        carried = [(a - b) * 1024 / max(1, n) for a, b in zip(restarted, before)]
+        say(f"{'  the same after the restarts':<32} {carried[0]:>10,.0f} "
+            f"{carried[1]:>10,.0f} {sum(carried):>10,.0f}")
     say("(per session: growth over the logins / since before them, over the players; the "
         "parlor after the restarts is the last one, which carried every session on)")
 
@@ -617,6 +664,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="seconds between a player's TELLs in a gap (default 0.5)")
     p.add_argument("--settle", type=float, default=1.0,
                    help="seconds waited after everyone is served again (default 1)")
+    p.add_argument("--examples", type=int, default=3, metavar="K",
+                   help="words not heard once, in order: what K players saw (default 3)")
     p.add_argument("--database", metavar="URL",
                    help="the parlor's database (default: SQLite in a temporary folder)")
     p.add_argument("--login-concurrency", type=int, default=50, metavar="K")

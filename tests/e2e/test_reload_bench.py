@@ -65,7 +65,8 @@ def test_the_bench_counts_words_lost_doubled_and_out_of_order():
 
     def player(name, heard, closed_at=None):  # noqa: ANN001, ANN202
         return SimpleNamespace(name=name, heard=heard, restarted=[11.0], waits=[10.5],
-                               answered={(1, 1): 12.0, (1, 2): 12.5}, closed_at=closed_at)
+                               answered={(1, 1): 12.0, (1, 2): 12.5}, closed_at=closed_at,
+                               lines=[(10.1, "You tell Bench00002: w1-1")])
 
     a = player("Bench00001", [("Bench00002", 1, 1), ("Bench00002", 2, 1)])
     b = player("Bench00002", [("Bench00001", 1, k) for k in (1, 3, 2, 2)])
@@ -76,6 +77,8 @@ def test_the_bench_counts_words_lost_doubled_and_out_of_order():
     assert (row["typed"], row["once"], row["lost"], row["doubled"]) == (6, 3, 2, 1)
     assert row["disordered"] == 1 and row["closed"] == 1 and row["carried"] == 3
     assert row["p50"] == pytest.approx(2.0) and row["early"] == 0 and row["waited"] == 2
+    assert len(row["examples"]) == 2 and "heard Bench00001's words [1, 3, 2, 2]" in \
+        row["examples"][0]
 
 
 def test_kills_are_spread_among_the_reloads():

@@ -139,6 +139,8 @@ class Parlor:
         # gap runs once every one of them is back (in its room, hearing what is said)
         self._carrying: set[int] = set()
         self._carried = asyncio.Event()
+        self._carried_accounts: dict[int, tuple] = {}  # their accounts, read at once
+        self._carry_bound = 3.0  # seconds the first back waits for the others, at most
         if config.cluster.enabled:
             from server.cluster import Cluster
 
@@ -204,6 +206,9 @@ class Parlor:
                                               asyncio.create_task(self.stop()))
         loop = asyncio.get_running_loop()
         self._carrying = {carried.conn for carried, _ in handed}
+        self._carry_bound = max(3.0, 0.01 * len(handed))
+        self._carried_accounts = await self.accounts.with_ignores(sorted(
+            {carried.account for carried, _ in handed if carried.account is not None}))
         if not self._carrying:
             self._carried.set()
         for carried, fd in handed:
@@ -641,16 +646,17 @@ class Parlor:
         session.client_name = carried.client
         if not carried.pending:  # idle: the last thing on the screen is the prompt
             session.on_a_prompt()
-        account = None
-        if carried.account is not None:
-            account = await self.accounts.get_by_id(carried.account)
+        account, ignoring = self._carried_accounts.pop(carried.account, (None, set()))
         if account is None or account.banned:
             session.echo(True)  # it may have been asked for a password
             session.write("The parlor has restarted.")
             await self._all_carried_on(carried.conn)
             session.carry_in(carried.pending)
             return False
-        await self._enter(session, account, carried=True)
+        if carried.room in self.world.rooms:
+            session.room = carried.room
+        session.watching = frozenset(carried.watching)
+        await self._enter(session, account, carried=True, ignoring=ignoring)
         session.logged_in()
         self._tell_holder(session)
         await self._all_carried_on(carried.conn)
@@ -662,12 +668,12 @@ class Parlor:
         if not self._carrying:
             self._carried.set()
 
-    async def _all_carried_on(self, conn: int, within: float = 3.0) -> None:
+    async def _all_carried_on(self, conn: int) -> None:
         """This connection is back; wait (a bounded while: one may have gone in the gap)
         until every other one handed over is, before what was typed in the gap runs."""
         self._carried_on(conn)
         try:
-            async with asyncio.timeout(within):
+            async with asyncio.timeout(self._carry_bound):
                 await self._carried.wait()
         except TimeoutError:
             log.warning("%d connection(s) handed over did not come back", len(self._carrying))
@@ -710,8 +716,9 @@ class Parlor:
         return not session.closed  # gone while it waited: its command dies with it
 
     async def _enter(self, session: Session, account, *,  # noqa: ANN001
-                     carried: bool = False) -> None:
-        ignoring = await self.accounts.ignored_by(account.id)
+                     carried: bool = False, ignoring: set[int] | None = None) -> None:
+        if ignoring is None:
+            ignoring = await self.accounts.ignored_by(account.id)
         if session.closed:
             return  # gone while we looked
         # From here to the registration nothing awaits, so two logins to one account at
@@ -750,7 +757,8 @@ class Parlor:
         self._place(session, session.room)
         if self.cluster is not None:
             self.cluster.joined(session)
-        await self.accounts.update(account.id, last_seen_at=time.time())
+        if not carried:  # (a carried session never left)
+            await self.accounts.update(account.id, last_seen_at=time.time())
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
                       *(f"game:{g}" for g in session.watching)):
             session.subscribe(topic)

@@ -523,6 +523,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self._extra["TERM"] = carried.terminal or self._extra.get("TERM")
         window = carried.window
         self.on_naws(window.rows, window.cols)
+        self.writer.remote_option[NAWS] = True  # it told its window before: it may again
         if carried.gmcp:
             self.writer.local_option[GMCP] = True
 

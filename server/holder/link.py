@@ -155,4 +155,5 @@ def carried(conn: int, session: "Session", pending: str = "") -> Carried:
         window=Window(cols=int(getattr(protocol, "cols", 0) or 80),
                       rows=int(getattr(protocol, "rows", 0) or 24)),
         terminal=session.terminal, gmcp=gmcp, supports=tuple(sorted(session.gmcp_supports)),
-        client=session.client_name, pending=pending[-16384:])
+        client=session.client_name, pending=pending[-16384:],
+        room=session.room or "", watching=tuple(sorted(session.watching)))

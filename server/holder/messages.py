@@ -43,6 +43,8 @@ class Carried:
     supports: tuple[str, ...] = ()  # its Core.Supports.Set
     client: str | None = None       # its Core.Hello
     pending: str = ""               # typed but not run yet (a reload's hand-over)
+    room: str = ""                  # where the player stands
+    watching: tuple[int, ...] = ()  # the games the player observes
 
 
 # -- the parlor to the holder -----------------------------------------------------------
@@ -125,7 +127,8 @@ def encode(message: Any) -> bytes:
 # the plain types a field may have (as annotated), and what a JSON value must be for it
 PLAIN: dict[str, tuple[type, ...]] = {
     "int": (int,), "str": (str,), "bool": (bool,), "int | None": (int, type(None)),
-    "str | None": (str, type(None)), "tuple[str, ...]": (tuple,)}
+    "str | None": (str, type(None)), "tuple[str, ...]": (tuple,),
+    "tuple[int, ...]": (tuple,)}
 
 
 def _build(cls: type, data: dict) -> Any:
@@ -146,7 +149,9 @@ def _build(cls: type, data: dict) -> Any:
             allowed = PLAIN[str(field.type)]
             if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
                 raise TypeError(f"{name} is not {field.type}")
-            if isinstance(value, tuple) and not all(isinstance(v, str) for v in value):
+            item = str if str(field.type) == "tuple[str, ...]" else int
+            if isinstance(value, tuple) and not all(
+                    isinstance(v, item) and not isinstance(v, bool) for v in value):
                 raise TypeError(f"{name} is not {field.type}")
         values[name] = value
     return cls(**values)

@@ -204,6 +204,23 @@ class Accounts:
         async with self.db.session() as tx:
             return await tx.get(Account, account_id)
 
+    async def with_ignores(self, ids: list[int]) -> dict[int, tuple[Account, set[int]]]:
+        """Accounts by id, each with the ids it ignores: what a new parlor needs to carry
+        a thousand sessions on, in a few queries rather than two per session."""
+        found: dict[int, tuple[Account, set[int]]] = {}
+        async with self.db.session() as tx:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                for account in await tx.scalars(sa.select(Account).where(
+                        Account.id.in_(chunk))):
+                    found[account.id] = (account, set())
+                for who, whom in (await tx.execute(sa.select(
+                        Ignore.account_id, Ignore.ignored_id).where(
+                        Ignore.account_id.in_(chunk)))).all():
+                    if who in found:
+                        found[who][1].add(whom)
+        return found
+
     async def is_admin(self, account_id: int) -> bool:
         """The account's admin role as the database has it now (one primary-key read): a
         role granted or revoked from the command line while the player is connected."""

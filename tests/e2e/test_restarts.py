@@ -183,6 +183,8 @@ async def test_commands_typed_in_the_gap_run_once_in_order(held):
     try:
         await speaker.create("Speaker")
         await listener.create("Listener")
+        for player in (speaker, listener):   # away from the Plaza: where they stand goes on
+            await player.cmd("east", "The Triptycha Hall")
         for round_, attached in ((1, 2), (2, 3)):
             if round_ == 1:
                 held.reload()
@@ -196,7 +198,7 @@ async def test_commands_typed_in_the_gap_run_once_in_order(held):
             heard = re.findall(rf'Speaker says, "r{round_}-(\d+)"', listener.seen)
             assert heard == [str(n) for n in range(1, 21)], heard
         await speaker.cmd("who", "Listener")
-        await listener.cmd("who", "Speaker")
+        await listener.cmd("look", "The Triptycha Hall")
     finally:
         await speaker.close()
         await listener.close()

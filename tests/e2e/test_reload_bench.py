@@ -5,15 +5,14 @@ out of order, every game playable), not the gap times or memory it prints."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import signal
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+from tests.support.benches import run_bench
 
 pytestmark = pytest.mark.e2e
 
@@ -30,22 +29,10 @@ def _bench():
 
 @pytest.mark.timeout(500)  # logins, three restarts of a parlor process: a minute or two
 def test_short_reload_bench_closes_nothing_and_runs_every_word_once():
-    # in a session of its own, ended whole however the test ends: no holder or parlor
-    # is left running
-    proc = subprocess.Popen([sys.executable, "bench/reload.py", "--players", "50", "--games",
-                             "2", "--reloads", "2", "--kills", "1"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=420)
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-    print(out[-5000:], err[-2000:])
-    assert proc.returncode == 0, out[-3000:] + err[-3000:]
+    run = run_bench("reload.py", "--players", "50", "--games", "2", "--reloads", "2",
+                    "--kills", "1", timeout=420)
+    out = run.stdout
+    assert run.returncode == 0, out[-3000:] + run.stderr[-3000:]
     assert ("verdict: 0 closed, 0 lost, 0 doubled, 0 out of order; 2/2 games playable; "
             "0 restarts not served again") in out
     rows = re.findall(r"(?m)^\s+(\d) (reload|kill)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)\s+(\d+)"

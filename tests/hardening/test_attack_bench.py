@@ -7,34 +7,18 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.benches import run_bench
 
 ROOT = Path(__file__).resolve().parents[2]
 FOURTH = ("seekstreams", "tourneystreams", "analyse", "burst")
 
 
 def bench(*args: str) -> str:
-    # in a session of its own, ended whole however the test ends (its time up included):
-    # the bench's server process is never left running
-    proc = subprocess.Popen([sys.executable, "bench/attack.py", "--seconds", "1", *args],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=600)
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-    run = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
-    print(run.stdout[-4000:], run.stderr[-2000:])
+    run = run_bench("attack.py", "--seconds", "1", *args, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "every LOOK answered during every attack" in run.stdout
     return run.stdout

@@ -106,13 +106,18 @@ def pyramid_hint(screen: Screen, asked: int) -> str | None:
     raise AssertionError("no answer to PYR HINT:\n" + "\n".join(screen.lines()[-24:]))
 
 
-def test_telnet_plays_on_through_a_reload_and_a_parlor_kill(held):
-    """Debian telnet at 80x24: a Pyramid deal played by the hints, the parlor reloaded
-    after two moves and killed (kill -9) after four; the connection never closes, each
-    gap is announced once, the deal is played to its end, and its REPLAY lists every
-    move once."""
-    telnet = require_program("telnet")
-    screen = Screen(f"{telnet} 127.0.0.1 {held.port}")
+CLIENTS = {"telnet": "{path} 127.0.0.1 {port}",
+           "tt++": "{path} -e '#session esterport 127.0.0.1 {port}'"}
+CLOSED = ("Connection closed", "SESSION 'esterport' DIED")  # telnet's, TinTin++'s words
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_a_client_plays_on_through_a_reload_and_a_parlor_kill(held, client):
+    """Debian telnet and TinTin++ at 80x24: a Pyramid deal played by the hints, the
+    parlor reloaded after two moves and killed (kill -9) after four; the connection never
+    closes, the deal is played to its end, and its REPLAY lists every move once."""
+    path = require_program(client)
+    screen = Screen(CLIENTS[client].format(path=path, port=held.port))
     try:
         screen.wait_for("Type your name")
         for line in ("new", "Rhea", "secret1", "secret1"):
@@ -146,7 +151,7 @@ def test_telnet_plays_on_through_a_reload_and_a_parlor_kill(held):
         assert len(moves) >= 5, moves
         lines = screen.lines()
         text = "\n".join(lines)
-        assert "Connection closed" not in text
+        assert not any(words in text for words in CLOSED)
         assert text.count(GAP) >= 1     # the kill's gap, where LOOK was typed
         assert sum(CARRY_ON in line for line in lines) == 2
         screen.type("replay 1")
@@ -163,11 +168,11 @@ def test_telnet_plays_on_through_a_reload_and_a_parlor_kill(held):
 
 
 def closed(screen: Screen, within: float = 10.0) -> bool:
-    """Whether telnet said the connection closed (its tmux ends with it)."""
+    """Whether the client said the connection closed (telnet's tmux ends with it)."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:
-            if "Connection closed" in "\n".join(screen.lines()):
+            if any(words in "\n".join(screen.lines()) for words in CLOSED):
                 return True
         except subprocess.CalledProcessError:
             return True   # telnet exited, and its tmux session with it

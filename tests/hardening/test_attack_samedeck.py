@@ -46,7 +46,7 @@ async def reproduce(clients) -> tuple[Client, Client, int]:  # noqa: ANN001
     carol = await clients("Carol")
     await bob.cmd("pyr config samedeck yes", "Config saved:")
     await bob.cmd("pyr tour human carol", r"You offer Carol Pyramid")
-    await carol.expect("Type PYR ACCEPT Bob")
+    await carol.expect(r"Type PYR\s+ACCEPT Bob")  # wrapped at 80 if her window came late
     out = await carol.cmd("pyr accept bob", r"Game #(\d+): Pyramid, Bob vs Carol begins")
     number = int(re.search(r"Game #(\d+)", out).group(1))
     await bob.cmd("pyr end", "Game 2 of 6 is dealt")

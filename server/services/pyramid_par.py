@@ -124,7 +124,8 @@ class ParTournament:
 
     async def _result(self, number: int, game_id: int, scores: tuple[int, ...]) -> None:
         try:
-            await self._result_now(number, game_id, scores)
+            await self.director.until_written(
+                lambda: self._result_now(number, game_id, scores))
         except Exception:
             log.exception("Par tournament %d: game #%d's result failed", number, game_id)
 

@@ -39,7 +39,11 @@ schedule, and hands them the start, their games and their standings (``system_of
 
 In a cluster every node runs this clock, and ``lock`` is one lock for every node
 (``server/cluster.py``'s ``ClusterLock``): each change reads the row afresh under it, so
-a round is paired once, whichever node sees its last result.
+a round is paired once, whichever node sees its last result. A node paused past the
+lock's time (SIGSTOP, a long stall) may wake in the middle of a change another node has
+made since: the row's ``version`` is its fencing token. ``save`` writes only over the
+version it read, and nothing is started, barred or saved once the lock is no longer
+held (``TournamentMoved``), so the woken node's change is dropped whole, not half made.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ import sqlalchemy as sa
 from server.bus import Bus, Event
 from server.config import TournamentsSection
 from games.errors import RuleError
-from server.db import Database
+from server.db import Database, connection_lost
 from server.hosting import GameKind, Seat
 from server.services.live import GameError, LiveGame, LiveGames
 from server.services.meeting_models import TournamentBar, TournamentRecord
@@ -71,6 +75,25 @@ SYSTEMS: dict[str, type] = {"swiss": Swiss, "arena": Arena}
 LIVE = ("open", "running")
 OVER = ("finished", "cancelled")
 LATELY = 30  # finished or cancelled tournaments a list shows, newest first
+
+
+class TournamentMoved(GameError):
+    """A change of a tournament dropped because another node changed it meanwhile (this
+    node's hold of the director's lock ran out, or its copy of the row is older than the
+    store's). Nothing of the change was written; typed again, it is made afresh."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"Tournament {number} changed on another server just now; "
+                         "type that again.")
+        self.number = number
+
+
+class DirectorLock(asyncio.Lock):
+    """The director's lock on one node: held while it is held. In a cluster,
+    ``server/cluster.py``'s ``ClusterLock`` stands in for it, whose hold can run out."""
+
+    def held(self) -> bool:
+        return self.locked()
 
 
 def cancelled_why(row: TournamentRecord) -> str:
@@ -97,7 +120,7 @@ class Tournaments:
         self.settings = TournamentsSection()
         self.schedule = Schedule(self)  # the [[tournaments.schedule]]
         self.systems = {name: cls(self) for name, cls in SYSTEMS.items()}
-        self.lock = asyncio.Lock()
+        self.lock: Any = DirectorLock()  # ``async with`` and ``held()``
         self.by_game: dict[int, int] = {}  # game in play -> its tournament
         games.listeners.append(self._game_changed)
 
@@ -158,11 +181,30 @@ class Tournaments:
         async with self.db.session() as tx:
             return list(await tx.scalars(sa.select(t).where(sa.or_(*due)).order_by(t.id)))
 
+    def fence(self, row: TournamentRecord) -> None:
+        """Go on with a change of ``row`` only while this node holds the lock: called
+        before anything the change does outside the row (a game started, a bar)."""
+        if not self.lock.held():
+            log.warning("tournament %d: the director's lock ran out mid-change; the "
+                        "change is dropped", row.id)
+            raise TournamentMoved(row.id)
+
     async def save(self, row: TournamentRecord, state: dict[str, Any], status: str) -> None:
+        """Write ``row``'s new state over the version read (called under the lock). A
+        row changed since, or a lock that ran out, is ``TournamentMoved``: nothing is
+        written."""
+        self.fence(row)
         async with self.db.session() as tx:
-            await tx.execute(sa.update(TournamentRecord).where(TournamentRecord.id == row.id)
-                             .values(state=state, status=status, version=row.version + 1,
-                                     updated_at=time.time()))
+            written = await tx.execute(
+                sa.update(TournamentRecord)
+                .where(TournamentRecord.id == row.id, TournamentRecord.version == row.version)
+                .values(state=state, status=status, version=row.version + 1,
+                        updated_at=time.time()))
+            if written.rowcount != 1:
+                await tx.rollback()
+                log.warning("tournament %d: changed elsewhere since version %d was read; "
+                            "this change is dropped", row.id, row.version)
+                raise TournamentMoved(row.id)
             await tx.commit()
         row.state, row.status, row.version = state, status, row.version + 1
         self.bus.publish(TOPIC, Event("tournament.changed", {"id": row.id, "status": status}))
@@ -409,6 +451,7 @@ class Tournaments:
     async def _start_game(self, row: TournamentRecord, state: dict[str, Any],
                           p: dict[str, Any]) -> None:
         names = {e["id"]: e["name"] for e in state["entrants"]}
+        self.fence(row)
         p.pop("due", None)
         try:
             game = await self.start(self.kinds[row.kind],
@@ -462,6 +505,7 @@ class Tournaments:
             await self.system(row).advance(row, state)
 
     async def _bar(self, account_id: int, row: TournamentRecord) -> None:
+        self.fence(row)
         until = time.time() + self.settings.no_show_bar_hours * 3600
         reason = f"You did not come to your game in tournament {row.id}"
         async with self.db.session() as tx:
@@ -491,6 +535,20 @@ class Tournaments:
                                  f"tournament {number}: game #{game.id}'s result"))
 
     async def _result(self, number: int, game_id: int, score: float) -> None:
+        await self.until_written(lambda: self._result_now(number, game_id, score))
+
+    async def until_written(self, change: Callable[[], Any], tries: int = 3) -> None:
+        """Make ``change`` (a coroutine function that reads its row afresh under the lock)
+        again if another node's change got in first: a game's result must be written
+        whoever else wrote meanwhile."""
+        for left in range(tries - 1, -1, -1):
+            try:
+                return await change()
+            except TournamentMoved:
+                if not left:
+                    raise
+
+    async def _result_now(self, number: int, game_id: int, score: float) -> None:
         async with self.lock:
             row = await self.get(number)
             state = dict(row.state)
@@ -506,6 +564,8 @@ class Tournaments:
     async def _guarded(coro: Any, what: str) -> None:
         try:
             await coro
+        except TournamentMoved:  # logged where found; the next look makes it afresh
+            pass
         except Exception as err:
             if connection_lost(err):  # the store restarting: the next look retries
                 log.warning("%s: the database is away (%s)", what, type(err).__name__)

@@ -44,6 +44,7 @@ from games.triad.table import DEFAULT_SEATS, Leave, Table, state_from_json, tabl
 from server.hosting import Seat
 from server.models import GameRecord
 from server.services.live import GameError, LiveGame
+from server.services.tournaments import TournamentMoved
 from server.text import counted
 
 if TYPE_CHECKING:
@@ -162,6 +163,8 @@ class SitAndGo:
             try:
                 if not await self._tick(number):
                     return
+            except TournamentMoved:  # another node's change got in first: look again
+                pass
             except Exception:
                 log.exception("sit-and-go %d: a round of the director failed", number)
             await asyncio.sleep(TICK_S)

@@ -813,15 +813,22 @@ async def fourth_attack(name: str, server: Server, ready: asyncio.Event, go: asy
 
         attackers = [asyncio.create_task(ask(c)) for c in askers]
         took = []
+        stopping = asyncio.create_task(stop.wait())
         while not stop.is_set():
             t0 = time.monotonic()
             victim.send("analyse")
-            try:
-                await victim.expect(answer, 120)
-            except (Lost, TimeoutError):
+            waiting = asyncio.create_task(victim.expect(answer, 120))
+            await asyncio.wait((waiting, stopping), return_when=asyncio.FIRST_COMPLETED)
+            if not waiting.done():  # the phase ended first: how long it has waited so far
+                waiting.cancel()
+                await asyncio.gather(waiting, return_exceptions=True)
+                stats["victim_waiting_at_end_s"] = round(time.monotonic() - t0, 2)
+                break
+            if waiting.exception() is not None:
                 stats["victim_unanswered"] = stats.get("victim_unanswered", 0) + 1
                 break
             took.append(time.monotonic() - t0)
+        stopping.cancel()
         for task in attackers:   # each waits for the solver; their answers are not counted
             task.cancel()
         await asyncio.gather(*attackers, return_exceptions=True)

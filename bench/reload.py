@@ -27,10 +27,11 @@ a slow reader) and notices when its connection closes.
 * After the last gap, in each game the player to move plays a move (the one the board
   suggests), and both players must see it.
 
-Prints a row per gap: the gap (from the signal until the answer to the first word typed
-in it, over the sample: p50, p99, max), the words heard once, lost and doubled, the
-players who heard theirs out of order, the connections closed, and the players told to
-carry on. Then the resident memory (VmRSS) of the holder and of the parlor, per idle
+Prints a row per gap: the wait (from the first word typed in the gap until its answer,
+over the sample: p50, p99; what a player feels), the time from the signal until that
+answer (p50, p99, max; a reload's next parlor loads meanwhile while the old one
+serves), the words heard once, lost and doubled, the players who heard theirs out of
+order, the connections closed, and the players told to carry on. Then the resident memory (VmRSS) of the holder and of the parlor, per idle
 session: after the logins minus before, over the players; and the games still playable.
 Exits 1 if a connection closed, a word was lost, doubled or heard out of order, a player
 could not log in, a parlor did not come back, or a game did not answer its move.
@@ -389,6 +390,7 @@ def tally(gap: Gap, ring: list[tuple[Player, Player]], everyone: list[Player], w
           until: float) -> dict[str, Any]:
     """The figures of one gap, from what every player saw."""
     gaps: list[float] = []
+    waits: list[float] = []  # from the first word typed (the gap's start) to its answer
     row = {"typed": 0, "once": 0, "lost": 0, "doubled": 0, "disordered": 0,
            "unanswered": 0, "early": 0, "waited": 0, "examples": []}
     for sender, partner in ring:
@@ -409,12 +411,15 @@ def tally(gap: Gap, ring: list[tuple[Player, Player]], everyone: list[Player], w
             continue
         first = min(answers)
         gaps.append(first - gap.signalled)
+        waits.append(first - gap.typed_at)
         restarted = [t for t in sender.restarted if t >= gap.signalled]
         if not restarted or first < restarted[0]:
             row["early"] += 1   # answered by the old parlor, before it handed over
         row["waited"] += any(gap.signalled <= t < until for t in sender.waits)
     gaps.sort()
+    waits.sort()
     row.update(
+        waits=waits, wait50=load.percentile(waits, 0.5), wait99=load.percentile(waits, 0.99),
         gaps=gaps, p50=load.percentile(gaps, 0.5), p99=load.percentile(gaps, 0.99),
         max=gaps[-1] if gaps else float("nan"),
         closed=sum(p.closed_at is not None and gap.signalled <= p.closed_at < until
@@ -573,33 +578,42 @@ def print_figures(say, ns: argparse.Namespace, gaps: list[Gap],  # noqa: ANN001
                   watch: Watch) -> bool:
     """The tables and the verdict; True if anything failed."""
     say()
-    head = (f"{'gap':>3} {'kind':<6} {'p50 s':>6} {'p99 s':>6} {'max s':>6} {'typed':>6} "
+    head = (f"{'gap':>3} {'kind':<6} {'wait50':>6} {'wait99':>6} {'p50 s':>6} {'p99 s':>6} "
+            f"{'max s':>6} {'typed':>6} "
             f"{'once':>6} {'lost':>5} {'doubled':>7} {'disordered':>10} {'closed':>6} "
             f"{'carried on':>10}")
     say(head)
     say("-" * len(head))
     every: list[float] = []
+    waited: list[float] = []
     total = {k: 0 for k in ("typed", "once", "lost", "doubled", "disordered", "unanswered",
                             "early", "waited")}
     for gap, row in zip(gaps, rows):
         every += row["gaps"]
+        waited += row["waits"]
         for k in total:
             total[k] += row[k]
-        say(f"{gap.number:>3} {gap.kind:<6} {row['p50']:>6.2f} {row['p99']:>6.2f} "
+        say(f"{gap.number:>3} {gap.kind:<6} {row['wait50']:>6.2f} {row['wait99']:>6.2f} "
+            f"{row['p50']:>6.2f} {row['p99']:>6.2f} "
             f"{row['max']:>6.2f} {row['typed']:>6} {row['once']:>6} {row['lost']:>5} "
             f"{row['doubled']:>7} {row['disordered']:>10} {row['closed']:>6} "
             f"{row['carried']:>5}/{n:<4}")
     every.sort()
+    waited.sort()
     say("-" * len(head))
     if every:
-        say(f"{'all':>3} {'':<6} {load.percentile(every, 0.5):>6.2f} "
+        say(f"{'all':>3} {'':<6} {load.percentile(waited, 0.5):>6.2f} "
+            f"{load.percentile(waited, 0.99):>6.2f} {load.percentile(every, 0.5):>6.2f} "
             f"{load.percentile(every, 0.99):>6.2f} {every[-1]:>6.2f} {total['typed']:>6} "
             f"{total['once']:>6} {total['lost']:>5} {total['doubled']:>7} "
             f"{total['disordered']:>10} {sum(r['closed'] for r in rows):>6}")
     for kind in ("reload", "kill"):
         own = sorted(x for g, r in zip(gaps, rows) if g.kind == kind for x in r["gaps"])
+        wait = sorted(x for g, r in zip(gaps, rows) if g.kind == kind for x in r["waits"])
         if own:
-            say(f"{kind}s: gap p50 {load.percentile(own, 0.5):.2f} s, p99 "
+            say(f"{kind}s: a word typed in the gap waited p50 {load.percentile(wait, 0.5):.2f} "
+                f"s, p99 {load.percentile(wait, 0.99):.2f} s, max {wait[-1]:.2f} s; from the "
+                f"signal until served: p50 {load.percentile(own, 0.5):.2f} s, p99 "
                 f"{load.percentile(own, 0.99):.2f} s, max {own[-1]:.2f} s")
     examples = [e for r in rows for e in r["examples"]]
     if examples:
@@ -607,8 +621,10 @@ def print_figures(say, ns: argparse.Namespace, gaps: list[Gap],  # noqa: ANN001
             f"order; what they saw, e.g.:")
         for example in examples[:ns.examples]:
             say(example)
-    say(f"gap: from the signal until the answer to the first word a player typed in it "
-        f"(typed once the old parlor stopped reading). {total['waited']} of the sample's "
+    say(f"wait: from the first word a player typed in the gap (once the old parlor stopped "
+        f"reading; a kill: at once) until its answer, which is what a player feels. p50, "
+        f"p99, max: from the signal until that answer (a reload's next parlor loads "
+        f"meanwhile, and the old one serves). {total['waited']} of the sample's "
         f"gaps showed the holder's notice; {total['early']} first words were answered "
         f"before the player was told to carry on; {total['unanswered']} players had no "
         f"answer in a gap")

@@ -141,6 +141,7 @@ class Parlor:
         self._carried = asyncio.Event()
         self._carried_accounts: dict[int, tuple] = {}  # their accounts, read at once
         self._carry_bound = 3.0  # seconds the first back waits for the others, at most
+        self._carried_since = 0.0  # loop time a held parlor began to carry sessions on
         if config.cluster.enabled:
             from server.cluster import Cluster
 
@@ -154,9 +155,8 @@ class Parlor:
         await self.db.migrate()
         if self.cluster is not None:
             await self.cluster.start()
-        async with self.db.session() as tx:
-            for name, cached, total in await ledger.audit(tx):
-                log.error("ledger: %s has %d cubits but the ledger sums to %d", name, cached, total)
+        if not handed:  # a restart with players waiting audits once they are back
+            await self.audit_ledger()
         restored = await self.host.restore(
             self.cluster.take if self.cluster is not None else None)
         if restored:
@@ -206,6 +206,7 @@ class Parlor:
                                               asyncio.create_task(self.stop()))
         loop = asyncio.get_running_loop()
         self._carrying = {carried.conn for carried, _ in handed}
+        self._carried_since = loop.time() if handed else 0.0
         self._carry_bound = max(3.0, 0.01 * len(handed))
         self._carried_accounts = await self.accounts.with_ignores(sorted(
             {carried.account for carried, _ in handed if carried.account is not None}))
@@ -224,6 +225,29 @@ class Parlor:
             log.info("carried on %d connection(s) from the parlor before", resumed_count)
         self.server = await loop.create_server(
             lambda: protocol(**self.telnet_options), sock=self.holder.listeners["telnet"])
+
+    async def audit_ledger(self) -> None:
+        """Log every account whose cubits disagree with its ledger (``ledger.audit``)."""
+        async with self.db.session() as tx:
+            for name, cached, total in await ledger.audit(tx):
+                log.error("ledger: %s has %d cubits but the ledger sums to %d", name, cached, total)
+
+    async def settled(self) -> None:
+        """Return once every connection a held parlor took over is back in the parlor
+        (a bounded wait: see ``_all_carried_on``), and then audit the ledger, which a
+        restart leaves until then. What a new parlor does besides serving its players
+        (seeding, the web door) waits for this, so the players come first."""
+        if not self._carried_since:
+            return
+        try:
+            async with asyncio.timeout(self._carry_bound + 1.0):
+                await self._carried.wait()
+        except TimeoutError:
+            pass
+        log.info("carried on every connection in %.2f s",
+                 asyncio.get_running_loop().time() - self._carried_since)
+        self._carried_since = 0.0
+        await self.audit_ledger()
 
     def request_reload(self) -> None:
         """A cluster's rolling reload reached this node: a held parlor has its holder

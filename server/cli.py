@@ -292,6 +292,7 @@ async def serve(config: Config, app: App) -> int:
               f"{err.strerror or err}", file=sys.stderr)
         await parlor.db.close()
         return 1
+    await parlor.settled()  # a restart's players are back before anything else is done
     await parlor.load_default_data()
     for kind in parlor.host.kinds.values():  # e.g. which Pyramid solver runs
         for level, line in kind.notes():

@@ -35,7 +35,8 @@ def test_short_reload_bench_closes_nothing_and_runs_every_word_once():
     assert run.returncode == 0, out[-3000:] + run.stderr[-3000:]
     assert ("verdict: 0 closed, 0 lost, 0 doubled, 0 out of order; 2/2 games playable; "
             "0 restarts not served again") in out
-    rows = re.findall(r"(?m)^\s+(\d) (reload|kill)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)\s+(\d+)"
+    # the wait p50 and p99, then from the signal p50, p99, max; the counts
+    rows = re.findall(r"(?m)^\s+(\d) (reload|kill)(?:\s+[\d.]+){5}\s+(\d+)\s+(\d+)"
                       r"\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/(\d+)", out)
     assert [(r[0], r[1]) for r in rows] == [("1", "reload"), ("2", "reload"), ("3", "kill")], out
     for _, _, typed, once, lost, doubled, disordered, closed, carried, players in rows:
@@ -60,10 +61,12 @@ def test_the_bench_counts_words_lost_doubled_and_out_of_order():
     gone = player("Bench00003", [], closed_at=10.2)
     gap = bench.Gap(1, "kill")
     gap.signalled = 10.0
+    gap.typed_at = 10.05
     row = bench.tally(gap, [(a, b), (b, a)], [a, b, gone], 3, until=20.0)
     assert (row["typed"], row["once"], row["lost"], row["doubled"]) == (6, 3, 2, 1)
     assert row["disordered"] == 1 and row["closed"] == 1 and row["carried"] == 3
     assert row["p50"] == pytest.approx(2.0) and row["early"] == 0 and row["waited"] == 2
+    assert row["wait50"] == pytest.approx(1.95)  # from the first word typed
     assert len(row["examples"]) == 2 and "heard Bench00001's words [1, 3, 2, 2]" in \
         row["examples"][0]
 

@@ -151,6 +151,7 @@ class Player:
         self.missed: list[tuple[str, str]] = []   # commands unanswered, what came instead
         self.moved_at = -1   # the game version at this player's last move
         self.moves: list[tuple[int, int, float]] = []  # (game, version moved at, when sent)
+        self.stopping = False   # set: the player ends its loop after the command under way
 
     async def connect(self) -> None:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
@@ -263,7 +264,7 @@ class Player:
     async def play(self, until: float, start_at: float) -> None:
         await asyncio.sleep(random.random())
         tick = time.monotonic()
-        while time.monotonic() < until:
+        while time.monotonic() < until and not self.stopping:
             if self.view and self.view.get("finished"):
                 await self.new_game()
             command, answer = self.next_command()
@@ -415,11 +416,12 @@ class LiveBoards:
         self.arrivals: dict[int, list[tuple[int, float]]] = {}
         self.following: dict[int, asyncio.Task] = {}
         self.failures = 0
+        self.stopping = False
 
     async def run(self, until: float) -> None:
         lister = Http(self.host, self.port)
         try:
-            while time.monotonic() < until:
+            while time.monotonic() < until and not self.stopping:
                 try:
                     numbers = await games_in_play(lister)
                 except (OSError, ConnectionError, asyncio.TimeoutError):
@@ -600,10 +602,12 @@ async def main_async(ns: argparse.Namespace) -> int:
                 bodies[path] = ("json" if path.startswith("/api/") else "html",
                                 body.decode())
             http.close()
-            for task in play:
+            for p in players:
+                p.stopping = True
+            boards.stopping = True
+            _, left = await asyncio.wait([*play, following], timeout=20)
+            for task in left:
                 task.cancel()
-            following.cancel()
-            await asyncio.gather(*play, following, return_exceptions=True)
         finally:
             stop(proc)
         (Path(tmp) / "pages.json").write_text(json.dumps(bodies))

@@ -18,13 +18,15 @@ board's update showing it.
 After ``--warmup`` seconds of play, one phase of ``--seconds`` with the players alone
 ("quiet"), then one for each of ``--paths``: N readers (in a process of their own, so they
 do not share the players' event loop) fetch that page in a closed loop over keep-alive
-connections, ``<n>`` being the games in play in turn. Last, a bare Starlette app
+connections, ``<n>`` being the games in play in turn. Then the players stop (their games
+stay in play) and the readers read each page again, alone: the server's CPU in that phase
+over the pages served is the page's CPU a request. Last, a bare Starlette app
 (``--serve-baseline``: one route per page answering the same bytes as the parlor did, in
-its own uvicorn process) is read the same way. Prints, for every phase, the players' and
-the live boards' p50/p99 and the pages/s; and for every page the server's CPU a request,
-the parlor's (its CPU in the phase less what the quiet phase used in as long) beside the
-bare page's, and their ratio (bare / parlor: 1.0 would be a page that costs no more than
-Starlette's least). Exits 1 if a command or a page went unanswered or failed.
+its own uvicorn process) is read the same way. Prints, for every phase with players, the
+players' and the live boards' p50/p99 and the pages/s; and for every page the CPU a
+request, the parlor's beside the bare page's, and their ratio (bare / parlor: 1.0 would be
+a page that costs no more than Starlette's least). Exits 1 if a command or a page went
+unanswered or failed.
 """
 
 from __future__ import annotations
@@ -585,14 +587,19 @@ async def main_async(ns: argparse.Namespace) -> int:
             play = [asyncio.create_task(p.play(end, t0)) for p in players]
             following = asyncio.create_task(boards.run(end))
             await asyncio.sleep(max(0.0, t0 - time.monotonic()))
-            cpu0 = cpu_seconds(proc.pid)
             await asyncio.sleep(ns.seconds)
-            cpu1 = cpu_seconds(proc.pid)
-            quiet_cpu = None if cpu0 is None or cpu1 is None else (cpu1 - cpu0) / ns.seconds
             phases = [("quiet", t0, t0 + ns.seconds, None)]
             for path in ns.paths:
                 pages = await read_pages(url, ns, path, proc.pid)
                 phases.append((f"readers of {path}", pages["began"], pages["ended"], pages))
+            for p in players:
+                p.stopping = True
+            boards.stopping = True
+            _, left = await asyncio.wait([*play, following], timeout=20)
+            for task in left:
+                task.cancel()
+            # the pages alone (the players wait, their games in play): CPU a request
+            alone = {path: await read_pages(url, ns, path, proc.pid) for path in ns.paths}
             # the pages as they stand, for the bare page to answer the same bytes
             http = Http(*split_url(url))
             numbers = await games_in_play(http) or [1]
@@ -602,12 +609,6 @@ async def main_async(ns: argparse.Namespace) -> int:
                 bodies[path] = ("json" if path.startswith("/api/") else "html",
                                 body.decode())
             http.close()
-            for p in players:
-                p.stopping = True
-            boards.stopping = True
-            _, left = await asyncio.wait([*play, following], timeout=20)
-            for task in left:
-                task.cancel()
         finally:
             stop(proc)
         (Path(tmp) / "pages.json").write_text(json.dumps(bodies))
@@ -617,17 +618,17 @@ async def main_async(ns: argparse.Namespace) -> int:
                         for path in ns.paths}
         finally:
             stop(bare)
-    return report(ns, code, players, boards, phases, quiet_cpu, baseline)
+    return report(ns, code, players, boards, phases, alone, baseline)
 
 
 def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards,
-           phases: list, quiet_cpu: float | None, baseline: dict) -> int:
+           phases: list, alone: dict, baseline: dict) -> int:
     lat = [x for p in players for x in p.latencies]
     live = boards.latencies([m for p in players for m in p.moves])
     ms = lambda v: f"{v * 1000:8.1f}"  # noqa: E731
     unanswered = sum(p.failures for p in players)
     failed_pages = sum(ph[3]["failures"] for ph in phases if ph[3]) + sum(
-        b["failures"] for b in baseline.values())
+        b["failures"] for b in [*alone.values(), *baseline.values()])
     if ns.verbose:
         for p in players:
             for command, text in p.missed:
@@ -643,29 +644,26 @@ def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards
               f"{ms(percentile(b, .5)):>10}{ms(percentile(b, .99))}" \
               f"{ms(max(b) if b else float('nan'))}"
         if pages is None:
-            cpu = f"{100 * quiet_cpu:7.0f}" if quiet_cpu is not None else ""
-            print(f"{row}{'':>9}{'':>8}{'':>8}{cpu}")
+            print(row)
             continue
         served = len(pages["latencies"]) + pages["gone"]
         cpu = f"{100 * pages['cpu'] / pages['elapsed']:7.0f}" if pages["cpu"] is not None \
             else ""
         print(f"{row}{served / pages['elapsed']:9.0f}{ms(percentile(pages['latencies'], .5))}"
               f"{ms(percentile(pages['latencies'], .99))}{cpu}")
-    print(f"CPU a request (µs){'':10}{'parlor':>10}{'bare page':>11}{'bare/parlor':>13}"
-          f"{'bare pages/s':>14}")
-    for *_, pages in phases[1:]:
-        path = pages["path"]
+    print(f"CPU a request (µs), alone{'':3}{'parlor':>10}{'bare page':>11}{'bare/parlor':>13}"
+          f"{'pages/s':>9}{'bare pages/s':>14}")
+    for path, pages in alone.items():
         bare = baseline[path]
         served = len(pages["latencies"]) + pages["gone"]
         bare_served = len(bare["latencies"])
-        if pages["cpu"] is None or quiet_cpu is None or not served or not bare_served:
+        if pages["cpu"] is None or bare["cpu"] is None or not served or not bare_served:
             print(f"{path:28}{'n/a':>10}")
             continue
-        own = max(0.0, pages["cpu"] - quiet_cpu * pages["elapsed"]) / served
-        theirs = bare["cpu"] / bare_served
+        own, theirs = pages["cpu"] / served, bare["cpu"] / bare_served
         print(f"{path:28}{own * 1e6:10.0f}{theirs * 1e6:11.0f}"
               f"{theirs / own if own else float('nan'):13.2f}"
-              f"{bare_served / bare['elapsed']:14.0f}")
+              f"{served / pages['elapsed']:9.0f}{bare_served / bare['elapsed']:14.0f}")
     failures = unanswered + failed_pages + boards.failures
     print(f"failures (unanswered commands, failed pages, failed live boards): {failures} "
           f"({unanswered} commands, {failed_pages} pages, {boards.failures} live boards)")

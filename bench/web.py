@@ -635,13 +635,13 @@ def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards
                 print(f"unanswered: {p.name} {command!r}; got ...{text[-160:]!r}")
     print(f"web door bench: {ns.players} telnet players playing Triad Dice, {ns.readers} "
           f"page readers, {ns.seconds:g} s a phase; the parlor's code: {code}")
-    print(f"{'phase':28}{'telnet p50':>11}{'p99 ms':>8}{'live p50':>10}{'p99':>8}{'max ms':>8}"
-          f"{'pages/s':>9}{'p50':>8}{'p99 ms':>8}{'CPU %':>7}")
+    print(f"{'phase':28}{'telnet p50':>11}{'p99 ms':>8}{'live n':>7}{'p50':>8}{'p99':>8}"
+          f"{'max ms':>8}{'pages/s':>9}{'p50':>8}{'p99 ms':>8}{'CPU %':>7}")
     for name, began, ended, pages in phases:
         t = [s for w, s in lat if began <= w < ended]
         b = [s for w, s in live if began <= w < ended]
         row = f"{name:28}{ms(percentile(t, .5)):>11}{ms(percentile(t, .99))}" \
-              f"{ms(percentile(b, .5)):>10}{ms(percentile(b, .99))}" \
+              f"{len(b):7d}{ms(percentile(b, .5))}{ms(percentile(b, .99))}" \
               f"{ms(max(b) if b else float('nan'))}"
         if pages is None:
             print(row)

@@ -12,7 +12,9 @@ command, with no second process or copy of the state.
 ``esterport serve`` starts the door after the parlor (``[web] enabled``, ``host``,
 ``port``, ``--web-port``); the parlor stops it first when it stops. Its connections count
 in the one budget of descriptors it shares with telnet (``server/web/budget.py``), and
-each is timed from its opening (``server/web/protocol.py``).
+each is timed from its opening (``server/web/protocol.py``). Since the pages share the
+players' loop, each public page is drawn once per change and every reader is sent that
+copy, and static files are gzip'd once at start (``server/web/cache.py``).
 """
 
 from __future__ import annotations

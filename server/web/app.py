@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,8 +22,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.bus import Event
@@ -32,7 +32,8 @@ from server.services.games import GameError
 from server.services.live import GameUnreachable
 from server.text import clean
 from server.web import data
-from server.web.live import GameStream, LivePages, PageStream, Refused
+from server.web.cache import Copy, PageCache, Statics, html_copy, json_copy
+from server.web.live import REDRAW, GameStream, LivePages, PageStream, Refused
 from server.web.play import SUBPROTOCOL, play
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ BOARD_CACHE = 512    # boards (and game pages) drawn, kept by (game, version)
 TOURNAMENT_CACHE = 5.0  # seconds a tournament read is kept (a bus event ends it sooner)
 MAX_TOURNAMENT = 2**31 - 1
 RETRY_AFTER = 5      # seconds a client waits for a game whose node is being replaced
-FAVICON = (Path(__file__).parent / "static" / "favicon.svg").read_bytes()
+STATIC = Path(__file__).parent / "static"
+FAVICON = (STATIC / "favicon.svg").read_bytes()
 
 
 def whole_number(text: str, digits: int) -> int | None:
@@ -88,6 +90,8 @@ class LiveResponse(StreamingResponse):
 class SecurityHeaders:
     """Adds :data:`HEADERS` to every HTTP response."""
 
+    RAW = [(k.encode(), v.encode()) for k, v in HEADERS.items()]  # encoded once
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -98,8 +102,7 @@ class SecurityHeaders:
 
         async def sending(message: dict) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                headers = [*message.get("headers", ()), *self.RAW]
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -120,10 +123,12 @@ def _points(value: Any) -> str:
         else str(value)
 
 
-def _environment(kinds: Iterable["GameKind"] = ()) -> jinja2.Environment:
+def _environment(kinds: Iterable["GameKind"] = (), statics: Statics | None = None
+                 ) -> jinja2.Environment:
     """The templates: the door's own (``templates/``, a game's under ``games/<key>/``),
     and those in the folder a game names for them instead (``GameKind.web_templates``),
-    as ``games/<key>/...`` too."""
+    as ``games/<key>/...`` too. ``static('play.js')`` in a template is the file's address
+    that a browser keeps (``Statics.url``)."""
     theirs = {kind.key: jinja2.FileSystemLoader(kind.web_templates)
               for kind in kinds if kind.web_templates}
     loader = jinja2.ChoiceLoader([jinja2.PrefixLoader({"games": jinja2.PrefixLoader(theirs)}),
@@ -132,6 +137,7 @@ def _environment(kinds: Iterable["GameKind"] = ()) -> jinja2.Environment:
                              lstrip_blocks=True, undefined=jinja2.StrictUndefined,
                              finalize=_printable)
     env.filters["points"] = _points
+    env.globals["static"] = (statics or Statics(STATIC)).url
     return env
 
 
@@ -142,10 +148,14 @@ class Pages:
         self.door = door
         self.parlor = door.parlor
         kinds = list(self.parlor.host.kinds.values())
-        self.env = _environment(kinds)
+        self.statics = Statics(STATIC)       # /static/..., read and gzip'd once
+        self.env = _environment(kinds, self.statics)
         self.added: list["WebPage"] = [page for kind in kinds for page in kind.web_pages()]
         self.boards: dict[tuple[int, int, bool], str] = {}
-        self.game_pages: dict[tuple, str] = {}  # /games/<n> as drawn, by what it shows
+        # the public pages as drawn, sent to every reader until what they show changes
+        self.cache = PageCache()
+        self.seeks_changes = 0               # the bus's seek events heard, a version
+        self.parlor.bus.subscribe(seeks_service.TOPIC, self._seeks_changed)
         # tournaments as read, by number ("list": /tournaments): (generation, when, data);
         # a generation is bumped by each of the bus's "tournament.changed", so many
         # readers of one change read the database once
@@ -157,6 +167,23 @@ class Pages:
     def close(self) -> None:
         """The door stops: hear the bus no more."""
         self.parlor.bus.unsubscribe(tournaments_service.TOPIC, self._tournament_changed)
+        self.parlor.bus.unsubscribe(seeks_service.TOPIC, self._seeks_changed)
+        self.cache.forget()
+
+    def _seeks_changed(self, topic: str, event: Event) -> None:  # noqa: ARG002
+        self.seeks_changes += 1
+
+    async def cached(self, request: Request, key: Any, version: Any,
+                     draw: Callable[[], Awaitable[Copy]], max_age: float = math.inf
+                     ) -> Response:
+        """The copy of page ``key`` (``PageCache``: drawn again when ``version`` changes
+        or it is ``max_age`` seconds old), as ``request`` takes it (gzip, 304)."""
+        return (await self.cache.get(key, version, draw, max_age)).response(request)
+
+    def _in_play(self) -> tuple:
+        """What lists of the games in play change with at once: the games this node
+        drives (the rest, their moves and the other nodes' games, within REDRAW)."""
+        return tuple(self.parlor.host.live)
 
     # -- helpers ---------------------------------------------------------------------------
     def render(self, template: str, **context: Any) -> str:
@@ -239,9 +266,21 @@ class Pages:
 
     # -- pages -----------------------------------------------------------------------------
     async def index(self, request: Request) -> Response:
-        return self.page("index.html", who=data.who(self.parlor),
-                         games=await data.games_in_play(self.parlor),
-                         seeks_status=data.seeks_status(data.seeks(self.parlor)))
+        async def draw() -> Copy:
+            return html_copy(self.render(
+                "index.html", who=data.who(self.parlor),
+                games=await data.games_in_play(self.parlor),
+                seeks_status=data.seeks_status(data.seeks(self.parlor))))
+
+        version = (self.parlor.online_count, self._in_play(), self.seeks_changes)
+        return await self.cached(request, "/", version, draw, REDRAW)
+
+    async def static(self, request: Request) -> Response:
+        """A file of ``static/``, gzip'd when the browser takes it, 304 when it has it."""
+        found = self.statics.response(request, request.path_params["name"])
+        if found is None:
+            raise HTTPException(404, "There is no such file.")
+        return found
 
     async def favicon(self, request: Request) -> Response:
         """/favicon.ico, which browsers ask for whatever the page says: the SVG icon."""
@@ -249,10 +288,17 @@ class Pages:
                         headers={"cache-control": "public, max-age=86400"})
 
     async def play_page(self, request: Request) -> Response:
-        return self.page("play.html", subprotocol=SUBPROTOCOL)
+        async def draw() -> Copy:
+            return html_copy(self.render("play.html", subprotocol=SUBPROTOCOL))
+
+        return await self.cached(request, "/play", (), draw)
 
     async def games(self, request: Request) -> Response:
-        return self.page("games.html", games=await data.games_in_play(self.parlor))
+        async def draw() -> Copy:
+            return html_copy(self.render("games.html",
+                                         games=await data.games_in_play(self.parlor)))
+
+        return await self.cached(request, "/games", self._in_play(), draw, REDRAW)
 
     async def game(self, request: Request) -> Response:
         number = self._number(request)
@@ -270,16 +316,15 @@ class Pages:
             return self.page("replay.html", game=replay)
         self._shown({"game": game.id, "withheld": game.kind.withheld(game.state)})
         # Many readers of one game get one drawing per change of the game.
-        key = (game.id, game.version, game.outcome is not None, self.parlor.host.watchers(game.id))
-        html = self.game_pages.get(key)
-        if html is None:
-            if len(self.game_pages) >= BOARD_CACHE:
-                self.game_pages.clear()
+        watchers = self.parlor.host.watchers(game.id)
+
+        async def draw() -> Copy:
             frame = game.frame(None)
-            html = self.render("game.html", game=data.summary(frame, key[3]),
-                               board=self.board_html(frame))
-            self.game_pages[key] = html
-        return HTMLResponse(html)
+            return html_copy(self.render("game.html", game=data.summary(frame, watchers),
+                                         board=self.board_html(frame)))
+
+        return await self.cached(request, ("game", game.id),
+                                 (game.version, game.outcome is not None, watchers), draw)
 
     async def game_events(self, request: Request) -> Response:
         first = await self._frame(request)
@@ -343,7 +388,10 @@ class Pages:
         return self.page("replay.html", game=replay)
 
     async def rankings_index(self, request: Request) -> Response:
-        return self.page("rankings_index.html")
+        async def draw() -> Copy:
+            return html_copy(self.render("rankings_index.html"))
+
+        return await self.cached(request, "/rankings", (), draw)
 
     async def rankings(self, request: Request) -> Response:
         kind = self._kind(request)
@@ -505,14 +553,33 @@ class Pages:
 
     # -- JSON ------------------------------------------------------------------------------
     async def api_who(self, request: Request) -> Response:
-        return JSONResponse(data.who(self.parlor))
+        async def draw() -> Copy:
+            return json_copy(data.who(self.parlor))
+
+        return await self.cached(request, "/api/who", self.parlor.online_count, draw, REDRAW)
 
     async def api_games(self, request: Request) -> Response:
-        return JSONResponse({"games": await data.games_in_play(self.parlor)})
+        async def draw() -> Copy:
+            return json_copy({"games": await data.games_in_play(self.parlor)})
+
+        return await self.cached(request, "/api/games", self._in_play(), draw, REDRAW)
 
     async def api_game(self, request: Request) -> Response:
-        frame = await self._frame(request)
-        return JSONResponse(data.board(frame, frame["watchers"]))
+        number = self._number(request)
+        host = self.parlor.host
+        await host.games.check()   # this node still drives what it holds
+        game = host.live.get(number)
+        if game is None:           # another node's, or none
+            frame = await self._frame(request)
+            return JSONResponse(data.board(frame, frame["watchers"]))
+        self._shown({"game": game.id, "withheld": game.kind.withheld(game.state)})
+        watchers = host.watchers(game.id)
+
+        async def draw() -> Copy:
+            return json_copy(data.board(game.frame(None), watchers))
+
+        return await self.cached(request, ("api/game", game.id),
+                                 (game.version, game.outcome is not None, watchers), draw)
 
     async def api_replay(self, request: Request) -> Response:
         number, move = self._number(request), self._move(request)
@@ -574,7 +641,7 @@ def build_app(door: "WebDoor") -> Starlette:
         Route("/api/tournaments", p.api_tournaments),
         Route("/api/tournaments/{number}", p.api_tournament),
         *p.added_routes(),
-        Mount("/static", StaticFiles(packages=[("server.web", "static")]), name="static"),
+        Route("/static/{name:path}", p.static),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: p.error,
                                                        Exception: p.error})

@@ -12,9 +12,15 @@ def test_the_web_bench_runs_and_reports():
                            "--seconds", "1", "--warmup", "0.5"], capture_output=True, text=True,
                           timeout=240, cwd=os.getcwd())
     assert done.returncode == 0, done.stdout + done.stderr
-    for row in ("telnet commands, before", "telnet commands, during", "pages /games/<n>",
-                "failures (unanswered commands, failed pages): 0 "):
+    for row in ("quiet ", "readers of / ", "readers of /api/games/<n> ",
+                "readers of /games/<n> ", "CPU a request (µs), alone",
+                "failures (unanswered commands, failed pages, failed live boards): 0 "):
         assert row in done.stdout, done.stdout
+    # each page's CPU a request beside the bare Starlette page's, and their ratio
+    for path in ("/", "/api/games/<n>", "/games/<n>"):
+        row = next(line for line in done.stdout.splitlines()
+                   if line.startswith(path + " ") and not line.startswith("readers"))
+        assert len(row.split()) == 6, row
     bad = subprocess.run([sys.executable, "bench/web.py", "--readers", "0"], capture_output=True,
                          text=True, timeout=60, cwd=os.getcwd())
     assert bad.returncode == 2 and "readers and players are at least 1" in bad.stderr

@@ -18,7 +18,9 @@ a slow reader) and notices when its connection closes.
 * ``--reloads`` reloads (SIGHUP to the holder) and ``--kills`` kill -9 of the parlor,
   mixed evenly. After each, the bench waits until the holder logs that a new parlor
   "attached" and every player has been told "The parlor has restarted; carry on.", and
-  then a second more.
+  then a second more; and before each, until the holder's spare parlor has loaded
+  (``[server] hold_spare``; at most a minute), as it would have between restarts that
+  come minutes apart.
 * In each gap, ``--sample`` players (spread over all of them) each TELL another player
   of the sample (half the sample away) ``--typed`` numbered words, ``--spacing`` seconds
   apart, the first once the old parlor has stopped reading (a reload: when it logs its
@@ -46,7 +48,6 @@ import platform
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,7 +61,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import load  # noqa: E402  (bench/load.py: its config, accounts, server process, figures)
 from storm import rss_kib  # noqa: E402
 
-from server.holder.process import GAP_NOTICE  # noqa: E402
+from server.holder.process import GAP_NOTICE, WAITING, parlors, serving_parlor  # noqa: E402
 from tests.support.client import ANSI, Client  # noqa: E402
 
 CARRY_ON = "The parlor has restarted; carry on."
@@ -70,6 +71,7 @@ ANSWERED = re.compile(r"You tell Bench\d+: w(\d+)-(\d+)")
 ESCAPE_CUT = re.compile(r"\x1b(\[[0-9;]*)?$")   # a colour code cut at the end of a read
 TEXT_KEPT = 1 << 16   # characters of unconsumed text a player keeps while nobody waits
 BACK_WITHIN = 180.0   # seconds a restart may take before the bench gives up on it
+SPARE_WITHIN = 60.0   # seconds the bench waits for the holder's spare to load before a restart
 EXAMPLE = re.compile(r"e\.g\. DICE ([A-Z]+ [^.)\n]+)")   # the board's suggested action
 
 
@@ -201,6 +203,7 @@ class Watch:
         self.offset = 0
         self.partial = b""
         self.counts = {"attached": 0, "handing": 0}
+        self.spare_ready = False  # a spare has loaded since the last attach
         self.errors: list[str] = []   # ERROR lines and tracebacks, but the holder's
         # "the parlor ended" after a kill
 
@@ -214,6 +217,9 @@ class Watch:
             line = raw.decode(errors="replace")
             if "esterport.holder: parlor " in line and " attached;" in line:
                 self.counts["attached"] += 1
+                self.spare_ready = False
+            elif "esterport.holder: a spare parlor" in line and "is loaded" in line:
+                self.spare_ready = True
             elif "connection(s) over to a new parlor" in line:
                 self.counts["handing"] += 1
             if ((" ERROR " in line or line.startswith("Traceback"))
@@ -235,11 +241,10 @@ class Watch:
 
 
 def parlor_pid(holder: int, other_than: int | None = None) -> int | None:
-    """The parlor the holder runs now (``pgrep -P``): not ``other_than``; None if none."""
-    found = subprocess.run(["pgrep", "-P", str(holder)], capture_output=True,
-                           text=True).stdout.split()
-    pids = [int(p) for p in found if int(p) != other_than]
-    return pids[0] if pids else None
+    """The parlor that serves under the holder now (not a spare): not ``other_than``;
+    None if none."""
+    found = serving_parlor(holder)
+    return None if found == other_than else found
 
 
 def held_config(folder: Path, database: str, players: int) -> Path:
@@ -347,6 +352,10 @@ async def restart(gap: Gap, server: load.ServerProcess, watch: Watch, parlor: in
     """Reload or kill the parlor, type the sample's words in the gap, and wait until the
     new parlor has carried everyone on and every word was heard. The new parlor's pid."""
     loop = asyncio.get_running_loop()
+    deadline = loop.time() + SPARE_WITHIN   # restarts come seldom: the spare is ready
+    while not watch.spare_ready and loop.time() < deadline:
+        watch.poll()
+        await asyncio.sleep(0.05)
     watch.poll()
     attached, handing = watch.counts["attached"], watch.counts["handing"]
     gap.signalled = loop.time()
@@ -545,6 +554,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
                 break
         await asyncio.sleep(2.0)
         restarted = rss(holder), rss(parlor)
+        spares = [pid for pid, name in parlors(holder).items() if name == WAITING]
 
         # -- the games after every restart ---------------------------------------------
         moves = await asyncio.gather(*(play_a_move(a, b) for a, b in games),
@@ -560,6 +570,8 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
         closed = sum(p.closed_at is not None for p in players)
         failed |= print_figures(say, ns, gaps, rows, len(players), before, after, restarted,
                                 closed, playable, len(games), stuck, watch)
+        say(f"spare parlors waiting beside the last: {len(spares)}, "
+            f"{mib(sum(rss(pid) for pid in spares))} MiB ([server] hold_spare)")
         return 1 if failed or closed else 0
     finally:
         for p in players:

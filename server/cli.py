@@ -255,7 +255,7 @@ async def hold(config: Config, ns: argparse.Namespace, argv: list[str] | None) -
         return 1
     args = list(sys.argv[1:] if argv is None else argv)
     holder = Holder([sys.executable, "-m", "commands.app", *args], listeners,
-                    check=lambda: _config(ns), pid_file=cfg.pid_file)
+                    check=lambda: _config(ns), pid_file=cfg.pid_file, spare=cfg.hold_spare)
     return await holder.run()
 
 

@@ -68,6 +68,9 @@ class ServerSection:
     # a holder process keeps every telnet connection while the parlor restarts
     # (server/holder): SIGHUP or `esterport reload` reloads, a crash restarts
     hold: bool = False
+    # ... and keeps a spare parlor loaded beside the one that serves, to take over at once
+    # after a crash (a second process of the parlor's size)
+    hold_spare: bool = True
     pid_file: str = "esterport.pid"   # the holder's process id, for `esterport reload`
 
 

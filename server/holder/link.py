@@ -14,15 +14,12 @@ from server.holder import messages
 from server.holder.channel import Channel
 from server.holder.messages import (Carried, HandedOver, Hello, Hold, Release, Reload, ReloadMe,
                                     Resume, Resumed, Stop, Update, Window)
-from server.holder.process import ENVIRON
+from server.holder.process import ENVIRON, SERVING, WAITING, name_process
 
 if TYPE_CHECKING:
     from server.session import Session
 
 log = logging.getLogger(__name__)
-
-RESUME_WAIT = 90.0   # the holder hands every connection over within this (after a reload,
-# once the parlor before has handed over: see process.RELOAD_WAIT)
 
 
 class HolderError(RuntimeError):
@@ -68,12 +65,12 @@ class HolderLink:
         """Say Hello and take every connection the holder holds: ``(state, descriptor)``."""
         self._resumed = asyncio.get_running_loop().create_future()
         self.channel = Channel(self._control, self._on_message, self._on_closed)
+        name_process(WAITING)
         self.channel.send(Hello(pid=os.getpid()))
-        try:
-            async with asyncio.timeout(RESUME_WAIT):
-                await self._resumed
-        except TimeoutError:
-            raise HolderError("the holder handed nothing over") from None
+        # no bound: a spare waits for as long as the parlor it stands in for serves, and
+        # a holder that is gone closes the channel (``_on_closed``)
+        await self._resumed
+        name_process(SERVING)
         resumes, self._resumes = self._resumes, []
         return resumes
 

@@ -10,7 +10,10 @@ A reload starts the next parlor first and lets it load its code and configuratio
 slow part: seconds of imports) while the old one still serves; only once it says Hello is
 the old one told to hand over, so the gap players see is the hand-over and the new
 parlor's start on the database, not its imports. After a crash there is nobody to wait
-for: the new parlor starts at once, and the gap is its whole start.
+for, so the holder keeps a spare: a parlor that has loaded and waits, unseen, for
+connections (``spare``; ``[server] hold_spare``). A crash hands every connection to it at
+once, and the gap is only its start on the database; a new spare then loads. A reload
+does not use it (it was loaded with the code before): it is replaced after.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ READY_WAIT = 120.0   # the next parlor has this long to load before a reload is 
 STOP_WAIT = 30.0     # and one told to stop
 BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # between restarts of a parlor that keeps failing
 STEADY = 60.0        # a parlor that ran this long starts the backoff again from the top
+SPARE_AFTER = 2.0    # seconds after a parlor is given its connections before a spare loads
 
 
 def listener(host: str, port: int, backlog: int) -> socket.socket:
@@ -57,6 +61,41 @@ def listener(host: str, port: int, backlog: int) -> socket.socket:
         raise
     sock.set_inheritable(True)
     return sock
+
+
+SERVING, WAITING = "esterport:serve", "esterport:spare"  # a parlor's process name
+
+
+def name_process(name: str) -> None:
+    """Name this process as ``ps`` and ``/proc/<pid>/comm`` show it (15 bytes at most):
+    a parlor that serves, or one loaded and waiting (a spare, a reload's next)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(15, name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
+
+
+def parlors(holder: int) -> dict[int, str]:
+    """The parlors under holder ``holder``: process id -> name (:data:`SERVING`, or
+    :data:`WAITING` for a spare or a reload's next), for operators' scripts and tests."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdecimal():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        name, _, rest = stat.partition("(")[2].rpartition(")")
+        if int(rest.split()[1]) == holder:
+            found[int(entry)] = name
+    return found
+
+
+def serving_parlor(holder: int) -> int | None:
+    """The process id of the parlor that serves under holder ``holder``, if any."""
+    return next((pid for pid, name in parlors(holder).items() if name == SERVING), None)
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
@@ -136,8 +175,10 @@ class Holder:
     a reload (it raises with the reason)."""
 
     def __init__(self, argv: list[str], listeners: dict[str, socket.socket],
-                 check: Callable[[], None], pid_file: str | None = None) -> None:
+                 check: Callable[[], None], pid_file: str | None = None,
+                 spare: bool = True) -> None:
         self.argv = argv
+        self.keep_spare = spare
         self.listeners = listeners
         self.check = check
         self.pid_file = pid_file
@@ -145,6 +186,8 @@ class Holder:
         self.next_conn = 1
         self.current: Child | None = None   # the parlor that serves (or is starting to)
         self.successor: Child | None = None  # a reload's next parlor, loading
+        self.spare: Child | None = None      # loaded, waiting for a crash (keep_spare)
+        self._sparing: asyncio.Task | None = None
         self.stopping = False
         self.reloads = 0
         self.restarts = 0
@@ -185,6 +228,14 @@ class Holder:
                     break
                 self.restarts += 1
                 failures = 0 if time.monotonic() - started > STEADY else failures + 1
+                # the spare, unless the parlor keeps failing (then the backoff below)
+                spare = await self._take_spare() if failures <= 2 else None
+                if spare is not None and not self.stopping:  # loaded: it serves at once
+                    log.error("the parlor ended (exit %s); its spare (pid %d) takes its %d "
+                              "connection(s)", code, spare.proc.pid, len(self.held))
+                    self.current = spare
+                    self._give(spare)
+                    continue
                 delay = BACKOFF[min(failures, len(BACKOFF) - 1)]
                 log.error("the parlor ended (exit %s); starting it again in %.1f s, with its "
                           "%d connection(s)", code, delay, len(self.held))
@@ -198,7 +249,9 @@ class Holder:
             if self.current is not None and self.current.proc is not None:
                 self._code = self.current.proc.returncode or 0
         finally:
-            for child in (self.current, self.successor):
+            if self._sparing is not None:
+                self._sparing.cancel()
+            for child in (self.current, self.successor, self.spare):
                 if child is not None:
                     if child.proc is not None and child.proc.returncode is None:
                         child.proc.kill()
@@ -222,6 +275,48 @@ class Holder:
         await child.start()
         return child
 
+    # -- the spare ---------------------------------------------------------------------------
+    def _spare_later(self) -> None:
+        """A parlor has its connections: load a spare beside it, once it has started."""
+        if self.keep_spare and not self.stopping and self._sparing is None \
+                and self.spare is None:
+            self._sparing = asyncio.get_running_loop().create_task(self._load_spare())
+
+    async def _load_spare(self) -> None:
+        try:
+            await asyncio.sleep(SPARE_AFTER)  # the serving parlor's start comes first
+            if self.stopping or self._reload is not None:
+                return
+            spare = self.spare = await self._spawn()
+            if await spare.ready(READY_WAIT):
+                assert spare.proc is not None
+                log.info("a spare parlor (pid %d) is loaded", spare.proc.pid)
+            elif self.spare is spare:  # (not taken meanwhile by a crash)
+                log.error("the spare parlor did not load; none is kept")
+                self.spare = None
+                await self._drop(spare)
+        finally:
+            self._sparing = None
+
+    async def _take_spare(self) -> Child | None:
+        """The spare, once it has loaded (it may be loading still: it began before any
+        new parlor would), to serve now; None if there is none or it failed."""
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return None
+        if await spare.ready(READY_WAIT) and not self.stopping:
+            return spare
+        await self._drop(spare)
+        return None
+
+    async def _drop(self, child: Child | None) -> None:
+        if child is None:
+            return
+        if child.proc is not None and child.proc.returncode is None:
+            child.proc.kill()
+            await child.proc.wait()
+        child.close()
+
     def reload(self) -> None:
         """SIGHUP: check the configuration on disk, start the next parlor, and once it
         has loaded, have the old one hand over to it."""
@@ -242,6 +337,10 @@ class Holder:
     async def _reloading(self) -> None:
         try:
             log.info("reloading the parlor: the next one loads")
+            if self._sparing is not None:  # a spare has the code before: replaced after
+                self._sparing.cancel()
+            spare, self.spare = self.spare, None
+            await self._drop(spare)
             successor = self.successor = await self._spawn()
             if not await successor.ready(READY_WAIT):
                 log.error("reload given up: the next parlor did not start; the parlor "
@@ -250,6 +349,7 @@ class Holder:
                     successor.proc.kill()
                     await successor.proc.wait()
                 successor.close()
+                self._spare_later()
                 return
             old = self.current
             assert old is not None
@@ -268,8 +368,10 @@ class Holder:
             return
         self.stopping = True
         self._stop.set()
-        if self.successor is not None and self.successor.proc is not None:
-            self.successor.proc.kill()
+        for waiting in (self.successor, self.spare):
+            if waiting is not None and waiting.proc is not None \
+                    and waiting.proc.returncode is None:
+                waiting.proc.kill()
         if self.current is not None:
             self.current.send(Stop())
             child = self.current
@@ -317,6 +419,7 @@ class Holder:
             child.send(Resume(carried), fd)
         child.send(Resumed(count=len(self.held), next_conn=self.next_conn))
         log.info("parlor attached; %d connection(s) handed to it", len(self.held))
+        self._spare_later()
 
     # -- the gap ---------------------------------------------------------------------------
     def _watch_gap(self) -> None:

@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from server.holder.process import serving_parlor
 from tests.conftest import require_program, stop_process, write_config
 from tests.support.client import Client
 from tests.support.tmux import Screen
@@ -51,11 +52,9 @@ class Held:
         """The pid of the parlor the holder runs now (a new one, given the old)."""
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
-            found = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
-                                   text=True).stdout.split()
-            pids = [int(p) for p in found if int(p) != other_than]
-            if pids:
-                return pids[0]
+            found = serving_parlor(self.proc.pid)
+            if found is not None and found != other_than:
+                return found
             time.sleep(0.05)
         raise AssertionError("no parlor under the holder:\n" + "".join(self.log[-30:]))
 
@@ -64,6 +63,17 @@ class Held:
         deadline = time.monotonic() + within
         while sum("attached" in line for line in self.log) < count:
             assert time.monotonic() < deadline, "".join(self.log[-30:])
+            time.sleep(0.05)
+
+    def spare(self, within: float = 60.0) -> int:
+        """Wait until the holder's spare parlor has loaded since the last attach; its pid."""
+        deadline = time.monotonic() + within
+        while True:
+            text = "".join(self.log).rsplit(" attached;", 1)[-1]
+            found = re.search(r"a spare parlor \(pid (\d+)\) is loaded", text)
+            if found:
+                return int(found.group(1))
+            assert time.monotonic() < deadline, "no spare:\n" + "".join(self.log[-30:])
             time.sleep(0.05)
 
     def reload(self) -> None:
@@ -193,8 +203,9 @@ async def test_commands_typed_in_the_gap_run_once_in_order(held):
         for round_, attached in ((1, 2), (2, 3)):
             if round_ == 1:
                 held.reload()
-            else:
-                os.kill(held.parlor(), signal.SIGKILL)
+            else:  # the spare, loaded beside the parlor, takes every connection at once
+                spare = await asyncio.to_thread(held.spare)
+                os.kill(killed := held.parlor(), signal.SIGKILL)
             for n in range(1, 21):
                 speaker.send(f"say r{round_}-{n}")
                 await asyncio.sleep(0.02)
@@ -202,6 +213,8 @@ async def test_commands_typed_in_the_gap_run_once_in_order(held):
             await listener.expect(rf'Speaker says, "r{round_}-20"', timeout=30)
             heard = re.findall(rf'Speaker says, "r{round_}-(\d+)"', listener.seen)
             assert heard == [str(n) for n in range(1, 21)], heard
+        assert held.parlor(other_than=killed) == spare
+        assert f"its spare (pid {spare}) takes its 2 connection(s)" in "".join(held.log)
         await speaker.cmd("who", "Listener")
         await listener.cmd("look", "The Triptycha Hall")
     finally:

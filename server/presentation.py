@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 class Shown(Enum):
     """What a viewer is sent of an event."""
 
-    BOARD = "board"      # its lines, then the board
+    BOARD = "board"      # its lines, then the board (a game's end: the result after it)
     LINES = "lines"      # its lines alone
     NOTHING = "nothing"
 
@@ -103,6 +103,24 @@ def board_text(kind: GameKind, frame: Mapping[str, Any], *, width: int, height: 
 
 def _spoken(kind: GameKind, view: Mapping[str, Any], names: tuple, width: int) -> list[str]:
     return [line for fact in kind.speak(view, names=names) for line in wrap(fact, width)]
+
+
+def around_board(lines: list[str], frame: Mapping[str, Any],
+                 kind: str = "game.update") -> tuple[list[str], list[str]]:
+    """An event's lines split in two: those told before its board, and those told after
+    it. The end of a game is told after its last board (the result, then what follows
+    it: tiles changing hands, ratings), so it is what the player reads last, just above
+    the prompt, however tall the board; everything else comes before the board."""
+    result = frame.get("result")
+    if kind == "game.end" and result and result in lines:
+        at = len(lines) - 1 - lines[::-1].index(result)
+        return lines[:at], lines[at:]
+    return lines, []
+
+
+def rows(lines: list[str], width: int) -> int:
+    """The screen rows ``lines`` take at ``width`` columns, each wrapped on words."""
+    return sum(len(wrap(part, width)) for line in lines for part in line.split("\n"))
 
 
 def your_move(frame: Mapping[str, Any]) -> bool:
@@ -189,10 +207,13 @@ class Presentation:
         else:
             drawn[frame["game"]] = frame["view"]
 
-    def board(self, session: "Session", frame: Mapping[str, Any], titled: bool = True) -> str:
-        """The frame's board as ``session`` reads it."""
+    def board(self, session: "Session", frame: Mapping[str, Any], titled: bool = True,
+              told: int = 0) -> str:
+        """The frame's board as ``session`` reads it, in the rows its screen has left
+        (docs/design.md, Screens, principle 1) once ``told`` rows (the event's own lines)
+        and the prompt after it all are on the screen."""
         return board_text(self.kinds[frame["kind"]], frame, width=session.width,
-                          height=session.height, color=session.color,
+                          height=session.height - 1 - told, color=session.color,
                           screenreader=session.screenreader, titled=titled)
 
     def show(self, session: "Session", game: "LiveGame") -> None:
@@ -230,7 +251,10 @@ class Presentation:
             lines.extend(self._quiet(session, frame, event.kind, style, missed))
             shown = Shown.LINES if lines else Shown.NOTHING
         if shown is Shown.BOARD:
-            session.notify("\n".join([*lines, self.board(session, frame)]))
+            before, after = around_board(lines, frame, event.kind)
+            told = rows(lines, session.width or 80)
+            session.notify("\n".join([*before, self.board(session, frame, told=told),
+                                      *after]))
             self._remember(session, frame)
         elif shown is Shown.LINES:
             session.notify("\n".join(lines))
@@ -314,5 +338,5 @@ class Presentation:
             session.gmcp(kind.gmcp_package, data)
 
 
-__all__ = ["Presentation", "Shown", "board_text", "decide", "header", "own_lines",
-           "spoken_changes", "your_move"]
+__all__ = ["Presentation", "Shown", "around_board", "board_text", "decide", "header",
+           "own_lines", "rows", "spoken_changes", "your_move"]

@@ -94,6 +94,16 @@ def _fit(line: str, width: int) -> str:
 NAME_W = 12
 
 
+def winner_name(view: dict, names, position: int) -> str:  # noqa: ANN001
+    """Who won at ``position`` in the last hand: the player who played it there (the
+    view's ``hand_names``: a table remembers them after they stand up), else whoever
+    sits there, else the seat's number."""
+    for known in (view.get("hand_names") or (), names or ()):
+        if position < len(known) and known[position]:
+            return known[position]
+    return f"Seat {position + 1}"
+
+
 def _seat_lines(view: dict, entry: dict, names: list, width: int, color: bool) -> list[str]:
     """One seat's line as the table draws it (and the hand it shows at the showdown)."""
     i, me = entry["seat"], view["viewer"]
@@ -208,9 +218,7 @@ def render(view: dict, width: int = 80, color: bool = True, names=None) -> str:
         lines.append("")
         lines.extend(_hand_lines(mine, color, width))
     if view["winnings"]:
-        won = ", ".join(
-            f"{names[s] if s < len(names) and names[s] else f'Seat {s + 1}'} won {n}" for s, n in view["winnings"]
-        )
+        won = ", ".join(f"{winner_name(view, names, s)} won {n}" for s, n in view["winnings"])
         lines.append("")
         lines.append(_fit(f"Last hand: {won}.", width))
     turn = _turn_line(view, width)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from server.bus import Event
 from server.hosting import GameKind
-from server.text import bold, visible_len, wrap
+from server.text import bold, strip_sgr, visible_len, wrap
 
 if TYPE_CHECKING:
     from server.services.games import LiveGame
@@ -143,19 +143,29 @@ def fold(lines: list[str], width: int) -> list[str]:
     return out
 
 
+#: How a fact of a board read out about the viewer's own things begins ("Your cards:
+#: ...", "Your hand: ..."); what the viewer may do now begins the same way, and is not one:
+#: it is the game's turn line ("Your move: DICE MOVE ...", "Your turn to bet: ...").
+OWN, NOT_OWN = "Your ", ("Your turn", "Your move", "Your draw")
+
+
 def spoken_changes(kind: GameKind, old: Mapping[str, Any], new: Mapping[str, Any],
                    names: tuple, width: int) -> list[str]:
     """COMPACT read out: the facts of the board read out (``GameKind.speak``) that are new
     since the last board read for this viewer (``old``), in the board's order; a fact that
-    did not change is not read again."""
+    did not change is not read again, except the viewer's turn line (what they may do
+    now), which is read at each of their turns in its place (the first)."""
     before = set(kind.speak(old, names=names))
-    return [line for fact in kind.speak(new, names=names) if fact not in before
+    return [line for fact in kind.speak(new, names=names)
+            if fact not in before or fact.startswith(NOT_OWN)
             for line in wrap(fact, width)]
 
 
-#: How a fact of a board read out about the viewer's own things begins ("Your cards:
-#: ...", "Your hand: ..."); what the viewer may do now begins the same way, and is not one.
-OWN, NOT_OWN = "Your ", ("Your turn", "Your move", "Your draw")
+def tells_move(lines: list[str]) -> bool:
+    """Whether ``lines`` (each may hold several rows) already tell the viewer it is their
+    move: the game's turn line, drawn or read out, or "Your move."."""
+    return any(strip_sgr(row).lstrip().startswith(NOT_OWN) for line in lines
+               for row in line.split("\n"))
 
 
 def own_lines(kind: GameKind, view: Mapping[str, Any], names: tuple) -> list[str]:
@@ -295,9 +305,9 @@ class Presentation:
                     color=session.color and not session.screenreader, names=names)
             if changes is None:  # the whole board, its header saying whose move it is
                 self._remember(session, frame)
-                return [self.board(session, frame),
-                        *(["Your move."] if your_move(frame) and len(frame["seats"]) > 1
-                          else [])]
+                board = self.board(session, frame)
+                return [board, *(["Your move."] if your_move(frame) and len(frame["seats"]) > 1
+                                 and not tells_move([board]) else [])]
             if session.screenreader:
                 changes = "\n".join(spoken_changes(game_kind, old, frame["view"], names,
                                                     session.width or 80))
@@ -309,8 +319,7 @@ class Presentation:
         elif begins and frame["seat"] is not None:
             added.extend(line for fact in own_lines(game_kind, frame["view"], names)
                          for line in wrap(fact, session.width or 80))
-        if len(frame["seats"]) > 1 and not any(
-                line == "Your move." or line.endswith("\nYour move.") for line in added):
+        if len(frame["seats"]) > 1 and not tells_move(added):
             if your_move(frame) or (begins and frame["seat"] in frame["to_move"]):
                 added.append("Your move.")
             elif begins and frame["to_move"] and frame["seat"] not in frame["to_move"]:

@@ -155,7 +155,7 @@ def _turn_line(view: dict, width: int) -> str | None:
         options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", equal]
         if view["raise_range"]:
             lo, hi = view["raise_range"]
-            options.append(f"RAISE {lo}..{hi}")
+            options.append(f"RAISE {lo}" if lo == hi else f"RAISE {lo}..{hi}")
         return _fit("Your turn: TRIAD " + ", TRIAD ".join(options) + ".", width)
     if me is not None and view["to_act"] == me and view["phase"] == "draw":
         return _fit("Your turn: TRIAD DISCARD <positions 1-6, up to four>, or TRIAD STAND "

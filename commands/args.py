@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from commands.registry import CommandError, UsageError
+from games.errors import quoted
 from server.hosting import Seat
 from server.services.live import GameError
 from server.text import a
@@ -70,5 +71,6 @@ async def account(ctx: "Context", name: str) -> "Account":
     """Any account, connected or not."""
     acc = await ctx.accounts.get(name)
     if acc is None or (acc.is_computer and name.lower() != "computer"):
-        raise CommandError(f"There is no player named {name}.")
+        shown = name if len(name) <= 16 else quoted(name)  # a name has 16 letters at most
+        raise CommandError(f"There is no player named {shown}.")
     return acc

@@ -20,7 +20,7 @@ import attrs
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.pyramid import spoken as pyr_spoken
-from games.errors import BadNotation, RuleError
+from games.errors import BadNotation, RuleError, quoted
 from games.pyramid import match as engine
 from games.pyramid import notation, rules
 from games.pyramid.cards import card_text
@@ -30,8 +30,6 @@ from server.services.games import GameError, LiveGame
 from server.services.pyramid import BELL, KEY, SOUNDS, SPEEDS, Prefs
 from server.workers import Asker
 from server.text import bold, columns, counted, table, wrap
-
-GRAMMAR = "Moves: PYR 7,1 6,3 or PYR 71 63 (row, column), P = Pack, W = Waste, D = deal."
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -126,10 +124,12 @@ async def play(ctx: Context, rest: str) -> None:
     try:
         action = notation.parse_action(rest)
     except BadNotation as err:
+        # one line, whatever was typed: the notation's refusal says how a move is typed
         if first.isalpha() and len(first) > 1 and first.upper() not in ("DEAL", "DISCARD", "END"):
-            raise CommandError(f"PYR {first.upper()}: there is no such PYR command. "
-                               "PYR HELP lists them.") from None
-        raise CommandError(f"{sentence(str(err))} ({GRAMMAR})") from None
+            word = first.upper() if len(first) <= 12 else first.upper()[:11] + "\u2026"
+            raise CommandError(f"PYR {word}: there is no such PYR command. PYR HELP lists "
+                               "them.") from None
+        raise CommandError(sentence(str(err))) from None
     if game is None:
         raise CommandError("You are not playing Pyramid. PYR NEW deals a game; PYR TOUR "
                            "starts a tournament.")
@@ -414,7 +414,8 @@ def _value(option: str, word: str):  # noqa: ANN202
     if not found:
         choices = {"speed": "SLOW, MEDIUM or FAST", "sound": "FULL, PARTIAL or OFF"}.get(
             option, "YES or NO")
-        raise UsageError(f"{word!r} is not a value for {option.replace('_', ' ')} ({choices}).")
+        raise UsageError(f"{quoted(word)} is not a value for {option.replace('_', ' ')} "
+                         f"({choices}).")
     return found[0]
 
 
@@ -439,7 +440,8 @@ async def config(ctx: Context, rest: str) -> None:
             continue
         option = _OPTION.get(word)
         if option is None:
-            raise UsageError(f"{words[i]!r} is not an option (SPEED, ERRORS, SAMEDECK, SOUND).")
+            raise UsageError(f"{quoted(words[i])} is not an option (SPEED, ERRORS, SAMEDECK, "
+                             "SOUND).")
         i += 1
         if option == "same_deck" and i < len(words) and words[i].lower() == "deck":
             i += 1  # "SAME DECK YES"

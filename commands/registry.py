@@ -3,10 +3,11 @@
 Each family module (``commands/talk.py`` …) exports ``COMMANDS``, an explicit list of
 :class:`Command`. :func:`build` joins the lists once at start-up into a frozen
 :class:`Registry`. A handler parses its arguments, calls a service and writes the
-answer; it raises :class:`UsageError` for a wrong use (the usage line is printed) and
-:class:`CommandError` for a refusal (its one-line message is printed). A game's option
-words are read by the game (``GameKind.parse_options``), which raises
-``games.errors.BadOption`` for a word it does not know: that too prints the usage line.
+answer; it raises :class:`UsageError` for a wrong use (what is wrong and the usage line,
+in one line: :func:`refusal`) and :class:`CommandError` for a refusal (its one-line
+message is printed). A game's option words are read by the game
+(``GameKind.parse_options``), which raises ``games.errors.BadOption`` for a word it does
+not know: that too is answered with the usage line.
 
 Each game's entry is a :class:`GameCommands` (``commands/<game>.py``): its kind, and
 what its commands add to those every game gets; ``commands/app.py`` lists the entries,
@@ -24,7 +25,7 @@ import attrs
 
 from games.errors import BadOption, RuleError
 from server.db import LOST, Commits, connection_lost
-from server.text import table
+from server.text import fits, table
 from server.world import describe_room, is_direction
 
 if TYPE_CHECKING:
@@ -364,8 +365,7 @@ class Registry:
             await target.handler(ctx, rest)
         except (UsageError, BadOption) as err:
             detail = err.detail if isinstance(err, UsageError) else str(err)
-            usage = f"Usage: {target.usage}"
-            session.write(f"{detail}  {usage}" if detail else usage)
+            session.write(refusal(detail, f"Usage: {target.usage}", session.width))
             return "usage"
         except (CommandError, RuleError) as err:
             session.write(str(err))
@@ -380,6 +380,16 @@ class Registry:
         if session.parlor.world.exit(session.room, word) or is_direction(word):
             return self.find("go")
         return None
+
+
+def refusal(detail: str, usage: str, width: int) -> str:
+    """A wrong use answered in one line: what is wrong, then the usage line when the two
+    fit the player's ``width``; else what is wrong alone (it says what was expected, and
+    HELP gives the usage), or the usage alone when nothing more is known."""
+    if not detail:
+        return usage
+    both = f"{detail}  {usage}"
+    return both if fits(both, width or 80) else detail
 
 
 async def _refresh_admin(session: "Session") -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from commands import args
 from commands.registry import Command, CommandError, Context, GameCommands, UsageError
 from games.triad import spoken as triad_spoken
-from games.errors import BadNotation, IllegalAction
+from games.errors import BadNotation, IllegalAction, quoted
 from games.triad import table as engine
 from server.services import triad as service
 from server.text import bold, table
@@ -97,7 +97,7 @@ async def _act(ctx: Context, text: str, seat_change: bool = False) -> None:
 def _amount(word: str) -> int:
     """A positive number of cubits (a wrong one is a usage error)."""
     if not word.isdecimal() or len(word) > 9:
-        raise UsageError(f"{word!r} is not a number of cubits.")
+        raise UsageError(f"{quoted(word)} is not a number of cubits.")
     if int(word) < 1:
         raise UsageError("An amount is at least 1 cubit.")
     return int(word)
@@ -210,8 +210,8 @@ async def bot(ctx: Context, rest: str) -> None:
     if parts and parts[0] in engine.LEVELS:
         level = parts.pop(0)
     if parts:
-        raise UsageError(f"{parts[0]!r} is not a number of computer players (1-5) or a "
-                         "level (EASY, NORMAL, HARD).")
+        raise UsageError(f"{quoted(parts[0])} is not a number (1-5) or a level (EASY, NORMAL, "
+                         "HARD).")
     _seated(ctx)
     await args.guarded(_tables(ctx).add_bots(ctx.account.id, count, level))
 

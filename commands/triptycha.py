@@ -260,8 +260,8 @@ async def tt_view(ctx: Context, rest: str) -> None:
         raise CommandError("You are not playing Triptycha.")
     seat = game.seat_of(ctx.account.id)
     if not may_view_opponent(game.state, seat):
-        raise CommandError("You may view your opponent's hand only in a Truth game, or as the "
-                           "winner in the trading phase.")
+        raise CommandError("You may view their hand only in a Truth game, or as the winner "
+                           "while trading.")
     if _reader(ctx):
         ctx.send("\n".join(line for fact in spoken.speak_opponent(game.view(seat), game.names)
                            for line in wrap(fact, ctx.session.width)))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from server.bus import Event
 from server.hosting import GameKind
-from server.text import bold, visible_len, wrap
+from server.text import bold, strip_sgr, visible_len, wrap
 
 if TYPE_CHECKING:
     from server.services.games import LiveGame
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 class Shown(Enum):
     """What a viewer is sent of an event."""
 
-    BOARD = "board"      # its lines, then the board
+    BOARD = "board"      # its lines, then the board (a game's end: the result after it)
     LINES = "lines"      # its lines alone
     NOTHING = "nothing"
 
@@ -105,6 +105,24 @@ def _spoken(kind: GameKind, view: Mapping[str, Any], names: tuple, width: int) -
     return [line for fact in kind.speak(view, names=names) for line in wrap(fact, width)]
 
 
+def around_board(lines: list[str], frame: Mapping[str, Any],
+                 kind: str = "game.update") -> tuple[list[str], list[str]]:
+    """An event's lines split in two: those told before its board, and those told after
+    it. The end of a game is told after its last board (the result, then what follows
+    it: tiles changing hands, ratings), so it is what the player reads last, just above
+    the prompt, however tall the board; everything else comes before the board."""
+    result = frame.get("result")
+    if kind == "game.end" and result and result in lines:
+        at = len(lines) - 1 - lines[::-1].index(result)
+        return lines[:at], lines[at:]
+    return lines, []
+
+
+def rows(lines: list[str], width: int) -> int:
+    """The screen rows ``lines`` take at ``width`` columns, each wrapped on words."""
+    return sum(len(wrap(part, width)) for line in lines for part in line.split("\n"))
+
+
 def your_move(frame: Mapping[str, Any]) -> bool:
     """Whether the frame's action made it its audience's move (it was not before)."""
     seat = frame["seat"]
@@ -125,19 +143,29 @@ def fold(lines: list[str], width: int) -> list[str]:
     return out
 
 
+#: How a fact of a board read out about the viewer's own things begins ("Your cards:
+#: ...", "Your hand: ..."); what the viewer may do now begins the same way, and is not one:
+#: it is the game's turn line ("Your move: DICE MOVE ...", "Your turn to bet: ...").
+OWN, NOT_OWN = "Your ", ("Your turn", "Your move", "Your draw")
+
+
 def spoken_changes(kind: GameKind, old: Mapping[str, Any], new: Mapping[str, Any],
                    names: tuple, width: int) -> list[str]:
     """COMPACT read out: the facts of the board read out (``GameKind.speak``) that are new
     since the last board read for this viewer (``old``), in the board's order; a fact that
-    did not change is not read again."""
+    did not change is not read again, except the viewer's turn line (what they may do
+    now), which is read at each of their turns in its place (the first)."""
     before = set(kind.speak(old, names=names))
-    return [line for fact in kind.speak(new, names=names) if fact not in before
+    return [line for fact in kind.speak(new, names=names)
+            if fact not in before or fact.startswith(NOT_OWN)
             for line in wrap(fact, width)]
 
 
-#: How a fact of a board read out about the viewer's own things begins ("Your cards:
-#: ...", "Your hand: ..."); what the viewer may do now begins the same way, and is not one.
-OWN, NOT_OWN = "Your ", ("Your turn", "Your move", "Your draw")
+def tells_move(lines: list[str]) -> bool:
+    """Whether ``lines`` (each may hold several rows) already tell the viewer it is their
+    move: the game's turn line, drawn or read out, or "Your move."."""
+    return any(strip_sgr(row).lstrip().startswith(NOT_OWN) for line in lines
+               for row in line.split("\n"))
 
 
 def own_lines(kind: GameKind, view: Mapping[str, Any], names: tuple) -> list[str]:
@@ -189,10 +217,13 @@ class Presentation:
         else:
             drawn[frame["game"]] = frame["view"]
 
-    def board(self, session: "Session", frame: Mapping[str, Any], titled: bool = True) -> str:
-        """The frame's board as ``session`` reads it."""
+    def board(self, session: "Session", frame: Mapping[str, Any], titled: bool = True,
+              told: int = 0) -> str:
+        """The frame's board as ``session`` reads it, in the rows its screen has left
+        (docs/design.md, Screens, principle 1) once ``told`` rows (the event's own lines)
+        and the prompt after it all are on the screen."""
         return board_text(self.kinds[frame["kind"]], frame, width=session.width,
-                          height=session.height, color=session.color,
+                          height=session.height - 1 - told, color=session.color,
                           screenreader=session.screenreader, titled=titled)
 
     def show(self, session: "Session", game: "LiveGame") -> None:
@@ -230,7 +261,10 @@ class Presentation:
             lines.extend(self._quiet(session, frame, event.kind, style, missed))
             shown = Shown.LINES if lines else Shown.NOTHING
         if shown is Shown.BOARD:
-            session.notify("\n".join([*lines, self.board(session, frame)]))
+            before, after = around_board(lines, frame, event.kind)
+            told = rows(lines, session.width or 80)
+            session.notify("\n".join([*before, self.board(session, frame, told=told),
+                                      *after]))
             self._remember(session, frame)
         elif shown is Shown.LINES:
             session.notify("\n".join(lines))
@@ -271,9 +305,9 @@ class Presentation:
                     color=session.color and not session.screenreader, names=names)
             if changes is None:  # the whole board, its header saying whose move it is
                 self._remember(session, frame)
-                return [self.board(session, frame),
-                        *(["Your move."] if your_move(frame) and len(frame["seats"]) > 1
-                          else [])]
+                board = self.board(session, frame)
+                return [board, *(["Your move."] if your_move(frame) and len(frame["seats"]) > 1
+                                 and not tells_move([board]) else [])]
             if session.screenreader:
                 changes = "\n".join(spoken_changes(game_kind, old, frame["view"], names,
                                                     session.width or 80))
@@ -285,8 +319,7 @@ class Presentation:
         elif begins and frame["seat"] is not None:
             added.extend(line for fact in own_lines(game_kind, frame["view"], names)
                          for line in wrap(fact, session.width or 80))
-        if len(frame["seats"]) > 1 and not any(
-                line == "Your move." or line.endswith("\nYour move.") for line in added):
+        if len(frame["seats"]) > 1 and not tells_move(added):
             if your_move(frame) or (begins and frame["seat"] in frame["to_move"]):
                 added.append("Your move.")
             elif begins and frame["to_move"] and frame["seat"] not in frame["to_move"]:
@@ -314,5 +347,5 @@ class Presentation:
             session.gmcp(kind.gmcp_package, data)
 
 
-__all__ = ["Presentation", "Shown", "board_text", "decide", "header", "own_lines",
-           "spoken_changes", "your_move"]
+__all__ = ["Presentation", "Shown", "around_board", "board_text", "decide", "header",
+           "own_lines", "rows", "spoken_changes", "your_move"]

@@ -19,7 +19,7 @@ a1 first, row by row.
 
 from __future__ import annotations
 
-from games.errors import BadNotation
+from games.errors import BadNotation, quoted
 from games.outcome import Outcome
 
 from .rules import (CELLS, DIRECTIONS, SIZE, Action, Move, Remove, Resign, State, cell_name)
@@ -36,9 +36,9 @@ def parse_cell(text: str) -> int:
     t = text.strip().lower()
     if len(t) == 2 and t[0] in "abcdef" and t[1] in "123456":
         return (int(t[1]) - 1) * SIZE + "abcdef".index(t[0])
-    if len(t) >= 2 and t[0].isalpha() and t[1:].isdecimal():
+    if 2 <= len(t) <= 4 and t[0].isalpha() and t[1:].isdecimal():
         raise BadNotation(f"{text} is off the board (cells are a1..f6)")
-    raise BadNotation(f"{text!r} is not a cell (cells are a1..f6)")
+    raise BadNotation(f"{quoted(text)} is not a cell (cells are a1..f6)")
 
 
 def format_cell(cell: int) -> str:
@@ -79,15 +79,19 @@ def parse_action(text: str | list[str] | tuple[str, ...]) -> Action:
                 value = v
             elif compass is not None and direction is None:
                 direction = compass
-            elif v is not None or compass is not None:
-                raise BadNotation(f"{word} is given twice; usage: " + USAGE)
+            elif v is not None:
+                raise BadNotation(f"Give one value, not two ({value} and {v}); usage: " + USAGE)
+            elif compass is not None:
+                raise BadNotation(f"Give one direction, not two ({direction} and {compass}); "
+                                  "usage: " + USAGE)
             elif word.isdecimal():
-                raise BadNotation(f"{word} is not a die value (a die shows 1, 2 or 3)")
-            else:
-                raise BadNotation(f"{word!r} is not a value (1, 2, 3) or a direction"
-                                  " (N NE E SE S SW W NW, or north, north-east ...)")
+                shown = word if len(word) <= 4 else quoted(word)
+                raise BadNotation(f"{shown} is not a die value (a die shows 1, 2 or 3)")
+            else:  # one line of 80 columns with the word quoted (north, NE ... read too)
+                raise BadNotation(f"{quoted(word)} is not a value (1, 2, 3) or a direction"
+                                  " (N NE E SE S SW W NW)")
         return Move(cell, value, direction)
-    raise BadNotation(f"{words[0]!r} is not a dice action; usage: " + USAGE)
+    raise BadNotation(f"{quoted(words[0])} is not a dice action; usage: " + USAGE)
 
 
 # Directions in words ("north", "north-east", "northeast") as well as letters ("NE").

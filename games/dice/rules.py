@@ -476,8 +476,8 @@ def _check_move(state: State, seat: int, move: Move) -> int:
     stalemate_form = move.value is None or move.direction is None
     if stalemate_form:
         if has_ordinary_move(cells, seat):
-            raise IllegalAction("you can still move a die, so you must turn one to a new value"
-                                " and move it (e.g. MOVE c1 3 NE)")
+            raise IllegalAction("you can still move a die: turn one to a new value and move "
+                                "it (MOVE c1 3 NE)")
         if move.direction is None:
             if move.value == old:
                 raise IllegalAction("a die must change its value")

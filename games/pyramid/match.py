@@ -64,21 +64,21 @@ NOT_COUNTED = frozenset({SAVED_REASON, ABANDONED_REASON, RENEWED_REASON})
 #: Closes that are refused, by (who is at the table, the word): "standard" play, or a
 #: tournament against a "person". A Close missing here is allowed.
 CLOSE_REFUSALS = {
-    ("standard", SAVE): "SAVE is for tournament play (a standard game is kept for you "
-                        "anyway; PYR QUIT ends it).",
+    ("standard", SAVE): "SAVE is for tournament play; a standard game is kept anyway "
+                        "(PYR QUIT ends it).",
     ("standard", EXIT): "EXIT is for tournament play; in standard play PYR QUIT ends the "
                         "game.",
-    ("standard", RENEW): "A new match is for tournament play; in standard play PYR NEW "
+    ("standard", RENEW): "A new match is tournament play; in standard play PYR NEW "
                          "deals another game.",
     ("person", SAVE): "A tournament against a person cannot be saved; it waits for you "
-                      "over a disconnect or a restart without SAVE.",
-    ("person", RENEW): "Against a person NEW would restart your opponent's tournament too: "
-                       "finish it, or PYR EXIT to resign it.",
+                      "if you drop.",
+    ("person", RENEW): "Against a person NEW would restart your opponent's tournament; "
+                       "PYR EXIT resigns.",
     ("sealed", SAVE): "A Par tournament's deals cannot be saved: play them out (PYR EXIT "
-                      "gives up the rest, each scoring minus its cards left).",
+                      "gives up).",
     ("sealed", RENEW): "A Par tournament's deals are dealt once: play them out (PYR EXIT "
-                       "gives up the rest, each scoring minus its cards left).",
-}
+                       "gives up).",
+}  # each one line of 80 columns: a refusal is one line
 
 #: docs/rules/pyramid.md ("Play modes"): in tournament play HINT, TOUR, AUTO and QUIT are replaced
 #: by TOP10, SAVE, SCORE and EXIT. The parlor's commands that are no action of the table,
@@ -87,8 +87,8 @@ COMMAND_REFUSALS = {
     ("tournament", "HINT"): "HINT is not available in tournament play.",
     ("tournament", "AUTO"): "AUTO is not available in tournament play.",
     ("tournament", "QUIT"): "In tournament play QUIT is replaced by EXIT (PYR EXIT).",
-    ("tournament", "TOUR"): "You are in tournament play already (PYR EXIT leaves it, PYR NEW "
-                            "starts a new match).",
+    ("tournament", "TOUR"): "You are in tournament play already (PYR EXIT leaves it; PYR "
+                            "NEW starts anew).",
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from games.errors import BadNotation
+from games.errors import BadNotation, quoted
 from games.pyramid.rules import (
     DEAL,
     END,
@@ -26,7 +26,11 @@ from games.pyramid.rules import (
 )
 
 _WORDS = {"D": DEAL, "DEAL": DEAL, "DISCARD": DEAL, "0": DEAL, "END": END}
-USAGE = "type two cards (7,1 6,3 or 71 63; P = Pack, W = Waste), one King, or D"
+# How a move is typed, in every refusal of one that cannot be read: short enough that the
+# refusal, quoting what was typed, is one line of 80 columns (the board labels P and W).
+USAGE = "type two cards (7,1 6,3 or 71 63, P, W), one King, or D"
+KEYPAD = {"8": "P, the Pack", "9": "W, the Waste", "0": "D, the deal"}
+LISTED = 4  # the most cards a refusal of too many lists
 
 
 def _spot(row: int, col: int) -> str:
@@ -51,8 +55,8 @@ def _scan(token: str) -> list[str]:
     while i < len(token):
         ch = token[i]
         if ch in "089" and token[i + 1:i + 2] == ",":  # "9,9": a row, not the keypad
-            raise BadNotation(f"there is no row {ch}: rows are 1 to 7 (8, 9 and 0 alone "
-                              "are the keypad's Pack, Waste and Discard)")
+            raise BadNotation(f"there is no row {ch}: rows are 1 to 7 ({ch} alone is "
+                              f"{KEYPAD[ch]})")
         if ch in "P8":
             out.append(PACK)
             i += 1
@@ -66,13 +70,13 @@ def _scan(token: str) -> list[str]:
             if j >= len(token):
                 raise BadNotation(f"row {ch} needs a column too, like {ch},1")
             if not _is_digit(token[j]):
-                raise BadNotation(f"cannot read {token!r}: {USAGE}")
+                raise BadNotation(f"cannot read {quoted(token, 8)}: {USAGE}")
             out.append(_spot(int(ch), int(token[j])))
             i = j + 1
         elif ch == ",":
             i += 1
         else:
-            raise BadNotation(f"cannot read {token!r}: {USAGE}")
+            raise BadNotation(f"cannot read {quoted(token, 8)}: {USAGE}")
     return out
 
 
@@ -94,8 +98,9 @@ def parse_action(text) -> Action:
     if not spots:
         raise BadNotation(USAGE)
     if len(spots) > 2:
-        raise BadNotation(f"pick one King or two cards at a time (that is {len(spots)}: "
-                          f"{' '.join(spots)})")
+        listed = f": {' '.join(spots)}" if len(spots) <= LISTED else ""
+        raise BadNotation(f"pick one King or two cards at a time (that is {len(spots)}"
+                          f"{listed})")
     return Action("remove", tuple(spots))
 
 

@@ -9,7 +9,7 @@ Positions are 1..6 as the hand is shown; codes are ``14B``, ``13P``, ``C``.
 
 from __future__ import annotations
 
-from games.errors import BadNotation
+from games.errors import BadNotation, quoted
 
 from .cards import COLOR_LETTERS, COLOR_NAMES, long_name, normalize, parse_card, pips
 from .rules import Action, Seat, State
@@ -43,17 +43,20 @@ def parse_action(text: str | list[str] | tuple[str, ...]) -> Action:
         for item in items:
             if item.isdecimal():
                 if not 1 <= int(item) <= 6:
-                    raise BadNotation(f"No card position {item}: positions run 1 to 6.")
+                    shown = item if len(item) <= 4 else quoted(item)
+                    raise BadNotation(f"No card position {shown}: positions run 1 to 6.")
                 out.append(str(int(item)))
             else:
                 try:
                     out.append(normalize(item))
-                except ValueError as err:
-                    raise BadNotation(str(err)) from None
+                except ValueError:
+                    raise BadNotation(f"{quoted(item)} is not a card: a position (1 to 6) or "
+                                      "a code (14B, 13P, 2R, C).") from None
         if len(out) > 4:
             raise BadNotation("You may discard at most 4 cards.")
         return Action("DRAW", discard=tuple(out))
-    raise BadNotation(f"Unknown Triad action {words[0]!r}: PASS, EQUAL, RAISE <n>, FOLD or DRAW.")
+    raise BadNotation(f"Unknown Triad action {quoted(words[0])}: PASS, EQUAL, RAISE <n>, FOLD "
+                      "or DRAW.")
 
 
 def format_action(action: Action) -> str:

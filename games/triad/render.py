@@ -94,6 +94,16 @@ def _fit(line: str, width: int) -> str:
 NAME_W = 12
 
 
+def winner_name(view: dict, names, position: int) -> str:  # noqa: ANN001
+    """Who won at ``position`` in the last hand: the player who played it there (the
+    view's ``hand_names``: a table remembers them after they stand up), else whoever
+    sits there, else the seat's number."""
+    for known in (view.get("hand_names") or (), names or ()):
+        if position < len(known) and known[position]:
+            return known[position]
+    return f"Seat {position + 1}"
+
+
 def _seat_lines(view: dict, entry: dict, names: list, width: int, color: bool) -> list[str]:
     """One seat's line as the table draws it (and the hand it shows at the showdown)."""
     i, me = entry["seat"], view["viewer"]
@@ -145,7 +155,7 @@ def _turn_line(view: dict, width: int) -> str | None:
         options = ["PASS"] if view["to_equal"] == 0 else ["FOLD", equal]
         if view["raise_range"]:
             lo, hi = view["raise_range"]
-            options.append(f"RAISE {lo}..{hi}")
+            options.append(f"RAISE {lo}" if lo == hi else f"RAISE {lo}..{hi}")
         return _fit("Your turn: TRIAD " + ", TRIAD ".join(options) + ".", width)
     if me is not None and view["to_act"] == me and view["phase"] == "draw":
         return _fit("Your turn: TRIAD DISCARD <positions 1-6, up to four>, or TRIAD STAND "
@@ -208,9 +218,7 @@ def render(view: dict, width: int = 80, color: bool = True, names=None) -> str:
         lines.append("")
         lines.extend(_hand_lines(mine, color, width))
     if view["winnings"]:
-        won = ", ".join(
-            f"{names[s] if s < len(names) and names[s] else f'Seat {s + 1}'} won {n}" for s, n in view["winnings"]
-        )
+        won = ", ".join(f"{winner_name(view, names, s)} won {n}" for s, n in view["winnings"])
         lines.append("")
         lines.append(_fit(f"Last hand: {won}.", width))
     turn = _turn_line(view, width)

@@ -13,6 +13,7 @@ pip marks, no colour.
 from __future__ import annotations
 
 from .cards import long_name
+from .render import winner_name
 
 STATUS_WORDS = {"in": "in the hand", "allin": "all in", "folded": "folded", "out": "out"}
 
@@ -89,7 +90,7 @@ def speak(view: dict, names=None) -> list[str]:
         lines.append(f"Seat {i + 1}, {who}: {', '.join(facts)}.")
     if view["winnings"]:
         lines.append("Last hand: " + ", ".join(
-            f"{_name(names, s)} won {n}" for s, n in view["winnings"]) + ".")
+            f"{winner_name(view, names, s)} won {n}" for s, n in view["winnings"]) + ".")
     info = view.get("table")
     if info:
         if info["away"]:

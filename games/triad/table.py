@@ -7,7 +7,8 @@ State
     everyone who has sat at the table (``seats``, :class:`Player` values, only ever
     added to: a player who leaves stays, marked ``left``, so a move list keeps its
     names), which player sits in each position (``places``), the buy-in, whether the
-    first hand was dealt, and who is away or leaving. A "seat" in this module's
+    first hand was dealt, who is away or leaving, and who played the last hand at each
+    position (``hand_seats``: its winnings keep their names once those players stand up). A "seat" in this module's
     functions is an index into ``seats`` (the host's seat); a "position" an engine seat.
 
 Actions
@@ -162,6 +163,10 @@ class Table:
     started: bool = False
     away: frozenset[int] = attrs.field(default=frozenset(), converter=_frozen_ints)
     leaving: frozenset[int] = attrs.field(default=frozenset(), converter=_frozen_ints)
+    # who played the last hand: the seat dealt in at each position (None: not dealt in),
+    # kept after they stand up, so the hand's winnings are told with their names even at
+    # a table they have left ("Last hand: Bob won 30.", not "Seat 2 won 30.")
+    hand_seats: tuple[int | None, ...] = attrs.field(default=(), converter=tuple)
 
     def position(self, seat: int | None) -> int | None:
         """The engine seat of host seat ``seat`` (None: not seated now)."""
@@ -172,6 +177,12 @@ class Table:
     def name_at(self, position: int) -> str:
         seat = self.places[position]
         return self.seats[seat].name if seat is not None else f"Seat {position + 1}"
+
+    def hand_names(self) -> list[str | None]:
+        """The name of the player (the computer player's, for a computer seat) who played
+        the last hand at each position, seated now or not; None where nobody was dealt in."""
+        seats = list(self.hand_seats) + [None] * (len(self.places) - len(self.hand_seats))
+        return [None if s is None else self.seats[s].name for s in seats]
 
     def is_computer(self, position: int) -> bool:
         seat = self.places[position]
@@ -239,13 +250,17 @@ def state_to_json(table: Table) -> dict[str, Any]:
     return {"game": notation.state_to_json(table.game),
             "seats": [p.to_json() for p in table.seats], "places": list(table.places),
             "buyin": table.buyin, "started": table.started,
-            "away": sorted(table.away), "leaving": sorted(table.leaving)}
+            "away": sorted(table.away), "leaving": sorted(table.leaving),
+            "hand_seats": list(table.hand_seats)}
 
 
 def state_from_json(data: dict[str, Any]) -> Table:
+    # a table stored before it kept who played the last hand: those seated now
+    hand_seats = data.get("hand_seats", data["places"] if data["started"] else [])
     return Table(notation.state_from_json(data["game"]),
                  tuple(Player.from_json(s) for s in data["seats"]), tuple(data["places"]),
-                 data["buyin"], data["started"], data["away"], data["leaving"])
+                 data["buyin"], data["started"], data["away"], data["leaving"],
+                 tuple(hand_seats))
 
 
 # -- the rules of the table --------------------------------------------------------------------
@@ -372,8 +387,7 @@ def _play(table: Table, seat: int, action: rules.Action, rng) -> tuple[Table, li
         able = [p for p in range(len(game.seats)) if rules.can_play(game, p)]
         if len(able) < 2:
             raise IllegalAction(f"Two players who can pay the opening bet ({game.opening}) "
-                                "are needed to deal: wait for someone to TRIAD JOIN, or "
-                                "TRIAD BOT seats a computer player.")
+                                "are needed; TRIAD BOT seats one.")
         table = attrs.evolve(table, started=True)
     elif game.to_act is not None and game.to_act != pos:
         raise IllegalAction(f"It is not your turn: waiting for {table.name_at(game.to_act)}.")
@@ -381,6 +395,10 @@ def _play(table: Table, seat: int, action: rules.Action, rng) -> tuple[Table, li
     moves = [PotMove(e.seat, table.seats[table.places[e.seat]].account_id, e.delta, e.reason)
              for e in events if isinstance(e, rules.Chips) and e.delta]
     table = attrs.evolve(table, game=game)
+    for e in events:
+        if isinstance(e, rules.HandStarted):  # who plays this hand, remembered past it
+            table = attrs.evolve(table, hand_seats=tuple(
+                seat if p in e.seats else None for p, seat in enumerate(table.places)))
     return table, _describe(table, events) + moves
 
 
@@ -657,6 +675,7 @@ def view_for(table: Table, seat: int | None) -> dict:
     view = render.view_for(table.game, pos)
     view["names"] = [table.name_at(p) if s is not None else None
                      for p, s in enumerate(table.places)]
+    view["hand_names"] = table.hand_names()
     view["table"] = {
         "started": table.started, "buyin": table.buyin,
         "computer": [p for p in range(len(table.places)) if table.is_computer(p)],

@@ -325,7 +325,9 @@ def _what_to_type(view, lead: str = "") -> list[str]:
 
 def _compact(view, width, color, names, tag, marks, lines, show_opponent) -> str:
     """The drawing for a short screen: the board with a side panel that lists the hand a
-    tile a line (or, in the draw, no board: the hand and the deck)."""
+    tile a line (or, in the draw, no board: the hand and the deck). At the end, no "Laid:"
+    line under it: the board shows where every tile went, and the rows go to the result
+    told under the last board."""
     seat = view["seat"]
     c = view["counts"]
     plain_w = 40
@@ -361,7 +363,8 @@ def _compact(view, width, color, names, tag, marks, lines, show_opponent) -> str
             lines += panel[len(board):]
         else:
             lines += board + panel
-        if seat is not None and view["hands"][seat] is not None:
+        if seat is not None and view["hands"][seat] is not None and view["phase"] != "over":
+            # where each tile went, while it may matter (at the end the board says it)
             laid = [t for t in view["hands"][seat] if t["niche"] is not None]
             if laid:
                 lines += textwrap.wrap("Laid: " + ", ".join(

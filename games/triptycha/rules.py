@@ -269,10 +269,13 @@ class GameOver:
     transfers: tuple[tuple[int, int, int], ...]
 
     def text(self, names=None) -> str:
-        n = len(self.transfers)
-        moved = "no tile changes hands" if not n else (
-            "1 tile changes hands" if n == 1 else f"{n} tiles change hands")
-        return f"The game is over; {moved}."
+        """"The game is over; no tile changes hands." when none does; nothing when tiles
+        do, since each one that changes hands is told in its own line after the result
+        ("Take: tile #6 ... goes from Bob to Alice."), and the result says the game is
+        over."""
+        if self.transfers:
+            return ""
+        return "The game is over; no tile changes hands."
 
 
 # --------------------------------------------------------------------------- state

@@ -188,12 +188,25 @@ def _near(view: dict, j: int, seat, names) -> str:  # noqa: ANN001
     return "empty" if cell is None else _owner(seat, cell["controller"], names)
 
 
+#: The order a tile's corner numbers are written in ("5-3-4"), as the rules name the
+#: corners: one line, short enough for 40 columns.
+CORNER_LEGEND = (f"Corners: {'-'.join(CORNER_NAMES[True])} up, "
+                 f"{'-'.join(CORNER_NAMES[False])} down.")
+
+
 def ask_hand(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:  # noqa: ARG001
-    """TT HAND: your tiles left to lay, a tile a line, and where the others went."""
+    """TT HAND: your tiles left to lay, a tile a line, the order of their corner
+    numbers, and where the others went.
+
+    The legend comes under the first line: the whole board read out says the order once,
+    in words, but this answer stands alone, in every mode."""
     seat = view["seat"]
     if seat is None or view["hands"][seat] is None:
         raise BadNotation("You hold no tiles in this game.")
-    return _hand_lines(view, seat, "Your hand", False)
+    lines = _hand_lines(view, seat, "Your hand", False)
+    if any(t["niche"] is None for t in view["hands"][seat]):  # numbers are listed
+        lines.insert(1, CORNER_LEGEND)
+    return lines
 
 
 def ask_score(view: dict, words: list[str], names=("Alice", "Bob")) -> list[str]:  # noqa: ARG001

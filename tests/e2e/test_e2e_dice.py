@@ -123,8 +123,8 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
     await mover.cmd("dice move", r"> Usage: DICE MOVE <cell> <value> <direction>")
     await mover.cmd("dice move a1 4 N", r"4 is not a die value .*Usage: DICE MOVE")
     await mover.cmd(f"dice move {cell} {value} N", "A die must change its value\\.")
-    await mover.cmd(f"dice move {cell} {value % 3 + 1}", "You can still move a die, so you "
-                    "must turn one to a new value and move it")
+    await mover.cmd(f"dice move {cell} {value % 3 + 1}", "You can still move a die: turn "
+                    "one to a new value and move it")
     await mover.cmd("dice remove a1", "There is no die to remove now\\.")
     await mover.cmd("dice remove", "Usage: DICE REMOVE <cell>")
     await mover.cmd("dice fly a1", "'fly' is not a dice action")
@@ -184,13 +184,14 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
     for client in (alice, bob):
         if not re.search(result, client.seen):   # the mover may have read past it already
             await client.expect(result)
-    out = await carol.expect(result)  # what happened, then the final board
-    out += await carol.expect(re.escape(board_rows(game.state)[-1]))
+    # what happened, the final board, then the result with the ratings under it, just
+    # above the prompt (docs/design.md, Screens, 2)
+    out = await carol.expect(result + "\r?\nAlice's Triad Dice rating: 1500 -> \\d+\r?\n"
+                             "Bob's Triad Dice rating: 1500 -> \\d+")
     for row in board_rows(game.state):
         assert row in out          # the watcher saw the final board
+    assert out.rindex(board_rows(game.state)[-1]) < re.search(result, out).start()
     assert "That is a third die removed." in out
-    assert re.search("Alice's Triad Dice rating: 1500 -> \\d+\r?\nBob's Triad Dice "
-                     "rating: 1500 -> \\d+", out)  # told with the result, before the board
     ratings = [int(x) for x in re.findall(r"rating: 1500 -> (\d+)", out)]
     assert ratings[winner] > 1500 > ratings[1 - winner]
     assert number not in parlor.host.live
@@ -296,8 +297,8 @@ async def test_stalemate_forms_when_no_die_can_move(parlor, clients):
     await alice.cmd("dice move a1 2", "Alice: MOVE a1 2")
     await alice.expect("The 1 on a1 turns to 2 where it stands\\.")
     await bob.expect("Alice: MOVE a1 2")
-    await bob.cmd("dice move b1 3", "You can still move a die, so you must turn one to a new "
-                  "value and move it")
+    await bob.cmd("dice move b1 3", "You can still move a die: turn one to a new value and "
+                  "move it")
     await bob.cmd("dice move d6 2 S", "Bob: MOVE d6 2 S")
     await alice.expect("Bob: MOVE d6 2 S")
     assert [notation.format_action(a) for a in rules.legal_actions(game.state, 0)] == [

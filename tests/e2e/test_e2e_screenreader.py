@@ -193,8 +193,13 @@ async def test_triad_dice_against_the_computer_read_out(parlor, clients, board):
 
 
 async def play_triad_hand(game, alice: Client, me: int, board: str = "full") -> None:  # noqa: ANN001
-    """Alice passes, equals and changes one card until the hand is over."""
-    for turn in range(200):
+    """Alice passes, equals and changes one card until the hand is over; with the board
+    OFF she asks the questions at her first move of the hand and every fourth after it.
+    They are counted by her own moves: the loop also turns while the computer thinks, as
+    often as the load makes it, so counting its turns would skip every question of a hand
+    at random."""
+    mine = 0
+    for _ in range(200):
         table = game.state
         if table.game.phase == "hand_over" or game.outcome is not None:
             return
@@ -210,8 +215,9 @@ async def play_triad_hand(game, alice: Client, me: int, board: str = "full") -> 
             line = "triad pass"
         else:
             line = "triad equal"
-        await ask(alice, board, "triad", turn)
+        await ask(alice, board, "triad", mine)
         await act(alice, line, game)
+        mine += 1
     raise AssertionError("the hand did not end")
 
 
@@ -247,6 +253,8 @@ async def test_triad_at_a_table_with_a_computer_player_read_out(parlor, clients,
     await asyncio.sleep(0.2)
     await drain(alice)
     received = check(alice, mark)
+    # on a failure, pytest shows this whole (an assertion message would be cut short)
+    print(f"Alice received, from SET SCREENREADER ON on:\n{received}")
     if board == "off":
         assert "in the pot" in received and "Pot " in received and "Your hand now:" in received
         return

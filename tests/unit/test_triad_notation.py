@@ -50,7 +50,7 @@ def test_parse_accepts_pieces():
     ("PASS 3", "takes nothing"),
     ("DRAW 7", "positions run 1 to 6"),
     ("DRAW 1 2 3 4 5", "at most 4"),
-    ("DRAW 15B", "not a card code"),
+    ("DRAW 15B", "'15B' is not a card: a position \\(1 to 6\\) or a code"),
     ("BET 5", "Unknown Triad action"),
 ])
 def test_bad_notation(text, message):

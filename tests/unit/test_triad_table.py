@@ -593,11 +593,15 @@ def test_stored_tables_load_and_replay_as_before():
     # the state now keeps the last action too (for the board to show), a key old rows lack
     now = triad.state_to_json(table)
     assert now["game"].pop("last") == [2, "DRAW", 0, False]
+    # and who played the last hand (Dan too, who has left), another key old rows lack:
+    # those seated now stand in for it
+    assert now.pop("hand_seats") == [0, 1, 2, 3]
     assert now == stored
     loaded = triad.state_from_json(stored)
-    assert loaded.game.last == ()
-    assert loaded == table and triad.state_to_json(loaded) == {
-        **stored, "game": {**stored["game"], "last": []}}
+    assert loaded.game.last == () and loaded.hand_seats == (0, 1, 2, None)
+    assert attrs.evolve(loaded, hand_seats=table.hand_seats) == table
+    assert triad.state_to_json(loaded) == {
+        **stored, "game": {**stored["game"], "last": []}, "hand_seats": [0, 1, 2, None]}
     assert loaded.seats[3] == Player(4, "Dan", None, True) and loaded.away == {0}
     assert service.seats_of(loaded)[2] == Seat(9, "Computer 1", "easy")
 

@@ -157,7 +157,8 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
         assert game is not None and game.state == state
         for _ in range(5):
             await parlor.host.act_text(alice.account_id, KEY, "END")
-        await wait_until(lambda: game.outcome is not None)  # the computer played on
+        # the computer played on (its solver is CPU-bound: slow on a busy machine)
+        await wait_until(lambda: game.outcome is not None, 60)
         assert len(game.outcome.scores) == 2 and game.state.matches[1].over
         async with parlor.db.session() as tx:
             record = await tx.get(GameRecord, game.id)

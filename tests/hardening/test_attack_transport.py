@@ -252,6 +252,8 @@ async def test_a_trickle_does_not_defeat_the_idle_timeout(sqlite_url):
 
         async def trickle() -> None:
             for _ in range(40):
+                if lazy.writer.transport.is_closing() or lazy.reader.at_eof():
+                    return  # closed (what the test waits for)
                 lazy.writer.write("\r\n")           # empty lines
                 lazy.writer.send_iac(bytes([IAC, NOP]))  # and telnet NOPs
                 await asyncio.sleep(0.25)

@@ -122,6 +122,9 @@ class Client:
                 chunk = await asyncio.wait_for(self.reader.read(65536), deadline - loop.time())
             except asyncio.TimeoutError:
                 break
+            except ConnectionError:  # a write of ours met the closed socket first: closed
+                rest = bytes(getattr(self.reader, "_buffer", b"")).decode(errors="replace")
+                return ANSI.sub("", self.buffer + rest)
             if not chunk:
                 return ANSI.sub("", self.buffer)
             self.buffer += chunk

@@ -26,7 +26,7 @@ from server.config import Config
 from server.db import Database, connection_lost
 from server.hosting import GameKind
 from server.login import login
-from server.presentation import Presentation
+from server.presentation import Presentation, game_status
 from server.services.accounts import Accounts, Member
 from server.services.games import GameHost
 from server.services.ratings import Ratings
@@ -511,18 +511,32 @@ class Parlor:
         log.warning("admin %s: %s", session.name, what)
 
     def mssp(self) -> dict[str, str]:
-        return {
+        """What MUD listings read (MSSP): the parlor's name, players, start time (UPTIME,
+        Unix time), codebase, what clients get, and the web client's address when the
+        web door names its host (``[web] hosts``)."""
+        web = self.config.web
+        found = {
             "NAME": self.config.server.name,
             "PLAYERS": str(self.online_count),
             "UPTIME": str(int(self.started_at)),
             "CODEBASE": "Esterport",
             "GENRE": "Game Parlor",
+            "SUBGENRE": "Board and card games",
             "GAMEPLAY": "Board Games, Card Games, Puzzle",
+            "GAMESYSTEM": "None",
+            "STATUS": "Live",
             "LANGUAGE": "English",
             "FAMILY": "Custom",
-            "ANSI": "1", "UTF-8": "1", "GMCP": "1", "MSSP": "1",
+            "ROOMS": str(len(self.world.rooms)),
+            "ANSI": "1", "UTF-8": "1", "VT100": "1", "GMCP": "1", "MSSP": "1",
+            "MCCP": "0", "MSDP": "0", "MSP": "0", "MXP": "0", "PUEBLO": "0",
+            "XTERM 256 COLORS": "0", "XTERM TRUE COLORS": "0",
+            "PAY TO PLAY": "0", "PAY FOR PERKS": "0",
             "PORT": str(self.config.server.port),
         }
+        if web.enabled and web.hosts:
+            found["WEBSITE"] = f"http://{web.hosts[0]}:{web.port}/"
+        return found
 
     # -- the world -------------------------------------------------------------------------
     def move(self, session: Session, room: str, direction: str | None = None) -> None:
@@ -549,9 +563,16 @@ class Parlor:
                 "text": text, "exclude": session.account_id}))
 
     def send_room_info(self, session: Session) -> None:
+        """GMCP for where the player is: ``Room.Info`` (a mapper's room and exits) and
+        ``Char.Status`` (the room, and a game of theirs in play here, if any; the
+        presentation sends its changes as its frames come: server/presentation.py)."""
         room = self.world.rooms[session.room]
         session.gmcp("Room.Info", {"num": room.key, "name": room.name, "area": "Esterport",
                                    "exits": room.exits, "game": room.game})
+        games = self.host.games_of(session.account_id) if session.account_id else []
+        game = (game_status(games[0].frame(games[0].seat_of(session.account_id)))
+                if games else None)
+        session.gmcp("Char.Status", {"room": room.key, "area": "Esterport", "game": game})
 
     # -- connections -----------------------------------------------------------------------
     def _forget_clients(self, gone: Session | None = None) -> None:

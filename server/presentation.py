@@ -345,7 +345,20 @@ class Presentation:
                 # the board in words (SET SCREENREADER's lines): a browser's text alternative
                 data["spoken"] = list(kind.speak(frame["view"], names=tuple(names)))
             session.gmcp(kind.gmcp_package, data)
+        if frame["seat"] is not None:  # their own game: what a status bar shows of it
+            session.gmcp("Char.Status", {"game": game_status(frame)})
 
 
-__all__ = ["Presentation", "Shown", "around_board", "board_text", "decide", "header",
-           "own_lines", "rows", "spoken_changes", "your_move"]
+def game_status(frame: Mapping[str, Any]) -> dict[str, Any] | None:
+    """GMCP ``Char.Status``'s ``game`` for a player's own frame: which game, who moves,
+    and whether it is their move; None once it is over."""
+    if frame["finished"]:
+        return None
+    return {"id": frame["game"], "title": frame["kind_title"],
+            "players": [s["name"] for s in frame["seats"]],
+            "to_move": [frame["seats"][s]["name"] for s in frame["to_move"]],
+            "your_move": frame["seat"] in frame["to_move"]}
+
+
+__all__ = ["Presentation", "Shown", "around_board", "board_text", "decide", "game_status",
+           "header", "own_lines", "rows", "spoken_changes", "your_move"]

@@ -16,19 +16,33 @@ async def test_gmcp_room_and_game_state_and_mssp(parlor, clients):
         if mud.mssp:
             break
         await asyncio.sleep(0.05)
-    assert mud.mssp and mud.mssp[0]["NAME"] == "Esterport"
-    assert int(mud.mssp[0]["PLAYERS"]) >= 0
+    mssp = mud.mssp[0]
+    assert mssp["NAME"] == "Esterport" and int(mssp["PLAYERS"]) >= 0
+    # what MUD listings read: when it started, the codebase, rooms, what clients get
+    assert int(mssp["UPTIME"]) > 1_700_000_000 and mssp["CODEBASE"] == "Esterport"
+    assert int(mssp["ROOMS"]) >= 5 and mssp["GMCP"] == "1" and mssp["MCCP"] == "0"
     rooms = [d for p, d in mud.gmcp if p == "Room.Info"]
     assert rooms and rooms[-1]["num"] == "plaza" and "north" in rooms[-1]["exits"]
+    status = [d for p, d in mud.gmcp if p == "Char.Status"]
+    assert status[-1] == {"room": "plaza", "area": "Esterport", "game": None}
     await mud.cmd("north", "Tile Shop")
     await asyncio.sleep(0.2)
     assert [d for p, d in mud.gmcp if p == "Room.Info"][-1]["num"] == "shop"
+    assert [d for p, d in mud.gmcp if p == "Char.Status"][-1]["room"] == "shop"
 
+    parlor.host.computer_delay = 0.0
     await mud.cmd("ttt challenge computer", "Mudder vs Computer")
     await asyncio.sleep(0.3)
     games = [d for p, d in mud.gmcp if p == "Ttt.Game"]
     assert games and games[-1]["players"] == ["Mudder", "Computer(normal)"]
     assert games[-1]["seat"] == 0 and "cells" in games[-1]["view"]
+    # a status bar's line: which game, who moves, whether it is your move
+    game = [d for p, d in mud.gmcp if p == "Char.Status"][-1]["game"]
+    assert game["title"] == "Noughts and Crosses" and game["players"] == games[-1]["players"]
+    assert game["your_move"] == (game["to_move"] == ["Mudder"])
+    await mud.cmd("ttt resign", "wins")
+    await asyncio.sleep(0.2)
+    assert [d for p, d in mud.gmcp if p == "Char.Status"][-1] == {"game": None}
     await mud.close()
 
 

@@ -220,7 +220,7 @@ class Cluster:
         host.games.node = self.node
         host.games.listeners.append(self._game_changed)
         host.offers.listeners.append(self._offer_changed)
-        host.elsewhere = self
+        host.other_nodes = self
         host.seeks.new_id = self._new_seek_id
         host.seeks.claim = self._claim_seek
         host.tournaments.lock = ClusterLock(self.redis, PREFIX + "tournaments")
@@ -756,7 +756,7 @@ class Cluster:
                     "Sorry, something went wrong with that command; it has been logged."]]
         self._answer(data, out=out, view=view)
 
-    # -- what players here ask of the other nodes (``GameHost.elsewhere``) -------------
+    # -- what players here ask of the other nodes (``GameHost.other_nodes``) -------------
     def _frames_here(self, kind_key: str | None) -> list[dict[str, Any]]:
         host = self.parlor.host
         return [{**g.frame(None, with_view=False), "watchers": host.watchers(g.id)}

@@ -101,7 +101,7 @@ class WebPage:
     data: Callable[[], Awaitable[dict[str, Any]]]
 
 
-class Parlor(Protocol):
+class ParlorAccess(Protocol):
     """What a game's service may ask of the rest of the parlor, and all it may ask: the
     one narrow way a kind reaches outside itself (``GameKind.parlor``, set when the kind
     is hosted). A kind never holds the game host; its database hooks need none of this
@@ -191,7 +191,7 @@ class GameKind(abc.ABC):
     for the log at start). ``commands/app.py`` hands them over where the application is
     assembled; no module that serves every game names a game.
 
-    **The service.** ``GameHost.register`` sets ``parlor`` (a :class:`Parlor`: what the
+    **The service.** ``GameHost.register`` sets ``parlor`` (a :class:`ParlorAccess`: what the
     kind may ask of the rest of the server, and nothing more; a kind is hosted once).
     What a game offers beyond hosting (Triad's tables, Pyramid's TOP 10, Triptycha's
     tiles) is methods of its subclass, and everyone reaches it one way:
@@ -209,10 +209,10 @@ class GameKind(abc.ABC):
     open_table: bool = False
     levels: tuple[str, ...] = ("easy", "normal", "hard")  # the computer's, weakest first
     level_ratings: tuple[tuple[str, int], ...] = ()  # the computer's levels, rated
-    parlor: "Parlor | None" = None  # set by GameHost.register
+    parlor: "ParlorAccess | None" = None  # set by GameHost.register
 
     @property
-    def hosted(self) -> Parlor:
+    def hosted(self) -> ParlorAccess:
         """The parlor this kind is hosted in (a RuntimeError before it is)."""
         if self.parlor is None:
             raise RuntimeError(f"game kind {self.key or type(self).__name__} is not hosted")
@@ -535,5 +535,5 @@ class HostedGame(GameKind):
         return None if self.spec.withheld is None else self.spec.withheld(state)
 
 
-__all__ = ["ActionContext", "FinishContext", "GameKind", "HostedGame", "Parlor", "RuleError",
+__all__ = ["ActionContext", "FinishContext", "GameKind", "HostedGame", "ParlorAccess", "RuleError",
            "Seat", "StartContext", "WebPage"]

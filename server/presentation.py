@@ -4,7 +4,7 @@ A game reaches a screen as a *frame* (``LiveGame.frame``): plain data about one 
 one audience (a seat, or the watchers) sees it, with that audience's view, decided by the
 game's own visibility rules when the frame was made. Every game event on the bus is a
 frame with the lines its audience is told and the facts of the action
-(``GameHost._publish``); asking for a board (the game's view command, OBSERVE, REPLAY, a
+(``Play.publish``, server/services/play.py); asking for a board (the game's view command, OBSERVE, REPLAY, a
 returning player) makes a frame of the game as it stands. This module draws frames and
 nothing else: it never looks a game up, so a frame drawn on another node shows the same.
 

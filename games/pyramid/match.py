@@ -28,7 +28,7 @@ Actions
     ``apply`` raises :class:`games.errors.IllegalAction` and leaves the table unchanged.
 
 Events
-    :class:`Told` (an engine event of one seat's match) and :class:`Closed`; who hears
+    :class:`MatchEvent` (an engine event of one seat's match) and :class:`Closed`; who hears
     them is :func:`audience` (an :class:`Audience`).
 
 How a table ends (``outcome``)
@@ -114,7 +114,7 @@ class Close:
 
 
 @attrs.frozen
-class Told:
+class MatchEvent:
     """An engine event of one seat's match, with what describing it needs."""
 
     seat: int
@@ -304,7 +304,7 @@ def apply(table: Table, seat: int, action: Any, rng: random.Random | None = None
     except RuleError as err:
         raise type(err)(sentence(str(err))) from None
     matches = table.matches[:seat] + (new,) + table.matches[seat + 1:]
-    told = [Told(seat, match.mode, match.n_games, e) for e in events]
+    told = [MatchEvent(seat, match.mode, match.n_games, e) for e in events]
     return attrs.evolve(table, matches=matches), told
 
 
@@ -369,7 +369,7 @@ def audience(table: Table, seat: int, events: list) -> Audience | None:
         return Audience(seats=(seat,), watchers=False)
     if len(table.matches) == 1 or table.closed:
         return None
-    told = [e for e in events if isinstance(e, Told)]
+    told = [e for e in events if isinstance(e, MatchEvent)]
     shown = all(is_shown(table, e.event.game_no) for e in told
                 if not isinstance(e.event, rules.NewDeal))  # a deal dealt tells no card
     if shown and any(isinstance(e.event, rules.GameOver) for e in told):
@@ -512,7 +512,7 @@ def describe_event(event: Any) -> str | None:
                 EXIT: "The tournament is abandoned.",
                 RENEW: "This match is abandoned; a new one follows with the same settings.",
                 RESIGN: None}.get(event.what)
-    if not isinstance(event, Told):
+    if not isinstance(event, MatchEvent):
         return None
     e = event.event
     if isinstance(e, rules.Removed):

@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 
 class HostParlor:
-    """The :class:`~server.hosting.Parlor` every hosted kind is given: made of the host's
+    """The :class:`~server.hosting.ParlorAccess` every hosted kind is given: made of the host's
     parts (not the host), so a game's service can start games, act on a player's behalf,
     tell a player something and run a helper, and reach nothing else."""
 
@@ -91,7 +91,7 @@ class HostParlor:
         return self._turns.spawn(coro)
 
 
-class Elsewhere:
+class OtherNodes:
     """What the other nodes of a cluster hold that a player here may ask about: their
     games in play (GAMES, the web's lists and boards) and the offers made there to players
     here (PENDING, ACCEPT). A lone server has no other node: this is it, holding nothing;
@@ -124,7 +124,7 @@ class GameHost:
         self.reconnect_grace = reconnect_grace
         self.computer_delay = computer_delay
         self.kinds: dict[str, GameKind] = {}
-        self.elsewhere = Elsewhere()  # the other nodes of a cluster (server/cluster.py)
+        self.other_nodes = OtherNodes()  # the other nodes of a cluster (server/cluster.py)
         self._names: dict[str, GameKind] = {}  # key, prefix and title, lower case
         self.games = LiveGames(self.kinds)
         self.live = self.games.live
@@ -265,7 +265,7 @@ class GameHost:
         here = [{**g.frame(None, with_view=False), "watchers": self.watchers(g.id)}
                 for g in self.live.values() if kind_key is None or g.kind.key == kind_key]
         there = [{**f, "watchers": f["watchers"] + self.watchers(f["game"])}
-                 for f in await self.elsewhere.frames(kind_key) if f["game"] not in self.live]
+                 for f in await self.other_nodes.frames(kind_key) if f["game"] not in self.live]
         # once each: should two nodes answer for one game (one of them about to find it
         # lost), the newer epoch's (then version's) frame is the game
         newest: dict[int, dict[str, Any]] = {}
@@ -283,7 +283,7 @@ class GameHost:
         game = self.live.get(game_id)
         if game is not None:
             return {**game.frame(None), "watchers": self.watchers(game_id)}
-        frame = await self.elsewhere.frame(game_id)
+        frame = await self.other_nodes.frame(game_id)
         if frame is not None:
             frame = {**frame, "watchers": frame["watchers"] + self.watchers(game_id)}
         return frame
@@ -306,7 +306,7 @@ class GameHost:
     def pending(self, account_id: int) -> tuple[list[Offer], list[Offer]]:
         """(offers to ``account_id``, here or on another node; offers from them)."""
         to_me, from_me = self.offers.pending(account_id)
-        return [*to_me, *self.elsewhere.offers_to(account_id)], from_me
+        return [*to_me, *self.other_nodes.offers_to(account_id)], from_me
 
     takes_rematches = staticmethod(Offers.takes_rematches)
 

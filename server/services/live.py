@@ -114,7 +114,7 @@ class LiveGame:
         seen: it comes from a node that has lost the game), the seats, whose move it is, how it ended, and the view the game's
         own visibility rules give that audience, and ``withheld``: why nobody but its
         players may see it at all (``GameKind.withheld``), or None. Every game event is a
-        frame with the lines that audience is told (``GameHost._publish``)."""
+        frame with the lines that audience is told (``Play.publish``, server/services/play.py)."""
         finished = self.outcome is not None
         return {"game": self.id, "kind": self.kind.key, "kind_title": self.kind.title,
                 "title": self.title, "version": self.version, "epoch": self.epoch,

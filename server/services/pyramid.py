@@ -68,7 +68,7 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.pyramid import ai, notation, rules, solver, solver_build
 from games.pyramid.cards import card_text
-from games.pyramid.match import (SAVE, Table, Told, counts, deal_scores, new_table,
+from games.pyramid.match import (SAVE, MatchEvent, Table, counts, deal_scores, new_table,
                                  state_from_json, state_to_json, to_move)
 from games.pyramid.spec import SPEC
 from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext, WebPage
@@ -570,7 +570,7 @@ class Pyramid(HostedGame):
             return
         match = ctx.old_state.matches[ctx.seat]
         for event in ctx.events:
-            if isinstance(event, Told) and isinstance(event.event, rules.GameOver):
+            if isinstance(event, MatchEvent) and isinstance(event.event, rules.GameOver):
                 n = event.event.game_no
                 if match.mode == "standard" and _untouched(match.games[n - 1]):
                     continue  # a deal ended before any move (NEW, TOUR): nothing to tell

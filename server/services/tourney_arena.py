@@ -48,7 +48,7 @@ class Arena:
     late_entry = True
 
     def __init__(self, director: "Tournaments") -> None:
-        self.d = director
+        self.director = director
 
     def check(self, kind: GameKind, minutes: int) -> None:
         if not 1 <= minutes <= MAX_MINUTES:
@@ -69,7 +69,7 @@ class Arena:
         left = ends_at - time.time()
         if left <= 0:
             return "time is up; the last games are played out"
-        return f"{counted(math.ceil(left / self.d.settings.minute_seconds), 'minute')} left"
+        return f"{counted(math.ceil(left / self.director.settings.minute_seconds), 'minute')} left"
 
     def standings(self, row: "TournamentRecord") -> list[dict[str, Any]]:
         """{entrant, points, games, wins, fire}, best first: by points, then wins."""
@@ -93,8 +93,8 @@ class Arena:
                              else e for e in state["entrants"]]
 
     async def begin(self, row: "TournamentRecord", state: dict[str, Any]) -> None:
-        state["ends_at"] = time.time() + state["minutes"] * self.d.settings.minute_seconds
-        await self.d.save(row, state, "running")
+        state["ends_at"] = time.time() + state["minutes"] * self.director.settings.minute_seconds
+        await self.director.save(row, state, "running")
         await self.advance(row, state)
 
     async def advance(self, row: "TournamentRecord", state: dict[str, Any]) -> None:
@@ -105,17 +105,17 @@ class Arena:
                 for i in (p["first"], p["second"])}
         if time.time() >= state["ends_at"]:
             if not busy:
-                await self.d.finish(row, state, self.standings(row)[0]["entrant"]["name"])
+                await self.director.finish(row, state, self.standings(row)[0]["entrant"]["name"])
             return
         waiting = [e for e in state["entrants"] if not e.get("paused")
-                   and e["id"] not in busy and self.d.is_online(e["id"])
-                   and self.d.games.game_of(e["id"], row.kind) is None]
+                   and e["id"] not in busy and self.director.is_online(e["id"])
+                   and self.director.games.game_of(e["id"], row.kind) is None]
         if len(waiting) < 2:
             return
         # two who just met wait for someone else, unless no one else is there to play
         # (withdrawn or gone): an arena of two plays on rather than stand still
         playing = [e for e in state["entrants"]
-                   if not e.get("paused") and self.d.is_online(e["id"])]
+                   if not e.get("paused") and self.director.is_online(e["id"])]
         ranks = {t["entrant"]["id"]: k for k, t in enumerate(self.standings(row))}
         pairs = arena_pairings([
             Entrant(e["id"], rating=e["rating"],
@@ -124,4 +124,4 @@ class Arena:
                                     for p in mine[e["id"]]))
             for e in waiting], ranks, again=len(playing) == 2)
         if pairs:
-            await self.d.open_round(row, state, pairs, None)
+            await self.director.open_round(row, state, pairs, None)

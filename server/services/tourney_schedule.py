@@ -43,7 +43,7 @@ def next_start(entry: ScheduledTournament, now: float) -> float:
 
 class Schedule:
     def __init__(self, director: "Tournaments") -> None:
-        self.d = director
+        self.director = director
         self.entries: tuple[ScheduledTournament, ...] = ()
         self._failed: set[tuple[int, float]] = set()  # (entry, time) that could not open
 
@@ -52,7 +52,7 @@ class Schedule:
 
     def kind_named(self, name: str) -> GameKind | None:
         """The game ``name`` (its key, prefix or title, in lower case) names."""
-        kinds = self.d.kinds
+        kinds = self.director.kinds
         return kinds.get(name) or next(
             (k for k in kinds.values() if name in (k.prefix.lower(), k.title.lower())), None)
 
@@ -73,17 +73,17 @@ class Schedule:
         """Open each entry whose next time is at most ``open_minutes`` away (once)."""
         for k, entry in enumerate(self.entries):
             at = next_start(entry, now)
-            if at - now > self.d.settings.open_minutes * 60 or (k, at) in self._failed:
+            if at - now > self.director.settings.open_minutes * 60 or (k, at) in self._failed:
                 continue
             kind = self.kind_named(entry.game)
-            async with self.d.db.session() as tx:
+            async with self.director.db.session() as tx:
                 found = await tx.scalar(sa.select(TournamentRecord.id).where(
                     TournamentRecord.kind == kind.key, TournamentRecord.system == entry.system,
                     TournamentRecord.starts_at == at))
             if found is not None:
                 continue
             try:
-                row = await self.d.create(kind.key, entry.system, entry.length,
+                row = await self.director.create(kind.key, entry.system, entry.length,
                                           kind.parse_options(list(entry.options)), None, True,
                                           starts_at=at)
             except GameError as err:

@@ -47,7 +47,7 @@ class Swiss:
     late_entry = False
 
     def __init__(self, director: "Tournaments") -> None:
-        self.d = director
+        self.director = director
 
     def check(self, kind: GameKind, rounds: int) -> None:
         if not 1 <= rounds <= MAX_ROUNDS:
@@ -81,7 +81,7 @@ class Swiss:
         if not state["pairings"] or any(p["score"] is None for p in state["pairings"][-1]):
             return
         if len(state["pairings"]) >= state["rounds"]:
-            await self.d.finish(row, state, self.standings(row)[0][0]["name"])
+            await self.director.finish(row, state, self.standings(row)[0][0]["name"])
             return
         await self._pair(row, state)
 
@@ -92,5 +92,5 @@ class Swiss:
         pairs, bye = swiss_pairings([
             Entrant(e["id"], points[e["id"]], e["rating"], tuple(seats[e["id"]]),
                     tuple(opponents[e["id"]])) for e in playing])
-        await self.d.open_round(row, state, pairs, bye)
+        await self.director.open_round(row, state, pairs, bye)
         await self.advance(row, state)  # a round of byes and forfeits only is over at once

@@ -121,7 +121,7 @@ async def next_change(changed: asyncio.Event, quiet_until: float) -> str:
 
 class GameStream:
     """One page's subscription to one game, drawn from the watchers' frames the bus
-    brings (``GameHost._publish``): the game is read once, when the stream starts
+    brings (``Play.publish``, server/services/play.py): the game is read once, when the stream starts
     (``snapshot``: from this node, or the node that drives it), and never again."""
 
     def __init__(self, parlor: "Parlor", game_id: int,

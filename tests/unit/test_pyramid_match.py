@@ -21,7 +21,7 @@ import pytest
 from games.errors import BadNotation, IllegalAction, RuleError
 from games.pyramid import match, rules
 from games.pyramid.cards import new_deck_order
-from games.pyramid.match import (EXIT, RENEW, RESIGN, SAVE, Close, Closed, Told, apply,
+from games.pyramid.match import (EXIT, RENEW, RESIGN, SAVE, Close, Closed, MatchEvent, apply,
                                  audience, check_close, choose_action, counts, new_table,
                                  outcome, to_move, view_for)
 from games.pyramid.spec import SPEC
@@ -47,7 +47,7 @@ def test_seats_play_their_own_matches_at_once_and_hear_of_each_other_at_game_end
     assert audience(after, 1, events) == match.Audience(seats=(1,))  # only the mover sees an
     # ordinary move (and the watchers: the deals are not the same)
     ended, events = apply(after, 1, rules.END)
-    assert any(isinstance(e, Told) and isinstance(e.event, rules.GameOver) for e in events)
+    assert any(isinstance(e, MatchEvent) and isinstance(e.event, rules.GameOver) for e in events)
     assert audience(ended, 1, events) is None  # a game's end: everyone
     assert audience(table_of(1, (False,)), 0, []) is None
     view = view_for(ended, 0)
@@ -442,7 +442,7 @@ def test_random_legal_play_keeps_a_legal_table_that_saves_anywhere(shape, seed, 
         table, events = apply(restored, seat, action, random.Random(step))
         check_table(table)
         for e in events:
-            if isinstance(e, Told) and isinstance(e.event, rules.GameOver):
+            if isinstance(e, MatchEvent) and isinstance(e.event, rules.GameOver):
                 assert e.event.total == sum(table.matches[seat].scores[:e.event.game_no])
     result = outcome(table)
     if result is not None and not table.closed:

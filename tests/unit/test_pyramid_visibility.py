@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.pyramid import match, rules, spoken
-from games.pyramid.match import Close, Told, apply, audience, new_table, outcome, view_for
+from games.pyramid.match import Close, MatchEvent, apply, audience, new_table, outcome, view_for
 
 CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9AJQK])[SHDC](?![0-9A-Za-z])")
 NAMES = ("Bob", "Carol")
@@ -58,7 +58,7 @@ def check_audience(before: match.Table, after: match.Table, seat: int, events: l
         assert heard is None or heard.watchers
         return
     assert heard is not None and heard.seats == (seat,) and not heard.watchers
-    assert all(isinstance(e, Told) and isinstance(e.event, (rules.GameOver, rules.NewDeal))
+    assert all(isinstance(e, MatchEvent) and isinstance(e.event, (rules.GameOver, rules.NewDeal))
                for e in heard.public)
     for e in heard.public:
         assert not CARD.search(match.describe_event(e) or ""), e

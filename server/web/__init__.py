@@ -136,8 +136,12 @@ class WebDoor:
         self.closing.set()
         for stream in list(self.streams):
             stream.changed.set()
+        restarting = self.parlor.handing_over  # a reload: the pages come back at once
         for session in list(self.parlor.connections):  # browsers' sessions, told as telnet's
-            if getattr(session.writer, "_transport", None) in self.plays:
+            transport = getattr(session.writer, "_transport", None)
+            if transport in self.plays:
+                if restarting:  # WebSocket's "Service Restart": the page reconnects soon,
+                    transport.close_code = 1012  # keeping what its player types meanwhile
                 session.close(self.parlor.farewell)
         for transport in list(self.plays):  # and any still at the telnet negotiation
             transport.close()

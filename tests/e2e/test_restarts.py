@@ -249,3 +249,48 @@ def test_esterport_reload_and_a_bad_configuration_refused(held):
     held.config.write_text(good)
     time.sleep(0.5)
     assert held.parlor() == parlor and held.proc.poll() is None
+
+
+async def test_a_browser_page_keeps_what_its_player_types_through_a_reload(held):
+    """Chromium on /play: the browser's sessions are not held (their WebSocket closes with
+    "Service Restart", 1012), so the page says the parlor is restarting, keeps what its
+    player types meanwhile, logs in again by its token once the next parlor is up, and
+    then sends those commands, once each and in order; the game is drawn again."""
+    from tests.e2e.test_web_browser import ARGS, screen_has, type_line, until
+
+    chromium = require_program("chromium")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        if os.environ.get("ESTERPORT_REQUIRE_CLIENTS") == "1":
+            pytest.fail("playwright is required (ESTERPORT_REQUIRE_CLIENTS=1)")
+        pytest.skip("playwright not installed")
+    door = next(line.rsplit(" ", 1)[1].strip() for line in held.log
+                if "The web door is open" in line).rstrip("/")
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            page = await browser.new_page(viewport={"width": 1100, "height": 800})
+            await page.goto(door + "/play")
+            await screen_has(page, "Name: ")
+            for line, prompt in (("new", "Choose a name: "), ("Pia", "Choose a password: "),
+                                 ("secret1", "Type it again: "), ("secret1", "Welcome, Pia!")):
+                await type_line(page, line)
+                await screen_has(page, prompt)
+            await type_line(page, "dice challenge computer easy")
+            await screen_has(page, "Pia vs Computer(easy) begins")
+            game = await page.evaluate("document.getElementById('pane').dataset.game")
+            held.reload()
+            await until(page, "document.getElementById('state').textContent"
+                              ".includes('restarting')", timeout=30000)
+            for n in (1, 2, 3):   # typed while the page has no connection
+                await type_line(page, f"say w{n}")
+            await asyncio.to_thread(held.attached, 2)
+            await screen_has(page, 'You say, "w3"', timeout=30000)
+            shown = await page.locator("#screen").text_content()
+            said = re.findall(r'You say, "(w\d)"', shown)
+            assert said == ["w1", "w2", "w3"], shown[-2000:]
+            await until(page, "g => document.getElementById('pane').dataset.game === g",
+                        arg=game)   # the game drawn again after the page came back
+        finally:
+            await browser.close()

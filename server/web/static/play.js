@@ -41,6 +41,11 @@
     try { if (t) sessionStorage.setItem(RESUME_KEY, t); else sessionStorage.removeItem(RESUME_KEY); } catch (e) { /* storage off */ }
   }
   let retry = 0, retryTimer = null, leaving = false;
+  // commands typed while the page is not connected and logged in (null: none waiting;
+  // a list once the connection is lost after a login)
+  let waiting = null;
+  const WAITING_MOST = 20;
+  const SERVICE_RESTART = 1012;   // the close code the parlor sends when it restarts
   window.esterport = { gmcp: [] };   // GMCP messages received (the game views), for scripts
 
   function newLine() {
@@ -332,6 +337,11 @@
       if (pkg === "Char.Name" && data && data.name) {
         login.name = data.name; login.done = true; login.auto = false; retry = 0;
         document.dispatchEvent(new CustomEvent("esterport:login", { detail: data.name }));
+        if (waiting !== null) {   // back: what was typed meanwhile runs now, in order
+          const typed = waiting;
+          waiting = null;
+          for (const w of typed) sendLine(w);
+        }
       }
       window.esterport.gmcp.push([pkg, data]);
       if (window.esterport.gmcp.length > 50) window.esterport.gmcp.shift();
@@ -390,7 +400,13 @@
       if (s.trim() && !/^(new|quit|exit|logout)$/i.test(s.trim())) login.name = s.trim().split(/\s+/)[0];
     }
     if (/^\s*(quit|logout)(\s+yes)?\s*$/i.test(s)) { leaving = true; keepToken(null); }
-    sendLine(s);
+    if (waiting !== null && !(ws && ws.readyState === WebSocket.OPEN && login.done)) {
+      // between connections (the parlor restarting, a drop) a command waits, and runs
+      // once, in order, when the page is logged in again (not before: it would be read
+      // as a name at the login prompt)
+      if (waiting.length < WAITING_MOST) waiting.push(s);
+      else text("(too many commands waiting; that one was not kept)\n");
+    } else sendLine(s);
     text(s + "\n");     // the server does not echo: show what was typed
     remember(s);
     line.value = "";
@@ -452,10 +468,16 @@
         leaving = false;
         return;
       }
-      const wait = Math.min(15, [1, 2, 3, 5, 8, 10][retry] || 15);
-      retry += 1;
+      const restarting = ev.code === SERVICE_RESTART;
+      // a restart is over in a second or two: try again soon, and steadily
+      const wait = restarting ? (retry ? 1 : 0.3) : Math.min(15, [1, 2, 3, 5, 8, 10][retry] || 15);
+      retry = restarting ? Math.min(retry + 1, 1) : retry + 1;
       login.auto = Boolean(login.done && login.name);
-      state.textContent = why + "Connection lost. Reconnecting in " + wait + " s" +
+      if (login.done && waiting === null) waiting = [];
+      login.done = false;
+      state.textContent = restarting ?
+        "The parlor is restarting; what you type runs in a moment." :
+        why + "Connection lost. Reconnecting in " + wait + " s" +
         (login.auto && resumeToken() ? " (you will be logged in again as " + login.name + ")." : ".");
       reconnectButton.hidden = false;
       retryTimer = setTimeout(connect, wait * 1000);

@@ -35,7 +35,8 @@ from server import seeding
 from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
 from server.tasks import cancel_and_wait
-from server.telnet import AcceptErrors, TelnetProtocol, connection_cap, listen_backlog
+from server.telnet import (ACCEPT_BATCH, AcceptErrors, TelnetProtocol, connection_cap,
+                           listen_backlog)
 from server.text import paint
 from server.throttle import KeyedLocks, LoginThrottle, Sliding
 from server.world import World, describe_room
@@ -56,6 +57,9 @@ GOODBYE = "Esterport is shutting down. Your games are saved."
 MOVING = ("This part of Esterport is stopping. Connect again: you will be put through to "
           "another part, and your games are waiting.")
 RESTARTING = "Esterport is restarting; this page connects again in a moment."
+# a TLS connection at a reload (a held parlor): its keys are this process's, so it cannot
+# be handed to the next parlor as plain telnet's are
+TLS_RESTARTING = "Esterport is restarting; connect again in a few seconds. Your games are saved."
 
 
 class Commands(Protocol):
@@ -186,6 +190,7 @@ class Parlor:
             self.server = await telnetlib3.create_server(
                 host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
         listen_backlog(self.server.sockets, cfg.backlog)  # accepted ACCEPT_BATCH a turn
+        await self._listen_tls()
         if cfg.fairness:
             self._background.add(asyncio.create_task(self.governor.run()))
         if cfg.idle_timeout:
@@ -194,6 +199,48 @@ class Parlor:
             self._background.add(asyncio.create_task(Collector(cfg.gc_freeze_every).run()))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
+
+    async def _listen_tls(self) -> None:
+        """``[server] tls_port``: telnet over TLS, served by this process with the plain
+        port's shell, caps, pre-login bounds and protocol (one count of connections).
+
+        Not through a holder, even in a held parlor: the holder keeps a socket, and a TLS
+        session's keys live here. Its connections therefore end at a reload, told so
+        (``TLS_RESTARTING``); the listener closes with the rest when the parlor stops or
+        hands over (``before_stop``), so the next parlor can bind the port. No PROXY
+        header either: it would come before the handshake, where TLS is read."""
+        cfg = self.config.server
+        self.tls_server: asyncio.Server | None = None
+        if not cfg.tls_port:
+            return
+        from server.tls import HANDSHAKE_TIMEOUT, server_context
+
+        context = server_context(cfg.tls_certificate, cfg.tls_key)  # TLSError, one line
+        protocol = type("TLSProtocol", (self.telnet_protocol,), {"holder": None, "proxies": ()})
+        try:
+            self.tls_server = server = await asyncio.get_running_loop().create_server(
+                lambda: protocol(**self.telnet_options), cfg.host, cfg.tls_port, ssl=context,
+                ssl_handshake_timeout=HANDSHAKE_TIMEOUT, backlog=ACCEPT_BATCH)
+        except OSError as err:
+            raise OSError(err.errno, f"the TLS port {cfg.tls_port}: {err.strerror}") from None
+        listen_backlog(server.sockets, cfg.backlog)
+
+        async def close() -> None:
+            server.close()
+            farewell = TLS_RESTARTING if self.handing_over else self.farewell
+            tls = [s for s in self.connections if isinstance(s.protocol, protocol)]
+            sockets = [t.get_extra_info("socket") for s in tls
+                       if (t := getattr(s.protocol, "_transport", None)) is not None]
+            for session in tls:
+                session.close(farewell)
+            loop = asyncio.get_running_loop()  # the farewell and TLS's close_notify go out
+            deadline = loop.time() + 2.0       # before a reload ends the process
+            while any(s is not None and s.fileno() != -1 for s in sockets) \
+                    and loop.time() < deadline:
+                await asyncio.sleep(0.02)
+
+        self.before_stop.append(close)
+        log.info("telnet over TLS on %s:%d", cfg.host, server.sockets[0].getsockname()[1])
 
     async def _take_over(self, protocol: type[TelnetProtocol], handed: list) -> None:
         """A held parlor: carry on every connection the holder hands over, then accept

@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 import attrs
 
 from server.proxy_protocol import check_proxies
+from server.tls import server_context
 
 
 def _proxies(_section: Any, field: attrs.Attribute, value: tuple[str, ...]) -> None:
@@ -72,6 +73,12 @@ class ServerSection:
     # after a crash (a second process of the parlor's size)
     hold_spare: bool = True
     pid_file: str = "esterport.pid"   # the holder's process id, for `esterport reload`
+    # telnet over TLS on a port of its own (0: none), with a PEM certificate (its chain
+    # after it) and its unencrypted PEM key ("": in the certificate's file); the web door's
+    # HTTPS port ([web] tls_port) uses the same files (server/tls.py)
+    tls_port: int = attrs.field(default=0, validator=_at_least("server", 0))
+    tls_certificate: str = ""
+    tls_key: str = ""
 
 
 @attrs.frozen
@@ -156,6 +163,9 @@ class WebSection:
     # live streams (a game, the seeks, tournaments) one address holds open at once
     streams_per_address: int = attrs.field(default=8, validator=_at_least("web", 1))
     request_timeout: float = 10.0      # a request head arriving (400), an answer made (503)
+    # the same pages over HTTPS on a port of their own (0: none), with [server]
+    # tls_certificate and tls_key
+    tls_port: int = attrs.field(default=0, validator=_at_least("web", 0))
 
 
 @attrs.frozen
@@ -308,6 +318,8 @@ class Config:
         if self.cluster.enabled and not self.database.url.startswith("postgresql"):
             raise ValueError("config: a cluster ([cluster] redis) needs PostgreSQL: every "
                              "node must share one database, and SQLite is one process's file")
+        if self.server.tls_port or (self.web.enabled and self.web.tls_port):
+            server_context(self.server.tls_certificate, self.server.tls_key)  # TLSError
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Config":

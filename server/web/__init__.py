@@ -22,11 +22,13 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import ssl
 from typing import TYPE_CHECKING
 
 import uvicorn
 
 from server.telnet import ACCEPT_BATCH, listen_backlog
+from server.tls import server_context
 from server.web.budget import Budget, proxy_test, web_share
 from server.web.live import Watchers
 from server.web.play import host_names
@@ -84,28 +86,12 @@ class WebDoor:
         self.app = build_app(self)
         self._server: uvicorn.Server | None = None
         self._loop_task: asyncio.Task | None = None
+        self._https: uvicorn.Server | None = None  # [web] tls_port
+        self._https_task: asyncio.Task | None = None
 
     async def start(self) -> None:
         cfg = self.parlor.config.web
-        http, ws = protocols(self.budget, cfg.request_timeout)
-        config = uvicorn.Config(
-            self.app, host=self.host, port=self.requested_port, lifespan="off", log_config=None,
-            log_level="warning", access_log=False, ws=ws,
-            ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
-            # uvicorn's own bound (503 and a log line per request past it), never above
-            # the budget and well above the web door's share of it: connections evicted
-            # from the share stay in uvicorn's count for a loop turn, requests' tasks a
-            # little longer, and the budget alone should decide
-            limit_concurrency=self.budget.total,
-            timeout_keep_alive=5, timeout_graceful_shutdown=3, backlog=BACKLOG,
-            http=http,
-            proxy_headers=bool(self.proxies),
-            forwarded_allow_ips=list(self.proxies) or None,
-            server_header=False,
-        )
-        config.load()
-        server = uvicorn.Server(config)
-        server.lifespan = config.lifespan_class(config)
+        server = self._uvicorn(self.requested_port)
         try:
             held = self.parlor.holder.listeners.get("web") if self.parlor.holder else None
             await server.startup(sockets=[held] if held is not None else None)
@@ -118,11 +104,64 @@ class WebDoor:
         self._loop_task = asyncio.create_task(server.main_loop())
         self.parlor.before_stop.append(self.stop)
         log.info("web door on http://%s:%d/", self.host, self.port)
+        if cfg.tls_port:
+            await self._start_https(cfg.tls_port)
+
+    def _uvicorn(self, port: int, tls: ssl.SSLContext | None = None) -> uvicorn.Server:
+        """A uvicorn server of the door's app on ``port`` (over TLS with ``tls``), not
+        started."""
+        cfg = self.parlor.config.web
+        http, ws = protocols(self.budget, cfg.request_timeout)
+        config = uvicorn.Config(
+            self.app, host=self.host, port=port, lifespan="off", log_config=None,
+            log_level="warning", access_log=False, ws=ws,
+            ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
+            # uvicorn's own bound (503 and a log line per request past it), never above
+            # the budget and well above the web door's share of it: connections evicted
+            # from the share stay in uvicorn's count for a loop turn, requests' tasks a
+            # little longer, and the budget alone should decide
+            limit_concurrency=self.budget.total,
+            timeout_keep_alive=5, timeout_graceful_shutdown=3, backlog=BACKLOG,
+            http=http,
+            proxy_headers=bool(self.proxies),
+            forwarded_allow_ips=list(self.proxies) or None,
+            server_header=False,
+            # uvicorn's own context would allow its "TLSv1" ciphers: the telnet port's is used
+            **({"ssl_context_factory": lambda _config, _default: tls} if tls else {}),
+        )
+        config.load()
+        server = uvicorn.Server(config)
+        server.lifespan = config.lifespan_class(config)
+        return server
+
+    async def _start_https(self, port: int) -> None:
+        """``[web] tls_port``: the same app over HTTPS, with ``[server] tls_certificate``
+        and ``tls_key`` (checked when the configuration loads: ``Config.check``). Served
+        by this process even in a held parlor (the holder holds the plain port only):
+        its browsers reconnect after a reload, as the plain port's do."""
+        cfg = self.parlor.config.server
+        server = self._uvicorn(port, server_context(cfg.tls_certificate, cfg.tls_key))
+        try:
+            await server.startup()
+        except SystemExit:
+            await self.stop()
+            raise WebDoorError(f"cannot listen on {self.host}:{port} (HTTPS)") from None
+        for listener in server.servers:
+            listen_backlog(listener.sockets, self.parlor.config.server.backlog)
+        self._https = server
+        self._https_task = asyncio.create_task(server.main_loop())
+        log.info("web door on https://%s:%d/", self.host, self.https_port)
 
     @property
     def port(self) -> int:
         assert self._server is not None
         return self._server.servers[0].sockets[0].getsockname()[1]
+
+    @property
+    def https_port(self) -> int | None:
+        if self._https is None:
+            return None
+        return self._https.servers[0].sockets[0].getsockname()[1]
 
     @property
     def url(self) -> str:
@@ -146,11 +185,17 @@ class WebDoor:
         for transport in list(self.plays):  # and any still at the telnet negotiation
             transport.close()
         self.app.state.pages.close()
-        server, self._server = self._server, None
-        server.should_exit = True
-        if self._loop_task is not None:
-            await self._loop_task
-        await server.shutdown()
+        running = [(self._server, self._loop_task), (self._https, self._https_task)]
+        self._server = self._https = None
+        for server, task in running:
+            if server is not None:
+                server.should_exit = True
+        for server, task in running:
+            if server is None:
+                continue
+            if task is not None:
+                await task
+            await server.shutdown()
         if self.stop in self.parlor.before_stop:
             self.parlor.before_stop.remove(self.stop)
 

@@ -1,0 +1,351 @@
+"""Secure connections (issue 41): telnet over TLS on ``[server] tls_port`` and the web
+door over HTTPS on ``[web] tls_port``, with the clients a player would use: ``openssl
+s_client``, TinTin++'s ``#ssl`` in tmux, and Chromium; a certificate or key that cannot
+serve is refused in one line; a held parlor's TLS players are told at a reload and may
+connect again at once.
+
+The certificate is self-signed, made here by ``openssl req`` (CN localhost, two days).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import attrs
+import pexpect
+import pytest
+import telnetlib3
+
+from commands.app import assemble
+from server.app import TLS_RESTARTING
+from server.config import WebSection
+from server.web import WebDoor
+from tests.conftest import (make_config, require_program, start_server, stop_process,
+                            write_config)
+from tests.support.client import Client
+from tests.support.teardown import cleanup
+from tests.support.tmux import Screen
+
+pytestmark = pytest.mark.e2e
+
+
+@attrs.frozen
+class Pair:
+    certificate: Path
+    key: Path
+
+
+def make_pair(where: Path, name: str) -> Pair:
+    openssl = require_program("openssl")
+    pair = Pair(where / f"{name}.crt", where / f"{name}.key")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                    "-subj", "/CN=localhost", "-days", "2",
+                    "-keyout", str(pair.key), "-out", str(pair.certificate)],
+                   check=True, capture_output=True, timeout=60)
+    return pair
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory) -> tuple[Pair, Pair]:
+    """Two self-signed certificates with their keys (the second: a key of another)."""
+    where = tmp_path_factory.mktemp("tls")
+    return make_pair(where, "parlor"), make_pair(where, "other")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tls_config(tmp_path: Path, certificate: Path | str, key: Path | str = "", *,
+               https: int = 0, more: str = "") -> tuple[str, int]:
+    """``write_config``'s file with a TLS telnet port (and an HTTPS one when ``https``);
+    the file and the TLS port."""
+    port = free_port()
+    path = Path(write_config(tmp_path))
+    text = path.read_text().replace("[server]\n", (
+        f'[server]\ntls_port = {port}\ntls_certificate = "{certificate}"\n'
+        f'tls_key = "{key}"\n{more}'), 1)
+    if https:
+        text = text.replace("[web]\n", f"[web]\ntls_port = {https}\n", 1)
+    path.write_text(text)
+    return str(path), port
+
+
+def s_client(port: int) -> pexpect.spawn:
+    """``openssl s_client`` as a player's terminal: it prints what the server says
+    (telnet's option bytes included) and sends each line typed."""
+    openssl = require_program("openssl")
+    return pexpect.spawn(f"{openssl} s_client -connect 127.0.0.1:{port} -quiet",
+                         encoding="utf-8", codec_errors="replace", timeout=15,
+                         dimensions=(40, 100))
+
+
+def new_account(term: pexpect.spawn, name: str, password: str) -> None:
+    term.expect("Name: ")
+    term.sendline("NEW")
+    term.expect("Choose a name: ")
+    term.sendline(name)
+    term.expect("Choose a password: ")
+    term.sendline(password)
+    term.expect("Type it again: ")
+    term.sendline(password)
+    term.expect(f"Welcome, {name}!")
+    term.expect("Exits:")
+
+
+@pytest.fixture
+def tls_server(tmp_path, pairs):
+    """``esterport serve`` with a TLS telnet port: (plain port, TLS port)."""
+    config, tls_port = tls_config(tmp_path, pairs[0].certificate, pairs[0].key)
+    proc, port = start_server(config)
+    yield port, tls_port
+    stop_process(proc)
+
+
+def test_openssl_s_client_makes_an_account_beside_a_plain_telnet_player(tls_server):
+    """A player over TLS makes an account and talks with one on the plain port: one
+    parlor, two doors. The TLS port answers no clear text to a client that speaks none."""
+    port, tls_port = tls_server
+    with socket.create_connection(("127.0.0.1", tls_port), timeout=10) as raw:
+        raw.sendall(b"NEW\r\n")      # what a plain telnet client would send
+        raw.settimeout(10)
+        heard = b""
+        try:
+            while chunk := raw.recv(4096):
+                heard += chunk
+        except (ConnectionResetError, TimeoutError):
+            pass
+    assert b"Name" not in heard and b"Esterport" not in heard, heard
+
+    secure = s_client(tls_port)
+    new_account(secure, "Tess", "hunter22")
+    assert "hunter22" not in secure.before
+    plain = pexpect.spawn(f"{require_program('telnet')} 127.0.0.1 {port}", encoding="utf-8",
+                          timeout=15, dimensions=(40, 100))
+    new_account(plain, "Pat", "sesame1")
+    secure.sendline("say hello over TLS")
+    secure.expect('You say, "hello over TLS"')
+    plain.expect('Tess says, "hello over TLS"')
+    plain.sendline("who")
+    plain.expect("2 players connected")
+    secure.sendline("quit")
+    secure.expect("Goodbye")
+    secure.expect(pexpect.EOF)
+    plain.sendline("quit")
+    plain.expect(pexpect.EOF)
+
+
+def test_tintin_connects_with_ssl_and_logs_in(tls_server, tmp_path):
+    """TinTin++'s ``#ssl``, as a player types it: a new account, then a login. (TinTin++
+    keeps each server's certificate under ``$HOME/.tintin/ssl``: here, the test's.)"""
+    tintin = require_program("tt++")
+    _, tls_port = tls_server
+    screen = Screen(f"env HOME={tmp_path} {tintin} -e '#ssl esterport 127.0.0.1 {tls_port}'",
+                    cols=100, rows=30)
+    try:
+        screen.wait_for("Name:", timeout=20)
+        for line in ("NEW", "Tinny", "tintin1", "tintin1"):
+            screen.type(line)
+            time.sleep(0.3)
+        screen.wait_for("Welcome, Tinny!", timeout=20)
+        screen.type("quit")
+        screen.wait_for("Goodbye", timeout=20)
+        screen.type("#ssl again 127.0.0.1 " + str(tls_port))
+        screen.wait_for("#SESSION 'again' CONNECTED", timeout=20)
+        screen.type("Tinny")
+        time.sleep(0.3)
+        screen.type("tintin1")
+        lines = screen.wait_for("Exits:", timeout=20)
+        assert not any("tintin1" in line for line in lines)  # the password never shows
+        screen.type("finger")
+        screen.wait_for("Cubits: 1000", timeout=20)
+    finally:
+        screen.close()
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("missing", "tls_certificate {dir}/nowhere.crt: No such file or directory"),
+    ("not a certificate", "tls_certificate {key} is not a PEM certificate"),
+    ("another's key", "tls_key {other_key} is not the key of the certificate in {cert}"),
+])
+def test_a_certificate_that_cannot_serve_is_refused_in_one_line(tmp_path, pairs, case,
+                                                                 expected):
+    mine, other = pairs
+    cert, key = {"missing": (tmp_path / "nowhere.crt", mine.key),
+                 "not a certificate": (mine.key, mine.key),
+                 "another's key": (mine.certificate, other.key)}[case]
+    config, _ = tls_config(tmp_path, cert, key)
+    done = subprocess.run([sys.executable, "-m", "commands.app", "serve", "--config", config],
+                          capture_output=True, text=True, timeout=60, cwd=os.getcwd())
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("esterport: config: [server] "), done.stderr
+    assert expected.format(dir=tmp_path, key=mine.key, other_key=other.key,
+                           cert=mine.certificate) in done.stderr
+
+
+def test_a_held_parlor_tells_its_tls_players_at_a_reload(tmp_path, pairs):
+    """With ``--hold`` the TLS port is the parlor's own: at a reload its players are told
+    in one line and their connection ends; the new parlor listens on it at once, and the
+    player logs in again. A plain telnet player stays connected throughout."""
+    config, tls_port = tls_config(
+        tmp_path, pairs[0].certificate, pairs[0].key,
+        more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
+    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--hold",
+                             "--config", config], stderr=subprocess.PIPE, text=True,
+                            cwd=os.getcwd())
+    log: list[str] = []
+    started = threading.Event()
+
+    def read() -> None:
+        for line in proc.stderr:
+            log.append(line)
+            if "Connect with: telnet" in line:
+                started.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert started.wait(60), "".join(log[-30:])
+        port = int(next(line for line in log if "Connect with" in line).rsplit(" ", 1)[1])
+        secure = s_client(tls_port)
+        new_account(secure, "Tess", "hunter22")
+        plain = pexpect.spawn(f"{require_program('telnet')} 127.0.0.1 {port}",
+                              encoding="utf-8", timeout=15, dimensions=(40, 100))
+        new_account(plain, "Pat", "sesame1")
+        proc.send_signal(signal.SIGHUP)
+        secure.expect_exact(TLS_RESTARTING, timeout=30)
+        secure.expect(pexpect.EOF, timeout=15)
+        plain.expect("The parlor has restarted; carry on.", timeout=60)
+        again = s_client(tls_port)
+        again.expect("Name: ", timeout=30)
+        again.sendline("Tess")
+        again.expect("Password: ")
+        again.sendline("hunter22")
+        again.expect("Exits:")
+        again.sendline("say back again")
+        plain.expect('Tess says, "back again"')
+        again.sendline("quit")
+        again.expect(pexpect.EOF)
+        plain.sendline("quit")
+        plain.expect(pexpect.EOF)
+    finally:
+        stop_process(proc, within=40)
+
+
+def trusting() -> ssl.SSLContext:
+    """A client's context that takes any certificate (the test's own self-signed one)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+async def tls_client(port: int) -> Client:
+    """telnetlib3's client over TLS."""
+    reader, writer = await telnetlib3.open_connection(
+        "127.0.0.1", port, cols=120, rows=40, term="xterm", connect_minwait=0.05,
+        connect_maxwait=0.5, encoding="utf8", force_binary=True, ssl=trusting())
+    return Client(reader, writer)
+
+
+async def heard_until_closed(port: int, within: float = 10.0) -> bytes:
+    """Connect over TLS and read what the parlor says until it closes the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=trusting())
+    heard = b""
+    try:
+        async with asyncio.timeout(within):
+            while chunk := await reader.read(4096):
+                heard += chunk
+    except (ConnectionError, ssl.SSLError):
+        pass
+    finally:
+        writer.close()
+    return heard
+
+
+@pytest.fixture
+async def secure_parlor(sqlite_url, pairs):
+    """A parlor in this process with a TLS telnet port and a web door with HTTPS."""
+    config = make_config(sqlite_url, tls_port=free_port(),
+                         tls_certificate=str(pairs[0].certificate),
+                         tls_key=str(pairs[0].key), max_connections_per_address=1)
+    config = attrs.evolve(config, web=WebSection(port=0, tls_port=free_port()))
+    parlor = assemble(config)
+    await parlor.start()
+    door = WebDoor(parlor, host="127.0.0.1", port=0)
+    await door.start()
+    yield parlor, door
+    async with cleanup() as steps:
+        await steps.run("stopping the parlor", parlor.stop(), 60)
+
+
+async def test_the_tls_port_shares_the_plain_ports_caps(secure_parlor):
+    """One connection an address (``max_connections_per_address = 1``) counts both
+    ports: with one plain connection open, a TLS one from the same address is turned
+    away, and is let in once the plain one is gone."""
+    parlor, _ = secure_parlor
+    tls_port = parlor.config.server.tls_port
+    plain = await Client.connect(parlor.port)
+    await plain.expect("Name: ")
+    said = await heard_until_closed(tls_port)
+    assert b"Too many connections from your address (at most 1)" in said, said
+    await plain.close()
+    for _ in range(100):  # the plain connection's end reaches the parlor
+        if not parlor.connections:
+            break
+        await asyncio.sleep(0.05)
+    secure = await tls_client(tls_port)
+    await secure.create("Tess")
+    session = parlor.session_named("Tess")
+    assert session.writer.get_extra_info("ssl_object").version() in ("TLSv1.2", "TLSv1.3")
+    await secure.close()
+
+
+async def test_chromium_plays_on_the_https_web_door(secure_parlor):
+    """The web door over HTTPS with the same certificate: Chromium (told to accept the
+    self-signed certificate, as a player would click through) opens ``/play`` over
+    https, its WebSocket over wss, and makes an account."""
+    chromium = require_program("chromium")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        if os.environ.get("ESTERPORT_REQUIRE_CLIENTS") == "1":
+            pytest.fail("playwright is required (ESTERPORT_REQUIRE_CLIENTS=1) but not installed")
+        pytest.skip("playwright not installed")
+    from tests.e2e.test_web_browser import ARGS, screen_has, type_line
+
+    parlor, door = secure_parlor
+    assert door.https_port == parlor.config.web.tls_port
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            context = await browser.new_context(ignore_https_errors=True)
+            page = await context.new_page()
+            sockets: list[str] = []
+            page.on("websocket", lambda ws: sockets.append(ws.url))
+            await page.goto(f"https://127.0.0.1:{door.https_port}/play")
+            await screen_has(page, "Name: ")
+            await type_line(page, "new")
+            await screen_has(page, "Choose a name: ")
+            await type_line(page, "Wanda")
+            await screen_has(page, "Choose a password: ")
+            await type_line(page, "hunter22")
+            await screen_has(page, "Type it again: ")
+            await type_line(page, "hunter22")
+            await screen_has(page, "Welcome, Wanda!")
+            assert sockets and all(url.startswith("wss://") for url in sockets), sockets
+            assert parlor.session_named("Wanda") is not None
+            await context.close()
+        finally:
+            await browser.close()

@@ -8,6 +8,7 @@ player with colour off, and :func:`visible_len` measures a line as the terminal 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import textwrap
 import unicodedata
@@ -148,11 +149,41 @@ def _wrap(text: str, width: int, indent: str) -> tuple[str, ...]:
         if not para:
             lines.append("")
         elif para.isascii():
-            lines.extend(textwrap.wrap(para, width=width, subsequent_indent=indent,
-                                       break_long_words=True, break_on_hyphens=False) or [""])
+            lines.extend(_fill(para, width, indent)
+                         or textwrap.wrap(para, width=width, subsequent_indent=indent,
+                                          break_long_words=True, break_on_hyphens=False)
+                         or [""])
         else:  # wide characters: measure columns, not characters
             lines.extend(_wrap_wide(para, width, indent))
     return tuple(lines)
+
+
+_NOT_PLAIN = re.compile(r"[^ -~]|  |^ | $")  # not printable ASCII, or spaces run or lead or trail
+
+
+def _fill(para: str, width: int, indent: str) -> list[str] | None:
+    """The lines ``textwrap.wrap`` makes of ``para`` (as :func:`_wrap` calls it), for a
+    plain paragraph: printable ASCII words no longer than a line, one space between
+    each. None for any other paragraph (textwrap's rules for runs of spaces, tabs and
+    words longer than a line then apply). The same greedy fill, without textwrap's
+    regular expressions and chunk lists: a line takes the next word when it fits with
+    the space before it."""
+    if _NOT_PLAIN.search(para):
+        return None
+    words = para.split(" ")
+    rest = width - len(indent)  # the room on every line after the first
+    if max(map(len, words)) > min(width, rest):
+        return None
+    lines: list[str] = []
+    line, room = words[0], width
+    for word in itertools.islice(words, 1, None):
+        if len(line) + 1 + len(word) <= room:
+            line = f"{line} {word}"
+        else:
+            lines.append(line if not lines else indent + line)
+            line, room = word, rest
+    lines.append(line if not lines else indent + line)
+    return lines
 
 
 def _wrap_wide(para: str, width: int, indent: str) -> list[str]:

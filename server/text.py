@@ -255,6 +255,63 @@ def _wrap_lines(text: str, width: int) -> str:
 _wrap_lines_cached = functools.lru_cache(maxsize=512)(_wrap_lines)
 
 
+class Laid:
+    """A text as a session sends it at one width (:func:`lay_out`): wrapped, its rows
+    counted, and in the telnet form, CR LF after every line."""
+
+    __slots__ = ("text", "rows", "wire", "_lines", "_heads")
+
+    def __init__(self, text: str, rows: int, wire: str) -> None:
+        self.text = text  # wrapped (every line fits), lines ended by \n, none after the last
+        self.rows = rows  # its lines: the rows it takes on the screen
+        self.wire = wire  # the same with CR LF after each line
+        self._lines: tuple[str, ...] | None = None
+        self._heads: dict[int, str] | None = None
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """Its lines (split when first asked: only a reply taller than a page asks)."""
+        if self._lines is None:
+            self._lines = tuple(self.text.split("\n"))
+        return self._lines
+
+    def head(self, rows: int) -> str:
+        """The telnet form of its first ``rows`` lines (a page of it), kept per count:
+        a tall reply that comes again (WHO in a crowd) is cut at the same row again."""
+        heads = self._heads
+        if heads is None:
+            heads = self._heads = {}
+        wire = heads.get(rows)
+        if wire is None:
+            if len(heads) >= 8:
+                heads.clear()
+            wire = heads[rows] = "".join(f"{line}\r\n" for line in self.lines[:rows])
+        return wire
+
+
+def lay_out(text: str, width: int) -> Laid:
+    """``text`` (lines ended by \n or CR LF) as a session sends it to a ``width``-column
+    screen: wrapped by :func:`wrap_wide_lines`, its rows counted, and in the telnet
+    form, each in one pass.
+
+    The answer for a text of up to 4 KB is remembered per text and width: replies
+    repeat (WHO's listing, a room's LOOK, HELP) and a broadcast reaches many listeners
+    with the same string, whose hash Python keeps, so the next time costs one lookup."""
+    if len(text) > 4096:
+        return _lay_out(text, width)
+    return _lay_out_cached(text, width)
+
+
+def _lay_out(text: str, width: int) -> Laid:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    fitted = wrap_wide_lines(text, width)
+    return Laid(fitted, fitted.count("\n") + 1, fitted.replace("\n", "\r\n") + "\r\n")
+
+
+_lay_out_cached = functools.lru_cache(maxsize=256)(_lay_out)
+
+
 def columns(items: list[str], width: int, gap: int = 2) -> list[str]:
     """Lay short items out in as many columns as fit in ``width``."""
     if not items:

@@ -108,6 +108,39 @@ class LoadGovernor:
             waited += self.interval
 
 
+class _Flushes:
+    """The sessions that have output queued in this turn of the loop, flushed in the
+    next turn by one callback, in the order they queued it: one wake-up of the loop for
+    every reply of the turn, not one each."""
+
+    __slots__ = ("loop", "sessions")
+    current: "_Flushes | None" = None  # the running loop's (one loop at a time)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.sessions: list[Session] = []
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> "_Flushes":
+        flushes = cls.current
+        if flushes is None or flushes.loop is not loop:
+            flushes = cls.current = cls(loop)
+        return flushes
+
+    def add(self, session: "Session") -> None:
+        if not self.sessions:
+            self.loop.call_soon(self.run)
+        self.sessions.append(session)
+
+    def run(self) -> None:
+        sessions, self.sessions = self.sessions, []
+        for session in sessions:
+            try:
+                session.flush()
+            except Exception:  # one session's failure is not the others'
+                session.log.exception("flush failed")
+
+
 class Session:
     """One connection, logged in or not.
 
@@ -303,7 +336,7 @@ class Session:
             self._out.append(text)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+            _Flushes.of(asyncio.get_running_loop()).add(self)
 
     def flush(self) -> None:
         """Send what is queued now (the loop calls this once a turn)."""

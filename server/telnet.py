@@ -103,6 +103,8 @@ class LineReader(TelnetReaderUnicode):
     def decode(self, buf: bytes, final: bool = False) -> str:  # noqa: D102
         decoder = self._decoder
         if decoder is None:
+            if buf.isascii():  # no character begun before, none split here: the same text
+                return buf.decode("ascii")
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         text = decoder.decode(buf, final)
         # kept only while it holds part of a character (216 bytes an idle connection)

@@ -48,12 +48,15 @@ def clean(text: str, *, max_len: int | None = None) -> str:
     moves, no title changes, no bidi tricks. Tabs and blank-looking characters become
     spaces.
     """
-    text = _ESCAPES.sub("", text.replace("\t", " "))
-    if not text.isascii():
-        text = text.translate(_BLANK_LOOKING)
-    out = "".join(
-        ch for ch in text if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
-    )
+    if text.isascii() and text.isprintable():  # what is typed, nearly always: as it is
+        out = text
+    else:
+        text = _ESCAPES.sub("", text.replace("\t", " "))
+        if not text.isascii():
+            text = text.translate(_BLANK_LOOKING)
+        out = "".join(
+            ch for ch in text if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
+        )
     if max_len is not None:
         out = out[:max_len]
     return out

@@ -5,6 +5,8 @@ and the bytes are those the plain path sent (the reference in test_wrap_fast).""
 
 from __future__ import annotations
 
+import asyncio
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -96,3 +98,28 @@ async def test_notices_send_what_they_sent_before(texts, cols, color, prompted):
             s.notify(text)
         s.notify(RED + "x" * 90 + RESET)
     assert sent(new) == sent(old)
+
+
+async def test_the_replies_of_a_turn_are_flushed_by_one_callback(monkeypatch):
+    loop = asyncio.get_running_loop()
+    scheduled = []
+    call_soon = loop.call_soon
+
+    def counted(cb, *a, **k):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if getattr(cb, "__name__", "") in ("flush", "run"):  # a session's, or the turn's
+            scheduled.append(cb)
+        return call_soon(cb, *a, **k)
+
+    monkeypatch.setattr(loop, "call_soon", counted)
+    sessions = [make(Session) for _ in range(5)]
+    for i, s in enumerate(sessions):
+        s.begin_reply()
+        s.write(f"reply {i}")
+        s.end_reply()
+        s.prompt()
+    assert len(scheduled) == 1 and all(s.writer.data == b"" for s in sessions)
+    await asyncio.sleep(0)  # the next turn
+    assert [bytes(s.writer.data) for s in sessions] == [
+        f"reply {i}\r\n> ".encode() + bytes([255, 249]) for i in range(5)]
+    sessions[0].notify("a tell")  # a later turn: a callback again
+    assert len(scheduled) == 2

@@ -3,6 +3,7 @@
     .venv/bin/python bench/load.py --players 100 1000 3000
     .venv/bin/python bench/load.py --players 500 --closed 5 --paced 5 --commands WHO LOOK
     .venv/bin/python bench/load.py --database postgresql+asyncpg://u:p@127.0.0.1/bench
+    .venv/bin/python bench/load.py --slices 4 --against ../main  # this code and another, side by side
 
 For every N (ascending; the players of a smaller N stay logged in and more join) two
 modes run against two servers:
@@ -34,7 +35,9 @@ On a machine shared with other work, the two servers measured one after the othe
 different loads, and the ratio says more about the neighbours than about the parlor.
 ``--slices K`` cuts the closed-loop measurement into K slices per server, run alternately
 (parlor, bare, bare, parlor, ...), so both meet the same conditions; the figures are the
-sums over the slices.
+sums over the slices. ``--against DIR`` adds a third server, the parlor of another
+checkout (its own database, the same accounts), measured in the same turns: a change's
+figures before and after, under one load.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ PASSWORD = "benchpass"
 # list everyone online / in the room (all N players stand in the plaza), so with them
 # the figures measure O(N) output, not the session path: try ``--commands WHO LOOK``.
 DEFAULT_COMMANDS = ("SET", "GAMES", "PENDING", "HELP LOOK")
+PARLOR, AGAINST = "parlor", "against"  # this checkout's parlor; another's (--against)
 
 
 def raise_fd_limit() -> int:
@@ -526,11 +530,12 @@ def echo_main() -> None:
 class ServerProcess:
     """A server child process (parlor or bare echo) whose stderr goes to a log file."""
 
-    def __init__(self, label: str, argv: list[str], log: Path) -> None:
+    def __init__(self, label: str, argv: list[str], log: Path, code: Path = ROOT) -> None:
         self.label = label
         self.log = log
         self.fh = open(log, "w")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.fh, cwd=ROOT)
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.fh, cwd=code,
+                                     env={**os.environ, "PYTHONPATH": str(code)})
         self.port = 0
 
     def wait_port(self, timeout: float = 60.0) -> int:
@@ -661,14 +666,15 @@ def parlor_config(folder: Path, database: str, players: int) -> Path:
     return path
 
 
-def seed_accounts(folder: Path, config: Path, players: int) -> float:
+def seed_accounts(folder: Path, config: Path, players: int, code: Path = ROOT) -> float:
     """Create ``players`` accounts with ``esterport seed`` (idempotent); returns seconds."""
     seed = folder / "players.toml"
     seed.write_text("".join(f'[[accounts]]\nname = "{player_name(i)}"\npassword = "{PASSWORD}"\n\n'
                             for i in range(players)))
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "commands.app", "seed", str(seed), "--config",
-                           str(config)], cwd=ROOT, capture_output=True, text=True)
+                           str(config)], cwd=code, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(code)})
     if done.returncode != 0:
         raise RuntimeError(f"seeding failed:\n{done.stderr[-3000:]}")
     return time.perf_counter() - started
@@ -712,7 +718,7 @@ def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, 
     for r in rows:
         ref = bare.get(r["mode"])
         ratio = (f"{r['throughput'] / ref['throughput']:.2f}"
-                 if r["server"] == "parlor" and ref and ref["throughput"] else "")
+                 if r["server"] != "bare" and ref and ref["throughput"] else "")
         srv = "" if r["server_cpu"] is None else f"{100 * r['server_cpu']:.0f}%"
         answered = f"{r['answers']}/{r['sent']}"
         mode = "closed-loop" if r["mode"] == "closed" else "paced 1/s"
@@ -728,18 +734,19 @@ def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, 
                   "ms): it or the machine is busy; latency counts from the actual send",
                   file=out)
     for mode, label in (("closed", "closed-loop"), ("paced", "paced 1/s")):
-        ratio = cpu_ratio(rows, mode)
-        if ratio is not None:
-            print(f"{label}: CPU per command, bare/parlor: {ratio:.2f}", file=out)
+        for server in (PARLOR, AGAINST):
+            ratio = cpu_ratio(rows, mode, server)
+            if ratio is not None:
+                print(f"{label}: CPU per command, bare/{server}: {ratio:.2f}", file=out)
     out.flush()
 
 
-def cpu_ratio(rows: list[dict[str, Any]], mode: str) -> float | None:
-    """The bare echo's CPU per command over the parlor's in ``mode`` (1.0: as cheap)."""
+def cpu_ratio(rows: list[dict[str, Any]], mode: str, server: str = "parlor") -> float | None:
+    """The bare echo's CPU per command over ``server``'s in ``mode`` (1.0: as cheap)."""
     per = {r["server"]: r["cpu_per_command"] for r in rows if r["mode"] == mode}
-    if not per.get("parlor") or not per.get("bare"):
+    if not per.get(server) or not per.get("bare"):
         return None
-    return per["bare"] / per["parlor"]
+    return per["bare"] / per[server]
 
 
 class Tally:
@@ -801,7 +808,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
           f"process(es); load average {load_average()}", file=out)
     print(f"commands (cycled, each player starting at its own offset): {' | '.join(ns.commands)}; "
           f"closed-loop {ns.closed:g} s, paced {ns.paced:g} s, warm-up {ns.warmup:g} s each"
-          + (f"; closed-loop in {ns.slices} slices a server, parlor and bare in turn"
+          + (f"; closed-loop in {ns.slices} slices a server, taken in turn"
              if ns.slices > 1 else ""), file=out)
     need = 2 * top + 200
     if fds < need:
@@ -813,6 +820,13 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
     seconds = seed_accounts(folder, config, top)
     print(f"database {database.split('@')[-1]}: {top} accounts seeded in {seconds:.1f} s",
           file=out)
+    if ns.against:
+        other = folder / AGAINST
+        other.mkdir()
+        other_config = parlor_config(other, f"sqlite+aiosqlite:///{other}/bench.db", top)
+        seconds = seed_accounts(other, other_config, top, ns.against)
+        print(f"{AGAINST}: the parlor of {ns.against}, on its own database (seeded in "
+              f"{seconds:.1f} s)", file=out)
     out.flush()
     profile = ["-m", "cProfile", "-o", ns.profile_server] if ns.profile_server else []
     servers = {
@@ -821,6 +835,10 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
         "bare": ServerProcess("bare", [sys.executable, str(Path(__file__).resolve()),
                                        "--_echo"], folder / "bare.log"),
     }
+    if ns.against:
+        servers[AGAINST] = ServerProcess(AGAINST, [
+            sys.executable, "-m", "commands.app", "serve", "--config", str(other_config)],
+            folder / f"{AGAINST}.log", ns.against)
     pools: dict[str, WorkerPool] = {}
     rows: list[dict[str, Any]] = []
     try:
@@ -831,7 +849,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
         for n in sizes:
             logins: dict[str, dict[str, Any]] = {}
             table: list[dict[str, Any]] = []
-            for label in ("parlor", "bare"):
+            for label in servers:
                 logins[label] = await pools[label].grow(n, ns.login_concurrency,
                                                         ns.login_timeout)
                 if logins[label]["errors"]:
@@ -845,7 +863,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
             await set_replies("127.0.0.1", servers["bare"].port, answers)
             print(f"\nreply bytes at N = {n} (the parlor's; the echo sends the same): "
                   + ", ".join(f"{c} {len(a) // 2}" for c, a in answers.items()), file=out)
-            for label in ("parlor", "bare"):
+            for label in servers:
                 if ns.slices == 1:
                     table.append(await measure(ns, servers[label], pools[label], label, "closed",
                                                ns.closed))
@@ -857,7 +875,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
             for row in table:
                 row["players"] = n
                 row["login_failed"] = logins[row["server"]]["failed"]
-            table.sort(key=lambda r: (r["mode"] != "closed", r["server"] != "parlor"))
+            table.sort(key=lambda r: (r["mode"] != "closed", list(servers).index(r["server"])))
             print_table(n, table, logins, out)
             print(f"load average {load_average()}", file=out)
             rows.extend(table)
@@ -899,12 +917,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--login-concurrency", type=int, default=20, metavar="K",
                    help="logins in progress at once (default 20)")
     p.add_argument("--login-timeout", type=float, default=120.0, metavar="S")
+    p.add_argument("--against", type=Path, metavar="DIR",
+                   help="also measure the parlor of another checkout, in the same turns")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, db)")
     p.add_argument("--profile-server", metavar="FILE",
                    help="run the parlor under cProfile and write its stats to FILE")
     ns = p.parse_args(argv)
     if ns.slices < 1:
         p.error("--slices is a number of slices, 1 or more")
+    if ns.against is not None:
+        ns.against = ns.against.resolve()
+        if not (ns.against / "commands" / "app.py").is_file():
+            p.error(f"--against {ns.against} is not a checkout of the parlor (no commands/app.py)")
     return ns
 
 

@@ -10,7 +10,9 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
   sends is ever inflated (65 KB of zlib became 64 MiB of input and froze the server).
 * **Input costs time linear in the bytes received.** :class:`LineReader` hands the
   session everything buffered in one decode (telnetlib3's reader re-decoded the whole
-  buffer on every ``read(4096)`` and popped it a byte at a time: quadratic).
+  buffer on every ``read(4096)`` and popped it a byte at a time: quadratic). A packet of
+  plain text (what a player types) goes straight to the reader, without telnetlib3's
+  walk of it byte by byte (:meth:`TelnetProtocol._plain`).
 * **Backpressure.** The socket is read no faster than the session takes lines: the
   reader pauses it while it holds more than twice its limit.
 * **Bounds.** A subnegotiation (``IAC SB`` … ``IAC SE``) longer than

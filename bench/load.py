@@ -3,6 +3,7 @@
     .venv/bin/python bench/load.py --players 100 1000 3000
     .venv/bin/python bench/load.py --players 500 --closed 5 --paced 5 --commands WHO LOOK
     .venv/bin/python bench/load.py --database postgresql+asyncpg://u:p@127.0.0.1/bench
+    .venv/bin/python bench/load.py --slices 4 --against ../main  # this code and another, side by side
 
 For every N (ascending; the players of a smaller N stay logged in and more join) two
 modes run against two servers:
@@ -15,19 +16,28 @@ modes run against two servers:
 The servers are the parlor (``python -m commands.app serve`` in its own process, on its own
 database, SQLite in a temporary folder unless ``--database``) and a bare
 ``asyncio.start_server`` line echo (also its own process) that speaks just enough of the
-same dialogue (``Name:``, ``Password:``, ``> `` + IAC GA) for the same client code. The
-players are driven by ``--client-procs`` worker processes (raw asyncio protocols, uvloop
-when installed) so the load generator shares no event loop with either server.
+same dialogue (``Name:``, ``Password:``, ``> `` + IAC GA) for the same client code. For
+every N, before measuring, one player sends each command to the parlor once and the echo
+is given the parlor's answers (:func:`set_replies`): it then answers each command with the
+same bytes, so both servers send replies of the same size and the baseline's cost is a
+socket's, not a shorter echo's. The players are driven by ``--client-procs`` worker
+processes (raw asyncio protocols, uvloop when installed) so the load generator shares no
+event loop with either server.
 
 Prints, per N, a table of throughput (answers/s), p50 and p99 latency, the parlor/bare
-throughput ratio, and the CPU the server and the load generator used (100% = one core).
-Exits with status 1 if any command went unanswered.
+throughput ratio, the CPU the server and the load generator used (100% = one core), and
+the server's CPU time per command answered (µs/cmd); under the closed-loop rows, the
+bare echo's CPU per command divided by the parlor's ("CPU per command, bare/parlor": 1.0
+would be a parlor as cheap as a socket). Exits with status 1 if any command went
+unanswered.
 
 On a machine shared with other work, the two servers measured one after the other meet
 different loads, and the ratio says more about the neighbours than about the parlor.
 ``--slices K`` cuts the closed-loop measurement into K slices per server, run alternately
 (parlor, bare, bare, parlor, ...), so both meet the same conditions; the figures are the
-sums over the slices.
+sums over the slices. ``--against DIR`` adds a third server, the parlor of another
+checkout (its own database, the same accounts), measured in the same turns: a change's
+figures before and after, under one load.
 """
 
 from __future__ import annotations
@@ -58,6 +68,7 @@ PASSWORD = "benchpass"
 # list everyone online / in the room (all N players stand in the plaza), so with them
 # the figures measure O(N) output, not the session path: try ``--commands WHO LOOK``.
 DEFAULT_COMMANDS = ("SET", "GAMES", "PENDING", "HELP LOOK")
+PARLOR, AGAINST = "parlor", "against"  # this checkout's parlor; another's (--against)
 
 
 def raise_fd_limit() -> int:
@@ -126,6 +137,8 @@ class Player(asyncio.Protocol):
         self.pending: deque[float] = deque()   # send times of unanswered commands
         self.next_command = 0
         self.lost = False
+        self.capture: bytearray | None = None   # probing: the answer so far
+        self.captured: asyncio.Future | None = None
 
     # -- asyncio.Protocol -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -148,6 +161,11 @@ class Player(asyncio.Protocol):
                 elif b"please reconnect" in self.text:   # the server's session crashed
                     self.waiter.set_exception(ConnectionError(
                         f"{self.name}: " + bytes(self.text[-200:]).decode(errors="replace")))
+            return
+        if self.capture is not None:
+            self.capture += data
+            if self.capture.endswith(GA_BYTES) and not self.captured.done():
+                self.captured.set_result(bytes(self.capture))
             return
         n = data.count(GA_BYTES)
         if self.ff_tail and data[0] == GA:
@@ -208,6 +226,15 @@ class Player(asyncio.Protocol):
 
     def send(self, line: str) -> None:
         self.transport.write(line.encode() + b"\r\n")
+
+    async def answer(self, command: str, timeout: float) -> bytes:
+        """The whole answer to ``command`` (up to the prompt's IAC GA), as sent."""
+        self.capture, self.captured = bytearray(), asyncio.get_running_loop().create_future()
+        try:
+            self.send(command)
+            return await asyncio.wait_for(self.captured, timeout)
+        finally:
+            self.capture = self.captured = None
 
     async def log_in(self, password: str, timeout: float) -> None:
         await self.expect("Name: ", timeout)
@@ -369,6 +396,11 @@ class Worker:
             await asyncio.sleep(0.1)
         return {"quiet": False}
 
+    async def probe(self, commands: list[str], timeout: float) -> dict[str, Any]:
+        """Each command's answer (hex) to this worker's first player."""
+        player = next(p for p in self.players if not p.lost)
+        return {"answers": {c: (await player.answer(c, timeout)).hex() for c in commands}}
+
     async def phase(self, mode: str, commands: list[str], warmup: float, duration: float,
                     drain_timeout: float, interval: float = 1.0) -> dict[str, Any]:
         encoded = [c.encode() + b"\r\n" for c in commands]
@@ -429,19 +461,33 @@ def loop_name() -> str:
 # The bare reference server (its own process)
 # ======================================================================================
 
+# command (as typed, without its line end) -> the parlor's whole answer to it, prompt and
+# IAC GA included: the echo answers a known command with those bytes (set_replies)
+REPLIES: dict[bytes, bytes] = {}
+REPLIES_NAME = b"!replies"  # a connection that logs in with this name sets REPLIES
+
+
 async def _echo_session(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     ga = bytes([IAC, GA])
     try:
         writer.write(b"Name: " + ga)
-        await reader.readline()
+        if (await reader.readline()).rstrip(b"\r\n") == REPLIES_NAME:
+            REPLIES.clear()
+            REPLIES.update({k.encode(): bytes.fromhex(v)
+                            for k, v in json.loads(await reader.readline()).items()})
+            writer.write(b"ok\r\n")
+            await writer.drain()
+            return
         writer.write(b"Password: " + ga)
         await reader.readline()
         writer.write(b"\r\nExits: none\r\n> " + ga)
+        replies = REPLIES
         while True:
             line = await reader.readline()
             if not line:
                 break
-            writer.write(line.rstrip(b"\r\n") + b"\r\n> " + ga)
+            line = line.rstrip(b"\r\n")
+            writer.write(replies.get(line) or line + b"\r\n> " + ga)
             await writer.drain()
     except ConnectionError:
         pass
@@ -456,6 +502,17 @@ async def _echo_serve() -> None:
           flush=True)
     async with server:
         await server.serve_forever()
+
+
+async def set_replies(host: str, port: int, answers: dict[str, str],
+                      timeout: float = 30.0) -> None:
+    """Give the bare echo on ``port`` the parlor's ``answers`` (command -> hex)."""
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    try:
+        writer.write(REPLIES_NAME + b"\r\n" + json.dumps(answers).encode() + b"\r\n")
+        await asyncio.wait_for(reader.readuntil(b"ok\r\n"), timeout)
+    finally:
+        writer.close()
 
 
 def echo_main() -> None:
@@ -473,11 +530,12 @@ def echo_main() -> None:
 class ServerProcess:
     """A server child process (parlor or bare echo) whose stderr goes to a log file."""
 
-    def __init__(self, label: str, argv: list[str], log: Path) -> None:
+    def __init__(self, label: str, argv: list[str], log: Path, code: Path = ROOT) -> None:
         self.label = label
         self.log = log
         self.fh = open(log, "w")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.fh, cwd=ROOT)
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.fh, cwd=code,
+                                     env={**os.environ, "PYTHONPATH": str(code)})
         self.port = 0
 
     def wait_port(self, timeout: float = 60.0) -> int:
@@ -550,6 +608,11 @@ class WorkerPool:
                 "errors": sum(r["errors"] for r in results),
                 "error_samples": [e for r in results for e in r["error_samples"]][:3]}
 
+    async def probe(self, commands: list[str], timeout: float = 30.0) -> dict[str, str]:
+        """Each command's whole answer (hex), to one player of the first worker."""
+        return (await self._ask(self.procs[0], {"op": "probe", "commands": commands,
+                                                "timeout": timeout}))["answers"]
+
     async def phase(self, mode: str, commands: list[str], warmup: float,
                     duration: float, interval: float = 1.0) -> list[dict[str, Any]]:
         req = {"op": "phase", "mode": mode, "commands": commands, "warmup": warmup,
@@ -603,14 +666,15 @@ def parlor_config(folder: Path, database: str, players: int) -> Path:
     return path
 
 
-def seed_accounts(folder: Path, config: Path, players: int) -> float:
+def seed_accounts(folder: Path, config: Path, players: int, code: Path = ROOT) -> float:
     """Create ``players`` accounts with ``esterport seed`` (idempotent); returns seconds."""
     seed = folder / "players.toml"
     seed.write_text("".join(f'[[accounts]]\nname = "{player_name(i)}"\npassword = "{PASSWORD}"\n\n'
                             for i in range(players)))
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "commands.app", "seed", str(seed), "--config",
-                           str(config)], cwd=ROOT, capture_output=True, text=True)
+                           str(config)], cwd=code, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(code)})
     if done.returncode != 0:
         raise RuntimeError(f"seeding failed:\n{done.stderr[-3000:]}")
     return time.perf_counter() - started
@@ -623,15 +687,20 @@ def summarize(server: str, mode: str, parts: list[dict[str, Any]], server_cpu: f
     lat = sorted(x for part in parts for x in part["latencies"])
     if window is None:
         window = max(part["window"] for part in parts)
+    answers = sum(p["answers"] for p in parts)
     return {
         "server": server, "mode": mode,
         "throughput": len(lat) / window if window > 0 else 0.0,
         "p50": percentile(lat, 0.50) / 1000, "p99": percentile(lat, 0.99) / 1000,
-        "sent": sum(p["sent"] for p in parts), "answers": sum(p["answers"] for p in parts),
+        "sent": sum(p["sent"] for p in parts), "answers": answers,
         "missing": sum(p["missing"] for p in parts),
         "unexpected": sum(p["unexpected"] for p in parts),
         "dropped": sum(p["dropped"] for p in parts),
         "server_cpu": None if server_cpu is None else server_cpu / wall,
+        # the server's CPU over the whole phase (warm-up and drain too) for every answer
+        # in it (those of the warm-up and the drain too): µs a command
+        "cpu_per_command": (None if server_cpu is None or not answers
+                            else 1e6 * server_cpu / answers),
         "client_cpu": sum(p["cpu"] for p in parts) / wall,
         "lag_p99": max(p["lag_p99"] for p in parts) * 1000,
     }
@@ -642,20 +711,21 @@ def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, 
     print(f"\nN = {n} players   (log-in to quiet: "
           + ", ".join(f"{k} {v['seconds']:.1f} s" for k, v in logins.items()) + ")", file=out)
     head = (f"{'mode':<12} {'server':<7} {'cmds/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
-            f"{'ratio':>6} {'answered':>17} {'srv CPU':>8} {'gen CPU':>8}")
+            f"{'ratio':>6} {'answered':>17} {'srv CPU':>8} {'gen CPU':>8} {'µs/cmd':>7}")
     print(head, file=out)
     print("-" * len(head), file=out)
     bare = {r["mode"]: r for r in rows if r["server"] == "bare"}
     for r in rows:
         ref = bare.get(r["mode"])
         ratio = (f"{r['throughput'] / ref['throughput']:.2f}"
-                 if r["server"] == "parlor" and ref and ref["throughput"] else "")
+                 if r["server"] != "bare" and ref and ref["throughput"] else "")
         srv = "" if r["server_cpu"] is None else f"{100 * r['server_cpu']:.0f}%"
         answered = f"{r['answers']}/{r['sent']}"
         mode = "closed-loop" if r["mode"] == "closed" else "paced 1/s"
+        per = "" if r["cpu_per_command"] is None else f"{r['cpu_per_command']:.1f}"
         print(f"{mode:<12} {r['server']:<7} {r['throughput']:>9.0f} {r['p50']:>8.2f} "
               f"{r['p99']:>8.2f} {ratio:>6} {answered:>17} {srv:>8} "
-              f"{100 * r['client_cpu']:>7.0f}%", file=out)
+              f"{100 * r['client_cpu']:>7.0f}% {per:>7}", file=out)
         if r["missing"] or r["unexpected"] or r["dropped"]:
             print(f"    !! {r['missing']} unanswered, {r['unexpected']} unexpected answers, "
                   f"{r['dropped']} connections lost", file=out)
@@ -663,7 +733,20 @@ def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, 
             print(f"    !! the load generator's send timers fired late (p99 {r['lag_p99']:.0f} "
                   "ms): it or the machine is busy; latency counts from the actual send",
                   file=out)
+    for mode, label in (("closed", "closed-loop"), ("paced", "paced 1/s")):
+        for server in (PARLOR, AGAINST):
+            ratio = cpu_ratio(rows, mode, server)
+            if ratio is not None:
+                print(f"{label}: CPU per command, bare/{server}: {ratio:.2f}", file=out)
     out.flush()
+
+
+def cpu_ratio(rows: list[dict[str, Any]], mode: str, server: str = "parlor") -> float | None:
+    """The bare echo's CPU per command over ``server``'s in ``mode`` (1.0: as cheap)."""
+    per = {r["server"]: r["cpu_per_command"] for r in rows if r["mode"] == mode}
+    if not per.get(server) or not per.get("bare"):
+        return None
+    return per["bare"] / per[server]
 
 
 class Tally:
@@ -725,7 +808,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
           f"process(es); load average {load_average()}", file=out)
     print(f"commands (cycled, each player starting at its own offset): {' | '.join(ns.commands)}; "
           f"closed-loop {ns.closed:g} s, paced {ns.paced:g} s, warm-up {ns.warmup:g} s each"
-          + (f"; closed-loop in {ns.slices} slices a server, parlor and bare in turn"
+          + (f"; closed-loop in {ns.slices} slices a server, taken in turn"
              if ns.slices > 1 else ""), file=out)
     need = 2 * top + 200
     if fds < need:
@@ -737,6 +820,13 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
     seconds = seed_accounts(folder, config, top)
     print(f"database {database.split('@')[-1]}: {top} accounts seeded in {seconds:.1f} s",
           file=out)
+    if ns.against:
+        other = folder / AGAINST
+        other.mkdir()
+        other_config = parlor_config(other, f"sqlite+aiosqlite:///{other}/bench.db", top)
+        seconds = seed_accounts(other, other_config, top, ns.against)
+        print(f"{AGAINST}: the parlor of {ns.against}, on its own database (seeded in "
+              f"{seconds:.1f} s)", file=out)
     out.flush()
     profile = ["-m", "cProfile", "-o", ns.profile_server] if ns.profile_server else []
     servers = {
@@ -745,6 +835,10 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
         "bare": ServerProcess("bare", [sys.executable, str(Path(__file__).resolve()),
                                        "--_echo"], folder / "bare.log"),
     }
+    if ns.against:
+        servers[AGAINST] = ServerProcess(AGAINST, [
+            sys.executable, "-m", "commands.app", "serve", "--config", str(other_config)],
+            folder / f"{AGAINST}.log", ns.against)
     pools: dict[str, WorkerPool] = {}
     rows: list[dict[str, Any]] = []
     try:
@@ -755,7 +849,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
         for n in sizes:
             logins: dict[str, dict[str, Any]] = {}
             table: list[dict[str, Any]] = []
-            for label in ("parlor", "bare"):
+            for label in servers:
                 logins[label] = await pools[label].grow(n, ns.login_concurrency,
                                                         ns.login_timeout)
                 if logins[label]["errors"]:
@@ -765,17 +859,23 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
                 if logins[label]["failed"]:
                     print(f"!! {label}: {logins[label]['failed']} of {n} players could not log "
                           f"in, e.g. {logins[label]['failures'][:2]}", file=out)
+            answers = await pools["parlor"].probe(ns.commands)
+            await set_replies("127.0.0.1", servers["bare"].port, answers)
+            print(f"\nreply bytes at N = {n} (the parlor's; the echo sends the same): "
+                  + ", ".join(f"{c} {len(a) // 2}" for c, a in answers.items()), file=out)
+            for label in servers:
                 if ns.slices == 1:
                     table.append(await measure(ns, servers[label], pools[label], label, "closed",
                                                ns.closed))
-                table.append(await measure(ns, servers[label], pools[label], label, "paced",
-                                           ns.paced))
+                if ns.paced > 0:
+                    table.append(await measure(ns, servers[label], pools[label], label,
+                                               "paced", ns.paced))
             if ns.slices > 1:
                 table.extend(await measure_alternately(ns, servers, pools))
             for row in table:
                 row["players"] = n
                 row["login_failed"] = logins[row["server"]]["failed"]
-            table.sort(key=lambda r: (r["mode"] != "closed", r["server"] != "parlor"))
+            table.sort(key=lambda r: (r["mode"] != "closed", list(servers).index(r["server"])))
             print_table(n, table, logins, out)
             print(f"load average {load_average()}", file=out)
             rows.extend(table)
@@ -802,7 +902,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--closed", type=float, default=10.0, metavar="S",
                    help="seconds measured closed-loop (default 10)")
     p.add_argument("--paced", type=float, default=15.0, metavar="S",
-                   help="seconds measured at 1 command/s per player (default 15)")
+                   help="seconds measured at 1 command/s per player (default 15; 0: none)")
     p.add_argument("--slices", type=int, default=1, metavar="K",
                    help="measure closed-loop in K slices per server, parlor and bare in turn "
                         "(default 1: one after the other)")
@@ -817,12 +917,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--login-concurrency", type=int, default=20, metavar="K",
                    help="logins in progress at once (default 20)")
     p.add_argument("--login-timeout", type=float, default=120.0, metavar="S")
+    p.add_argument("--against", type=Path, metavar="DIR",
+                   help="also measure the parlor of another checkout, in the same turns")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, db)")
     p.add_argument("--profile-server", metavar="FILE",
                    help="run the parlor under cProfile and write its stats to FILE")
     ns = p.parse_args(argv)
     if ns.slices < 1:
         p.error("--slices is a number of slices, 1 or more")
+    if ns.against is not None:
+        ns.against = ns.against.resolve()
+        if not (ns.against / "commands" / "app.py").is_file():
+            p.error(f"--against {ns.against} is not a checkout of the parlor (no commands/app.py)")
     return ns
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from telnetlib3.telopt import DO, ECHO, GA, GMCP, IAC, MSSP, SGA, TTYPE, WILL, WONT
 
 from server.bus import Event
-from server.text import clean, strip_sgr, visible_len, wrap_wide_lines
+from server.text import clean, lay_out, strip_sgr, visible_len
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -106,6 +106,39 @@ class LoadGovernor:
                and limiter.level() < limiter.burst / 2):
             await asyncio.sleep(self.interval)
             waited += self.interval
+
+
+class _Flushes:
+    """The sessions that have output queued in this turn of the loop, flushed in the
+    next turn by one callback, in the order they queued it: one wake-up of the loop for
+    every reply of the turn, not one each."""
+
+    __slots__ = ("loop", "sessions")
+    current: "_Flushes | None" = None  # the running loop's (one loop at a time)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.sessions: list[Session] = []
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> "_Flushes":
+        flushes = cls.current
+        if flushes is None or flushes.loop is not loop:
+            flushes = cls.current = cls(loop)
+        return flushes
+
+    def add(self, session: "Session") -> None:
+        if not self.sessions:
+            self.loop.call_soon(self.run)
+        self.sessions.append(session)
+
+    def run(self) -> None:
+        sessions, self.sessions = self.sessions, []
+        for session in sessions:
+            try:
+                session.flush()
+            except Exception:  # one session's failure is not the others'
+                session.log.exception("flush failed")
 
 
 class Session:
@@ -264,33 +297,19 @@ class Session:
             return
         if not self.color:
             text = strip_sgr(text)
-        self._send(self._wrapped(text.replace("\r\n", "\n")))
+        self._send(lay_out(text, self.width).wire)
 
-    def _wrapped(self, text: str) -> str:
-        """``text`` wrapped to the width (``wrap_wide_lines``). ASCII text no longer than
-        the least the width can be (SET WIDTH, else LEAST_WIDTH) fits as it is: the
-        client's width is not even asked for."""
-        if len(text) > (self._width or LEAST_WIDTH) or not text.isascii():
-            return wrap_wide_lines(text, self.width)
-        return text
-
-    def _emit_fitted(self, text: str) -> None:
-        """:meth:`_emit` for text the pager wrapped to this width already: every line
-        fits, and stays so once colour codes or a CR are removed, so wrapping it again
-        would change nothing and is skipped."""
-        if self.closed:
-            return
-        self._send(text if self.color else strip_sgr(text))
-
-    def _send(self, text: str) -> None:
-        lead = ""
+    def _send(self, wire: str) -> None:
+        """Queue ``wire``: text in its telnet form, laid out for this screen, CR LF after
+        every line (:class:`server.text.Laid`)."""
         if self._prompted:  # unprompted text after the prompt, before the player typed
-            if self._out and self._out[-1] == PROMPT:
-                self._out.pop()  # the prompt is not sent yet: this text first, one prompt after
-            else:
-                lead = "\r\n"  # the prompt is on the screen: start on a fresh line below it
             self._prompted = False
-        self._queue(lead + text.replace("\n", "\r\n") + "\r\n")
+            out = self._out
+            if out and out[-1] == PROMPT:
+                out.pop()  # the prompt is not sent yet: this text first, one prompt after
+            else:
+                wire = "\r\n" + wire  # the prompt is on the screen: start below it
+        self._queue(wire)
 
     def prompt(self, text: str = PROMPT) -> None:
         """Show a prompt, followed by IAC GA so MUD clients know it is one.
@@ -317,7 +336,7 @@ class Session:
             self._out.append(text)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+            _Flushes.of(asyncio.get_running_loop()).add(self)
 
     def flush(self) -> None:
         """Send what is queued now (the loop calls this once a turn)."""
@@ -417,31 +436,38 @@ class Session:
         return max(1, -(-visible_len(line) // self.width))
 
     def _page(self, text: str) -> None:
-        # Wrapped to the width here, every line takes one row: the reply's rows are its
+        # Laid out for the width, every line takes one row: the reply's rows are its
         # lines. A reply that fits in what is left of the page (most replies) goes out
-        # whole, unsplit; only a taller one is cut into the page shown and the lines held.
-        # The client's height is asked for only when the least it can be (SET HEIGHT,
-        # else LEAST_HEIGHT) does not settle it.
-        text = self._wrapped(text.replace("\r\n", "\n"))
+        # whole, in the telnet form it was laid out in; only a taller one is cut into the
+        # page shown and the lines held. The client's height is asked for only when the
+        # least it can be (SET HEIGHT, else LEAST_HEIGHT) does not settle it. Colour is
+        # stripped after the layout (a line that fits still fits without it).
+        laid = lay_out(text, self.width)
         if self._held:
-            shown, rest = [], text.split("\n")
+            shown, rest = 0, laid.lines
         else:
-            count = text.count("\n") + 1
+            count = laid.rows
             # a row for the pager line and one for the prompt
             if count <= (self._height or LEAST_HEIGHT) - 2 - self._rows or \
                     count <= self.height - 2 - self._rows:
                 self._rows += count
-                self._emit_fitted(text)
+                self._emit_fitted(laid.wire)
                 return
-            lines = text.split("\n")
-            cut = max(0, self.height - 2 - self._rows)
-            self._rows += cut
-            shown, rest = lines[:cut], lines[cut:]
+            shown = max(0, self.height - 2 - self._rows)
+            self._rows += shown
+            rest = laid.lines[shown:]
         keep = MAX_HELD_LINES - len(self._held)
         self._held = [*self._held, *rest[:keep]]
         self._dropped += max(0, len(rest) - keep)
         if shown:
-            self._emit_fitted("\n".join(shown))
+            self._emit_fitted(laid.head(shown))
+
+    def _emit_fitted(self, wire: str) -> None:
+        """Send ``wire``, text laid out for this width already (its telnet form): every
+        line fits, and stays so once colour codes are removed."""
+        if self.closed:
+            return
+        self._send(wire if self.color else strip_sgr(wire))
 
     # -- input ---------------------------------------------------------------------------
     def logged_in(self) -> None:

@@ -10,7 +10,9 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
   sends is ever inflated (65 KB of zlib became 64 MiB of input and froze the server).
 * **Input costs time linear in the bytes received.** :class:`LineReader` hands the
   session everything buffered in one decode (telnetlib3's reader re-decoded the whole
-  buffer on every ``read(4096)`` and popped it a byte at a time: quadratic).
+  buffer on every ``read(4096)`` and popped it a byte at a time: quadratic). A packet of
+  plain text (what a player types) goes straight to the reader, without telnetlib3's
+  walk of it byte by byte (:meth:`TelnetProtocol._plain`).
 * **Backpressure.** The socket is read no faster than the session takes lines: the
   reader pauses it while it holds more than twice its limit.
 * **Bounds.** A subnegotiation (``IAC SB`` … ``IAC SE``) longer than
@@ -34,6 +36,7 @@ import asyncio
 import codecs
 import functools
 import logging
+import re
 import resource
 import socket
 import time
@@ -43,6 +46,8 @@ import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.stream_writer import TelnetWriterUnicode
 from telnetlib3 import slc
+from telnetlib3.server_base import logger as _TELNET_LOG
+from telnetlib3.accessories import TRACE
 
 from telnetlib3.telopt import BINARY, DO, GMCP, LINEMODE, NAWS
 
@@ -100,6 +105,8 @@ class LineReader(TelnetReaderUnicode):
     def decode(self, buf: bytes, final: bool = False) -> str:  # noqa: D102
         decoder = self._decoder
         if decoder is None:
+            if buf.isascii():  # no character begun before, none split here: the same text
+                return buf.decode("ascii")
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         text = decoder.decode(buf, final)
         # kept only while it holds part of a character (216 bytes an idle connection)
@@ -435,6 +442,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         # when the connection is lost, when the client agrees to an option, and its GMCP
         self._received = 0
         self._heard = time.monotonic()  # when the client last sent a byte (before login)
+        self._received_at = self._heard  # when it last sent a byte (``idle``)
         self._in_sb = False
         self._sb_len = 0
         self._tail_iac = False        # the last chunk ended with IAC
@@ -704,7 +712,34 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             if not self._scan_subnegotiation(data):
                 self._drop(f"subnegotiation over {self.max_subnegotiation} bytes")
                 return
+        elif self._plain(data):
+            # text and nothing else (what a player types, nearly every packet): what
+            # telnetlib3 would do with it, without its per-packet work (a datetime of
+            # the clock, a set of the special bytes built, the bytes walked one by one)
+            self._received_at = time.monotonic()
+            self._rx_bytes += len(data)
+            self.reader.feed_data(data)
+            return
+        self._received_at = time.monotonic()
         super().data_received(data)
+
+    def _plain(self, data: bytes) -> bool:
+        """Whether telnetlib3 would only hand ``data`` (no IAC in it) to the reader: no
+        command under way (nor compression, nor a trace to log), and none of the bytes
+        its character table (SLC) gives a meaning to. A connection that has its own table
+        (LINEMODE) goes telnetlib3's way."""
+        writer = self.writer
+        if writer is None or writer.iac_received or writer.cmd_received \
+                or self._mccp3_decompressor is not None or "slctab" in writer.__dict__ \
+                or _TELNET_LOG.isEnabledFor(TRACE):
+            return False
+        return not (writer.slc_simulated and _slc_special(writer.slctab).search(data))
+
+    @property
+    def idle(self) -> float:
+        """Seconds since the client last sent a byte (telnetlib3's, from a clock read
+        that costs less: its datetime of every packet is not kept)."""
+        return time.monotonic() - self._received_at
 
     def _scan_subnegotiation(self, data: bytes) -> bool:
         """Follow IAC SB … IAC SE across chunks with ``bytes.find`` (no per-byte work);
@@ -748,6 +783,24 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self._cancel_proxy_timer()
         if transport is not None:
             transport.abort()
+
+
+_SLC_SPECIAL: dict[int, tuple[dict, "re.Pattern[bytes]"]] = {}
+
+
+def _slc_special(slctab: dict) -> "re.Pattern[bytes]":
+    """The bytes to which a character table (telnetlib3's SLC table) gives a meaning,
+    IAC among them, as a pattern that finds one; made once per table (the class's
+    table: one pattern), as telnetlib3 builds the set on every packet."""
+    known = _SLC_SPECIAL.get(id(slctab))
+    if known is not None and known[0] is slctab:
+        return known[1]
+    special = {IAC} | {defn.val[0] for defn in slctab.values() if defn.val != slc.theNULL}
+    pattern = re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in sorted(special)) + b"]")
+    if len(_SLC_SPECIAL) >= 8:
+        _SLC_SPECIAL.clear()
+    _SLC_SPECIAL[id(slctab)] = (slctab, pattern)
+    return pattern
 
 
 @functools.lru_cache(maxsize=8)

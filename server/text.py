@@ -8,6 +8,7 @@ player with colour off, and :func:`visible_len` measures a line as the terminal 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import textwrap
 import unicodedata
@@ -47,12 +48,15 @@ def clean(text: str, *, max_len: int | None = None) -> str:
     moves, no title changes, no bidi tricks. Tabs and blank-looking characters become
     spaces.
     """
-    text = _ESCAPES.sub("", text.replace("\t", " "))
-    if not text.isascii():
-        text = text.translate(_BLANK_LOOKING)
-    out = "".join(
-        ch for ch in text if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
-    )
+    if text.isascii() and text.isprintable():  # what is typed, nearly always: as it is
+        out = text
+    else:
+        text = _ESCAPES.sub("", text.replace("\t", " "))
+        if not text.isascii():
+            text = text.translate(_BLANK_LOOKING)
+        out = "".join(
+            ch for ch in text if unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029"
+        )
     if max_len is not None:
         out = out[:max_len]
     return out
@@ -148,11 +152,41 @@ def _wrap(text: str, width: int, indent: str) -> tuple[str, ...]:
         if not para:
             lines.append("")
         elif para.isascii():
-            lines.extend(textwrap.wrap(para, width=width, subsequent_indent=indent,
-                                       break_long_words=True, break_on_hyphens=False) or [""])
+            lines.extend(_fill(para, width, indent)
+                         or textwrap.wrap(para, width=width, subsequent_indent=indent,
+                                          break_long_words=True, break_on_hyphens=False)
+                         or [""])
         else:  # wide characters: measure columns, not characters
             lines.extend(_wrap_wide(para, width, indent))
     return tuple(lines)
+
+
+_NOT_PLAIN = re.compile(r"[^ -~]|  |^ | $")  # not printable ASCII, or spaces run or lead or trail
+
+
+def _fill(para: str, width: int, indent: str) -> list[str] | None:
+    """The lines ``textwrap.wrap`` makes of ``para`` (as :func:`_wrap` calls it), for a
+    plain paragraph: printable ASCII words no longer than a line, one space between
+    each. None for any other paragraph (textwrap's rules for runs of spaces, tabs and
+    words longer than a line then apply). The same greedy fill, without textwrap's
+    regular expressions and chunk lists: a line takes the next word when it fits with
+    the space before it."""
+    if _NOT_PLAIN.search(para):
+        return None
+    words = para.split(" ")
+    rest = width - len(indent)  # the room on every line after the first
+    if max(map(len, words)) > min(width, rest):
+        return None
+    lines: list[str] = []
+    line, room = words[0], width
+    for word in itertools.islice(words, 1, None):
+        if len(line) + 1 + len(word) <= room:
+            line = f"{line} {word}"
+        else:
+            lines.append(line if not lines else indent + line)
+            line, room = word, rest
+    lines.append(line if not lines else indent + line)
+    return lines
 
 
 def _wrap_wide(para: str, width: int, indent: str) -> list[str]:
@@ -222,6 +256,63 @@ def _wrap_lines(text: str, width: int) -> str:
 
 
 _wrap_lines_cached = functools.lru_cache(maxsize=512)(_wrap_lines)
+
+
+class Laid:
+    """A text as a session sends it at one width (:func:`lay_out`): wrapped, its rows
+    counted, and in the telnet form, CR LF after every line."""
+
+    __slots__ = ("text", "rows", "wire", "_lines", "_heads")
+
+    def __init__(self, text: str, rows: int, wire: str) -> None:
+        self.text = text  # wrapped (every line fits), lines ended by \n, none after the last
+        self.rows = rows  # its lines: the rows it takes on the screen
+        self.wire = wire  # the same with CR LF after each line
+        self._lines: tuple[str, ...] | None = None
+        self._heads: dict[int, str] | None = None
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """Its lines (split when first asked: only a reply taller than a page asks)."""
+        if self._lines is None:
+            self._lines = tuple(self.text.split("\n"))
+        return self._lines
+
+    def head(self, rows: int) -> str:
+        """The telnet form of its first ``rows`` lines (a page of it), kept per count:
+        a tall reply that comes again (WHO in a crowd) is cut at the same row again."""
+        heads = self._heads
+        if heads is None:
+            heads = self._heads = {}
+        wire = heads.get(rows)
+        if wire is None:
+            if len(heads) >= 8:
+                heads.clear()
+            wire = heads[rows] = "".join(f"{line}\r\n" for line in self.lines[:rows])
+        return wire
+
+
+def lay_out(text: str, width: int) -> Laid:
+    """``text`` (lines ended by \n or CR LF) as a session sends it to a ``width``-column
+    screen: wrapped by :func:`wrap_wide_lines`, its rows counted, and in the telnet
+    form, each in one pass.
+
+    The answer for a text of up to 4 KB is remembered per text and width: replies
+    repeat (WHO's listing, a room's LOOK, HELP) and a broadcast reaches many listeners
+    with the same string, whose hash Python keeps, so the next time costs one lookup."""
+    if len(text) > 4096:
+        return _lay_out(text, width)
+    return _lay_out_cached(text, width)
+
+
+def _lay_out(text: str, width: int) -> Laid:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    fitted = wrap_wide_lines(text, width)
+    return Laid(fitted, fitted.count("\n") + 1, fitted.replace("\n", "\r\n") + "\r\n")
+
+
+_lay_out_cached = functools.lru_cache(maxsize=256)(_lay_out)
 
 
 def columns(items: list[str], width: int, gap: int = 2) -> list[str]:

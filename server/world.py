@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import tomllib
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,20 +72,85 @@ MAX_NAMES = 20  # a crowded plaza names the first few, then counts the rest
 
 
 def describe_room(parlor: "Parlor", session: "Session") -> str:
+    """What ``session`` sees on LOOK: the room (:func:`_room_text`), then who else is
+    here (:class:`_Here`). Both are kept laid out for the width, so a LOOK in a room
+    nobody entered or left since the last one wraps nothing."""
     width = session.width
-    lines = [_room_text(parlor.world.rooms[session.room], width)]
+    room = parlor.world.rooms[session.room]
     present = parlor.in_room(session.room)
-    count = len(present) - (session in present)
-    # a crowd: name a few (any few: sorting thousands for each LOOK is waste)
-    here = [s.name for s in itertools.islice((s for s in present if s is not session), MAX_NAMES)]
-    if count <= MAX_NAMES:
-        here.sort()
-    if here:
+    here = _HERE.get(room.key)
+    if here is None or not here.holds(present):
+        here = _HERE[room.key] = _Here.of(present)
+    return here.look(session, session in present, _room_text(room, width), width)
+
+
+class _Here:
+    """Who a room's "Here:" line names, as of its last change, and the LOOK texts made
+    from it (per width and viewer).
+
+    It holds the first ``MAX_NAMES + 1`` sessions of the room (weakly: a player gone
+    is not kept alive here) with their names, and how many are in it. It still holds
+    when the room has as many and those are all still there under the same names:
+    then a room of up to ``MAX_NAMES + 1`` is exactly as it was, and in a larger one
+    the line still names people who are here and counts the rest right (which few a
+    crowd's line names was never promised: any few). Arrivals and departures are seen
+    this way without the parlor telling anyone."""
+
+    __slots__ = ("size", "named", "limit", "places", "texts")
+
+    def __init__(self, size: int, named: tuple[tuple[weakref.ref, str], ...],
+                 limit: int) -> None:
+        self.size, self.named, self.limit = size, named, limit
+        # id of a named session -> its place in ``named`` (asked only once ``holds`` has
+        # found every one of them alive, so an id here is that session's)
+        self.places = {id(ref()): i for i, (ref, _) in enumerate(named)}
+        # (width, which of the named the viewer is (-1: none), whether the viewer is
+        # here) -> text
+        self.texts: dict[tuple[int, int, bool], str] = {}
+
+    @classmethod
+    def of(cls, present: "set[Session]") -> "_Here":
+        """The line's people for the room's sessions ``present`` now (any few of a
+        crowd: sorting thousands for each change is waste)."""
+        first = itertools.islice(present, MAX_NAMES + 1)
+        return cls(len(present), tuple((weakref.ref(s), s.name) for s in first), MAX_NAMES)
+
+    def holds(self, present: "set[Session]") -> bool:
+        """Whether this still tells the room ``present`` truly (see the class)."""
+        if len(present) != self.size or self.limit != MAX_NAMES:
+            return False
+        for ref, name in self.named:
+            s = ref()
+            if s is None or s not in present or s.name != name:
+                return False
+        return True
+
+    def look(self, viewer: "Session", inside: bool, room_text: str, width: int) -> str:
+        """The LOOK text for ``viewer`` (``inside``: standing in the room)."""
+        mine = self.places.get(id(viewer), -1)
+        key = (width, mine, inside)
+        text = self.texts.get(key)
+        if text is None:
+            if len(self.texts) >= 64:  # many widths: start afresh
+                self.texts.clear()
+            text = self.texts[key] = room_text + self._line(viewer, inside, width)
+        return text
+
+    def _line(self, viewer: "Session", inside: bool, width: int) -> str:
+        count = self.size - inside
+        here = [name for ref, name in self.named if ref() is not viewer][:self.limit]
+        if not here:
+            return ""
+        if count <= self.limit:
+            here.sort()
         more = count - len(here)
         others = f" and {more} other{'' if more == 1 else 's'}." if more > 0 else "."
-        # who is here changes with every arrival: not worth a place in wrap's cache
-        lines.extend(wrap(f"Here: {', '.join(here)}" + others, width, cache=False))
-    return "\n".join(lines)
+        # kept here, once per change of the room: not worth a place in wrap's cache
+        return "\n" + "\n".join(wrap(f"Here: {', '.join(here)}" + others, width, cache=False))
+
+
+# room key -> who its LOOK names (rooms are few: one entry each)
+_HERE: dict[str, _Here] = {}
 
 
 _ROOM_TEXT: dict[tuple[str, int], str] = {}

@@ -211,7 +211,7 @@ async def play_pyramid(parlor, client: Client, name: str, moves: int = 60) -> li
         if game.outcome is not None:
             break
         if n % 10 == 9:
-            await client.cmd("pyr hint", r"> $")
+            await client.cmd("pyr hint", r"> $", 30)  # the solver: slow on a busy machine
         actions = list(pyramid_rules.game_actions(game.state.matches[0].game))
         action = actions[0] if len(actions) > 1 or n == moves - 1 else actions[-1]
         if n == moves - 1:

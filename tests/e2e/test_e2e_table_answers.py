@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 
+from games.pyramid.cards import rank
 from tests.e2e.test_e2e_table_ends import small
 from tests.e2e.test_e2e_triad import drain
 from tests.e2e.test_e2e_triptycha import seed
@@ -82,11 +84,17 @@ PYR = ["pyr 9,9", "pyr 8,1", "pyr 0,3", "pyr 7,1 9,9", "pyr x", "pyr 7;1", "pyr 
 # (PYR NEW and PYR QUIT in a game begun are no refusals: they ask, in two lines, to confirm)
 
 
-async def test_pyramid_refusals_are_one_line(parlor):
+async def test_pyramid_refusals_are_one_line(parlor, monkeypatch):
+    # the same deal every run: "pyr 77" and "pyr w" are moves when that card is a King
+    from server.services import play
+    seeds = random.Random(11)
+    monkeypatch.setattr(play.random, "SystemRandom", lambda: seeds)
     alice = await small(parlor.port, "Alice")
     out = await alice.cmd("pyr new", r"Game #(\d+): Pyramid, Alice begins(.|\n)*?\n> ")
     number = int(re.search(r"Game #(\d+)", out).group(1))
     await alice.cmd("pyr d", r"Alice: D(.|\n)*?\n> ")  # a game begun: NEW and QUIT ask first
+    deal = parlor.host.live[number].state.matches[0].game
+    assert all(rank(deal.card_at(spot)) != 13 for spot in ("7,7", "W")), "a King: pick a seed"
     wrong = await _refusals(parlor, alice, number, PYR)
     assert wrong == [], "\n".join(wrong)
 

@@ -87,17 +87,20 @@ class Client:
         self.send(line)
         return await self.expect(pattern, timeout)
 
-    async def create(self, name: str, password: str = "secret") -> "Client":
+    async def create(self, name: str, password: str = "secret",
+                     timeout: float = 5.0) -> "Client":
+        """Make an account and log in; ``timeout``: for each answer (many at once wait
+        for the password hashing's turn)."""
         self.name = name
-        await self.expect("Name: ")
+        await self.expect("Name: ", timeout)
         self.send("NEW")
-        await self.expect("Choose a name: ")
+        await self.expect("Choose a name: ", timeout)
         self.send(name)
-        await self.expect("Choose a password: ")
+        await self.expect("Choose a password: ", timeout)
         self.send(password)
-        await self.expect("Type it again: ")
+        await self.expect("Type it again: ", timeout)
         self.send(password)
-        await self.expect(r"Exits:.*\n(.|\n)*?> ")
+        await self.expect(r"Exits:.*\n(.|\n)*?> ", timeout)
         return self
 
     async def login(self, name: str, password: str = "secret") -> "Client":

@@ -18,7 +18,7 @@ def names(prefix: str, n: int) -> list[str]:
 
 async def connect(parlor, names: list[str]) -> list[Client]:  # noqa: ANN001
     async def one(name: str) -> Client:
-        return await (await Client.connect(parlor.port)).create(name)
+        return await (await Client.connect(parlor.port)).create(name, timeout=60)
     return list(await asyncio.gather(*(one(n) for n in names)))
 
 

@@ -613,6 +613,8 @@ class Parlor:
         """GMCP for where the player is: ``Room.Info`` (a mapper's room and exits) and
         ``Char.Status`` (the room, and a game of theirs in play here, if any; the
         presentation sends its changes as its frames come: server/presentation.py)."""
+        if not session.gmcp_on:
+            return
         room = self.world.rooms[session.room]
         session.gmcp("Room.Info", {"num": room.key, "name": room.name, "area": "Esterport",
                                    "exits": room.exits, "game": room.game})

@@ -328,6 +328,8 @@ class Presentation:
         return added
 
     def _gmcp(self, session: "Session", frame: Mapping[str, Any]) -> None:
+        if not getattr(session, "gmcp_on", True):  # a plain telnet client: nothing to build
+            return
         kind = self.kinds[frame["kind"]]
         if kind.gmcp_package:
             names = [s["name"] for s in frame["seats"]]

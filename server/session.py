@@ -373,8 +373,19 @@ class Session:
         if self.account is not None:
             self.prompt()
 
+    @property
+    def gmcp_on(self) -> bool:
+        """Whether the client agreed to GMCP: for one that did not, nothing is built or
+        sent (and queued text is not flushed early)."""
+        writer = self.writer
+        local = getattr(writer, "local_option", None)
+        if local is None:  # a writer of another kind: its send_gmcp decides
+            return True
+        remote = getattr(writer, "remote_option", None)
+        return bool(local.enabled(GMCP) or (remote is not None and remote.enabled(GMCP)))
+
     def gmcp(self, package: str, data: Any) -> None:
-        if self.closed:
+        if self.closed or not self.gmcp_on:
             return
         self.flush()  # keep the order: text queued before this goes first
         try:

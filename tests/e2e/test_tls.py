@@ -344,6 +344,7 @@ async def test_chromium_plays_on_the_https_web_door(secure_parlor):
             await screen_has(page, "Type it again: ")
             await type_line(page, "hunter22")
             await screen_has(page, "Welcome, Wanda!")
+            await screen_has(page, "The Plaza of Esterport")  # drawn once she is listed
             assert sockets and all(url.startswith("wss://") for url in sockets), sockets
             assert parlor.session_named("Wanda") is not None
             await context.close()

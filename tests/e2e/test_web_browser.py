@@ -113,6 +113,7 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
     await screen_has(player, "Type it again: ")
     await type_line(player, "hunter22")
     await screen_has(player, "Welcome, Wanda!")
+    await screen_has(player, "The Plaza of Esterport")  # drawn once she is listed
     await player.locator("#line").wait_for(state="visible")
     assert "hunter22" not in await player.locator("#screen").text_content()
     session = parlor.session_named("Wanda")

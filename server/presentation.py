@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from server.services.games import LiveGame
     from server.session import Session
 
+#: The version of the game stream's GMCP (docs/gmcp.md), in every ``<Game>.Game``
+#: message: it rises when a field is renamed, removed or changes meaning.
+GMCP_PROTOCOL = 1
+
 
 class Shown(Enum):
     """What a viewer is sent of an event."""
@@ -333,9 +337,9 @@ class Presentation:
         kind = self.kinds[frame["kind"]]
         if kind.gmcp_package:
             names = [s["name"] for s in frame["seats"]]
-            data = {"game": frame["game"], "title": frame["kind_title"],
-                    "version": frame["version"], "seat": frame["seat"],
-                    "players": names, "to_move": list(frame["to_move"]),
+            data = {"protocol": GMCP_PROTOCOL, "game": frame["game"],
+                    "title": frame["kind_title"], "version": frame["version"],
+                    "seat": frame["seat"], "players": names, "to_move": list(frame["to_move"]),
                     "finished": frame["finished"], "result": frame.get("result"),
                     "view": frame["view"]}
             clock = frame.get("clock")

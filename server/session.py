@@ -181,7 +181,7 @@ class Session:
         self.quitting = False      # QUIT: leaving on purpose (its resume tokens end)
         self.resume_digest: str | None = None   # the resume token issued to this connection
         self.client_name: str | None = None
-        self.gmcp_supports: frozenset[str] = NOTHING  # Core.Supports.Set packages, lower case
+        self.gmcp_supports: frozenset[str] = NOTHING  # Core.Supports' packages, lower case
         self.closed = False
         self.flooding = False
         self.queued = 0  # lines of a paste waiting for the rate limit, in a row
@@ -677,11 +677,18 @@ class Session:
                 self.log.debug("MSSP not sent", exc_info=True)
 
     def on_gmcp(self, package: str, data: Any) -> None:
-        if str(package).lower() == "core.supports.set" and isinstance(data, list):
+        package = str(package).lower()
+        if package.startswith("core.supports.") and isinstance(data, list):
             # "Esterport.Spoken 1": game views carry their screen-reader lines too
-            self.gmcp_supports = frozenset(str(item).split()[0].lower() for item in data[:20]
-                                           if str(item).strip())
-        elif str(package).lower() == "core.hello" and isinstance(data, dict):
+            named = frozenset(str(item).split()[0].lower() for item in data[:20]
+                              if str(item).strip())
+            if package == "core.supports.set":
+                self.gmcp_supports = named
+            elif package == "core.supports.add" and len(self.gmcp_supports) < 40:
+                self.gmcp_supports = self.gmcp_supports | named
+            elif package == "core.supports.remove":
+                self.gmcp_supports = self.gmcp_supports - named
+        elif package == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None
 

@@ -29,7 +29,8 @@ parlor's game host (``server/hosting.py``) can run any of them:
     - ``continues = True`` -- its sentence goes on the line of the one before it (a
       Triptycha battle, on the line of the lay that started it): one action, one line.
 
-    An event that wraps another (``Told``) answers for the one it wraps.
+    A fact may be a property when it depends on the event (a Dice removal the player
+    chose tells the action; one the engine made does not).
 
 ``notation.py``
     The only code that turns text into an Action and back (``parse_action``,

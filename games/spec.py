@@ -37,7 +37,8 @@ class PlaySpec:
     ``parse_action(text)``, ``format_action(action)``, ``state_to_json`` and
     ``state_from_json``, ``view_for(state, seat | None)``, ``render(view, width, color,
     names, height)``, ``speak(view, names)``, ``choose_action(state, seat, level, rng,
-    budget_s)`` and ``describe_event(event)``.
+    budget_s)`` and ``describe_event(event, names)`` (the event's sentence, given the
+    seats' names in seat order, or None when it says nothing).
 
     **What may vary** (None: as every game): ``new_game(options, rng)``, the first state
     when the options alone make it (None: the parlor's service makes it, from decks of

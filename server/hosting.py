@@ -165,7 +165,8 @@ class GameKind(abc.ABC):
     ``render(view, width, color, names, height)``,
     ``speak(view, names) -> lines`` (the view read out for a screen reader, one fact a
     line, no drawing), ``choose_action(state, seat, level, rng, budget_s)`` (the
-    computer player) and ``describe_event(event) -> sentence | None``.
+    computer player) and ``describe_event(event, names) -> sentence | None`` (``names``:
+    the seats' names, in seat order).
 
     **What a game may override**, with what the host assumes otherwise:
 
@@ -478,8 +479,8 @@ class HostedGame(GameKind):
                       budget_s: float = 1.0) -> Any:
         return self.spec.choose_action(state, seat, level, rng, budget_s)
 
-    def describe_event(self, event: Any) -> str | None:
-        return self.spec.describe_event(event)
+    def describe_event(self, event: Any, names: tuple[str, ...] = ()) -> str | None:
+        return self.spec.describe_event(event, names)
 
     async def on_start(self, ctx: StartContext) -> Any:
         """The spec's first state of the options; a game whose first state needs the

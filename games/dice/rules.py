@@ -41,7 +41,7 @@ Draws
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import ClassVar, Iterator, Sequence
 
 import attrs
 
@@ -273,7 +273,10 @@ Action = Move | Remove | Resign
 
 @attrs.frozen
 class DieMoved:
-    """A die of ``seat`` went from ``origin`` to ``target`` (equal when changed in place)."""
+    """A die of ``seat`` went from ``origin`` to ``target`` (equal when changed in place).
+    Its sentence goes on the line of the move that made it (games/__init__.py's facts)."""
+
+    continues: ClassVar[bool] = True
 
     seat: int
     origin: int
@@ -312,6 +315,11 @@ class DieRemoved:
     seat: int
     cell: int
     chosen: bool  # False when the engine removed the only candidate
+
+    @property
+    def continues(self) -> bool:
+        """A removal the player chose (DICE REMOVE) is told on the line of that action."""
+        return self.chosen
 
     def __str__(self) -> str:
         return f"die removed at {cell_name(self.cell)}"

@@ -64,38 +64,41 @@ def sentences(fn: Callable) -> Callable:
 
 
 # -- events ------------------------------------------------------------------------------
-def names(cells: list[str]) -> str:
+def cells_in_words(cells: list[str]) -> str:
     """``["c1"]`` -> "c1"; ``["c1", "d2", "e3"]`` -> "c1, d2 or e3"."""
     return cells[0] if len(cells) == 1 else ", ".join(cells[:-1]) + " or " + cells[-1]
 
 
-def _die(seat: int, value: int) -> str:  # noqa: ARG001 - the mover's die
-    """A die in words, no glyph (a screen reader reads it): "The 1"."""
-    return f"The {value}"
+def _who(seat: int, names: tuple[str, ...]) -> str:
+    """The seat's player by name ("Alice"); without names, "The mover"."""
+    return names[seat] if 0 <= seat < len(names) else "The mover"
 
 
 def _cells(cells: tuple[int, ...]) -> str:
-    return names([rules.cell_name(c) for c in cells])
+    return cells_in_words([rules.cell_name(c) for c in cells])
 
 
-def describe_event(event: Any) -> str | None:
-    """One line for each thing that happened, for the players and the watchers."""
+def describe_event(event: Any, names: tuple[str, ...] = ()) -> str | None:
+    """One line for each thing that happened, for the players and the watchers, with the
+    players' ``names`` (in seat order). A move's sentence and a removal's go on the line
+    of the move as typed (``continues``): "Alice: MOVE a1 2 N. The 1 on a1 turns to 2
+    and moves to a3." """
     if isinstance(event, DieMoved):
         origin, target = rules.cell_name(event.origin), rules.cell_name(event.target)
-        old = _die(event.seat, event.old_value)
+        die = f"The {event.old_value}"  # in words, no glyph: a screen reader reads it
         if event.origin == event.target:
-            return f"{old} on {origin} turns to {event.new_value} where it stands."
+            return f"{die} on {origin} turns to {event.new_value} where it stands."
         if event.old_value == event.new_value:
-            return f"{old} moves from {origin} to {target} unchanged."
-        return f"{old} on {origin} turns to {event.new_value} and moves to {target}."
+            return f"{die} moves from {origin} to {target} unchanged."
+        return f"{die} on {origin} turns to {event.new_value} and moves to {target}."
     if isinstance(event, TriadsFormed):
         lines = ["-".join(rules.cell_name(c) for c in t) for t in event.triads]
         if len(lines) == 1:
             return f"Triad formed: {lines[0]}!"
         return f"{len(lines)} Triads formed: {', '.join(lines)}!"
     if isinstance(event, RemovalRequired):
-        return (f"The mover chooses which of their dice to remove: {_cells(event.cells)} "
-                "(DICE REMOVE <cell>).")
+        return (f"{_who(event.seat, names)} chooses which of their dice to remove: "
+                f"{_cells(event.cells)} (DICE REMOVE <cell>).")
     if isinstance(event, DieRemoved):
         cell = rules.cell_name(event.cell)
         if event.chosen:

@@ -122,6 +122,11 @@ class MatchEvent:
     games: int
     event: Any
 
+    @property
+    def new_phase(self) -> bool:
+        """The engine event's fact (a new pass through the Pack: games/__init__.py)."""
+        return bool(getattr(self.event, "new_phase", False))
+
 
 @attrs.frozen
 class Closed:
@@ -506,7 +511,8 @@ def render_changes(old: dict[str, Any], new: dict[str, Any], width: int = 80,
 _HOW = {"won": "all cards removed", "stuck": "no move left", "ended": "ended as it stood"}
 
 
-def describe_event(event: Any) -> str | None:
+def describe_event(event: Any, names: tuple[str, ...] = ()) -> str | None:  # noqa: ARG001
+    """A match event's sentence (Pyramid's events name no player: each plays alone)."""
     if isinstance(event, Closed):
         return {SAVE: "The tournament is put away: PYR RESTORE takes it up again.",
                 EXIT: "The tournament is abandoned.",

@@ -663,7 +663,8 @@ def describe_move(table: Table | None, seat: int, text: str, name: str) -> str |
             "FOLD": f"{name} folds."}.get(action.kind)
 
 
-def describe_event(event: Any) -> str | None:
+def describe_event(event: Any, names: tuple[str, ...] = ()) -> str | None:  # noqa: ARG001
+    """A Triad event's sentence; the table's events carry their seats' names already."""
     if isinstance(event, (Said, Cubits)):
         return event.text
     return None

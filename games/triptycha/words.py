@@ -27,20 +27,7 @@ def describe_options(options: dict[str, Any]) -> str:
     return notation.format_rules(rules_of(options))
 
 
-@attrs.frozen
-class Told:
-    """An engine event with the players' names (the parlor wraps each event of an action
-    with them), so that it can be told in a sentence."""
-
-    event: Any
-    names: tuple[str, ...]
-
-    def text(self) -> str:
-        return self.event.text(self.names)
-
-
-def describe_event(event: Any) -> str | None:
-    if isinstance(event, Told):
-        return event.text()
+def describe_event(event: Any, names: tuple[str, ...] = ()) -> str | None:
+    """The event's sentence, with the players' ``names`` (in seat order)."""
     text = getattr(event, "text", None)
-    return text() if callable(text) else None
+    return text(names or None) if callable(text) else None

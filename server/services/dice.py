@@ -39,7 +39,7 @@ def _hint(view: dict) -> str | None:
         return None
     if view.get("pending"):
         cells = view["pending"]
-        return (f"You formed a Triad: remove one of your dice, on {words.names(cells)}, with "
+        return (f"You formed a Triad: remove one of your dice, on {words.cells_in_words(cells)}, with "
                 f"DICE REMOVE <cell> (e.g. DICE REMOVE {cells[0]}).")
     legal = view.get("legal") or []
     if legal and all(len(a.split()) == 3 for a in legal):

@@ -27,8 +27,8 @@ from server.services.records import claim_notation
 
 def _fact(event: Any, name: str) -> bool:
     """An event's fact (``private``, ``new_phase``, ``tells_action``, ``continues``:
-    games/__init__.py), or the fact of the engine event it wraps."""
-    return bool(getattr(event, name, False) or getattr(getattr(event, "event", None), name, False))
+    games/__init__.py), false when it has none."""
+    return bool(getattr(event, name, False))
 
 
 def told_to(game: LiveGame) -> set[int]:
@@ -160,15 +160,18 @@ class Play:
         game.since = time.time()
         hidden = any(_fact(e, "private") for e in events)
         lines = [note] if note else []
-        worded = self._worded(game.kind, events)
+        worded = self._worded(game.kind, events, game.names)
         # one announcement per action (docs/design.md, Screens, 3): the move as typed, unless an
-        # event's sentence tells it, attributed ("Bob lays tile <3> in niche 6.")
+        # event's sentence tells it, attributed ("Bob lays tile <3> in niche 6."); a sentence
+        # that ``continues`` goes on its line ("Alice: MOVE a1 2 N. The 1 on a1 turns ...")
         said = any(_fact(e, "tells_action") for e in events)
         if not (seat_change and worded) and not said and claimant is None:
-            lines.append(f"{game.seats[seat].name}: {notation}")
+            worded = self._worded(game.kind, events, game.names,
+                                  after=f"{game.seats[seat].name}: {notation}")
         # what the others are told of an action with a hidden part (a tile drawn into a
         # hand): the note and the sentences of its public events, never the move as typed
-        public = ([note] if note else []) + self._worded(game.kind, events, public_only=True)
+        public = ([note] if note else []) + self._worded(game.kind, events, game.names,
+                                                         public_only=True)
         lines.extend(worded)
         if outcome is not None:
             game.outcome = outcome
@@ -187,16 +190,19 @@ class Play:
         self.publish(game, "game.end" if outcome else "game.update", full, also=players)
 
     @staticmethod
-    def _worded(kind: GameKind, events: list, public_only: bool = False) -> list[str]:
-        """The sentences of ``events`` (of the public ones only, if ``public_only``); an
-        event that ``continues`` the one before joins its sentence."""
-        worded: list[str] = []
+    def _worded(kind: GameKind, events: list, names: tuple[str, ...],
+                public_only: bool = False, after: str | None = None) -> list[str]:
+        """The sentences of ``events`` (of the public ones only, if ``public_only``), with
+        the players' ``names``, after the line ``after`` if given; an event that
+        ``continues`` the one before (or that line) joins its sentence."""
+        worded: list[str] = [] if after is None else [after]
         for e in events:
-            text = kind.describe_event(e)
+            text = kind.describe_event(e, names)
             if not text or (public_only and _fact(e, "private")):
                 continue
             if worded and _fact(e, "continues"):
-                worded[-1] += " " + text
+                last = worded[-1]  # (the move as typed has no full stop of its own)
+                worded[-1] = f"{last}{' ' if last.endswith(('.', '!', '?')) else '. '}{text}"
             else:
                 worded.append(text)
         return worded
@@ -207,7 +213,8 @@ class Play:
         note and its public events' sentences, with the actor's name; and its facts, with
         the board changed only if a public event tells of it."""
         public = audience.public
-        said = " ".join(t for t in map(game.kind.describe_event, public) if t)
+        said = " ".join(t for t in (game.kind.describe_event(e, game.names) for e in public)
+                        if t)
         lines = ([note] if note else []) + ([f"{game.seats[seat].name}: {said}"] if said else [])
         return Told(lines, {**facts, "board": bool(said),
                             "new_phase": any(_fact(e, "new_phase") for e in public)})

@@ -54,7 +54,7 @@ from games.errors import RuleError
 from games.triptycha import rules
 from games.triptycha.rules import HAND_SIZE, Options, Rules
 from games.triptycha.spec import SPEC
-from games.triptycha.words import Told, rules_of
+from games.triptycha.words import rules_of
 from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext
 from server.models import Account
 from server.services import tiles
@@ -205,7 +205,6 @@ class Triptycha(HostedGame):
         return [t.tile() for t in found]
 
     async def on_action(self, ctx: ActionContext) -> None:
-        names = tuple(s.name for s in ctx.seats)
         for event in ctx.events:
             if isinstance(event, rules.Drew):
                 tile = ctx.new_state.hands[event.seat][event.slot - 1].tile
@@ -220,7 +219,6 @@ class Triptycha(HostedGame):
                                              "take"):
                     raise RuleError(f"Tile <{event.slot}> cannot be taken: it is not locked "
                                     "in this game.")
-        ctx.events[:] = [Told(e, names) for e in ctx.events]
 
     async def on_finish(self, ctx: FinishContext) -> list[str]:
         state = ctx.state

@@ -152,7 +152,9 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
     for step, (seat, action) in enumerate(script, 1):
         me, other, name = players[seat], players[1 - seat], NAMES[seat]
         text = notation.format_action(action)
-        out = await me.cmd(f"dice {text.lower()}", f"{name}: {re.escape(text)}\r?\n(.|\n)*?> ")
+        # one line: the move as typed, then what it did
+        out = await me.cmd(f"dice {text.lower()}",
+                           f"{name}: {re.escape(text)}\\. The [^\\n]*\\.\r?\n(.|\n)*?> ")
         seen = await other.expect(f"{name}: {re.escape(text)}")
         assert game.version == step      # each action was committed before it was told
         if isinstance(action, Move) and game.state.pending:
@@ -162,12 +164,12 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
             assert re.search(r"(Triad formed: [a-f1-6-]+|\d Triads formed: .+)!", out)
             assert f"You formed a Triad: remove one of your dice, on {offered}, with DICE " \
                    "REMOVE <cell>" in out.replace("\r\n", " ").replace("\n", " ")
-            assert f"The mover chooses which of their dice to remove: {offered} " \
+            assert f"{name} chooses which of their dice to remove: {offered} " \
                    "(DICE REMOVE <cell>)." in out
             # the opponent is told in a line, not a redrawn board (docs/design.md,
             # Screens, 2)
             seen += await other.expect(re.escape(
-                f"The mover chooses which of their dice to remove: {offered} "
+                f"{name} chooses which of their dice to remove: {offered} "
                 "(DICE REMOVE <cell>)."))
             assert f"{name} formed a Triad" not in seen
             # the others cannot act meanwhile, and only an offered die may go
@@ -177,7 +179,8 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
             await me.cmd(f"dice remove {wrong}", f"{wrong} is not one of the dice you may "
                          f"remove \\({re.escape(', '.join(cells))}\\)")
         if isinstance(action, Remove):
-            assert re.search(f"The die on {rules.cell_name(action.cell)} is removed\\.", out)
+            cell = rules.cell_name(action.cell)
+            assert re.search(f"{name}: REMOVE {cell}\\. The die on {cell} is removed\\.", out)
     assert choices >= 1
     winner = game.outcome.winner
     result = f"Game #{number}: {NAMES[winner]} wins \\(three dice removed\\)\\."
@@ -294,8 +297,8 @@ async def test_stalemate_forms_when_no_die_can_move(parlor, clients):
                     r"cannot move at any new value\)\.")
     await alice.cmd("dice move a1 NE", "b2 is occupied")
     await alice.cmd("dice move a1 1", "A die must change its value")
-    await alice.cmd("dice move a1 2", "Alice: MOVE a1 2")
-    await alice.expect("The 1 on a1 turns to 2 where it stands\\.")
+    await alice.cmd("dice move a1 2", "Alice: MOVE a1 2\\. The 1 on a1 turns to 2 where it "
+                    "stands\\.")
     await bob.expect("Alice: MOVE a1 2")
     await bob.cmd("dice move b1 3", "You can still move a die: turn one to a new value and "
                   "move it")
@@ -303,8 +306,8 @@ async def test_stalemate_forms_when_no_die_can_move(parlor, clients):
     await alice.expect("Bob: MOVE d6 2 S")
     assert [notation.format_action(a) for a in rules.legal_actions(game.state, 0)] == [
         "MOVE a1 1", "MOVE a1 3", "MOVE f1 2", "MOVE f1 3", "MOVE f1 N"]
-    await alice.cmd("dice move f1 n", "Alice: MOVE f1 N")
-    await alice.expect("The 1 moves from f1 to f2 unchanged\\.")
+    await alice.cmd("dice move f1 n", "Alice: MOVE f1 N\\. The 1 moves from f1 to f2 "
+                    "unchanged\\.")
     out = await bob.cmd(f"replay {number}", "shows the board")
     assert "1. Alice: MOVE a1 2" in out and "3. Alice: MOVE f1 N" in out
     assert game.version == 3

@@ -129,7 +129,7 @@ def choose_action(state: State, seat: int, level: str, rng: random.Random, budge
     return rng.choice(list(legal_actions(state, seat)))
 
 
-def describe_event(event) -> str | None:
+def describe_event(event, names: tuple[str, ...] = ()) -> str | None:  # noqa: ARG001
     if event[0] == "mark":
         return f"{MARKS[event[1]]} takes cell {event[2] + 1}."
     return None

@@ -202,3 +202,13 @@ async def test_core_supports_add_and_remove_change_what_a_client_takes(parlor):
                                          "esterport.spoken"}
     finally:
         await mud.close()
+
+
+async def test_mudlet_gives_the_address_and_help_mudlet_what_it_shows(parlor, door, clients):
+    player = await clients("Reader")
+    out = await player.cmd("mudlet", "Package\\s+Manager")
+    assert f"The Mudlet package: http://127.0.0.1:{door.port}{PATH}" in out
+    out = await player.cmd("help mudlet", "install it by\\s+hand")
+    assert "Usage: MUDLET" in out and "never hidden" in out
+    await door.stop()
+    await player.cmd("mudlet", "offers no Mudlet package")

@@ -97,12 +97,13 @@ class MudletOffer:
         ``reached`` (the socket's ``sockname``, or None when it has none: a browser's
         /play): the public name; else, for a door listening on every address, the one
         the player reached; a door on a loopback address only for a player on this
-        machine; a door on one address, that address. None: not offered."""
-        if self.public:
-            return self.public + PATH
+        machine; a door on one address, that address. None: not offered (always, to a
+        connection without a socket address)."""
         address = reached[0] if isinstance(reached, tuple) and reached else None
         if not isinstance(address, str) or not address:
             return None
+        if self.public:
+            return self.public + PATH
         if self.host in WILDCARD:
             host = address
         elif _loopback(self.host) and not _loopback(address):

@@ -105,8 +105,9 @@ async def test_a_watched_game_is_drawn_in_words_while_the_player_plays_none(tmp_
 
 @pytest.mark.parametrize("offer, reached, url", [
     # [web] hosts names the server: that name, whatever the player reached
-    (MudletOffer("v1", "0.0.0.0", 8080, "http://games.example.org:8080"), None,
+    (MudletOffer("v1", "0.0.0.0", 8080, "http://games.example.org:8080"), ("10.0.0.1", 4000),
      "http://games.example.org:8080" + PATH),
+    (MudletOffer("v1", "0.0.0.0", 8080, "https://games.example.org:8443"), None, None),
     # a door on every address: the address the player's connection reached
     (MudletOffer("v1", "0.0.0.0", 8080), ("192.0.2.7", 4000), "http://192.0.2.7:8080" + PATH),
     (MudletOffer("v1", "::", 8080), ("2001:db8::7", 4000, 0, 0),
@@ -116,7 +117,7 @@ async def test_a_watched_game_is_drawn_in_words_while_the_player_plays_none(tmp_
     (MudletOffer("v1", "127.0.0.1", 8080), ("192.0.2.7", 4000), None),
     # a door on one address: that address
     (MudletOffer("v1", "192.0.2.9", 8080), ("10.0.0.1", 4000), "http://192.0.2.9:8080" + PATH),
-    # no socket address (a browser's /play) and no public name: nothing
+    # no socket address (a browser's /play): nothing
     (MudletOffer("v1", "0.0.0.0", 8080), None, None),
 ])
 def test_where_the_package_is_offered(offer, reached, url):

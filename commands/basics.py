@@ -393,11 +393,32 @@ async def more(ctx: Context, rest: str) -> None:
     ctx.send("There is nothing more to show.")
 
 
+async def mudlet(ctx: Context, rest: str) -> None:
+    """MUDLET: what the Mudlet package is, and where this player's Mudlet finds it."""
+    url = ctx.mudlet_url()
+    if url is None:
+        ctx.send("This parlor offers no Mudlet package here (it needs the web door, and "
+                 "a telnet connection).")
+        return
+    ctx.send("\n".join([f"The Mudlet package: {url}", *wrap(
+        "Mudlet installs it by itself when you log in with GMCP on (Settings, Game "
+        "protocols); to install it by hand, download it and choose it in Toolbox, Package "
+        "Manager. HELP MUDLET says what it shows.", ctx.session.width)]))
+
+
 COMMANDS = [
     Command("help", help_, "HELP [<command> [<subcommand>]] | HELP <game> [<command>|RULES]",
             "List the commands, or explain one. HELP <game> (the game's command prefix or "
             "name, as HELP lists them) lists that game's commands on one screen; HELP <game> "
             "<command> explains one, HELP <game> RULES gives the rules.", aliases=("?",)),
+    Command("mudlet", mudlet, "MUDLET", "Mudlet's window for Esterport. When you log in "
+            "with Mudlet and GMCP on, the parlor offers its package and Mudlet installs it "
+            "(and updates it when it changes): a window docked at the right that draws "
+            "your game's board at every move, who plays, and whose move it is, and clears "
+            "when the game ends; while you play none, it draws a game you OBSERVE. It only "
+            "adds a window: the text is never hidden or changed, and a screen reader reads "
+            "what it always did. MUDLET gives the package's address, to install it by "
+            "hand.", topic="settings"),
     Command("more", more, "MORE", "When a reply is taller than your screen it stops after a "
             "page: Enter or MORE shows the next page, any other command drops the rest. SET "
             "HEIGHT sets your screen's height."),

@@ -80,6 +80,7 @@ class Context:
     - ``publish(topic, event)``: an event on the bus (talk); ``tell(account_id, text)``: a
       notice to one player; ``log_admin(what)``: an admin's act in the log
     - ``request_shutdown(message)``: stop the server (``@SHUTDOWN``)
+    - ``mudlet_url()``: the Mudlet package's address for this player (MUDLET)
 
     What a command did through the context beyond the database (a line written, an event
     published, a player moved) is noted in ``acted``: a command that lost its database
@@ -195,6 +196,14 @@ class Context:
         """Stop the parlor (every node of a cluster), or only the node named ``node``."""
         self.acted.append("shutdown")
         self._parlor.request_shutdown(message, node=node)
+
+    def mudlet_url(self) -> str | None:
+        """Where this player's Mudlet finds the parlor's package (server/mudlet.py); None
+        when none is offered them (no web door, or a browser's /play)."""
+        offer = self._parlor.mudlet
+        if offer is None:
+            return None
+        return offer.url(self.session.writer.get_extra_info("sockname"))
 
     @property
     def node(self) -> str:

@@ -44,6 +44,7 @@ from server.world import World, describe_room
 if TYPE_CHECKING:
     from server.cluster import Cluster, RemotePlayer
     from server.holder.link import HolderLink
+    from server.mudlet import MudletOffer
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +136,7 @@ class Parlor:
         self.telnet_protocol: type[TelnetProtocol] | None = None  # set by start()
         self.telnet_options: dict = {}
         self.before_stop: list[Callable[[], Awaitable[None]]] = []  # e.g. the web door
+        self.mudlet: "MudletOffer | None" = None  # set while the web door serves the package
         # a held parlor's link to its holder (server/holder): set before start()
         self.holder: "HolderLink | None" = None
         self.handing_over = False  # a reload: sessions finish their command and wait
@@ -863,6 +865,7 @@ class Parlor:
         else:
             self._announce(session.room, f"{account.name} has arrived.", session)
         session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
+        self.offer_mudlet(session)
         await self._resume_token(session)
         self.send_room_info(session)
         if not carried:
@@ -871,6 +874,17 @@ class Parlor:
             session.write(f"You have a game in progress: {game.title}.")
             self.presentation.show(session, game)
         session.prompt()
+
+    def offer_mudlet(self, session: Session) -> None:
+        """GMCP ``Client.GUI`` at login: the Mudlet package's version and address
+        (server/mudlet.py), for a client that agreed to GMCP, while the web door serves
+        it. Mudlet installs it, or replaces an older one; a browser's /play, whose
+        connection has no socket address, is not offered it."""
+        if self.mudlet is None or not session.gmcp_on:
+            return
+        offer = self.mudlet.gmcp(session.writer.get_extra_info("sockname"))
+        if offer is not None:
+            session.gmcp("Client.GUI", offer)
 
     async def _resume_token(self, session: Session) -> None:
         """A browser client (``Esterport.Resume`` in its GMCP supports) gets the token that

@@ -347,9 +347,16 @@ class Presentation:
                 # the seconds left as sent (a browser counts down from when it reads them)
                 data["clock"] = {"seat": clock["seat"], "seconds": clock["seconds"],
                                  "left": round(max(0.0, clock["deadline"] - time.time()), 1)}
-            if "esterport.spoken" in getattr(session, "gmcp_supports", ()):
+            supports = getattr(session, "gmcp_supports", ())
+            if "esterport.spoken" in supports:
                 # the board in words (SET SCREENREADER's lines): a browser's text alternative
                 data["spoken"] = list(kind.speak(frame["view"], names=tuple(names)))
+            if "esterport.board" in supports:
+                # the board as the game draws it, without colour, at the player's width:
+                # the Mudlet package's window (server/mudlet.py)
+                data["board"] = board_text(
+                    kind, frame, width=session.width or 80, height=session.height or 24,
+                    color=False, screenreader=False, titled=False).split("\n")
             session.gmcp(kind.gmcp_package, data)
         if frame["seat"] is not None:  # their own game: what a status bar shows of it
             session.gmcp("Char.Status", {"game": game_status(frame)})

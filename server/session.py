@@ -31,6 +31,10 @@ NOTHING: frozenset = frozenset()  # an empty set every session may share
 LEAST_WIDTH, LEAST_HEIGHT = 40, 10  # a client's window (NAWS) is taken as at least this
 MAX_PENDING_OUTPUT = 1 << 20  # bytes queued for a client that does not read: then we give up
 MAX_HELD_LINES = 2000  # lines of one reply the pager keeps for MORE; the rest is dropped
+# GMCP Core.Supports messages heard, and the packages a client may name (a bound on
+# what one connection keeps)
+SUPPORTS = ("core.supports.set", "core.supports.add", "core.supports.remove")
+MAX_SUPPORTS = 20
 MORE_LINE = "-- More: {left} lines left. Enter or MORE: next page; anything else: stop --"
 
 
@@ -677,18 +681,20 @@ class Session:
                 self.log.debug("MSSP not sent", exc_info=True)
 
     def on_gmcp(self, package: str, data: Any) -> None:
-        package = str(package).lower()
-        if package.startswith("core.supports.") and isinstance(data, list):
-            # "Esterport.Spoken 1": game views carry their screen-reader lines too
-            named = frozenset(str(item).split()[0].lower() for item in data[:20]
+        verb = str(package).lower()
+        if verb in SUPPORTS and isinstance(data, list):
+            # "Esterport.Spoken 1": game views carry their screen-reader lines too;
+            # Set replaces the list, Add (a Mudlet package's own) and Remove change it
+            named = frozenset(str(item).split()[0].lower() for item in data[:MAX_SUPPORTS]
                               if str(item).strip())
-            if package == "core.supports.set":
+            if verb == "core.supports.set":
                 self.gmcp_supports = named
-            elif package == "core.supports.add" and len(self.gmcp_supports) < 40:
-                self.gmcp_supports = self.gmcp_supports | named
-            elif package == "core.supports.remove":
+            elif verb == "core.supports.add":
+                if len(self.gmcp_supports | named) <= MAX_SUPPORTS:  # past it: ignored
+                    self.gmcp_supports = self.gmcp_supports | named
+            else:
                 self.gmcp_supports = self.gmcp_supports - named
-        elif package == "core.hello" and isinstance(data, dict):
+        elif str(package).lower() == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import uvicorn
 
+from server.mudlet import MudletOffer, MudletPackage
 from server.telnet import ACCEPT_BATCH, listen_backlog
 from server.tls import server_context
 from server.web.budget import Budget, proxy_test, web_share
@@ -83,6 +84,9 @@ class WebDoor:
         self.host_names = host_names(self)   # what /play's Host may name (DNS rebinding)
         self.streams: set["GameStream | PageStream"] = set()
         self.plays: set["WebSocketTransport"] = set()
+        # the Mudlet package the door serves (server/mudlet.py), built once for its games
+        self.mudlet = MudletPackage.build(kind.gmcp_package for kind in
+                                          parlor.host.kinds.values() if kind.gmcp_package)
         self.app = build_app(self)
         self._server: uvicorn.Server | None = None
         self._loop_task: asyncio.Task | None = None
@@ -106,6 +110,19 @@ class WebDoor:
         log.info("web door on http://%s:%d/", self.host, self.port)
         if cfg.tls_port:
             await self._start_https(cfg.tls_port)
+        self.parlor.mudlet = self.mudlet_offer()
+
+    def mudlet_offer(self) -> MudletOffer:
+        """What Mudlet players are offered while the door serves (``Parlor.mudlet``):
+        the package at the name ``[web] hosts`` gives first (over HTTPS when the door
+        has a TLS port), else at the address each player reached."""
+        cfg = self.parlor.config.web
+        public = ""
+        if cfg.hosts:
+            https = self.https_port
+            public = (f"https://{cfg.hosts[0]}:{https}" if https is not None
+                      else f"http://{cfg.hosts[0]}:{self.port}")
+        return MudletOffer(self.mudlet.version, self.host, self.port, public)
 
     def _uvicorn(self, port: int, tls: ssl.SSLContext | None = None) -> uvicorn.Server:
         """A uvicorn server of the door's app on ``port`` (over TLS with ``tls``), not
@@ -173,6 +190,7 @@ class WebDoor:
         if self._server is None:
             return
         self.closing.set()
+        self.parlor.mudlet = None  # nothing is offered that is not served
         for stream in list(self.streams):
             stream.changed.set()
         restarting = self.parlor.handing_over  # a reload: the pages come back at once

@@ -26,6 +26,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.bus import Event
+from server.mudlet import PATH as MUDLET_PATH
 from server.services import seeks as seeks_service
 from server.services import tournaments as tournaments_service
 from server.services.games import GameError
@@ -286,6 +287,13 @@ class Pages:
         """/favicon.ico, which browsers ask for whatever the page says: the SVG icon."""
         return Response(FAVICON, media_type="image/svg+xml",
                         headers={"cache-control": "public, max-age=86400"})
+
+    async def mudlet(self, request: Request) -> Response:
+        """The Mudlet package (server/mudlet.py), offered to Mudlet players at login."""
+        package = self.door.mudlet
+        return Response(package.data, media_type="application/zip",
+                        headers={"cache-control": "no-cache",
+                                 "etag": f'"{package.version}"'})
 
     async def play_page(self, request: Request) -> Response:
         async def draw() -> Copy:
@@ -616,6 +624,7 @@ def build_app(door: "WebDoor") -> Starlette:
     routes = [
         Route("/", p.index),
         Route("/favicon.ico", p.favicon),
+        Route(MUDLET_PATH, p.mudlet),
         Route("/play", p.play_page),
         WebSocketRoute("/play/ws", play),
         Route("/games", p.games),

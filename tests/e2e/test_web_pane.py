@@ -135,7 +135,7 @@ DIGEST_JS = """() => {
   if (kind === 'dice') {
     out.dice = [...pane.querySelectorAll('table.board.dice .cell')].map(c => c.getAttribute('aria-label').split(',')[0]).filter(l => !l.endsWith('empty')).sort();
   } else if (kind === 'pyramid') {
-    out.cards = [...pane.querySelectorAll('.board.pyramid .prow .card')].map(c => c.classList.contains('gone') ? '-' : c.textContent);
+    out.cards = [...pane.querySelectorAll('.board.pyramid .prow .card')].map(c => c.classList.contains('gone') ? '-' : (c.querySelector('[aria-hidden]') || c).textContent);
     out.last = [...pane.querySelectorAll('.board.pyramid .prow .card.last')].map(c => c.getAttribute('aria-label').split(':')[0]);
     out.said = (document.getElementById('lastmove') || {}).textContent || null;
   } else if (kind === 'triptycha') {
@@ -459,10 +459,9 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
 
     moves = await play_out(page, parlor, game, seat, kind, at=look)
     assert game.outcome is not None or game.id not in parlor.host.live
-    if kind == "triad":   # she left the table, which closed it: the pane is back in the lobby
-        await until(page, "document.querySelector('#pane .lobby #lobby-note') !== null")
-    else:
-        await until(page, "document.getElementById('pane').dataset.finished === '1'")
+    # the end drawn; at Triad, when she left the table (which closed it), the lobby
+    await until(page, "document.getElementById('pane').dataset.finished === '1' || "
+                      "document.getElementById('lobby-note') !== null")
     await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}-end.png"))
     assert moves >= 2 and checked
     if kind == "pyr":   # played to its real end, and HINT was seen highlighted

@@ -150,8 +150,10 @@ async def test_triptycha_draws_at_once_and_keeps_the_tile_picked(  # noqa: F811
     await click(page, '#pane button.act[title="TT CHALLENGE COMPUTER EASY"]')
     await until(page, "document.getElementById('pane').dataset.game !== undefined")
     game, seat = live_game(parlor, "tt", "Tia")
+    await wait_for(lambda: len(game.state.hands[1 - seat]) == 6)   # the computer's draw
+    await until(page, "v => Number(document.getElementById('pane').dataset.version) >= v",
+                arg=game.version)
     everything = page.locator("#pane button[data-key=drawall]")
-    await everything.wait_for()
     assert await everything.text_content() == "Draw all 5 at once (deck order)"
     assert "Choose your hand: 5 draws left" in await page.locator("#pane .tip").first.text_content()
     # a deck tile's name says its corners in words, and what is left to draw
@@ -160,7 +162,7 @@ async def test_triptycha_draws_at_once_and_keeps_the_tile_picked(  # noqa: F811
     assert "draw it (5 draws left)" in name
     await everything.scroll_into_view_if_needed()
     await page.screenshot(path=str(artifacts / f"round4-tt-draw-{size}.png"))
-    await everything.click()    # one press: five TT DRAWs, one at a time
+    await click(page, "#pane button[data-key=drawall]")   # one press: five TT DRAWs
     await wait_for(lambda: len(game.state.hands[seat]) == 5)
     for n in range(1, 6):
         await screen_has(page, f"TT DRAW {n}")
@@ -209,9 +211,10 @@ async def test_cards_are_words_and_the_live_region_follows_the_turn(  # noqa: F8
     # Pyramid: every card's name is words ("queen of hearts"), never its code
     await click(page, '#pane button.act[title="PYR NEW"]')
     await until(page, "document.querySelectorAll('#pane .board.pyramid .card').length >= 28")
-    labels = await page.evaluate(
-        "[...document.querySelectorAll('#pane .board.pyramid .card[aria-label], "
-        "#pane .stock .card[aria-label]')].map(c => c.getAttribute('aria-label'))")
+    labels = await page.evaluate(   # a card's name: its label, or its text for a reader
+        "[...document.querySelectorAll('#pane .board.pyramid .card, #pane .stock .card')]"
+        ".filter(c => !c.classList.contains('gone'))"
+        ".map(c => c.getAttribute('aria-label') || c.querySelector('.sr').textContent)")
     assert len(labels) >= 29, labels
     for label in labels:
         assert not PYRAMID_CODE.search(label), label

@@ -182,6 +182,7 @@
     lobbyNote = note;
     for (const k of ["game", "kind", "version", "finished"]) delete pane.dataset[k];
     draw();
+    pane.scrollTop = 0;    // the note and the games, not the end of the board that was
     notice(null);
     say(note);
     if (focused) pane.focus();
@@ -334,9 +335,12 @@
         cls += picked && picked.spot === spot ? " picked" : "";
         onclick = (ev) => { ev.preventDefault(); pick = picked && picked.spot === spot ? null : { kind: "card", value: { spot: spot, text: entry.text } }; draw(ev.detail === 0 ? "card:" + spot : null); };
       }
+      // named by its content, the card in words (its code is drawn, not read), so the
+      // name holds all that is read of what it shows
       return h("button", { type: "button", class: cls, "data-key": "card:" + spot,
-                           "aria-label": label + (rank(entry.text) === 13 ? ", a King: click to remove it" : picked && picked.spot === spot ? ", selected" : ""),
-                           "aria-pressed": picked && picked.spot === spot ? "true" : null, onclick: onclick }, entry.text);
+                           "aria-pressed": picked && picked.spot === spot ? "true" : null, onclick: onclick },
+               h("span", { "aria-hidden": "true" }, entry.text),
+               h("span", { class: "sr" }, label + (rank(entry.text) === 13 ? ", a King: click to remove it" : picked && picked.spot === spot ? ", selected" : "")));
     }
     const rows = h("div", { class: "board pyramid play", role: "group", "aria-label": "Pyramid" });
     for (let row = 1; row <= 7; row++) {

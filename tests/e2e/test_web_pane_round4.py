@@ -11,6 +11,8 @@
 - Cards are words for a screen reader (Pyramid's "queen of hearts", Triad's "Red
   Princess", Triptycha's corners), and the pane's live region says what its turn line
   shows.
+- At a table, the pane finds the viewer's place by the view's ``viewer`` (a newcomer who
+  takes a place someone left sees her own hand).
 
 Screenshots go to ``$ESTERPORT_ARTIFACTS`` (or the test's tmp dir).
 """
@@ -247,4 +249,28 @@ async def test_cards_are_words_and_the_live_region_follows_the_turn(  # noqa: F8
     await until(page, "document.getElementById('pane-says').textContent === "
                       "document.getElementById('turn').textContent")
     await page.screenshot(path=str(artifacts / "round4-triad-words.png"))
+    assert ERRORS == []
+
+
+async def test_a_newcomer_in_an_earlier_players_place_sees_her_own_hand(  # noqa: F811
+        parlor, web, browser, clients):  # noqa: F811
+    """Seats at a table are numbered as people came (the game's list) and places as they
+    sit (the table's): Lea leaves place 1, Carol takes it as the game's third seat, and her
+    pane shows her place's hand and buttons, not the third place's."""
+    ERRORS.clear()
+    lea = await clients("Lea")
+    bob = await clients("Bob")
+    await lea.cmd("triad open", "You open Triad table")
+    game, _ = live_game(parlor, "triad", "Lea")
+    await bob.cmd(f"triad join {game.id}", "sits down")
+    await lea.cmd("triad leave", "leaves the table")
+    page = await open_play(browser, web.url.rstrip("/"), "desktop", ERRORS)
+    await create(page, "Carol")
+    await type_line(page, f"triad join {game.id}")
+    await until(page, "v => document.getElementById('pane').dataset.game === v", str(game.id))
+    assert [s.name for s in game.seats][2] == "Carol"
+    await bob.cmd("triad start", "deals")
+    await until(page, "document.querySelectorAll('#pane .tcardbtn').length === 6")
+    row = page.locator("#pane table.board.triad tbody tr", has_text="Carol")
+    assert "your hand below" in await row.text_content()
     assert ERRORS == []

@@ -25,7 +25,7 @@ import re
 import pytest
 
 from tests.e2e.test_web_browser import artifacts, browser, until  # noqa: F401 (fixtures)
-from tests.e2e.test_web_pane import (ERRORS, SIZES, click, create, live_game, open_play,
+from tests.e2e.test_web_pane import (ERRORS, click, create, live_game, open_play,
                                      screen_has, type_line, web)  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.e2e
@@ -88,14 +88,16 @@ async def test_leaving_a_table_goes_back_to_the_lobby(parlor, web, browser, arti
     await click(page, '#pane button.act[title="TRIAD OPEN"]')
     await until(page, "document.getElementById('pane').dataset.game !== undefined")
     assert await page.locator("#lobby-note").count() == 0
-    second = parlor.host.live[int(await page.evaluate("document.getElementById('pane').dataset.game"))]
+    number = await page.evaluate("document.getElementById('pane').dataset.game")
+    second = parlor.host.live[int(number)]
     await click(page, '#pane button.act[title="TRIAD BOT EASY"]')
     await until(page, "document.querySelectorAll('#pane table.board.triad tbody tr').length === 2")
     await click(page, '#pane button.act[title="TRIAD LEAVE"]')
     await in_lobby(page)
     await wait_for(lambda: second.outcome is not None)
     note = await page.locator("#lobby-note").text_content()
-    assert note == f"You have left game #{second.id} (Triad). {second.describe(second.outcome)}", note
+    result = second.describe(second.outcome)
+    assert note == f"You have left game #{second.id} (Triad). {result}", note
     assert ERRORS == []
 
 
@@ -111,10 +113,11 @@ async def test_resign_asks_first_and_the_result_closes_to_the_lobby(  # noqa: F8
     game, _ = live_game(parlor, "dice", "Rhea")
     resign = page.locator('#pane button[title="DICE RESIGN"]')
     await resign.click()
-    await until(page, "document.querySelector('#pane button.asking[title=\"DICE RESIGN\"]') !== null")
+    await until(page, "document.querySelector('#pane button.asking') !== null")
     assert (await resign.text_content()).startswith("Really resign?")
     assert (await says(page)).startswith("Really resign? Press the button again")
-    assert game.outcome is None and "DICE RESIGN" not in await page.locator("#screen").text_content()
+    assert game.outcome is None
+    assert "DICE RESIGN" not in await page.locator("#screen").text_content()
     await page.screenshot(path=str(artifacts / "round4-resign-asks.png"))
     # unanswered, the question lapses and the game goes on
     await until(page, "document.querySelector('#pane button.asking') === null", timeout=15000)

@@ -341,7 +341,7 @@ class Presentation:
                     "title": frame["kind_title"], "version": frame["version"],
                     "seat": frame["seat"], "players": names, "to_move": list(frame["to_move"]),
                     "finished": frame["finished"], "result": frame.get("result"),
-                    "view": frame["view"]}
+                    "left": _left(frame), "view": frame["view"]}
             clock = frame.get("clock")
             if clock:
                 # the seconds left as sent (a browser counts down from when it reads them)
@@ -362,10 +362,18 @@ class Presentation:
             session.gmcp("Char.Status", {"game": game_status(frame)})
 
 
+def _left(frame: Mapping[str, Any]) -> bool:
+    """Whether the frame's seat has left its game (a table they got up from, or were
+    stood up from): the last frame they are sent of it."""
+    seat, seats = frame["seat"], frame["seats"]
+    return seat is not None and seat < len(seats) and bool(seats[seat].get("left"))
+
+
 def game_status(frame: Mapping[str, Any]) -> dict[str, Any] | None:
     """GMCP ``Char.Status``'s ``game`` for a player's own frame: which game, who moves,
-    and whether it is their move; None once it is over."""
-    if frame["finished"]:
+    and whether it is their move; None once it is over for them (it ended, or they left
+    its table)."""
+    if frame["finished"] or _left(frame):
         return None
     return {"id": frame["game"], "title": frame["kind_title"],
             "players": [s["name"] for s in frame["seats"]],

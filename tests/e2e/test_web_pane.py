@@ -28,6 +28,7 @@ import pytest
 import sqlalchemy as sa
 
 from commands.app import assemble
+from games.pyramid.spoken import card_words
 from server.models import ResumeToken
 from server.web import WebDoor
 from tests.conftest import make_config
@@ -134,7 +135,7 @@ DIGEST_JS = """() => {
   if (kind === 'dice') {
     out.dice = [...pane.querySelectorAll('table.board.dice .cell')].map(c => c.getAttribute('aria-label').split(',')[0]).filter(l => !l.endsWith('empty')).sort();
   } else if (kind === 'pyramid') {
-    out.cards = [...pane.querySelectorAll('.board.pyramid .prow .card')].map(c => c.classList.contains('gone') ? '-' : c.textContent);
+    out.cards = [...pane.querySelectorAll('.board.pyramid .prow .card')].map(c => c.classList.contains('gone') ? '-' : (c.querySelector('[aria-hidden]') || c).textContent);
     out.last = [...pane.querySelectorAll('.board.pyramid .prow .card.last')].map(c => c.getAttribute('aria-label').split(':')[0]);
     out.said = (document.getElementById('lastmove') || {}).textContent || null;
   } else if (kind === 'triptycha') {
@@ -164,11 +165,12 @@ def digest(view: dict, seat: int, names: list[str]) -> dict:
         said = None
         if last:
             where = {"P": "the Pack", "W": "the Waste Pile"}
-            said = "Last move: " + {
-                "remove": "removed " + " and ".join(
-                    f"{c} ({where.get(x, x)})" for c, x in zip(last["cards"], last["spots"])),
-                "deal": f"turned {last['cards'][0] if last['cards'] else ''} from the Pack "
-                        "to the Waste Pile",
+            said = "Last move: " + {   # the cards in words, as the game's spoken lines say
+                "remove": "removed the " + " and the ".join(
+                    f"{card_words(c)} ({where.get(x, x)})"
+                    for c, x in zip(last["cards"], last["spots"])),
+                "deal": f"turned the {card_words(last['cards'][0]) if last['cards'] else ''} "
+                        "from the Pack to the Waste Pile",
                 "redeal": "redealt the Waste Pile", "end": "ended the game"}[last["kind"]] + "."
         return {"cards": [c["text"] if c else "-" for c in view["pyramid"]],
                 "last": [x for x in (last["spots"] if last and last["kind"] == "remove" else [])
@@ -269,7 +271,8 @@ async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:
                 return await click(page, f'#pane [data-key="card:{sb}"]')
     if view["pack_count"] or view["redeals_left"]:
         return await click(page, '#pane button.act[title="PYR D"]')
-    return await click(page, '#pane button.act[title="PYR END"]')
+    await click(page, '#pane button.act[title="PYR END"]')   # it asks first
+    return await click(page, '#pane button.act.asking[title="PYR END"]')
 
 
 async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # noqa: ANN001
@@ -294,8 +297,7 @@ async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # no
         version = await pane_version(page)
         await click(page, f'#pane button.act[title="TT FLIP {tile["n"]}"]')
         await until(page, "v => Number(document.getElementById('pane').dataset.version) > v",
-                    arg=version)
-        await click(page, f'#pane [data-key="tile:{tile["n"]}"]')
+                    arg=version)   # the tile stays picked through its flip
     MARK["version"] = await pane_version(page)   # the flip was a move of its own
     targets = page.locator("#pane svg g.niche.target")
     await targets.first.wait_for()
@@ -457,7 +459,9 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
 
     moves = await play_out(page, parlor, game, seat, kind, at=look)
     assert game.outcome is not None or game.id not in parlor.host.live
-    await until(page, "document.getElementById('pane').dataset.finished === '1'")
+    # the end drawn; at Triad, when she left the table (which closed it), the lobby
+    await until(page, "document.getElementById('pane').dataset.finished === '1' || "
+                      "document.getElementById('lobby-note') !== null")
     await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}-end.png"))
     assert moves >= 2 and checked
     if kind == "pyr":   # played to its real end, and HINT was seen highlighted
@@ -519,7 +523,8 @@ async def test_two_pages_play_while_a_third_watches(parlor, web, browser, artifa
         await check_pane(cato, game, None)   # the watcher's pane follows every move
     await alba.screenshot(path=str(artifacts / "pane-two-alba.png"))
     await cato.screenshot(path=str(artifacts / "pane-two-watcher.png"))
-    await click(alba, '#pane button.act[title="DICE RESIGN"]')
+    await click(alba, '#pane button.act[title="DICE RESIGN"]')   # it asks first
+    await click(alba, '#pane button.act.asking[title="DICE RESIGN"]')
     for page in (alba, brio, cato):
         await until(page, "document.getElementById('pane').dataset.finished === '1'")
     assert game.outcome is not None

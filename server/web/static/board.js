@@ -2,7 +2,10 @@
 // sends the terminal (the same data, no second source), and played by pointing. Every
 // click sends the very command a player would type (window.esterport.command shows it in
 // the scrollback too), so pointing teaches the typed commands. Keyboard: every target is a
-// button (Tab, Enter, Space). The board in words is the game's own screen-reader lines.
+// button (Tab, Enter, Space). The board in words is the game's own screen-reader lines;
+// cards are named in words ("queen of hearts", "Red Princess") for a screen reader, as
+// those lines name them. The pane's live region (#pane-says, never redrawn) says whose
+// move it is as the pane shows it, and the questions the pane asks.
 "use strict";
 (function () {
   const pane = document.getElementById("pane");
@@ -15,6 +18,10 @@
   let pick = null;        // what the player has selected: {kind, value}
   let hint = null;        // Pyramid: the spots HINT named
   let wasMyMove = false;
+  let lobbyNote = "";     // why the pane is back in the lobby (a table left), said there
+  let lastTurn = "";      // the turn line the live region said last
+  const says = document.getElementById("pane-says");
+  function say(text) { if (says && says.textContent !== text) says.textContent = text; }
 
   // -- small helpers -----------------------------------------------------------------------
   function h(tag, attrs, ...kids) {
@@ -80,7 +87,7 @@
     const head = h("div", { class: "pane-head" },
       h("h2", { id: "pane-title" }, "Game #" + p.game + ": " + (p.title || "")),
       h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)])),
-      h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : ""), role: "status" }, turnText(p)),
+      h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : "") }, turnText(p)),
       clockEnd ? h("p", { id: "clock", class: "clock", role: "timer" }, clockText(p)) : null);
     body.appendChild(head);
     const drawer = { dice: dice, pyramid: pyramid, "pyramid-hidden": pyramidHidden,
@@ -147,13 +154,14 @@
     box.appendChild(h("a", { class: "act", href: "/games/" + p.game + "/replay", target: "_blank" },
                       "Replay game #" + p.game));
     box.appendChild(h("button", { type: "button", class: "act", onclick: (ev) => {
-      ev.preventDefault(); shown = null; draw(); E.refocus(ev);
+      ev.preventDefault(); toLobby(""); E.refocus(ev);
     } }, "Close the board"));
     return box;
   }
 
   function lobby() {
     return h("div", { class: "lobby" },
+      lobbyNote ? h("p", { id: "lobby-note", class: "note" }, lobbyNote) : null,
       h("h2", { id: "pane-title" }, "Start a game"),
       h("p", {}, "Log in (or type NEW) in the terminal, then choose a game. Each button types its command for you."),
       h("div", { class: "controls" },
@@ -163,6 +171,58 @@
         button("Triad table + computer", "TRIAD OPEN"),
         button("Who is here", "WHO"),
         button("Help", "HELP")));
+  }
+
+  // Back to the lobby: the board closed, or the game over for you without a finished board
+  // to show (you left its table, or were stood up from it). ``note`` says why, in the
+  // lobby and in the live region; a keyboard's focus goes to the pane, not to the page.
+  function toLobby(note) {
+    const focused = document.activeElement && pane.contains(document.activeElement);
+    shown = null; pick = null; hint = null; clockEnd = 0; asking = null; lastTurn = "";
+    lobbyNote = note;
+    for (const k of ["game", "kind", "version", "finished"]) delete pane.dataset[k];
+    draw();
+    pane.scrollTop = 0;    // the note and the games, not the end of the board that was
+    notice(null);
+    say(note);
+    if (focused) pane.focus();
+  }
+
+  // Resigning (and ending a Pyramid game) asks first: the first press turns the button
+  // into its question for a few seconds, said in the live region too; a second press
+  // sends the command; Escape, or waiting, carries on. The question outlasts a redraw
+  // (an opponent's move), as it is kept by command line, not by button.
+  const ASK_MS = 5000;
+  let asking = null;      // {line, until}: the command a question waits to confirm
+  let askTimer = null;
+  function askFirst(label, question, line) {
+    const armed = () => Boolean(asking && asking.line === line && Date.now() < asking.until);
+    const el = h("button", { type: "button", class: "act quiet", title: line, "data-key": "ask:" + line });
+    function show(on) {
+      el.textContent = on ? question + " Press again" : label;
+      el.classList.toggle("asking", on);
+    }
+    function settle(text) {
+      asking = null;
+      clearTimeout(askTimer);
+      const b = pane.querySelector('[data-key="ask:' + line + '"]');
+      if (b) { b.textContent = label; b.classList.remove("asking"); }
+      say(text);
+    }
+    el.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      if (armed()) { settle(""); E.command(line, ev); return; }
+      asking = { line: line, until: Date.now() + ASK_MS };
+      show(true);
+      say(question + " Press the button again within " + ASK_MS / 1000 + " seconds to confirm; Escape carries on.");
+      clearTimeout(askTimer);
+      askTimer = setTimeout(() => settle(label + ": not confirmed, the game goes on."), ASK_MS);
+    });
+    el.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && armed()) { ev.preventDefault(); settle(label + ": cancelled, the game goes on."); }
+    });
+    show(armed());
+    return el;
   }
 
   // -- Triad Dice ----------------------------------------------------------------------------
@@ -231,13 +291,20 @@
     else if (Object.keys(moves).length || Object.keys(still).length) {
       controls.appendChild(h("p", { class: "tip" }, from ? "Now click a highlighted square (or the die again to drop it)." : "Click one of your dice, then the square to move it to."));
     }
-    if (mine(p) && !p.finished) controls.appendChild(button("Resign", "DICE RESIGN", { class: "act quiet" }));
+    if (mine(p) && !p.finished) controls.appendChild(askFirst("Resign", "Really resign?", "DICE RESIGN"));
     return h("div", { class: "game-dice" }, table, facts, controls);
   }
 
   // -- Pyramid -------------------------------------------------------------------------------
   const RANKS = { A: 1, J: 11, Q: 12, K: 13 };
   function rank(text) { const r = text.slice(0, -1); return RANKS[r] || Number(r); }
+  // A card in words, as the game's spoken lines name it: "QH" is "queen of hearts".
+  const RANK_WORDS = { A: "ace", J: "jack", Q: "queen", K: "king" };
+  const SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+  function cardWords(text) {
+    const r = text.slice(0, -1);
+    return (RANK_WORDS[r] || r) + " of " + (SUIT_WORDS[text.slice(-1)] || text.slice(-1));
+  }
   function spotOf(i) {
     let row = 1; while ((row * (row + 1)) / 2 <= i) row++;
     return row + "," + (i - (row * (row - 1)) / 2 + 1);
@@ -255,7 +322,7 @@
         return h("span", { class: "card gone" + (gone.has(spot) ? " last" : ""), role: "img", "aria-label": spot + ": " + (gone.has(spot) ? "removed by the last move" : "removed") }, gone.has(spot) ? "✓" : "·");
       }
       const red = entry.red ? " red" : "";
-      const label = (what || spot) + ": " + entry.text + (avail ? "" : ", covered");
+      const label = (what || spot) + ": " + cardWords(entry.text) + (avail ? "" : ", covered");
       if (!playing || !avail) return h("span", { class: "card" + red + (avail ? " avail" : ""), role: "img", "aria-label": label }, entry.text);
       let cls = "card avail" + red + (hinted.has(spot) ? " hint" : "");
       let onclick;
@@ -268,9 +335,12 @@
         cls += picked && picked.spot === spot ? " picked" : "";
         onclick = (ev) => { ev.preventDefault(); pick = picked && picked.spot === spot ? null : { kind: "card", value: { spot: spot, text: entry.text } }; draw(ev.detail === 0 ? "card:" + spot : null); };
       }
+      // named by its content, the card in words (its code is drawn, not read), so the
+      // name holds all that is read of what it shows
       return h("button", { type: "button", class: cls, "data-key": "card:" + spot,
-                           "aria-label": label + (rank(entry.text) === 13 ? ", a King: click to remove it" : picked && picked.spot === spot ? ", selected" : ""),
-                           "aria-pressed": picked && picked.spot === spot ? "true" : null, onclick: onclick }, entry.text);
+                           "aria-pressed": picked && picked.spot === spot ? "true" : null, onclick: onclick },
+               h("span", { "aria-hidden": "true" }, entry.text),
+               h("span", { class: "sr" }, label + (rank(entry.text) === 13 ? ", a King: click to remove it" : picked && picked.spot === spot ? ", selected" : "")));
     }
     const rows = h("div", { class: "board pyramid play", role: "group", "aria-label": "Pyramid" });
     for (let row = 1; row <= 7; row++) {
@@ -290,8 +360,8 @@
     if (playing) {
       controls.appendChild(button(v.pack_count ? "Draw from the Pack (D)" : "Redeal (D)", "PYR D"));
       controls.appendChild(button("Hint", "PYR HINT"));
-      controls.appendChild(button("End this game", "PYR END", { class: "act quiet" }));
-      controls.appendChild(h("p", { class: "tip" }, picked ? "Now click a card that makes 13 with " + picked.text + " (or it again to drop it)." : "Click two cards that make 13, or a King alone."));
+      controls.appendChild(askFirst("End this game", "Really end this game?", "PYR END"));
+      controls.appendChild(h("p", { class: "tip" }, picked ? "Now click a card that makes 13 with the " + cardWords(picked.text) + " (or it again to drop it)." : "Click two cards that make 13, or a King alone."));
     }
     const facts = h("ul", { class: "facts" },
       h("li", {}, "Deal " + v.deal + ", " + v.redeals_left + " redeal" + (v.redeals_left === 1 ? "" : "s") + " left" + (v.games > 1 ? "; game " + v.game_no + " of " + v.games : "") + "."),
@@ -301,8 +371,8 @@
   }
   function pyramidLast(last) {
     const where = (x) => x === "P" ? "the Pack" : x === "W" ? "the Waste Pile" : x;
-    if (last.kind === "remove") return "removed " + last.cards.map((c, i) => c + " (" + where(last.spots[i]) + ")").join(" and ");
-    if (last.kind === "deal") return "turned " + last.cards[0] + " from the Pack to the Waste Pile";
+    if (last.kind === "remove") return "removed the " + last.cards.map((c, i) => cardWords(c) + " (" + where(last.spots[i]) + ")").join(" and the ");
+    if (last.kind === "deal") return "turned the " + cardWords(last.cards[0]) + " from the Pack to the Waste Pile";
     if (last.kind === "redeal") return "redealt the Waste Pile";
     return "ended the game";
   }
@@ -352,7 +422,7 @@
       const target = playing && v.phase === "play" && picked && !cell && UP[n - 1] === picked.up;
       let cls = "niche" + (cell ? " own" + cell.controller + " seat" + cell.controller : "") + (laid ? " last" : "") + (flipped ? " flipped" : "") + (target ? " target" : "");
       let label = "Niche " + n + (UP[n - 1] ? " (points up)" : " (points down)") + ": ";
-      if (cell) label += (cell.controller === seat ? "yours" : (names[cell.controller] || "") + "'s") + ", " + cell.corners.join("-") + ", primary " + cell.primary + (laid ? ", laid last" : "") + (flipped ? ", just taken" : "");
+      if (cell) label += (cell.controller === seat ? "yours" : (names[cell.controller] || "") + "'s") + ", " + cornerWords(cell.corners, UP[n - 1]) + ", primary " + cell.primary + (laid ? ", laid last" : "") + (flipped ? ", just taken" : "");
       else label += "empty" + (target ? ", lay tile " + picked.n + " here" : "");
       const g = s("g", { class: cls, "data-key": "niche:" + n });
       g.appendChild(s("title", { text: label }));
@@ -386,13 +456,22 @@
       h("li", {}, "Phase: " + v.phase + ". Rules: " + v.rules_text + "."));
     const controls = h("div", { class: "controls" });
     if (v.phase === "draw" && mine(p) && v.deck) {
-      const drawn = hand.length, full = v.hand_full[seat];
-      controls.appendChild(h("p", { class: "tip" }, playing ? "Draw a tile from your deck (" + drawn + " of " + full + "):" : "Drawn " + drawn + " of " + full + "; waiting for the other player."));
+      // the rules draw one tile at a time (TT DRAW <tile>): each tile is a button, and one
+      // more draws the first tiles left in deck order, one TT DRAW each, to fill the hand
+      const drawn = hand.length, full = v.hand_full[seat], left = full - drawn;
+      const owed = left === 1 ? "1 draw left" : left + " draws left";
+      controls.appendChild(h("p", { class: "tip" }, playing ? "Choose your hand: " + owed + " (" + drawn + " of " + full + " in hand). Click a tile to draw it:" : "Drawn " + drawn + " of " + full + "; waiting for the other player."));
+      const free = v.deck.filter((d) => !d.drawn).map((d) => "TT DRAW " + d.pos).slice(0, left);
+      if (playing && free.length > 1) {
+        controls.appendChild(h("button", { type: "button", class: "act", title: free.join("; "), "data-key": "drawall",
+          onclick: (ev) => { ev.preventDefault(); for (const line of free) E.command(line, ev); } },
+          "Draw all " + free.length + " at once (deck order)"));
+      }
       const deck = h("div", { class: "tiles deck" });
       for (const d of v.deck) {
         deck.appendChild(tileButton(d.tile.corners, d.tile.primary, d.pos + ". " + d.tile.name, true,
           playing && !d.drawn ? act("TT DRAW " + d.pos) : null, d.drawn ? "drawn" : "", "deck:" + d.pos,
-          "corners " + d.tile.corners.join("-") + ", primary " + d.tile.primary + (d.drawn ? ", drawn" : ""), playing && !d.drawn ? "TT DRAW " + d.pos : null));
+          cornerWords(d.tile.corners, true) + ", primary " + d.tile.primary + (d.drawn ? ", drawn" : playing ? ", draw it (" + owed + ")" : ""), playing && !d.drawn ? "TT DRAW " + d.pos : null));
       }
       controls.appendChild(deck);
     }
@@ -403,14 +482,14 @@
         const sel = picked && picked.n === t.n;
         row.appendChild(tileButton(t.corners, t.tile.primary, t.n + ". " + t.tile.name, t.up,
           playing && v.phase === "play" ? choose("tile", t.n) : null, sel ? "picked" : "", "tile:" + t.n,
-          "corners " + t.corners.join("-") + ", primary " + t.tile.primary + ", points " + (t.up ? "up" : "down") + (sel ? ", selected" : "")));
+          cornerWords(t.corners, t.up) + ", primary " + t.tile.primary + ", points " + (t.up ? "up" : "down") + (sel ? ", selected" : "")));
       }
       controls.appendChild(h("p", { class: "tip" }, playing && v.phase === "play" ? (picked ? "Tile " + picked.n + ": click an empty niche that points " + (picked.up ? "up" : "down") + ", or turn it:" : "Click a tile in your hand, then a niche.") : "Your hand:"));
       controls.appendChild(row);
       if (picked && playing) {
         controls.appendChild(h("div", { class: "controls" },
-          button("Rotate tile " + picked.n, "TT ROTATE " + picked.n),
-          button("Flip tile " + picked.n, "TT FLIP " + picked.n)));
+          button("Rotate tile " + picked.n, "TT ROTATE " + picked.n, { "data-key": "rotate" }),
+          button("Flip tile " + picked.n, "TT FLIP " + picked.n, { "data-key": "flip" })));
       }
     }
     if (v.phase === "trading" && playing) {
@@ -422,8 +501,15 @@
       }
       controls.appendChild(button("Done", "TT DONE"));
     }
-    if (mine(p) && !p.finished && v.phase !== "trading") controls.appendChild(button("Resign", "TT RESIGN", { class: "act quiet" }));
+    if (mine(p) && !p.finished && v.phase !== "trading") controls.appendChild(askFirst("Resign", "Really resign?", "TT RESIGN"));
     return h("div", { class: "game-tt" }, svg, legend, controls);
+  }
+  // A tile's corner numbers in words, each with its corner (an up tile's are top, bottom
+  // left, bottom right; a down tile's top left, top right, bottom): "3-5-7" is read out
+  // as a subtraction.
+  function cornerWords(corners, up) {
+    const at = up ? ["top", "bottom left", "bottom right"] : ["top left", "top right", "bottom"];
+    return "corners " + corners.map((c, i) => at[i] + " " + c).join(", ");
   }
   function niches(list) {
     const n = list.map(String);
@@ -448,7 +534,8 @@
   const COLOR = { R: "Red", G: "Green", P: "Purple", B: "Black" };
   function triadCard(code, extra) {
     const letter = code === "C" ? "C" : code.slice(-1);
-    return h("span", { class: "tcard c" + letter + (extra ? " " + extra : "") }, code);
+    return h("span", { class: "tcard c" + letter + (extra ? " " + extra : "") },
+             h("span", { "aria-hidden": "true" }, code), h("span", { class: "sr" }, cardName(code)));
   }
   function cardName(code) {
     if (code === "C") return "Capstone";
@@ -468,7 +555,7 @@
     return who + ": " + m.kind;
   }
   function triad(p, v, names) {
-    const me = p.seat;
+    const me = v.viewer;   // the viewer's position at the table (p.seat is their seat in the game's list)
     const tableNames = v.names || names;
     const rows = h("table", { class: "board triad play" },
       h("thead", {}, h("tr", {}, ["Seat", "Player", "Cubits", "Bet", "Status", "Cards"].map((t) => h("th", { scope: "col" }, t)))));
@@ -497,7 +584,7 @@
       const hand = h("div", { class: "tiles hand", role: "group", "aria-label": "Your hand" });
       seatMe.cards.forEach((code, i) => {
         const pos = i + 1, on = chosen.includes(pos);
-        const label = ", " + cardName(code) + (drawing ? (on ? ", to discard" : ", to keep") : "");
+        const label = drawing ? (on ? ", to discard" : ", to keep") : "";
         if (drawing) {
           hand.appendChild(h("button", { type: "button", class: "tcardbtn" + (on ? " picked" : ""), "aria-pressed": on ? "true" : "false", "data-key": "tcard:" + pos,
             onclick: (ev) => {
@@ -551,7 +638,7 @@
   const icon = document.querySelector('link[rel="icon"]');
   const baseIcon = icon ? icon.getAttribute("href") : null;
   function notice(p) {
-    const now = myMove(p);
+    const now = Boolean(p) && myMove(p);
     document.title = (now ? "● Your move · " : "") + baseTitle;
     if (icon) icon.setAttribute("href", now ? "/static/favicon-move.svg" : baseIcon);
     if (now && !wasMyMove) {
@@ -578,12 +665,22 @@
   document.addEventListener("gmcp", (ev) => {
     const pkg = ev.detail.pkg, p = ev.detail.data;
     if (!/\.Game$/.test(pkg) || !p || typeof p.game !== "number" || !p.view) return;
+    if (p.left) {
+      // your seat is gone (you left the table, resigned from it, or were stood up): the
+      // last frame you are sent of that game, so the pane goes back to the lobby
+      if (!shown || shown.game === p.game) {
+        toLobby("You have left game #" + p.game + " (" + (p.title || "a game") + ")." +
+                (p.finished && p.result ? " " + p.result : ""));
+      }
+      return;
+    }
     // A game you play wins over one you watch; a finished one stays until another starts.
     if (shown && shown.game !== p.game && mine(shown) && !shown.finished && !mine(p)) return;
     if (shown && shown.game === p.game) {
       if (p.version < shown.version) return;
-      if (p.version !== shown.version) { pick = null; hint = null; }
-    } else { pick = null; hint = null; }
+      if (p.version !== shown.version) { if (!keepsPick(p)) pick = null; hint = null; }
+    } else { pick = null; hint = null; asking = null; }
+    lobbyNote = "";
     // the clock, if the game has one: the seconds left as the server sent them, counted
     // down here between updates
     clockEnd = p.clock && !p.finished ? Date.now() + p.clock.left * 1000 : 0;
@@ -595,7 +692,17 @@
     const keep = document.activeElement && pane.contains(document.activeElement) ? document.activeElement.getAttribute("data-key") : null;
     draw(keep);
     notice(p);
+    const turn = turnText(p);
+    if (turn !== lastTurn) { lastTurn = turn; say(turn); }
   });
+  // A tile picked in Triptycha stays picked while it is still in your hand to lay and it
+  // is still your move: a Flip or a Rotate is a move of its own, and turning the tile is
+  // why it was picked. Anything else picked is dropped when the game moves on.
+  function keepsPick(p) {
+    if (!pick || pick.kind !== "tile" || !myMove(p)) return false;
+    const v = p.view || {}, hand = v.hands && v.hands[p.seat];
+    return v.phase === "play" && Boolean(hand && hand.find((t) => t.n === pick.value && t.niche === null));
+  }
   document.addEventListener("esterport:output", (ev) => {
     const m = /Hint: PYR ([^()]+?) \(/.exec(ev.detail);
     if (m && shown && shown.view && shown.view.game === "pyramid") {
@@ -603,7 +710,7 @@
       draw();
     }
   });
-  document.addEventListener("esterport:login", () => { shown = null; clockEnd = 0; draw(); });
+  document.addEventListener("esterport:login", () => { toLobby(""); });
   setInterval(tick, 1000);
   const notify = document.getElementById("opt-notify");
   if (notify) {

@@ -494,7 +494,7 @@
     if (!/\.Game$/.test(ev.detail.pkg) || !d || typeof d.game !== "number") return;
     const stick = atBottom();
     gamelink.textContent = "";
-    if (d.finished) { gamelink.hidden = true; return; }
+    if (d.finished || d.left) { gamelink.hidden = true; return; }
     const a = document.createElement("a");
     a.href = "/games/" + d.game;
     a.target = "_blank";

@@ -13,6 +13,7 @@ import random
 import time
 from typing import Any
 
+import attrs
 import sqlalchemy as sa
 
 from games.outcome import Outcome
@@ -29,6 +30,26 @@ def _fact(event: Any, name: str) -> bool:
     """An event's fact (``private``, ``new_phase``, ``tells_action``, ``continues``:
     games/__init__.py), false when it has none."""
     return bool(getattr(event, name, False))
+
+
+@attrs.frozen(kw_only=True)
+class Change:
+    """One action as the engine works it out, before it is stored: by ``seat`` (typed
+    as ``notation``; ``claimant``: the seat whose CLAIM it is), the new ``state``, its
+    ``events`` and ``outcome``, the ``seats`` after it, the game's version it makes
+    (``step``), and the ``facts`` the presentation decides from."""
+
+    seat: int
+    action: Any
+    notation: str
+    state: Any
+    events: list
+    outcome: Outcome | None
+    seats: tuple[Seat, ...]
+    step: int
+    facts: dict[str, Any]
+    seat_change: bool
+    claimant: int | None
 
 
 def told_to(game: LiveGame) -> set[int]:
@@ -91,7 +112,11 @@ class Play:
                      seat_change: bool = False, auto: bool = False,
                      claimant: int | None = None) -> None:
         """Apply, commit, then tell: ``note``, then ``<name>: <notation>`` (the move as
-        typed, which players and scripts read back), then the events' words.
+        typed, which players and scripts read back), then the events' words. One step
+        each: the engine works the change out (:meth:`_work_out`), it is stored with
+        the result and the ratings it makes (:meth:`_store`), the game in memory takes
+        it (:meth:`_take`), it is put in words for each audience as the game now stands
+        (:meth:`_word`), and every audience is told (:meth:`publish`).
 
         A seat change (``seat_change``; the kind's presence actions; seating a newcomer,
         or a player back in their old seat, at a table) is told by its events alone
@@ -108,21 +133,44 @@ class Play:
                             "That game is played on another server now; type that again.")
         if seat is None:
             raise GameError("You are watching that game, not playing it.")
-        seat_change = seat_change or seat >= len(game.seats) or game.seats[seat].left
-        step = game.version + 1
-        new_state, events = game.kind.apply(game.state, seat, action, game.rng(step))
-        notation = game.kind.format_action(action)
-        outcome = game.kind.outcome(new_state)
-        seats = game.kind.seats_of(new_state, game.seats)
-        finish_lines: list[str] = []
+        change = self._work_out(game, seat, action, seat_change, auto, claimant)
+        finish_lines = await self._store(game, change)
+        players = told_to(game)  # a player who leaves with this action hears of it too
+        self._take(game, change)
+        told = self._word(game, change, note, finish_lines)
+        self.publish(game, "game.end" if change.outcome else "game.update", told,
+                     also=players)
+
+    @staticmethod
+    def _work_out(game: LiveGame, seat: int, action: Any, seat_change: bool, auto: bool,
+                  claimant: int | None) -> "Change":
+        """The engine's part: the new state, its events and outcome, the seats after it,
+        and the facts the presentation decides from. Nothing is changed yet."""
+        state, events = game.kind.apply(game.state, seat, action, game.rng(game.version + 1))
+        outcome = game.kind.outcome(state)
+        facts = {"actor": seat, "was_to_move": list(game.kind.to_move(game.state)),
+                 "to_move": [] if outcome else list(game.kind.to_move(state)),
+                 "board": not events or not all(_fact(e, "private") for e in events),
+                 "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
+        return Change(
+            seat=seat, notation=game.kind.format_action(action), action=action, state=state,
+            events=events, outcome=outcome, seats=game.kind.seats_of(state, game.seats),
+            step=game.version + 1, facts=facts, claimant=claimant,
+            seat_change=seat_change or seat >= len(game.seats) or game.seats[seat].left)
+
+    async def _store(self, game: LiveGame, change: "Change") -> list[str]:
+        """The change committed in one transaction: the game's row (only over the
+        version and epoch this node holds), its move, the kind's own rows, and at the
+        end the result and ratings. Returns the lines the end adds (ratings)."""
         now = time.time()
+        finish_lines: list[str] = []
         async with self.db.session() as tx:
-            values: dict[str, Any] = dict(state=game.kind.state_to_json(new_state),
-                                          version=step, updated_at=now)
-            if seats != game.seats:
-                values.update(seats=[s.to_json() for s in seats])
-            if outcome is not None:
-                values.update(status="finished", result=outcome.to_json())
+            values: dict[str, Any] = dict(state=game.kind.state_to_json(change.state),
+                                          version=change.step, updated_at=now)
+            if change.seats != game.seats:
+                values.update(seats=[s.to_json() for s in change.seats])
+            if change.outcome is not None:
+                values.update(status="finished", result=change.outcome.to_json())
             result = await tx.execute(
                 sa.update(GameRecord)
                 .where(GameRecord.id == game.id, GameRecord.version == game.version,
@@ -135,29 +183,43 @@ class Play:
                 self.games.drop(game)
                 raise GameError("That game is played on another server now; type that "
                                 "again.")
-            stored = (seat, notation) if claimant is None else (claimant, claim_notation(seat))
-            tx.add(GameMove(game_id=game.id, seq=step, seat=stored[0], notation=stored[1],
-                            created_at=now))
+            if change.claimant is None:
+                stored = (change.seat, change.notation)
+            else:
+                stored = (change.claimant, claim_notation(change.seat))
+            tx.add(GameMove(game_id=game.id, seq=change.step, seat=stored[0],
+                            notation=stored[1], created_at=now))
             await game.kind.on_action(ActionContext(
-                tx, game.id, game.seats, game.options, seat, action, game.state, new_state,
-                events))
-            if outcome is not None:
-                finish_lines = await self._finish(tx, game, new_state, outcome, seats)
+                tx, game.id, game.seats, game.options, change.seat, change.action,
+                game.state, change.state, change.events))
+            if change.outcome is not None:
+                finish_lines = await self._finish(tx, game, change.state, change.outcome,
+                                                  change.seats)
             await tx.commit()
-        facts = {"actor": seat, "was_to_move": list(game.kind.to_move(game.state)),
-                 "to_move": [] if outcome else list(game.kind.to_move(new_state)),
-                 "board": not events or not all(_fact(e, "private") for e in events),
-                 "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
-        players = told_to(game)  # a player who leaves with this action hears of it too
+        return finish_lines
+
+    def _take(self, game: LiveGame, change: "Change") -> None:
+        """The game in memory takes the stored change; an ended game is let go."""
+        if change.seats != game.seats:
+            self.games.reseat(game, change.seats)
+        game.state = change.state
+        game.version = change.step
+        game.since = time.time()
+        if change.outcome is not None:
+            game.outcome = change.outcome
+            self.games.drop(game)
+
+    def _word(self, game: LiveGame, change: "Change", note: str | None,
+              finish_lines: list[str]) -> Told:
+        """What each audience is told of the change, taken (the names are the seats'
+        after it), in words: the note, the move as typed (unless an event's sentence
+        tells it), the events' sentences, and at the end the result."""
+        events, facts, seat = change.events, change.facts, change.seat
         # everyone is told how a game ends, unless the kind withholds the game (then its
         # audience holds to the end: a Par tournament's sealed deals)
-        audience = (None if outcome is not None and game.kind.withheld(new_state) is None
-                    else game.kind.audience(new_state, seat, events))
-        if seats != game.seats:
-            self.games.reseat(game, seats)
-        game.state = new_state
-        game.version = step
-        game.since = time.time()
+        audience = (None if change.outcome is not None
+                    and game.kind.withheld(change.state) is None
+                    else game.kind.audience(change.state, seat, events))
         hidden = any(_fact(e, "private") for e in events)
         lines = [note] if note else []
         worded = self._worded(game.kind, events, game.names)
@@ -165,29 +227,26 @@ class Play:
         # event's sentence tells it, attributed ("Bob lays tile <3> in niche 6."); a sentence
         # that ``continues`` goes on its line ("Alice: MOVE a1 2 N. The 1 on a1 turns ...")
         said = any(_fact(e, "tells_action") for e in events)
-        if not (seat_change and worded) and not said and claimant is None:
+        if not (change.seat_change and worded) and not said and change.claimant is None:
             worded = self._worded(game.kind, events, game.names,
-                                  after=f"{game.seats[seat].name}: {notation}")
+                                  after=f"{game.seats[seat].name}: {change.notation}")
         # what the others are told of an action with a hidden part (a tile drawn into a
         # hand): the note and the sentences of its public events, never the move as typed
         public = ([note] if note else []) + self._worded(game.kind, events, game.names,
                                                          public_only=True)
         lines.extend(worded)
-        if outcome is not None:
-            game.outcome = outcome
-            ending = [game.describe(outcome), *finish_lines]
+        if change.outcome is not None:
+            ending = [game.describe(change.outcome), *finish_lines]
             lines.extend(ending)
             public.extend(ending)
-            self.games.drop(game)
-        full = Told(lines, facts)
         if audience is not None:  # the kind tells it in full to some only
-            full = Told(lines, facts, seats=audience.seats, watchers=audience.watchers,
+            return Told(lines, facts, seats=audience.seats, watchers=audience.watchers,
                         others=self._outline(game, seat, note, audience, facts))
-        elif hidden and not facts["new_phase"]:
+        if hidden and not facts["new_phase"]:
             # its player is told all; everyone else what is public of it (the action that
             # starts a new phase, which everyone must look at, is told to all)
-            full = Told(lines, facts, seats=(seat,), watchers=False, others=Told(public, facts))
-        self.publish(game, "game.end" if outcome else "game.update", full, also=players)
+            return Told(lines, facts, seats=(seat,), watchers=False, others=Told(public, facts))
+        return Told(lines, facts)
 
     @staticmethod
     def _worded(kind: GameKind, events: list, names: tuple[str, ...],

@@ -522,7 +522,9 @@ class Session:
         limit = self.parlor.config.server.max_line
         if self.closed:
             raise Disconnect("closed")
+        waited = False
         while not self._lines:
+            waited = True
             try:
                 chunk = await self.reader.read(4096)
             except (OSError, asyncio.IncompleteReadError) as err:
@@ -531,7 +533,9 @@ class Session:
             if not chunk or self.closed:
                 raise Disconnect("end of input")
             self._feed(chunk, limit)
-        self._prompted = False  # the player's Enter moved them past the last prompt
+        if waited:  # the player's Enter moved them past the last prompt; a line typed
+            # ahead (or during a restart's gap) was typed before it: its answer goes below
+            self._prompted = False
         line = self.next_line()
         if self._held:  # the pager waits: Enter or MORE turns the page, anything else stops
             if not line or line.lower() == "more":

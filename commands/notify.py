@@ -90,7 +90,8 @@ async def finger_more(ctx: Context, acc: "Account") -> list[str]:
             mine = seat_of(r.seats, acc.id)
             result = result_for(kind, r, mine)
             others = [s.get("name", "?") for i, s in enumerate(r.seats) if i != mine]
-            games.append(f"#{r.id} {result} v {', '.join(others)}" if others else
+            against = "with" if kind is not None and kind.open_table else "v"
+            games.append(f"#{r.id} {result} {against} {', '.join(others)}" if others else
                          f"#{r.id} {result}")  # a solitaire: nobody to name
         lines.append(f"Last {title}: " + "; ".join(games) + ".")
     if lines and any(line.startswith("Last ") for line in lines):

@@ -171,11 +171,14 @@ def seat_of(seats: list[dict] | None, account_id: int, level: str | None = None)
 def result_for(kind: Any, record: GameRecord, seat: int | None) -> str:
     """A stored game's result for ``seat`` as FINGER and a player's page show it: "played
     (sealed)" while its kind withholds it (a Par tournament's deals: not even how it went);
-    ``kind`` None: a game no longer hosted. A game of one (a solitaire: nobody to draw
+    ``kind`` None: a game no longer hosted. A table players come and go at (Triad) was
+    "played" there unless one of them was left alone at it and won. A game of one (a solitaire: nobody to draw
     with) says how it went: "played (no move left, Par score -12)"."""
     if kind is not None and kind.withheld(kind.state_from_json(record.state)):
         return "played (sealed)"
     said = outcome_for(record.result, seat)
+    if said == "drew" and kind is not None and kind.open_table:
+        return "played"  # a table closes; nobody draws at it (a winner is one left alone)
     if len(record.seats or ()) == 1 and record.result:
         word = "won" if said == "won" else "played"
         reason = record.result.get("reason")

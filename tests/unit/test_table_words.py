@@ -69,6 +69,18 @@ def test_a_solitaire_record_says_how_it_went(seats, result, seat, said):
     assert result_for(None, record, seat) == said
 
 
+@pytest.mark.parametrize("winner, said", [(None, "played"), (0, "won"), (1, "lost")])
+def test_a_closed_triad_table_is_played_at_not_drawn(winner, said):
+    """FINGER said "drew" of every Triad table that closed without a last player left."""
+    from server.services.notify import result_for
+    record = SimpleNamespace(seats=[{"id": 1, "name": "Ann"}, {"id": 2, "name": "Computer 1"}],
+                             result={"winner": winner, "reason": "everyone has left the table",
+                                     "scores": [0, 130]}, state={})
+    table = SimpleNamespace(open_table=True, withheld=lambda state: None,
+                            state_from_json=lambda data: data)
+    assert result_for(table, record, 0) == said
+
+
 def test_a_sealed_table_says_why_in_lower_case_after_a_colon():
     """10f: "Game #4 may not be shown: its deals are sealed ...", every door alike."""
     import random

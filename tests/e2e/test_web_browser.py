@@ -158,6 +158,10 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
     status = await watcher.locator("#status").text_content()
     assert re.search(r"wins|draw|over", status), status
     assert await watcher.locator("#log li").count() >= seen_by_watcher
+    # the log numbers moves, not lines: one item a move, each numbered by its move
+    numbers = await watcher.eval_on_selector_all(
+        "#log li:not(.note)", "items => items.map(li => li.value)")
+    assert numbers == sorted(set(numbers)) and numbers[-1] == game.version, numbers
     await watcher.screenshot(path=str(artifacts / "dice-watched.png"), full_page=True)
 
     rankings = await browser.new_page(viewport={"width": 900, "height": 700})

@@ -17,9 +17,12 @@
     board.innerHTML = data.board;
     status.textContent = s.finished ? s.result
       : s.moves + (s.moves === 1 ? " move played" : " moves played") + (s.to_move.length ? " · to move: " + s.to_move.join(", ") : "");
-    for (const text of data.lines) {
+    if (data.lines.length) {
+      // one item a move, numbered by the move it tells (not one a line): what the game
+      // said of it, in one paragraph; the start and notes stand unnumbered
       const li = document.createElement("li");
-      li.textContent = text;
+      li.textContent = data.lines.join(" ");
+      if (s.moves > 0) li.value = s.moves; else li.className = "note";
       log.appendChild(li);
     }
     while (log.childElementCount > 300) log.removeChild(log.firstChild);
@@ -31,6 +34,7 @@
     live.dataset.ended = "1";
     if (JSON.parse(ev.data).reason === "idle") {
       const li = document.createElement("li");
+      li.className = "note";
       li.textContent = "No move for a while, so this page stopped following the game; " +
         "reload it to follow again.";
       log.appendChild(li);

@@ -1,0 +1,183 @@
+"""Correspondence play over real sockets: Triad Dice games whose players log in only to
+move (``DICE CHALLENGE <person> DAYS <n>``, MYGAMES, the login notice, the clock).
+
+A "day" is shortened by ``[games] correspondence_day``. The whole game is a line of play
+found offline from the position the server rolled (as in test_e2e_dice.py), typed by
+players who each log in, move, and leave; the parlor restarts on the same database in
+the middle. A game is lost on time while the parlor is down (the clock is the stored
+last move plus the days a move, so the restarted parlor ends it at once), and another
+while both players watch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+
+import attrs
+import sqlalchemy as sa
+
+from commands.app import assemble
+from games.dice import notation
+from server.models import GameRecord
+from tests.conftest import make_config
+from tests.e2e.test_e2e_dice import plan_a_win_with_a_choice
+from tests.support.client import Client
+
+NAMES = ("Alice", "Bob")
+
+
+def config_with_day(url: str, day: float):  # noqa: ANN201
+    config = make_config(url)
+    return attrs.evolve(config, games=attrs.evolve(config.games, correspondence_day=day))
+
+
+async def start(url: str, day: float):  # noqa: ANN201
+    parlor = assemble(config_with_day(url, day))
+    await parlor.start()
+    return parlor
+
+
+async def visit(parlor, name: str) -> Client:  # noqa: ANN001
+    return await (await Client.connect(parlor.port)).login(name)
+
+
+async def leave(client: Client) -> None:
+    client.send("quit")
+    await client.closed()
+
+
+async def stored(parlor, number: int) -> GameRecord:  # noqa: ANN001
+    async with parlor.db.session() as tx:
+        return await tx.scalar(sa.select(GameRecord).where(GameRecord.id == number))
+
+
+async def wait_until_offline(parlor, *names: str) -> None:  # noqa: ANN001
+    """Until the parlor has seen each of ``names`` leave (bounded)."""
+    deadline = time.monotonic() + 10
+    while any(parlor.session_named(n) is not None for n in names):
+        assert time.monotonic() < deadline, f"{names} still online"
+        await parlor_pause()
+
+
+async def parlor_pause() -> None:
+    await asyncio.sleep(0.05)
+
+
+async def challenge_by_letter(parlor, days: int) -> int:  # noqa: ANN001
+    """Alice challenges Bob, who is away, by correspondence and leaves; Bob logs in, is
+    told of it, and accepts it while Alice is away. The game's number."""
+    alice = await visit(parlor, "Alice")
+    await alice.cmd(f"dice challenge bob days {days}",
+                    rf"You challenge Bob to Triad Dice \(unranked, {days} days? a move\) by "
+                    "correspondence")
+    await leave(alice)
+    await wait_until_offline(parlor, "Alice")
+    bob = await visit(parlor, "Bob")
+    await bob.expect(rf"Alice challenges you to Triad Dice \(unranked, {days} days? a move\), "
+                     r"by correspondence\. Type DICE ACCEPT Alice")
+    out = await bob.cmd("dice accept alice", r"Game #(\d+): Triad Dice, Alice vs Bob begins")
+    number = int(re.findall(r"Game #(\d+): Triad Dice, Alice vs Bob begins", out)[-1])
+    await leave(bob)
+    await wait_until_offline(parlor, "Bob")
+    return number
+
+
+async def test_a_whole_game_by_correspondence_across_a_restart(sqlite_url):
+    parlor = await start(sqlite_url, day=3600.0)
+    try:
+        for name in NAMES:
+            await leave(await (await Client.connect(parlor.port)).create(name))
+        await wait_until_offline(parlor, *NAMES)
+        number = await challenge_by_letter(parlor, days=2)
+        game = parlor.host.live[number]
+        script = plan_a_win_with_a_choice(game.state)
+        # the moves in turns: each turn is one visit (a move, and a removal it calls for)
+        turns: list[tuple[int, list[str]]] = []
+        for seat, action in script:
+            if turns and turns[-1][0] == seat:
+                turns[-1][1].append(notation.format_action(action))
+            else:
+                turns.append((seat, [notation.format_action(action)]))
+        halfway = len(turns) // 2
+        for index, (seat, moves) in enumerate(turns):
+            if index == halfway:  # the parlor restarts; the game and its clock go on
+                await parlor.stop()
+                parlor = await start(sqlite_url, day=3600.0)
+                assert parlor.host.live[number].version == sum(len(m) for _, m in turns[:index])
+            me = await visit(parlor, NAMES[seat])
+            await me.expect(rf"Your move in game #{number} \(Triad Dice, 2 days a move, "
+                            r"1 day 23 hours left\)\.")
+            if index:
+                await me.expect(f"Last move: {NAMES[1 - seat]}: ")
+            if index == 1:
+                out = await me.cmd("mygames", r"MYGAMES <game> goes to one: its board")
+                assert re.search(rf"#{number} +Triad Dice +{NAMES[1 - seat]} +yours +2 days "
+                                 r"a move +1 day 23 hours", out), out
+                await me.cmd("dice claim", f"Game #{number} is played by correspondence")
+            for text in moves:
+                await me.cmd(f"dice {text}", f"{NAMES[seat]}: {re.escape(text)}")
+            last = index == len(turns) - 1
+            if last:
+                await me.expect(rf"Game #{number}: {NAMES[seat]} wins")
+            await leave(me)
+            await wait_until_offline(parlor, NAMES[seat])
+        record = await stored(parlor, number)
+        assert record.status == "finished" and record.result["winner"] == turns[-1][0]
+        loser = await visit(parlor, NAMES[1 - turns[-1][0]])
+        await loser.expect(rf"While you were away(.|\n)*Game #{number}: "
+                           rf"{NAMES[turns[-1][0]]} wins")
+        await loser.cmd("mygames", "You have no correspondence games")
+        await leave(loser)
+    finally:
+        await parlor.stop()
+
+
+async def test_games_lost_on_time_across_a_restart_and_while_both_watch(sqlite_url):
+    parlor = await start(sqlite_url, day=600.0)
+    try:
+        for name in NAMES:
+            await leave(await (await Client.connect(parlor.port)).create(name))
+        await wait_until_offline(parlor, *NAMES)
+        number = await challenge_by_letter(parlor, days=1)
+        mover = parlor.host.live[number].state.turn
+    finally:
+        await parlor.stop()
+
+    # the new parlor counts a day as 0.01 s: the game's clock, read from its stored last
+    # change, has run out while the parlor was down, and it is lost on time at once
+    parlor = await start(sqlite_url, day=0.01)
+    try:
+        deadline = time.monotonic() + 10
+        while (record := await stored(parlor, number)).status != "finished":
+            assert time.monotonic() < deadline, "the game was not lost on time"
+            await parlor_pause()
+        assert record.result["winner"] == 1 - mover
+        for seat in (mover, 1 - mover):
+            player = await visit(parlor, NAMES[seat])
+            await player.expect(rf"While you were away(.|\n)*Time is up in game #{number}: "
+                                rf"{NAMES[mover]} did not move within 1 day, and loses on "
+                                rf"time\. Game #{number}: {NAMES[1 - mover]} wins")
+            await leave(player)
+            await wait_until_offline(parlor, NAMES[seat])
+    finally:
+        await parlor.stop()
+
+    # both online: each is told at once
+    parlor = await start(sqlite_url, day=0.5)
+    try:
+        alice, bob = await visit(parlor, "Alice"), await visit(parlor, "Bob")
+        await alice.cmd("dice challenge bob days 1", "You challenge Bob")
+        await bob.expect("Alice challenges you")
+        bob.send("dice accept alice")
+        out = await alice.expect(r"Game #(\d+): Triad Dice, Alice vs Bob begins")
+        second = int(re.findall(r"Game #(\d+)", out)[-1])
+        for player in (alice, bob):
+            await player.expect(rf"Time is up in game #{second}: \w+ did not move within "
+                                r"1 day, and loses on time\.", timeout=10)
+        assert (await stored(parlor, second)).status == "finished"
+        await leave(alice)
+        await leave(bob)
+    finally:
+        await parlor.stop()

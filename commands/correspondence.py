@@ -59,7 +59,7 @@ COMMANDS = [
             f"{MIN_DAYS} to {MAX_DAYS} days a move, and the opponent need not be online), "
             "the one that has waited longest for your move first, with the time left on "
             "each clock. MYGAMES <game> goes to one: it shows the board, and your commands "
-            "of that game (DICE MOVE ...) act on it. At every login you are told which "
+            "of that game (its moves, RESIGN) act on it. At every login you are told which "
             "games wait for your move; a player whose days run out loses on time.",
             topic="games"),
 ]

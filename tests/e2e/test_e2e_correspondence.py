@@ -17,6 +17,7 @@ import time
 
 import attrs
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from commands.app import assemble
 from games.dice import notation
@@ -145,9 +146,15 @@ async def test_games_lost_on_time_across_a_restart_and_while_both_watch(sqlite_u
     finally:
         await parlor.stop()
 
-    # the new parlor counts a day as 0.01 s: the game's clock, read from its stored last
-    # change, has run out while the parlor was down, and it is lost on time at once
-    parlor = await start(sqlite_url, day=0.01)
+    # the parlor stays down for two hours (the game's last change, as stored, is made two
+    # hours older), and the next one counts a day as an hour: the game's clock, read from
+    # the store, ran out while the parlor was down, and it is lost on time at once
+    engine = create_async_engine(sqlite_url)
+    async with engine.begin() as conn:
+        await conn.execute(sa.update(GameRecord).where(GameRecord.id == number)
+                           .values(updated_at=GameRecord.updated_at - 7200))
+    await engine.dispose()
+    parlor = await start(sqlite_url, day=3600.0)
     try:
         deadline = time.monotonic() + 10
         while (record := await stored(parlor, number)).status != "finished":

@@ -41,10 +41,14 @@ async def mygames(ctx: Context, rest: str) -> None:
 
 
 async def _go_to(ctx: Context, number: int, mine: set[int]) -> None:
-    if number not in mine:
-        raise CommandError(f"Game #{number} is not one of your correspondence games in "
-                           "play. MYGAMES lists them.")
+    """Go to game ``number``: one of the player's correspondence games (``mine``), or
+    their game at a sitting (back from a correspondence game)."""
     game = ctx.host.live.get(number)
+    if game is not None and game.days is None and game.seat_of(ctx.account.id) is not None:
+        mine = mine | {number}
+    if number not in mine:
+        raise CommandError(f"Game #{number} is not one of your games in play. MYGAMES "
+                           "lists your correspondence games.")
     if game is None:
         raise CommandError(f"Game #{number} is played on another server now; try again in "
                            "a few seconds.")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
+from server.services.correspondence import MAX_DAYS, MIN_DAYS
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import RATED_MOVES, rating_text
 from server.text import bold, counted, table, wrap
@@ -310,6 +311,16 @@ def _how_to_start(kind: "GameKind") -> str:
     return f"{kind.prefix} CHALLENGE <person> to start a game"
 
 
+def _by_letter(kind: "GameKind") -> str:
+    """What CHALLENGE's help says of correspondence games, for a game that has them."""
+    p = kind.prefix
+    return (f"{p} CHALLENGE <person> DAYS <n> offers a correspondence game: {MIN_DAYS} to "
+            f"{MAX_DAYS} days a move, and the opponent need not be online (the challenge "
+            "waits for them, and they may accept it while you are away). Nobody may CLAIM "
+            "it; a player who does not move in time loses on time. MYGAMES lists your "
+            "correspondence games; they are not rated yet.")
+
+
 def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
     """The ``<PREFIX>`` command of one game, with the shared subcommands and the game's
     ``own`` (its help, extra subcommands and prefix handler, ``commands/<game>.py``).
@@ -452,7 +463,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 f"[{'|'.join(level.upper() for level in kind.levels)}] [<options>]",
                 f"Offer a game of {kind.title} to a connected player, or start one against "
                 f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text
-                + (f" {SHORT_GAMES}" if kind.is_ranked({"ranked": True}) else ""),
+                + (f" {SHORT_GAMES}" if kind.is_ranked({"ranked": True}) else "")
+                + (f" {_by_letter(kind)}" if kind.correspondence else ""),
                 aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
                    f"Play your last finished game of {kind.title} (with that person) again: "

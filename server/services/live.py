@@ -252,8 +252,11 @@ class LiveGames:
 
     def go_to(self, account_id: int, game: LiveGame) -> None:
         """Make ``game`` (one of ``account_id``'s) the one their commands of its kind act
-        on, until it ends or they go to another."""
-        self._focus[(account_id, game.kind.key)] = game.id
+        on, until it ends or they go to another (their game at a sitting: back to it)."""
+        if game.days is None:
+            self._focus.pop((account_id, game.kind.key), None)
+        else:
+            self._focus[(account_id, game.kind.key)] = game.id
 
     def games_of(self, account_id: int) -> list[LiveGame]:
         """The games ``account_id`` plays now: at most one per kind at a sitting, then

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from commands.app import assemble
-from games.dice import notation
+from games.dice import notation, rules
 from server.models import GameRecord
 from tests.conftest import make_config
 from tests.e2e.test_e2e_dice import plan_a_win_with_a_choice
@@ -70,6 +70,7 @@ async def challenge_by_letter(parlor, days: int) -> int:  # noqa: ANN001
     """Alice challenges Bob, who is away, by correspondence and leaves; Bob logs in, is
     told of it, and accepts it while Alice is away. The game's number."""
     alice = await visit(parlor, "Alice")
+    await alice.cmd("help dice challenge", "DAYS <n> offers a correspondence game")
     await alice.cmd(f"dice challenge bob days {days}",
                     rf"You challenge Bob to Triad Dice \(unranked, {days} days? a move\) by "
                     "correspondence")
@@ -186,5 +187,54 @@ async def test_games_lost_on_time_across_a_restart_and_while_both_watch(sqlite_u
         assert (await stored(parlor, second)).status == "finished"
         await leave(alice)
         await leave(bob)
+    finally:
+        await parlor.stop()
+
+
+async def test_refusals_and_a_game_at_a_sitting_beside_one_by_correspondence(sqlite_url):
+    parlor = await start(sqlite_url, day=3600.0)
+    try:
+        alice = await (await Client.connect(parlor.port)).create("Alice")
+        bob = await (await Client.connect(parlor.port)).create("Bob")
+        for line, answer in [
+                ("dice challenge bob days 15", "The number of days a move must be 1 to 14"),
+                ("dice challenge bob days", r"DAYS takes the days a move .*DAYS <n>, 1 to 14"),
+                ("dice challenge bob days 3 ranked", "Correspondence games are not rated yet"),
+                ("tt challenge bob days 3", "Triptycha is not played by correspondence"),
+                ("dice challenge carol days 3", "There is no player named carol"),
+                ("dice challenge alice days 3", "You cannot challenge yourself")]:
+            await alice.cmd(line, answer)
+        await alice.cmd("dice challenge bob days 3", "by correspondence")
+        await bob.expect(r"Alice challenges you to Triad Dice \(unranked, 3 days a move\), by "
+                         "correspondence")
+        await alice.cmd("pending", r"to Bob: Triad Dice \(unranked, 3 days a move\)")
+        await bob.cmd("dice accept", "Game #1: Triad Dice, Alice vs Bob begins")
+        letter = parlor.host.live[1]
+        # a game at a sitting beside it: the players' DICE commands act on that one ...
+        await alice.cmd("dice challenge bob", "You challenge Bob")
+        await bob.cmd("dice accept alice", "Game #2: Triad Dice, Alice vs Bob begins")
+        sitting = parlor.host.live[2]
+        seat = sitting.state.turn
+        player = (alice, bob)[seat]
+        text = notation.format_action(next(iter(rules.legal_actions(sitting.state, seat))))
+        await player.cmd(f"dice {text}", f"{NAMES[seat]}: {re.escape(text)}")
+        assert sitting.version == 1 and letter.version == 0
+        # ... until they go to the correspondence game
+        seat = letter.state.turn
+        player = (alice, bob)[seat]
+        await player.cmd("mygames 1", "You go to game #1: your DICE commands act on it")
+        text = notation.format_action(next(iter(rules.legal_actions(letter.state, seat))))
+        await player.cmd(f"dice {text}", f"{NAMES[seat]}: {re.escape(text)}")
+        assert letter.version == 1 and sitting.version == 1
+        await player.cmd("mygames 3", "Game #3 is not one of your games in play")
+        await player.cmd("mygames 2", "You go to game #2")  # back to the game at a sitting
+        await player.cmd("dice resign", "Game #2: .* wins")
+        assert letter.outcome is None
+        # leaving asks no confirmation for a correspondence game, and claims nothing
+        player.send("quit")
+        await player.closed()
+        other = (alice, bob)[1 - seat]
+        await other.expect(f"{NAMES[seat]} has left")
+        await other.cmd("dice claim", "Game #1 is played by correspondence")
     finally:
         await parlor.stop()

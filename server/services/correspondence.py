@@ -362,7 +362,7 @@ class Correspondence:
             wait = deadline - time.time()
             if wait <= 0:
                 break
-            await asyncio.sleep(min(wait, 3600.0))  # woken early or late, it looks again
+            await asyncio.sleep(min(wait, 600.0))  # a clock left behind by a move ends soon
             if game.version != version or not self.games.holds(game):
                 return
         movers = list(game.kind.to_move(game.state))

@@ -21,8 +21,10 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from commands.app import assemble
 from games.dice import notation, rules
+from server.config import ClusterSection
 from server.models import GameRecord
 from tests.conftest import make_config
+from tests.support.teardown import cleanup
 from tests.e2e.test_e2e_dice import plan_a_win_with_a_choice
 from tests.support.client import Client
 
@@ -238,3 +240,81 @@ async def test_refusals_and_a_game_at_a_sitting_beside_one_by_correspondence(sql
         await other.cmd("dice claim", "Game #1 is played by correspondence")
     finally:
         await parlor.stop()
+
+
+async def test_a_whole_game_by_correspondence_on_two_nodes(postgres, redis_server):
+    """Alice and Bob log in only to move, each time on the other node of two: the game
+    is driven by the node Bob accepted it on, and the other relays the moves there; the
+    challenge and the login notice are read from the store. Halfway, the driving node
+    restarts: it hands the game over, and the other drives it on."""
+    url = await postgres.new_database()
+    redis_server.command("FLUSHALL")
+    nodes = []
+    try:
+        def node_config(name: str):  # noqa: ANN202
+            return attrs.evolve(config_with_day(url, 3600.0),
+                                cluster=ClusterSection(redis=redis_server.url(), node=name))
+
+        for name in ("alpha", "beta"):
+            nodes.append(assemble(node_config(name)))
+            await nodes[-1].start()
+        alpha, beta = nodes
+        for name in NAMES:
+            await leave(await (await Client.connect(alpha.port)).create(name))
+        await wait_until_offline(alpha, *NAMES)
+        alice = await visit(alpha, "Alice")
+        await alice.cmd("dice challenge bob days 2", "by correspondence")
+        await leave(alice)
+        await wait_until_offline(alpha, "Alice")
+        bob = await visit(beta, "Bob")
+        await bob.expect("Alice challenges you to Triad Dice")
+        out = await bob.cmd("dice accept alice", r"Game #(\d+): Triad Dice, Alice vs Bob begins")
+        number = int(re.findall(r"Game #(\d+): Triad Dice", out)[-1])
+        await leave(bob)
+        await wait_until_offline(beta, "Bob")
+        game = beta.host.live[number]  # beta drives it
+        script = plan_a_win_with_a_choice(game.state)
+        turns: list[tuple[int, list[str]]] = []
+        for seat, action in script:
+            if turns and turns[-1][0] == seat:
+                turns[-1][1].append(notation.format_action(action))
+            else:
+                turns.append((seat, [notation.format_action(action)]))
+        deadline = time.monotonic() + 10
+        while number not in alpha.cluster.games:  # alpha has heard where it is driven
+            assert time.monotonic() < deadline, "alpha never heard of the game"
+            await parlor_pause()
+        for index, (seat, moves) in enumerate(turns):
+            if index == len(turns) // 2:
+                # beta restarts: it hands the game to alpha as it stops, and alpha drives
+                # it (and its clock, from the store) from then on
+                await beta.stop()
+                deadline = time.monotonic() + 15
+                while number not in alpha.host.live:
+                    assert time.monotonic() < deadline, "alpha did not take the game"
+                    await parlor_pause()
+                nodes[1] = beta = assemble(node_config("beta"))
+                await beta.start()
+            node = nodes[index % 2]
+            me = await visit(node, NAMES[seat])
+            await me.expect(rf"Your move in game #{number} \(Triad Dice, 2 days a move, "
+                            r"1 day 23 hours left\)\.")
+            for text in moves:
+                await me.cmd(f"dice {text}", f"{NAMES[seat]}: {re.escape(text)}")
+            if index == len(turns) - 1:
+                await me.expect(rf"Game #{number}: {NAMES[seat]} wins")
+            await leave(me)
+            await wait_until_offline(node, NAMES[seat])
+        assert number not in alpha.host.live and number not in beta.host.live
+        async with alpha.db.session() as tx:
+            record = await tx.get(GameRecord, number)
+        assert record.status == "finished" and record.version == len(script)
+        assert record.result["winner"] == turns[-1][0]
+        loser = await visit(alpha, NAMES[1 - turns[-1][0]])
+        await loser.expect(rf"While you were away(.|\n)*Game #{number}: "
+                           rf"{NAMES[turns[-1][0]]} wins")
+        await leave(loser)
+    finally:
+        async with cleanup() as steps:
+            for parlor in reversed(nodes):
+                await steps.run(f"stopping node {parlor.node}", parlor.stop(), 60)

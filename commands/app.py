@@ -22,7 +22,7 @@ import attrs
 
 from commands import admin, basics, games, people, settings, talk, world
 from commands import dice, pyramid, triad, triptycha
-from commands import examine, notify, seeks, tournaments
+from commands import correspondence, examine, notify, seeks, tournaments
 from commands.registry import GameCommands, Registry, build
 from server import cli
 from server.app import Parlor
@@ -34,7 +34,7 @@ GAMES: tuple[GameCommands, ...] = (triptycha.GAME, dice.GAME, triad.GAME, pyrami
 COMMANDS = (basics.COMMANDS, world.COMMANDS, talk.COMMANDS, people.COMMANDS,
             settings.COMMANDS, games.COMMANDS, admin.COMMANDS, seeks.COMMANDS,
             notify.COMMANDS, examine.COMMANDS,
-            tournaments.COMMANDS)
+            tournaments.COMMANDS, correspondence.COMMANDS)
 
 
 def default_kinds(config: Config) -> list[GameKind]:
@@ -115,7 +115,22 @@ def assemble(config: Config, kinds: Iterable[GameKind] | None = None) -> Parlor:
     for kind in hosted:
         parlor.accounts.on_new_account(kind.on_new_account)
     _wire_meeting(parlor)
+    _wire_correspondence(parlor, config)
     return parlor
+
+
+def _wire_correspondence(parlor: Parlor, config: Config) -> None:
+    """Correspondence games' clocks count ``[games] correspondence_day`` seconds a day,
+    and a login here is told which games wait for the player's move and which
+    correspondence challenges wait for their answer."""
+    host = parlor.host
+    host.correspondence.day = config.games.correspondence_day
+
+    def arrived(account_id: int, name: str) -> None:  # noqa: ARG001
+        if parlor.sessions.get(account_id) is not None:  # here, not on another node
+            host.spawn(host.correspondence.arrived(account_id))
+
+    host.arrivals.append(arrived)
 
 
 def main(argv: list[str] | None = None) -> int:

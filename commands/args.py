@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from commands.registry import CommandError, UsageError
 from games.errors import quoted
 from server.hosting import Seat
+from server.services.correspondence import MAX_DAYS, MIN_DAYS
 from server.services.live import GameError
 from server.text import a
 
@@ -55,6 +56,21 @@ def whole_number(word: str, *, what: str = "number", least: int = 0,
         bounds = f"{least} to {most}" if most is not None else f"at least {least}"
         raise CommandError(f"The {what} must be {bounds}.")
     return value
+
+
+def days(words: list[str]) -> tuple[int | None, list[str]]:
+    """``DAYS <n>`` among a challenge's option words (a correspondence game, ``n`` days
+    a move, 1 to 14): ``(n, the other words)``; ``(None, words)`` without it."""
+    lowered = [w.lower() for w in words]
+    if "days" not in lowered:
+        return None, list(words)
+    at = lowered.index("days")
+    if at + 1 >= len(words):
+        raise CommandError("DAYS takes the days a move of a correspondence game: DAYS <n>, "
+                           f"{MIN_DAYS} to {MAX_DAYS}.")
+    n = whole_number(words[at + 1], what="number of days a move", least=MIN_DAYS,
+                     most=MAX_DAYS)
+    return n, [*words[:at], *words[at + 2:]]
 
 
 async def online(ctx: "Context", name: str) -> "Session":

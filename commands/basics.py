@@ -375,7 +375,8 @@ def _left_behind(ctx: Context, game) -> str:  # noqa: ANN001
 async def quit_(ctx: Context, rest: str) -> None:
     """Leave; with a game in progress, only once warned (QUIT again, or QUIT YES)."""
     session = ctx.session
-    playing = ctx.host.games_of(ctx.account.id) if ctx.account else []
+    playing = [g for g in ctx.host.games_of(ctx.account.id)  # a correspondence game
+               if g.days is None] if ctx.account else []      # waits on its own clock
     confirmed = rest.strip().lower() == "yes" or \
         time.monotonic() - session.quit_warned_at < QUIT_AGAIN
     if playing and not confirmed:

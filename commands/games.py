@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import RuleError
+from server.services.correspondence import MAX_DAYS, MIN_DAYS
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import RATED_MOVES, rating_text
 from server.text import bold, counted, table, wrap
@@ -119,7 +120,7 @@ async def replay(ctx: Context, rest: str) -> None:
 
 
 async def pending(ctx: Context, rest: str) -> None:
-    to_me, from_me = ctx.host.pending(ctx.account.id)
+    to_me, from_me = await ctx.host.all_pending(ctx.account.id)
     lines = []
     for offer in to_me:
         lines.append(f"  from {offer.challenger.name}: {offer.describe()}  "
@@ -136,11 +137,11 @@ SHORT_GAMES = (f"A ranked game that ends before move {RATED_MOVES} (resigned, cl
                "lost on time at once) is not rated: it counts as an unranked game.")
 
 
-def _the_one_offer(ctx: Context, kind_key: str | None, verb: str) -> str:
-    """The challenger of the one offer to the player (of ``kind_key``, or of any game),
-    for ACCEPT or DECLINE typed alone; with none, or offers from several people, a
-    one-line refusal that says what to type."""
-    offers = [o for o in ctx.host.pending(ctx.account.id)[0]
+async def _the_one_offer(ctx: Context, kind_key: str | None, verb: str) -> str:
+    """The challenger of the one offer to the player (of ``kind_key``, or of any game;
+    correspondence challenges too), for ACCEPT or DECLINE typed alone; with none, or
+    offers from several people, a one-line refusal that says what to type."""
+    offers = [o for o in (await ctx.host.all_pending(ctx.account.id))[0]
               if kind_key is None or o.kind.key == kind_key]
     if not offers:
         raise CommandError("Nobody has challenged you. PENDING lists the offers.")
@@ -154,15 +155,15 @@ def _the_one_offer(ctx: Context, kind_key: str | None, verb: str) -> str:
 
 async def accept(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     parts = args.words(rest, 0, 1)
-    name = parts[0] if parts else _the_one_offer(ctx, kind_key, "ACCEPT")
+    name = parts[0] if parts else await _the_one_offer(ctx, kind_key, "ACCEPT")
     await args.guarded(ctx.host.accept(kind_key, args.me(ctx), name))
 
 
 async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     parts = args.words(rest, 0, 1)
-    name = parts[0] if parts else _the_one_offer(ctx, kind_key, "DECLINE")
+    name = parts[0] if parts else await _the_one_offer(ctx, kind_key, "DECLINE")
     try:
-        offer = ctx.host.decline(kind_key, args.me(ctx), name)
+        offer = await ctx.host.decline(kind_key, args.me(ctx), name)
     except GameError as err:
         raise CommandError(str(err)) from None
     ctx.send(f"You decline {offer.challenger.name}'s offer of {offer.describe()}.")
@@ -171,7 +172,7 @@ async def decline(ctx: Context, rest: str, kind_key: str | None = None) -> None:
 async def withdraw(ctx: Context, rest: str, kind_key: str | None = None) -> None:
     parts = args.words(rest, 0, 1)
     try:
-        gone = ctx.host.withdraw(kind_key, args.me(ctx), parts[0] if parts else None)
+        gone = await ctx.host.withdraw(kind_key, args.me(ctx), parts[0] if parts else None)
     except GameError as err:
         raise CommandError(str(err)) from None
     for offer in gone:
@@ -310,6 +311,16 @@ def _how_to_start(kind: "GameKind") -> str:
     return f"{kind.prefix} CHALLENGE <person> to start a game"
 
 
+def _by_letter(kind: "GameKind") -> str:
+    """What CHALLENGE's help says of correspondence games, for a game that has them."""
+    p = kind.prefix
+    return (f"{p} CHALLENGE <person> DAYS <n> offers a correspondence game: {MIN_DAYS} to "
+            f"{MAX_DAYS} days a move, and the opponent need not be online (the challenge "
+            "waits for them, and they may accept it while you are away). Nobody may CLAIM "
+            "it; a player who does not move in time loses on time. MYGAMES lists your "
+            "correspondence games; they are not rated yet.")
+
+
 def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
     """The ``<PREFIX>`` command of one game, with the shared subcommands and the game's
     ``own`` (its help, extra subcommands and prefix handler, ``commands/<game>.py``).
@@ -354,9 +365,14 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
             options = kind.parse_options(options_words)
             await args.guarded(ctx.host.play_computer(key, args.me(ctx), level, options))
             return
+        days, options_words = args.days(options_words)
         options = kind.parse_options(options_words)
+        if days is not None:
+            options["days"] = days
         offer = await args.guarded(ctx.host.offer(key, args.me(ctx), target, options))
-        ctx.send(f"You challenge {offer.target.name} to {offer.describe()}. "
+        by_letter = "" if days is None else (
+            " by correspondence; it waits for them if they are away")
+        ctx.send(f"You challenge {offer.target.name} to {offer.describe()}{by_letter}. "
                  f"({p} WITHDRAW to take it back.)")
 
     async def rematch(ctx: Context, rest: str) -> None:
@@ -447,7 +463,8 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 f"[{'|'.join(level.upper() for level in kind.levels)}] [<options>]",
                 f"Offer a game of {kind.title} to a connected player, or start one against "
                 f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text
-                + (f" {SHORT_GAMES}" if kind.is_ranked({"ranked": True}) else ""),
+                + (f" {SHORT_GAMES}" if kind.is_ranked({"ranked": True}) else "")
+                + (f" {_by_letter(kind)}" if kind.correspondence else ""),
                 aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",
                    f"Play your last finished game of {kind.title} (with that person) again: "

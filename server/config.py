@@ -108,6 +108,9 @@ class GamesSection:
 
     reconnect_grace: int = 120
     computer_delay: float = 0.5
+    # seconds in a "day" of a correspondence game's clock (DAYS <n> a move); shorter
+    # only to try the clocks out (the tests make a day a few seconds)
+    correspondence_day: float = 86400.0
     extra: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     own: Mapping[str, Any] = attrs.field(factory=dict, converter=lambda m: MappingProxyType(dict(m)))
 

@@ -157,6 +157,9 @@ class GameKind(abc.ABC):
       state (``seats_of``); an absence is dealt with by ``presence``, so the host offers
       no CLAIM; resigning is leaving one's seat; there are no rematches.
 
+    And ``correspondence``: the game may be played over days, a move at a time
+    (``CHALLENGE <person> DAYS <n>``); the host keeps its clock.
+
     **The engine** (abstract: every game gives them, usually its engine's functions as
     ``staticmethod``): ``apply(state, seat, action, rng) -> (state, events)``,
     ``outcome(state)``, ``to_move(state)``, ``parse_action(text)``,
@@ -208,6 +211,9 @@ class GameKind(abc.ABC):
     resign_action: Any = None  # the engine's action for RESIGN and CLAIM
     simultaneous: bool = False
     open_table: bool = False
+    # whether the game may be played by correspondence (``CHALLENGE <person> DAYS <n>``:
+    # days a move, the players need not be online together; server/services/correspondence.py)
+    correspondence: bool = False
     levels: tuple[str, ...] = ("easy", "normal", "hard")  # the computer's, weakest first
     level_ratings: tuple[tuple[str, int], ...] = ()  # the computer's levels, rated
     parlor: "ParlorAccess | None" = None  # set by GameHost.register

@@ -109,6 +109,7 @@ class Dice(HostedGame):
     for HARD."""
 
     spec = SPEC
+    correspondence = True  # DICE CHALLENGE <person> DAYS <n>
 
     def render(self, view: dict, width: int = 80, color: bool = True,
                names: tuple[str, ...] = ("Alice", "Bob"), height: int = 24) -> str:

@@ -31,6 +31,7 @@ from server.db import Database
 from server.hosting import GameKind, Seat
 from server.models import GameMove, GameRecord
 from server.services.accounts import Accounts
+from server.services.correspondence import Correspondence
 from server.services.live import GameError, LiveGame, LiveGames, Told
 from server.services.notify import Notify
 from server.services.offers import Offer, Offers
@@ -140,6 +141,11 @@ class GameHost:
         self.seeks = Seeks(bus, self.kinds, self.games, self.formulas, self._start,
                            self.play.tell, self.offers)
         self.notify = Notify(db, self.games, is_online, self.play.tell, self.spawn)
+        # correspondence games: their challenges, clocks and notices (its ``day`` is
+        # ``[games] correspondence_day``, set where the parlor is assembled)
+        self.correspondence = Correspondence(db, self.kinds, self.games, accounts, self.play,
+                                             self.turns, is_online, self._start,
+                                             self.notify.keep)
         self.tournaments = Tournaments(db, bus, self.kinds, self.games, self.formulas,
                                        self._start, is_online, self.play.tell,
                                        self.notify.tell_or_keep, self.spawn)
@@ -200,6 +206,8 @@ class GameHost:
                 options=record.options, ranked=record.ranked, seed=record.seed,
                 state=kind.state_from_json(record.state), version=record.version, epoch=epoch,
             )
+            if game.days is not None:  # its clock runs from its last move, as stored
+                game.since = record.updated_at
             self.presence.restored(game, self.is_online)
             self.games.add(game)
             self.turns.schedule(game)
@@ -291,22 +299,57 @@ class GameHost:
     # -- offers ------------------------------------------------------------------------
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
                     options: dict[str, Any], **more: Any) -> Offer:
+        """A challenge; with ``options["days"]``, a correspondence challenge, which waits
+        for its player (``server/services/correspondence.py``)."""
+        if options.get("days") is not None and not more:
+            return await self.correspondence.offer(kind_key, challenger, target_name,
+                                                   options, self.offers.screens)
         return await self.offers.offer(kind_key, challenger, target_name, options, **more)
 
     async def accept(self, kind_key: str | None, acceptor: Seat, challenger_name: str) -> LiveGame:
-        return await self.offers.accept(kind_key, acceptor, challenger_name)
+        """Accept a challenge made here, else a correspondence challenge."""
+        try:
+            return await self.offers.accept(kind_key, acceptor, challenger_name)
+        except GameError:
+            if self.offers.has_offer(kind_key, challenger_name, acceptor.name):
+                raise
+            game = await self.correspondence.accept(kind_key, acceptor, challenger_name)
+            if game is None:
+                raise
+            return game
 
-    def decline(self, kind_key: str | None, target: Seat, challenger_name: str) -> Offer:
-        return self.offers.decline(kind_key, target, challenger_name)
+    async def decline(self, kind_key: str | None, target: Seat, challenger_name: str) -> Offer:
+        try:
+            return self.offers.decline(kind_key, target, challenger_name)
+        except GameError:
+            offer = await self.correspondence.decline(kind_key, target, challenger_name)
+            if offer is None:
+                raise
+            return offer
 
-    def withdraw(self, kind_key: str | None, challenger: Seat,
-                 target_name: str | None) -> list[Offer]:
-        return self.offers.withdraw(kind_key, challenger, target_name)
+    async def withdraw(self, kind_key: str | None, challenger: Seat,
+                       target_name: str | None) -> list[Offer]:
+        try:
+            gone = self.offers.withdraw(kind_key, challenger, target_name)
+        except GameError:
+            gone = []
+        gone += await self.correspondence.withdraw(kind_key, challenger, target_name)
+        if not gone:
+            who = f" to {target_name}" if target_name else ""
+            raise GameError(f"You have no offer{who} to withdraw.")
+        return gone
 
     def pending(self, account_id: int) -> tuple[list[Offer], list[Offer]]:
-        """(offers to ``account_id``, here or on another node; offers from them)."""
+        """(offers to ``account_id``, here or on another node; offers from them), without
+        the correspondence challenges (:meth:`all_pending` has them too)."""
         to_me, from_me = self.offers.pending(account_id)
         return [*to_me, *self.other_nodes.offers_to(account_id)], from_me
+
+    async def all_pending(self, account_id: int) -> tuple[list[Offer], list[Offer]]:
+        """:meth:`pending` and the correspondence challenges to and from ``account_id``."""
+        to_me, from_me = self.pending(account_id)
+        letters_to, letters_from = await self.correspondence.pending(account_id)
+        return [*to_me, *letters_to], [*from_me, *letters_from]
 
     takes_rematches = staticmethod(Offers.takes_rematches)
 

@@ -85,6 +85,13 @@ class LiveGame:
         return None
 
     @property
+    def days(self) -> int | None:
+        """Days a move of a correspondence game (``options["days"]``), None for a game
+        played at one sitting (server/services/correspondence.py)."""
+        days = self.options.get("days")
+        return days if isinstance(days, int) and not isinstance(days, bool) else None
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Every seat's name, by seat number (also of players who have left a table)."""
         return tuple(s.name for s in self.seats)
@@ -138,13 +145,19 @@ class LiveGame:
 
 
 class LiveGames:
-    """The games in play by number, and who plays which (one game of a kind per player).
-    ``starting``: the (account, kind) places reserved by games being started."""
+    """The games in play by number, and who plays which: one game of a kind at a sitting
+    per player, and any number of correspondence games (``LiveGame.days``), which take
+    no such place. ``starting``: the (account, kind) places reserved by games being
+    started."""
 
     def __init__(self, kinds: dict[str, GameKind]) -> None:
         self.kinds = kinds
         self.live: dict[int, LiveGame] = {}
         self._by_player: dict[tuple[int, str], int] = {}
+        # correspondence games by player, and the one of a kind a player went to last
+        # (MYGAMES <game>): the game their commands of that kind act on
+        self._by_letter: dict[int, set[int]] = {}
+        self._focus: dict[tuple[int, str], int] = {}
         self.starting: set[tuple[int, str]] = set()
         # told when a game comes into play here, changes seats, or leaves (True, False):
         # a cluster tells the other nodes which node plays it (server/cluster.py). A game
@@ -167,10 +180,29 @@ class LiveGames:
 
     def add(self, game: LiveGame) -> None:
         self.live[game.id] = game
+        self._place(game)
+        self._tell(game, True)
+
+    def _place(self, game: LiveGame) -> None:
         for seat in game.seats:
             if seat.computer is None and not seat.left:
-                self._by_player[(seat.account_id, game.kind.key)] = game.id
-        self._tell(game, True)
+                if game.days is None:  # a game at a sitting comes first
+                    self._by_player[(seat.account_id, game.kind.key)] = game.id
+                    self._focus.pop((seat.account_id, game.kind.key), None)
+                else:
+                    self._by_letter.setdefault(seat.account_id, set()).add(game.id)
+
+    def _unplace(self, game: LiveGame) -> None:
+        for seat in game.seats:
+            if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
+                del self._by_player[(seat.account_id, game.kind.key)]
+            letters = self._by_letter.get(seat.account_id)
+            if letters is not None:
+                letters.discard(game.id)
+                if not letters:
+                    del self._by_letter[seat.account_id]
+            if self._focus.get((seat.account_id, game.kind.key)) == game.id:
+                del self._focus[(seat.account_id, game.kind.key)]
 
     def _tell(self, game: LiveGame, here: bool) -> None:
         for listener in self.listeners:
@@ -178,32 +210,60 @@ class LiveGames:
 
     def reseat(self, game: LiveGame, seats: tuple[Seat, ...]) -> None:
         """A table's new seats (``GameKind.seats_of``): keep who-plays-where in step."""
-        for seat in game.seats:
-            if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
-                del self._by_player[(seat.account_id, game.kind.key)]
+        self._unplace(game)
         game.seats = seats
         game.absent = {i: t for i, t in game.absent.items()
                        if i < len(seats) and not seats[i].left}
-        for seat in seats:
-            if seat.computer is None and not seat.left:
-                self._by_player[(seat.account_id, game.kind.key)] = game.id
+        self._place(game)
         self._tell(game, True)
 
     def drop(self, game: LiveGame) -> None:
         if self.live.pop(game.id, None) is not None:
             self._tell(game, False)
-        for seat in game.seats:
-            if self._by_player.get((seat.account_id, game.kind.key)) == game.id:
-                del self._by_player[(seat.account_id, game.kind.key)]
+        self._unplace(game)
 
-    def game_of(self, account_id: int, kind_key: str) -> LiveGame | None:
+    def realtime_of(self, account_id: int, kind_key: str) -> LiveGame | None:
+        """The game of that kind ``account_id`` plays at a sitting (not by
+        correspondence): the one place a player has in each kind."""
         game_id = self._by_player.get((account_id, kind_key))
         return self.live.get(game_id) if game_id is not None else None
 
+    def game_of(self, account_id: int, kind_key: str) -> LiveGame | None:
+        """The game of that kind ``account_id``'s commands act on: the correspondence
+        game they went to last (:meth:`go_to`), else the game they play at a sitting,
+        else, of their correspondence games of that kind held here, the one that has
+        waited longest for their move, else the first."""
+        focus = self.live.get(self._focus.get((account_id, kind_key), 0))
+        if focus is not None:
+            return focus
+        game = self.realtime_of(account_id, kind_key)
+        if game is not None:
+            return game
+        letters = [g for g in self.correspondence_of(account_id) if g.kind.key == kind_key]
+        waiting = [g for g in letters if g.seat_of(account_id) in g.kind.to_move(g.state)]
+        if waiting:
+            return min(waiting, key=lambda g: (g.since, g.id))
+        return letters[0] if letters else None
+
+    def correspondence_of(self, account_id: int) -> list[LiveGame]:
+        """``account_id``'s correspondence games held here, by number."""
+        numbers = sorted(self._by_letter.get(account_id, ()))
+        return [self.live[n] for n in numbers if n in self.live]
+
+    def go_to(self, account_id: int, game: LiveGame) -> None:
+        """Make ``game`` (one of ``account_id``'s) the one their commands of its kind act
+        on, until it ends or they go to another (their game at a sitting: back to it)."""
+        if game.days is None:
+            self._focus.pop((account_id, game.kind.key), None)
+        else:
+            self._focus[(account_id, game.kind.key)] = game.id
+
     def games_of(self, account_id: int) -> list[LiveGame]:
-        """The games ``account_id`` plays now (at most one per kind)."""
+        """The games ``account_id`` plays now: at most one per kind at a sitting, then
+        their correspondence games."""
         found = (self._by_player.get((account_id, key)) for key in self.kinds)
-        return [self.live[g] for g in found if g is not None and g in self.live]
+        return [*(self.live[g] for g in found if g is not None and g in self.live),
+                *self.correspondence_of(account_id)]
 
     def get(self, game_id: int) -> LiveGame:
         game = self.live.get(game_id)

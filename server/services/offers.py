@@ -33,7 +33,14 @@ class Offer:
     swapped: bool = False
 
     def describe(self) -> str:
-        opts = self.kind.describe_options(self.options)
+        """"Triad Dice (ranked)"; a correspondence game's days too: "Triad Dice
+        (unranked, 3 days a move)"."""
+        opts = self.kind.describe_options({k: v for k, v in self.options.items()
+                                           if k != "days"})
+        days = self.options.get("days")
+        if days:
+            opts = ", ".join(filter(None, [opts, f"{days} day{'' if days == 1 else 's'} "
+                                                 "a move"]))
         return f"{self.kind.title}{' (' + opts + ')' if opts else ''}"
 
 
@@ -92,9 +99,9 @@ class Offers:
                             "players who are online.")
         if await self.accounts.is_ignoring(target.id, challenger.account_id):
             raise GameError(f"{target.name} is not accepting challenges from you.")
-        if self.games.game_of(challenger.account_id, kind_key):
+        if self.games.realtime_of(challenger.account_id, kind_key):
             raise GameError(f"You are already playing {kind.title}.")
-        if self.games.game_of(target.id, kind_key):
+        if self.games.realtime_of(target.id, kind_key):
             raise GameError(f"{target.name} is already playing {kind.title}.")
         target_seat = Seat(target.id, target.name)
         if not swapped:  # swapped: checked on ACCEPT
@@ -118,6 +125,10 @@ class Offers:
                                 f"{kind.prefix} DECLINE {challenger.name}.", kind="challenge")
         return offer
 
+    def has_offer(self, kind_key: str | None, challenger: str, target: str) -> bool:
+        """Whether ``challenger`` has an offer here to ``target`` (of ``kind_key``)."""
+        return self._find_offer(kind_key, challenger, target) is not None
+
     def _find_offer(self, kind_key: str | None, challenger: str, target: str) -> Offer | None:
         for offer in self.by_id.values():
             if ((kind_key is None or offer.kind.key == kind_key)
@@ -133,9 +144,9 @@ class Offers:
         self._drop(offer)  # before any await: two ACCEPTs cannot both find it
         if not self.is_online(offer.challenger.account_id):
             raise GameError(f"{offer.challenger.name} is no longer connected.")
-        if self.games.game_of(acceptor.account_id, offer.kind.key):
+        if self.games.realtime_of(acceptor.account_id, offer.kind.key):
             raise GameError(f"You are already playing {offer.kind.title}.")
-        if self.games.game_of(offer.challenger.account_id, offer.kind.key):
+        if self.games.realtime_of(offer.challenger.account_id, offer.kind.key):
             raise GameError(f"{offer.challenger.name} is already playing {offer.kind.title}.")
         seats = (offer.challenger, acceptor)
         if offer.swapped:
@@ -216,7 +227,7 @@ class Offers:
                             *, computer_first: bool = False) -> LiveGame:
         """Start ``me``'s game against the computer at ``level`` at once (unranked)."""
         kind = self.kinds[kind_key]
-        if self.games.game_of(me.account_id, kind_key):
+        if self.games.realtime_of(me.account_id, kind_key):
             raise GameError(f"You are already playing {kind.title}.")
         options = {k: v for k, v in options.items() if k != "ranked"}
         computer = await self.accounts.computer()

@@ -71,8 +71,10 @@ class Play:
         reserved before the first await: two acceptances racing to start games for one
         player cannot both get one.
 
-        :raises GameError: a player already plays (or is being given) a game of it."""
-        humans = [(s.account_id, kind.key) for s in seats if s.computer is None]
+        :raises GameError: a player already plays (or is being given) a game of it.
+        A correspondence game (``options["days"]``) takes no such place."""
+        humans = [(s.account_id, kind.key) for s in seats
+                  if s.computer is None and options.get("days") is None]
         for account_id, key in humans:
             if self.games.taken(account_id, key):
                 name = next(s.name for s in seats if s.account_id == account_id)

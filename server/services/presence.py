@@ -41,6 +41,8 @@ class Presence:
         """A game loaded at start-up or taken over from another node: every player not
         logged in (on any node) is away until they log in again, gone for good if not
         back in time."""
+        if game.days is not None:
+            return  # a correspondence game waits for its players, on its own clock
         now = time.time()
         for index, seat in enumerate(game.seats):
             if seat.computer is None and not seat.left and not is_online(seat.account_id):
@@ -51,6 +53,8 @@ class Presence:
         """A player's connection is gone: their games wait (the others may CLAIM after
         the grace; a table's ``presence`` action is applied)."""
         for game in self.games.games_of(account_id):
+            if game.days is not None:
+                continue  # a correspondence game: nobody is away from it
             seat = game.seat_of(account_id)
             game.absent[seat] = time.time()
             self.turns.spawn(self._presence(game, seat, False, self.presence_delay))
@@ -65,7 +69,9 @@ class Presence:
                                  f"{game.kind.prefix} CLAIM the game.")
 
     def returned(self, account_id: int, name: str) -> list[LiveGame]:
-        games = self.games.games_of(account_id)
+        """A player is back: their games at a sitting go on (their correspondence games
+        were never waiting for them to come back), and are returned to be shown."""
+        games = [g for g in self.games.games_of(account_id) if g.days is None]
         for game in games:
             seat = game.seat_of(account_id)
             game.absent.pop(seat, None)
@@ -100,6 +106,9 @@ class Presence:
     async def claim(self, account_id: int, kind_key: str) -> LiveGame:
         """Win a game whose opponent has been away longer than the reconnect grace."""
         game = self.games.playing(account_id, kind_key)
+        if game.days is not None:
+            raise GameError(f"Game #{game.id} is played by correspondence: nobody is away "
+                            "from it, and it ends on time if a move is not made in time.")
         async with game.lock:
             me = game.seat_of(account_id)
             others = [s for s in game.absent if s != me]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from typing import Any
+from typing import Any, Callable
 
 from games.errors import RuleError
 from server.services.live import GameError, LiveGame, LiveGames
@@ -30,11 +30,17 @@ class Turns:
         self.games = games
         self.computer_budget = computer_budget
         self._tasks: set[asyncio.Task] = set()
+        # told after every change of a game (and when one is restored here), with the
+        # note told before it if any: a correspondence game's clock and notices
+        # (server/services/correspondence.py)
+        self.after: list[Callable[[LiveGame, str | None], None]] = []
 
-    def schedule(self, game: LiveGame) -> None:
+    def schedule(self, game: LiveGame, note: str | None = None) -> None:
         """After a change: let a computer seat move, and arm the game's clock if any."""
         self._schedule_computer(game)
         self._schedule_timeout(game)
+        for after in self.after:
+            after(game, note)
 
     def spawn(self, coro) -> asyncio.Task:  # noqa: ANN001
         """Run ``coro`` as a background task of the host (a clock, a computer's move, a

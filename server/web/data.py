@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from server.hosting import GameKind
+from server.services.correspondence import days_a_move
 from server.services.games import GameError, GameHost, LiveGame
 from server.services import notify
 from server.services.ratings import PROVISIONAL_RD, rating_text
@@ -169,7 +170,7 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
             "name": f"Computer({level})", "admin": False, "computer": True, "online": False,
             "where": None, "idle": None, "last_seen": None, "last_seen_ago": None,
             "member_since": time.strftime("%Y-%m-%d", time.gmtime(acc.created_at)),
-            "cubits": None, "ratings": [], "playing": [],
+            "cubits": None, "ratings": [], "playing": [], "correspondence": [],
             "levels": [{"kind": k.key, "title": k.title, "rating": rating}
                        for k in parlor.host.kinds.values()
                        for lv, rating in k.level_ratings if lv == level],
@@ -195,10 +196,23 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
         "member_since": time.strftime("%Y-%m-%d", time.gmtime(acc.created_at)),
         "cubits": acc.cubits,
         "ratings": ratings,
-        "playing": [game_summary(parlor, g) for g in parlor.host.games_of(acc.id)],
+        "playing": [game_summary(parlor, g) for g in parlor.host.games_of(acc.id)
+                    if g.days is None],
+        "correspondence": await correspondence(parlor, acc.id, acc.name),
         "levels": [],
         "last_games": await last_games(parlor, acc.id),
     }
+
+
+async def correspondence(parlor: "Parlor", account_id: int, name: str) -> list[dict[str, Any]]:
+    """A player's correspondence games in play, as MYGAMES orders them (those waiting for
+    their move first, the longest waiting first): who is to move, and the time left."""
+    now = time.time()
+    return [{"id": g.game, "kind": g.kind.key, "title": g.kind.title, "opponent": g.opponent,
+             "to_move": name if g.mine else g.opponent, "your_move": g.mine,
+             "days": g.days, "clock": days_a_move(g.days), "left": g.left(now),
+             "deadline": g.deadline}
+            for g in await parlor.host.correspondence.letters(account_id)]
 
 
 # -- seeks ---------------------------------------------------------------------------------

@@ -335,7 +335,7 @@ async def test_a_client_plays_the_hard_computer_to_the_end(parlor, clients):
             timed = True
             # (how fast is measured in the issue note, not asserted: timings vary by machine)
             await alice.cmd("look", "Exits:")
-            await wait_for(lambda: game.version > version + 1 or game.outcome is not None)
+            await wait_for(lambda: game.version > version + 1 or game.outcome is not None, 60)
             parlor.host.turns.computer_budget = 0.05     # the rest of the game quickly
     await alice.expect(f"Game #{game.id}: (Alice|Computer\\(hard\\)) wins|Game #{game.id} ends "
                        "in a draw", timeout=10)

@@ -80,8 +80,20 @@
   function draw(focusKey) {
     const p = shown;
     const body = document.getElementById("pane-body");
+    const had = body.contains(document.activeElement);
+    const key = focusKey || (had ? document.activeElement.getAttribute("data-key") : null);
     body.textContent = "";
-    if (!p) { body.appendChild(lobby()); return; }
+    body.appendChild(p ? game(p) : lobby());
+    if (key || had) {
+      // the focus stays in the pane: on the element it was on (by its key), or else on
+      // the board's tab stop, or the pane itself; never dropped to the page
+      const el = key ? body.querySelector('[data-key="' + key + '"]') : null;
+      if (el) el.focus();
+      if (!el || document.activeElement !== el) (body.querySelector('[role="grid"] [tabindex="0"]') || pane).focus();
+    }
+  }
+  function game(p) {
+    const box = document.createDocumentFragment();
     const v = p.view || {};
     const names = p.players || [];
     const head = h("div", { class: "pane-head" },
@@ -89,16 +101,13 @@
       h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)])),
       h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : "") }, turnText(p)),
       clockEnd ? h("p", { id: "clock", class: "clock", role: "timer" }, clockText(p)) : null);
-    body.appendChild(head);
+    box.appendChild(head);
     const drawer = { dice: dice, pyramid: pyramid, "pyramid-hidden": pyramidHidden,
                      triptycha: triptycha, triad: triad }[v.game];
-    body.appendChild(drawer ? drawer(p, v, names) : h("div", { class: "board generic" }));
-    if (p.finished) body.appendChild(afterwards(p));
-    body.appendChild(words(p));
-    if (focusKey) {
-      const el = body.querySelector('[data-key="' + focusKey + '"]');
-      if (el) el.focus();
-    }
+    box.appendChild(drawer ? drawer(p, v, names) : h("div", { class: "board generic" }));
+    if (p.finished) box.appendChild(afterwards(p));
+    box.appendChild(words(p));
+    return box;
   }
 
   // -- the clock -------------------------------------------------------------------------------
@@ -178,7 +187,7 @@
   // lobby and in the live region; a keyboard's focus goes to the pane, not to the page.
   function toLobby(note) {
     const focused = document.activeElement && pane.contains(document.activeElement);
-    shown = null; pick = null; hint = null; clockEnd = 0; asking = null; lastTurn = "";
+    shown = null; pick = null; hint = null; clockEnd = 0; asking = null; lastTurn = ""; gridCell = null;
     lobbyNote = note;
     for (const k of ["game", "kind", "version", "finished"]) delete pane.dataset[k];
     draw();
@@ -255,7 +264,13 @@
     const targets = {};
     for (const m of (from && moves[from]) || []) if (m.to) targets[m.to] = m.line;
     const last = v.last_move || {};
-    const table = h("table", { class: "board dice play", role: "grid", "aria-label": "Triad Dice board, row 6 at the top" });
+    // the grid's one tab stop: the cell the keyboard was on, else the die picked, else
+    // the first die that can act, else the last move's cell
+    const acting = Object.keys(removals).concat(Object.keys(moves), Object.keys(still));
+    if (!gridCell || !/^[a-f][1-6]$/.test(gridCell)) gridCell = null;
+    const stop = gridCell || from || acting[0] || last.to || "a1";
+    const table = h("table", { class: "board dice play", role: "grid", "aria-label": "Triad Dice board, row 6 at the top",
+                               onkeydown: gridKeys, onfocusin: gridFocused });
     table.appendChild(h("tr", {}, h("td", {}), [...COLS].map((c) => h("th", { scope: "col" }, c))));
     for (let r = 6; r >= 1; r--) {
       const tr = h("tr", {}, h("th", { scope: "row" }, String(r)));
@@ -275,8 +290,9 @@
         }
         const face = d ? h("span", { class: "die s" + d.seat, "aria-hidden": "true" }, String(d.value)) : h("span", { class: "empty", "aria-hidden": "true" }, "·");
         const td = h("td", {});
-        td.appendChild(onclick ? h("button", { type: "button", class: cls, "aria-label": label, title: title, "data-key": "die:" + cell, onclick: onclick }, face)
-                               : h("span", { class: cls, role: "img", "aria-label": label }, face));
+        const tabindex = cell === stop ? 0 : -1;
+        td.appendChild(onclick ? h("button", { type: "button", class: cls, "aria-label": label, title: title, "data-key": "die:" + cell, tabindex: tabindex, onclick: onclick }, face)
+                               : h("span", { class: cls, role: "img", "aria-label": label, "data-key": "die:" + cell, tabindex: tabindex }, face));
         tr.appendChild(td);
       }
       table.appendChild(tr);
@@ -293,6 +309,33 @@
     }
     if (mine(p) && !p.finished) controls.appendChild(askFirst("Resign", "Really resign?", "DICE RESIGN"));
     return h("div", { class: "game-dice" }, table, facts, controls);
+  }
+
+  // The Dice board is a grid with one tab stop (a roving tabindex): the arrow keys move
+  // among its 36 cells, Home and End to the ends of a row (with Ctrl, to the board's first
+  // and last cells), and Enter or Space acts on a cell that is a button.
+  let gridCell = null;    // the cell the keyboard was last on, in this game
+  function gridKeys(ev) {
+    const at = ev.target.getAttribute && ev.target.getAttribute("data-key");
+    if (!at || !at.startsWith("die:") || ev.altKey || ev.metaKey) return;
+    let c = COLS.indexOf(at[4]), r = Number(at[5]);
+    if (ev.key === "ArrowLeft") c -= 1;
+    else if (ev.key === "ArrowRight") c += 1;
+    else if (ev.key === "ArrowUp") r += 1;
+    else if (ev.key === "ArrowDown") r -= 1;
+    else if (ev.key === "Home") { c = 0; if (ev.ctrlKey) r = 6; }
+    else if (ev.key === "End") { c = 5; if (ev.ctrlKey) r = 1; }
+    else return;
+    ev.preventDefault();
+    const el = c >= 0 && c < 6 && r >= 1 && r <= 6 ? ev.currentTarget.querySelector('[data-key="die:' + COLS[c] + r + '"]') : null;
+    if (el) el.focus();
+  }
+  function gridFocused(ev) {
+    const at = ev.target.getAttribute && ev.target.getAttribute("data-key");
+    if (!at || !at.startsWith("die:")) return;
+    for (const el of ev.currentTarget.querySelectorAll('[tabindex="0"]')) el.tabIndex = -1;
+    ev.target.tabIndex = 0;
+    gridCell = at.slice(4);
   }
 
   // -- Pyramid -------------------------------------------------------------------------------
@@ -679,7 +722,7 @@
     if (shown && shown.game === p.game) {
       if (p.version < shown.version) return;
       if (p.version !== shown.version) { if (!keepsPick(p)) pick = null; hint = null; }
-    } else { pick = null; hint = null; asking = null; }
+    } else { pick = null; hint = null; asking = null; gridCell = null; }
     lobbyNote = "";
     // the clock, if the game has one: the seconds left as the server sent them, counted
     // down here between updates

@@ -1,0 +1,151 @@
+"""/play's board pane, round five (issue 39), in a real browser (Chromium, Playwright).
+
+- The keyboard stays on the board: after a game starts and after every move the focus is
+  on the Dice board, a grid with one tab stop whose cells the arrow keys, Home and End
+  move among; Enter acts. The key presses a Dice game's moves take are counted.
+- A phone (390x844) scrolls the page as a whole (the pane is no scroll box of its own),
+  keeps the turn line and the action buttons in view, never breaks a word or a number of
+  the Triad table, and every target on the page is at least 44x44 CSS px.
+- Pointing does what typing does: a new account and a login from the pane's forms, the
+  computer's level, a challenge to a player online, the open seeks (Take) and the open
+  tournaments (Join); each shows in the scrollback as the command it typed.
+
+Screenshots go to ``$ESTERPORT_ARTIFACTS`` (or the test's tmp dir).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.e2e.test_web_browser import artifacts, browser, until  # noqa: F401 (fixtures)
+from tests.e2e.test_web_pane import (ERRORS, axe, caught_up, click, create, live_game,
+                                     open_play, screen_has, web)  # noqa: F401 (fixtures)
+from tests.e2e.test_web_pane_round4 import wait_for
+
+pytestmark = pytest.mark.e2e
+
+COLS = "abcdef"
+DIRS = {"N": (0, 1), "NE": (1, 1), "E": (1, 0), "SE": (1, -1), "S": (0, -1), "SW": (-1, -1),
+        "W": (-1, 0), "NW": (-1, 1)}
+
+FOCUS_KEY = "document.activeElement && document.activeElement.dataset ? " \
+            "(document.activeElement.dataset.key || null) : null"
+ON_BOARD = "document.activeElement.closest('#pane table.board.dice') !== null"
+
+
+class Keyboard:
+    """A keyboard user who knows where they want to go: within the board, the arrow keys
+    (while they move the focus); from anywhere else, or when they do not, Tab. Every
+    press is counted."""
+
+    def __init__(self, page) -> None:  # noqa: ANN001
+        self.page = page
+        self.presses = 0
+        self.arrows = True
+
+    async def press(self, key: str) -> None:
+        await self.page.keyboard.press(key)
+        self.presses += 1
+
+    async def reach(self, key: str, bound: int = 300) -> None:
+        """Bring the focus to the pane's element whose data-key is ``key``."""
+        for _ in range(bound):
+            at = await self.page.evaluate(FOCUS_KEY)
+            if at == key:
+                return
+            if self.arrows and at and at.startswith("die:") and key.startswith("die:"):
+                dc = COLS.index(key[4]) - COLS.index(at[4])
+                dr = int(key[5]) - int(at[5])
+                step = ("ArrowRight" if dc > 0 else "ArrowLeft") if dc else \
+                    ("ArrowUp" if dr > 0 else "ArrowDown")
+                await self.press(step)
+                if await self.page.evaluate(FOCUS_KEY) == at:
+                    self.arrows = False   # the arrows do nothing here: Tab from now on
+                continue
+            await self.press("Tab")
+        raise AssertionError(f"{key} not reached in {bound} presses ({self.presses} in all)")
+
+
+async def test_the_keyboard_stays_on_the_dice_board(parlor, web, browser, artifacts):  # noqa: F811
+    """20 moves of a Dice game by keyboard alone: the focus is on the board when the game
+    starts and after every move, the arrows move it, and the presses are counted."""
+    ERRORS.clear()
+    page = await open_play(browser, web.url.rstrip("/"), "desktop", ERRORS)
+    await create(page, "Kira")
+    start = page.locator('#pane button.act[title="DICE CHALLENGE COMPUTER EASY"]')
+    await start.focus()
+    await page.keyboard.press("Enter")
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    game, seat = live_game(parlor, "dice", "Kira")
+    await caught_up(page, game)
+    kb = Keyboard(page)
+    rng = random.Random(11)
+    lost = []          # where the focus was when it was not on the board
+    moves = 0
+    while moves < 20 and game.outcome is None:
+        await wait_for(lambda: game.state.turn == seat or game.outcome is not None)
+        if game.outcome is not None:
+            break
+        await caught_up(page, game)
+        if not await page.evaluate(ON_BOARD):
+            lost.append((moves, await page.evaluate("document.activeElement.tagName")))
+        line = rng.choice(game.frame(seat)["view"]["legal"])
+        w = line.split()
+        version = game.version
+        await kb.reach(f"die:{w[1]}")
+        await kb.press("Enter")
+        if len(w) == 4:
+            await until(page, "document.querySelector('#pane button.cell.picked') !== null")
+            dc, dr = DIRS[w[3]]
+            n = int(w[2])
+            to = COLS[COLS.index(w[1][0]) + dc * n] + str(int(w[1][1]) + dr * n)
+            await kb.reach(f"die:{to}")
+            await kb.press("Enter")
+        elif w[0] == "MOVE":   # a die that moves nowhere: its button below the board
+            while await page.evaluate("document.activeElement.title") != f"DICE {line}":
+                await kb.press("Tab")
+                assert kb.presses < 5000
+            await kb.press("Enter")
+        await wait_for(lambda: game.version > version)
+        await screen_has(page, f"DICE {line}")   # the command, in the scrollback
+        moves += 1
+    figure = f"{kb.presses} key presses for {moves} Dice moves"
+    print(figure)
+    (artifacts / "round5-keyboard.txt").write_text(figure + "\n")
+    await page.screenshot(path=str(artifacts / "round5-keyboard.png"))
+    assert moves >= 10, figure
+    assert lost == [], f"{figure}; the focus left the board: {lost}"
+    assert kb.arrows, figure
+    assert kb.presses <= moves * 10, figure
+    assert ERRORS == []
+
+
+async def test_the_dice_board_is_a_grid_with_one_tab_stop(parlor, web, browser):  # noqa: F811
+    """Arrows, Home and End (with Ctrl: the board's corners) move among the cells; one
+    cell is in the tab order; a redraw keeps the focus where it was."""
+    ERRORS.clear()
+    page = await open_play(browser, web.url.rstrip("/"), "desktop", ERRORS)
+    await create(page, "Gita")
+    await click(page, '#pane button.act[title="DICE CHALLENGE COMPUTER EASY"]')
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    stops = "document.querySelectorAll('#pane table.board.dice [tabindex=\"0\"]').length"
+    assert await page.evaluate(stops) == 1
+    cells = "document.querySelectorAll('#pane table.board.dice [data-key^=\"die:\"]').length"
+    assert await page.evaluate(cells) == 36
+    await page.locator('#pane table.board.dice [tabindex="0"]').focus()
+    await page.keyboard.press("Control+Home")
+    assert await page.evaluate(FOCUS_KEY) == "die:a6"
+    for key, want in (("ArrowRight", "b6"), ("ArrowDown", "b5"), ("End", "f5"),
+                      ("ArrowRight", "f5"), ("Home", "a5"), ("ArrowLeft", "a5"),
+                      ("ArrowUp", "a6"), ("ArrowUp", "a6"), ("Control+End", "f1")):
+        await page.keyboard.press(key)
+        assert await page.evaluate(FOCUS_KEY) == f"die:{want}", key
+        assert await page.evaluate(stops) == 1
+    # Tab leaves the board, Shift+Tab comes back to the cell it left
+    await page.keyboard.press("Tab")
+    assert not await page.evaluate(ON_BOARD)
+    await page.keyboard.press("Shift+Tab")
+    assert await page.evaluate(FOCUS_KEY) == "die:f1"
+    assert ERRORS == []

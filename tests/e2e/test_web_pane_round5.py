@@ -149,3 +149,130 @@ async def test_the_dice_board_is_a_grid_with_one_tab_stop(parlor, web, browser):
     await page.keyboard.press("Shift+Tab")
     assert await page.evaluate(FOCUS_KEY) == "die:f1"
     assert ERRORS == []
+
+
+# -- a phone ----------------------------------------------------------------------------------
+#: Every target on the page that is shown: its size (a checkbox's or a radio button's is its
+#: label's, which takes the tap), less than 44x44 CSS px.
+SMALL_TARGETS = """() => {
+  const found = [];
+  const all = 'a[href], button, input:not([type=hidden]), select, textarea, summary, ' +
+              '[role=button], [tabindex]:not([tabindex="-1"])';
+  for (const el of document.querySelectorAll(all)) {
+    if (el.id === 'screen') continue;   // the terminal's scrollback, the size of the screen
+    const box = el.matches('input[type=checkbox], input[type=radio]') && el.closest('label')
+      ? el.closest('label') : el;
+    const r = box.getBoundingClientRect();
+    if (!r.width || !r.height || r.right <= 0 || r.bottom + window.scrollY <= 0) continue;
+    if (getComputedStyle(el).visibility === 'hidden') continue;
+    if (r.width < 43.5 || r.height < 43.5) {
+      found.push((el.getAttribute('title') || el.textContent.trim().slice(0, 30) ||
+                  el.getAttribute('aria-label') || el.tagName) +
+                 ' ' + Math.round(r.width) + 'x' + Math.round(r.height));
+    }
+  }
+  return found;
+}"""
+
+#: Where the page's layout fails a phone: the pane a scroll box of its own, the page not
+#: scrolling, anything wider than the window.
+LAYOUT = """() => {
+  const pane = document.getElementById('pane');
+  return {nested: pane.scrollHeight > pane.clientHeight + 1,
+          scrolls: document.documentElement.scrollHeight > window.innerHeight,
+          wide: document.documentElement.scrollWidth > window.innerWidth};
+}"""
+
+#: Whether an element is wholly within the window.
+IN_VIEW = """sel => {
+  const el = document.querySelector(sel);
+  if (!el) return false;
+  const r = el.getBoundingClientRect();
+  return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+}"""
+
+#: The words of the Triad table broken over two lines: a word whose text takes more than
+#: one line box.
+BROKEN_WORDS = """() => {
+  const broken = [];
+  const table = document.querySelector('#pane table.board.triad');
+  const walk = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+  for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+    if (node.parentElement.closest('.sr')) continue;
+    const rx = /\\S+/g;
+    let m;
+    while ((m = rx.exec(node.textContent)) !== null) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+async def test_a_phone_scrolls_the_page_and_keeps_the_turn_and_buttons_in_view(  # noqa: F811
+        parlor, web, browser, artifacts):  # noqa: F811
+    """Triptycha at 390x844: the page scrolls (the pane is no scroll box); after a tap on a
+    tile, the turn line and Rotate, Flip and Resign are on screen wherever the board is
+    scrolled to; every target is 44x44 or more; axe finds nothing."""
+    ERRORS.clear()
+    page = await open_play(browser, web.url.rstrip("/"), "phone", ERRORS)
+    small = await page.evaluate(SMALL_TARGETS)   # (checked at the end)
+    await create(page, "Pia")
+    await click(page, '#pane button.act[title="TT CHALLENGE COMPUTER EASY"]')
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    game, seat = live_game(parlor, "tt", "Pia")
+    await wait_for(lambda: len(game.state.hands[1 - seat]) == 6)   # the computer's draw
+    await caught_up(page, game)
+    await page.screenshot(path=str(artifacts / "round5-phone-tt-draw.png"))
+    small += await page.evaluate(SMALL_TARGETS)
+    await page.locator("#pane button[data-key=drawall]").tap()
+    await wait_for(lambda: game.state.phase == "play" and game.state.turn == seat, 30)
+    await caught_up(page, game)
+    layout = await page.evaluate(LAYOUT)
+    assert layout == {"nested": False, "scrolls": True, "wide": False}, layout
+    tile = page.locator('#pane [data-key="tile:1"]')
+    await tile.scroll_into_view_if_needed()
+    await tile.tap()
+    await page.locator('#pane [data-key="tile:1"][aria-pressed="true"]').wait_for()
+    await page.screenshot(path=str(artifacts / "round5-phone-tt-picked.png"))
+    shown = ["#turn", '#pane button[data-key="rotate"]', '#pane button[data-key="flip"]',
+             '#pane button[title="TT RESIGN"]']
+    assert await page.locator("#turn").text_content() == "Your move."
+    for where in ("tile", "board", "legend"):
+        if where == "board":
+            await page.evaluate("document.querySelector('#pane svg.board').scrollIntoView()")
+        elif where == "legend":
+            await page.evaluate("document.querySelector('#pane .game-tt .facts')"
+                                ".scrollIntoView({block: 'center'})")
+        for sel in shown:
+            assert await page.evaluate(IN_VIEW, sel), (where, sel)
+    await page.screenshot(path=str(artifacts / "round5-phone-tt-board.png"))
+    assert small + await page.evaluate(SMALL_TARGETS) == []
+    assert await axe(page) == []
+    assert ERRORS == []
+
+
+async def test_a_phone_shows_the_triad_table_whole(parlor, web, browser, artifacts):  # noqa: F811
+    """The Triad table at 390x844 breaks no word and no number, fits the window, and
+    every target on the page is 44x44 or more."""
+    ERRORS.clear()
+    page = await open_play(browser, web.url.rstrip("/"), "phone", ERRORS)
+    await create(page, "Tallulah")
+    await click(page, '#pane button.act[title="TRIAD OPEN"]')
+    await until(page, "document.getElementById('pane').dataset.kind === 'triad'")
+    await click(page, '#pane button.act[title="TRIAD BOT EASY"]')
+    await until(page, "document.querySelectorAll('#pane table.board.triad tbody tr').length === 2")
+    await click(page, '#pane button.act[title="TRIAD START"]')
+    await until(page, "document.querySelectorAll('#pane .tcardbtn').length === 6")
+    await page.evaluate("window.scrollTo(0, 0)")
+    await page.screenshot(path=str(artifacts / "round5-phone-triad.png"))
+    assert await page.evaluate(BROKEN_WORDS) == []
+    layout = await page.evaluate(LAYOUT)
+    assert not layout["nested"] and not layout["wide"], layout
+    assert await page.evaluate(SMALL_TARGETS) == []
+    assert await axe(page) == []
+    assert ERRORS == []

@@ -96,12 +96,13 @@
     const box = document.createDocumentFragment();
     const v = p.view || {};
     const names = p.players || [];
-    const head = h("div", { class: "pane-head" },
+    box.appendChild(h("div", { class: "pane-head" },
       h("h2", { id: "pane-title" }, "Game #" + p.game + ": " + (p.title || "")),
-      h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)])),
+      h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)]))));
+    // the turn line (and the clock) stays in view while the board scrolls (style.css)
+    box.appendChild(h("div", { class: "now" },
       h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : "") }, turnText(p)),
-      clockEnd ? h("p", { id: "clock", class: "clock", role: "timer" }, clockText(p)) : null);
-    box.appendChild(head);
+      clockEnd ? h("p", { id: "clock", class: "clock", role: "timer" }, clockText(p)) : null));
     const drawer = { dice: dice, pyramid: pyramid, "pyramid-hidden": pyramidHidden,
                      triptycha: triptycha, triad: triad }[v.game];
     box.appendChild(drawer ? drawer(p, v, names) : h("div", { class: "board generic" }));
@@ -307,8 +308,9 @@
     else if (Object.keys(moves).length || Object.keys(still).length) {
       controls.appendChild(h("p", { class: "tip" }, from ? "Now click a highlighted square (or the die again to drop it)." : "Click one of your dice, then the square to move it to."));
     }
-    if (mine(p) && !p.finished) controls.appendChild(askFirst("Resign", "Really resign?", "DICE RESIGN"));
-    return h("div", { class: "game-dice" }, table, facts, controls);
+    const actions = h("div", { class: "controls actions" });
+    if (mine(p) && !p.finished) actions.appendChild(askFirst("Resign", "Really resign?", "DICE RESIGN"));
+    return h("div", { class: "game-dice" }, table, facts, controls, actions.firstChild ? actions : null);
   }
 
   // The Dice board is a grid with one tab stop (a roving tabindex): the arrow keys move
@@ -400,17 +402,16 @@
       h("span", { class: "pile" }, "Pack (" + v.pack_count + ") ", v.pack_top ? card(v.pack_top, "P", true, "Pack top") : h("span", { class: "card gone" }, "—")),
       h("span", { class: "pile" }, "Waste (" + v.waste_count + ") ", wasteTop));
     const controls = h("div", { class: "controls" });
-    if (playing) {
-      controls.appendChild(button(v.pack_count ? "Draw from the Pack (D)" : "Redeal (D)", "PYR D"));
-      controls.appendChild(button("Hint", "PYR HINT"));
-      controls.appendChild(askFirst("End this game", "Really end this game?", "PYR END"));
-      controls.appendChild(h("p", { class: "tip" }, picked ? "Now click a card that makes 13 with the " + cardWords(picked.text) + " (or it again to drop it)." : "Click two cards that make 13, or a King alone."));
-    }
+    const actions = playing ? h("div", { class: "controls actions" },
+      button(v.pack_count ? "Draw from the Pack (D)" : "Redeal (D)", "PYR D"),
+      button("Hint", "PYR HINT"),
+      askFirst("End this game", "Really end this game?", "PYR END")) : null;
+    if (playing) controls.appendChild(h("p", { class: "tip" }, picked ? "Now click a card that makes 13 with the " + cardWords(picked.text) + " (or it again to drop it)." : "Click two cards that make 13, or a King alone."));
     const facts = h("ul", { class: "facts" },
       h("li", {}, "Deal " + v.deal + ", " + v.redeals_left + " redeal" + (v.redeals_left === 1 ? "" : "s") + " left" + (v.games > 1 ? "; game " + v.game_no + " of " + v.games : "") + "."),
       v.over ? h("li", {}, "Game over" + (v.how ? " (" + v.how + ")" : "") + (v.score !== null ? ": score " + v.score : "") + ".") : null,
       last ? h("li", { id: "lastmove", class: "lastmove" }, "Last move: " + pyramidLast(last) + ".") : null);
-    return h("div", { class: "game-pyramid" }, rows, stock, controls, facts);
+    return h("div", { class: "game-pyramid" }, rows, stock, controls, actions, facts);
   }
   function pyramidLast(last) {
     const where = (x) => x === "P" ? "the Pack" : x === "W" ? "the Waste Pile" : x;
@@ -498,6 +499,7 @@
         (lastMove.flipped.length ? " and took " + niches(lastMove.flipped) : "") + ".") : null,
       h("li", {}, "Phase: " + v.phase + ". Rules: " + v.rules_text + "."));
     const controls = h("div", { class: "controls" });
+    const actions = h("div", { class: "controls actions" });   // kept in view on a phone
     if (v.phase === "draw" && mine(p) && v.deck) {
       // the rules draw one tile at a time (TT DRAW <tile>): each tile is a button, and one
       // more draws the first tiles left in deck order, one TT DRAW each, to fill the hand
@@ -506,7 +508,7 @@
       controls.appendChild(h("p", { class: "tip" }, playing ? "Choose your hand: " + owed + " (" + drawn + " of " + full + " in hand). Click a tile to draw it:" : "Drawn " + drawn + " of " + full + "; waiting for the other player."));
       const free = v.deck.filter((d) => !d.drawn).map((d) => "TT DRAW " + d.pos).slice(0, left);
       if (playing && free.length > 1) {
-        controls.appendChild(h("button", { type: "button", class: "act", title: free.join("; "), "data-key": "drawall",
+        actions.appendChild(h("button", { type: "button", class: "act", title: free.join("; "), "data-key": "drawall",
           onclick: (ev) => { ev.preventDefault(); for (const line of free) E.command(line, ev); } },
           "Draw all " + free.length + " at once (deck order)"));
       }
@@ -530,9 +532,8 @@
       controls.appendChild(h("p", { class: "tip" }, playing && v.phase === "play" ? (picked ? "Tile " + picked.n + ": click an empty niche that points " + (picked.up ? "up" : "down") + ", or turn it:" : "Click a tile in your hand, then a niche.") : "Your hand:"));
       controls.appendChild(row);
       if (picked && playing) {
-        controls.appendChild(h("div", { class: "controls" },
-          button("Rotate tile " + picked.n, "TT ROTATE " + picked.n, { "data-key": "rotate" }),
-          button("Flip tile " + picked.n, "TT FLIP " + picked.n, { "data-key": "flip" })));
+        actions.appendChild(button("Rotate tile " + picked.n, "TT ROTATE " + picked.n, { "data-key": "rotate" }));
+        actions.appendChild(button("Flip tile " + picked.n, "TT FLIP " + picked.n, { "data-key": "flip" }));
       }
     }
     if (v.phase === "trading" && playing) {
@@ -542,10 +543,10 @@
         const t = other.find((x) => x.n === n);
         controls.appendChild(button("Take " + n + (t ? ": " + t.tile.name : ""), "TT TAKE " + n));
       }
-      controls.appendChild(button("Done", "TT DONE"));
+      actions.appendChild(button("Done", "TT DONE"));
     }
-    if (mine(p) && !p.finished && v.phase !== "trading") controls.appendChild(askFirst("Resign", "Really resign?", "TT RESIGN"));
-    return h("div", { class: "game-tt" }, svg, legend, controls);
+    if (mine(p) && !p.finished && v.phase !== "trading") actions.appendChild(askFirst("Resign", "Really resign?", "TT RESIGN"));
+    return h("div", { class: "game-tt" }, svg, legend, controls, actions.firstChild ? actions : null);
   }
   // A tile's corner numbers in words, each with its corner (an up tile's are top, bottom
   // left, bottom right; a down tile's top left, top right, bottom): "3-5-7" is read out
@@ -619,6 +620,7 @@
       h("li", {}, "Pot " + v.pot + "; current bet " + v.current_bet + "; opening " + v.opening + (v.limit ? ", limit " + v.limit : "") + "."),
       lastMove ? h("li", { id: "lastmove", class: "lastmove" }, "Last move: " + triadLast(lastMove, tableNames[lastMove.seat] || "Seat " + (lastMove.seat + 1), me) + ".") : null);
     const controls = h("div", { class: "controls" });
+    const actions = h("div", { class: "controls actions" });   // kept in view on a phone
     const seatMe = me !== null && me !== undefined ? v.seats[me] : null;
     const myTurn = seatMe && v.to_act === me && !p.finished;
     if (seatMe && seatMe.cards && seatMe.cards.length) {
@@ -641,13 +643,12 @@
       controls.appendChild(h("p", { class: "tip" }, "Your hand" + (seatMe.hand_name ? ": " + seatMe.hand_name : "") + (drawing ? ". Click up to four cards to throw away, then Draw; or Stand." : ".")));
       controls.appendChild(hand);
       if (drawing) {
-        controls.appendChild(h("div", { class: "controls" },
-          chosen.length ? button("Discard " + chosen.join(" ") + " and draw", "TRIAD DISCARD " + chosen.join(" ")) : null,
-          button("Stand (keep all six)", "TRIAD STAND")));
+        if (chosen.length) actions.appendChild(button("Discard " + chosen.join(" ") + " and draw", "TRIAD DISCARD " + chosen.join(" ")));
+        actions.appendChild(button("Stand (keep all six)", "TRIAD STAND"));
       }
     }
     if (myTurn && (v.phase === "bet1" || v.phase === "bet2") && "to_equal" in v) {
-      const bets = h("div", { class: "controls bets" });
+      const bets = actions;
       if (v.to_equal === 0) bets.appendChild(button("Pass", "TRIAD PASS"));
       else {
         bets.appendChild(button("Equal " + v.to_equal + (v.all_in ? " (all in)" : ""), "TRIAD EQUAL"));
@@ -663,17 +664,16 @@
         } }, "Raise");
         bets.appendChild(h("span", { class: "raise" }, h("label", { for: "raise-amount" }, "by "), amount, go));
       }
-      controls.appendChild(bets);
     }
     if (seatMe && !p.finished) {
       const t = v.table || {};
       if (v.phase === "hand_over") {
-        controls.appendChild(button(t.started ? "Deal the next hand" : "Deal the first hand", t.started ? "TRIAD DEAL" : "TRIAD START"));
-        if (!(t.computer || []).length || !t.started) controls.appendChild(button("Seat a computer player", "TRIAD BOT EASY"));
+        actions.appendChild(button(t.started ? "Deal the next hand" : "Deal the first hand", t.started ? "TRIAD DEAL" : "TRIAD START"));
+        if (!(t.computer || []).length || !t.started) actions.appendChild(button("Seat a computer player", "TRIAD BOT EASY"));
       }
-      controls.appendChild(button("Leave the table", "TRIAD LEAVE", { class: "act quiet" }));
+      actions.appendChild(button("Leave the table", "TRIAD LEAVE", { class: "act quiet" }));
     }
-    return h("div", { class: "game-triad" }, rows, facts, controls);
+    return h("div", { class: "game-triad" }, rows, facts, controls, actions.firstChild ? actions : null);
   }
 
   // -- notices: your move ----------------------------------------------------------------------

@@ -219,8 +219,9 @@
   }
   function refocus(ev) {
     // a mouse's click (detail > 0) returns focus to the command line; a keyboard's keeps
-    // it where it was; a finger's leaves the on-screen keyboard closed
-    if (ev && ev.detail > 0 && !(ev.pointerType === "touch" || lastPointer === "touch")) line.focus();
+    // it where it was; a finger's leaves the on-screen keyboard closed. The page does not
+    // scroll to the line: in a narrow window the board is above it, and stays in view.
+    if (ev && ev.detail > 0 && !(ev.pointerType === "touch" || lastPointer === "touch")) line.focus({ preventScroll: true });
   }
   let lastPointer = "mouse";
   document.addEventListener("pointerdown", (ev) => { lastPointer = ev.pointerType || "mouse"; }, true);

@@ -276,3 +276,116 @@ async def test_a_phone_shows_the_triad_table_whole(parlor, web, browser, artifac
     assert await page.evaluate(SMALL_TARGETS) == []
     assert await axe(page) == []
     assert ERRORS == []
+
+
+# -- pointing does what typing does -------------------------------------------------------------
+async def lobby_of(page) -> None:  # noqa: ANN001
+    await until(page, "document.querySelector('#pane .lobby #challenge-name') !== null")
+
+
+async def test_an_account_is_made_and_logged_in_by_pointing(parlor, web, browser,  # noqa: F811
+                                                             artifacts):  # noqa: F811
+    """The login screen's forms: a new account (NEW and the name typed for you, the
+    password never shown), a name taken and a wrong password said in the pane, a login."""
+    ERRORS.clear()
+    base = web.url.rstrip("/")
+    page = await open_play(browser, base, "phone", ERRORS)
+    await screen_has(page, "Name: ")
+    await page.screenshot(path=str(artifacts / "round5-login-phone.png"), full_page=True)
+    assert await page.evaluate(SMALL_TARGETS) == []
+    assert await axe(page) == []
+    await page.locator("#new-name").fill("Nell")
+    await page.locator("#new-password").fill("hunter22")
+    await page.locator("#new-again").fill("hunter22")
+    await page.get_by_role("button", name="Make the account").tap()
+    await screen_has(page, "Welcome, Nell!")
+    await lobby_of(page)
+    lines = await page.evaluate(
+        "[...document.querySelectorAll('#screen .line')].map(l => l.textContent)")
+    assert "Name: NEW" in lines and "Choose a name: Nell" in lines, lines
+    assert "hunter22" not in await page.locator("#screen").text_content()
+    assert await parlor.accounts.get("Nell") is not None
+    # a second page: the name is taken; then a wrong password; then the right one
+    other = await open_play(browser, base, "desktop", ERRORS)
+    await screen_has(other, "Name: ")
+    await other.locator("#new-name").fill("Nell")
+    await other.locator("#new-password").fill("whatever1")
+    await other.locator("#new-again").fill("whatever1")
+    await other.get_by_role("button", name="Make the account").click()
+    await until(other, "document.getElementById('lobby-note') !== null")
+    assert await other.locator("#lobby-note").text_content() == "The name Nell is taken."
+    assert await other.locator("#pane-says").text_content() == "The name Nell is taken."
+    await other.locator("#login-name").fill("Nell")
+    await other.locator("#login-password").fill("hunter2")
+    await other.locator("#login-password").press("Enter")
+    await until(other, "document.getElementById('lobby-note').textContent === "
+                       "'Wrong password.'")
+    await other.locator("#login-password").fill("hunter22")
+    await other.get_by_role("button", name="Log in").click()
+    await lobby_of(other)   # logged in (GMCP Char.Name)
+    await other.screenshot(path=str(artifacts / "round5-lobby-desktop.png"))
+    assert "hunter2" not in await other.locator("#screen").text_content()
+    assert await axe(other) == []
+    assert [e for e in ERRORS if "WebSocket" not in e] == []
+
+
+async def test_the_lobby_offers_levels_challenges_seeks_and_tournaments(  # noqa: F811
+        parlor, web, browser, artifacts, clients):  # noqa: F811
+    """After login: the computer's level, a challenge to a player online (listed), the
+    open seeks with Take and the open tournaments with Join, each typed as its command."""
+    from server.hosting import Seat
+
+    ERRORS.clear()
+    bob = await clients("Bob")
+    carol = await clients("Carol")
+    await carol.cmd("dice seek", "Your seek 1 is posted")
+    svc = parlor.host.tournaments
+    cup = await svc.create("dice", "swiss", 2, {},
+                           Seat((await parlor.accounts.get("Carol")).id, "Carol"), admin=False)
+    page = await open_play(browser, web.url.rstrip("/"), "phone", ERRORS)
+    await create(page, "Ada")
+    await lobby_of(page)
+    await until(page, "(document.getElementById('lobby-online').textContent || '')"
+                      ".includes('Carol')")
+    assert "Bob" in await page.locator("#lobby-online").text_content()
+    assert await page.evaluate(
+        "[...document.querySelectorAll('#online option')].map(o => o.value).sort()") == \
+        ["Bob", "Carol"]
+    take = page.locator('#pane button[title="PLAY 1"]')
+    await take.wait_for()
+    join = page.locator(f'#pane button[title="TOURNEY JOIN {cup.id}"]')
+    await join.wait_for()
+    await page.screenshot(path=str(artifacts / "round5-lobby-phone.png"), full_page=True)
+    assert await page.evaluate(SMALL_TARGETS) == []
+    assert await axe(page) == []
+    # a tournament joined
+    await join.tap()
+    await screen_has(page, f"TOURNEY JOIN {cup.id}")
+    await screen_has(page, f"You enter tournament {cup.id}")
+    # a challenge to Bob, at Triptycha
+    await page.locator("#challenge-name").fill("Bob")
+    await page.locator("#challenge-game").select_option("TT")
+    await page.get_by_role("button", name="Challenge", exact=True).tap()
+    await screen_has(page, "TT CHALLENGE Bob")
+    await bob.expect("Ada challenges you", timeout=10)
+    # the computer at the level chosen
+    await page.get_by_role("radio", name="Hard").check()
+    vs = page.locator('#pane button[data-level="DICE CHALLENGE COMPUTER"]')
+    assert await vs.get_attribute("title") == "DICE CHALLENGE COMPUTER HARD"
+    await vs.tap()
+    await screen_has(page, "DICE CHALLENGE COMPUTER HARD")
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    game, seat = live_game(parlor, "dice", "Ada")
+    assert game.seats[1 - seat].name == "Computer(hard)", game.seats
+    await click(page, '#pane button.act[title="DICE RESIGN"]')   # it asks first
+    await click(page, '#pane button.act.asking[title="DICE RESIGN"]')
+    await until(page, "document.getElementById('pane').dataset.finished === '1'")
+    await page.get_by_role("button", name="Close the board").tap()
+    await lobby_of(page)
+    # Carol's seek taken
+    await page.locator('#pane button[title="PLAY 1"]').tap()
+    await screen_has(page, "PLAY 1")
+    await until(page, "document.getElementById('pane').dataset.game !== undefined")
+    game, _ = live_game(parlor, "dice", "Carol")
+    assert sorted(s.name for s in game.seats) == ["Ada", "Carol"]
+    assert ERRORS == []

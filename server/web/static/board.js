@@ -169,18 +169,134 @@
     return box;
   }
 
+  // The lobby: before login, a login and a new account (the page answers the terminal's
+  // prompts for you); after it, a game against the computer at the level chosen, a
+  // challenge to someone online, the open seeks and the open tournaments. Each button
+  // types its command, which shows in the scrollback.
   function lobby() {
-    return h("div", { class: "lobby" },
-      lobbyNote ? h("p", { id: "lobby-note", class: "note" }, lobbyNote) : null,
+    const note = lobbyNote ? h("p", { id: "lobby-note", class: "note" }, lobbyNote) : null;
+    if (!me) return h("div", { class: "lobby" }, note, h("h2", { id: "pane-title" }, "Log in"), accountForms());
+    const level = (cmd) => cmd + " " + computerLevel.toUpperCase();
+    const vs = (label, cmd) => h("button", { type: "button", class: "act", title: level(cmd), "data-level": cmd,
+      onclick: (ev) => { ev.preventDefault(); E.command(level(cmd), ev); } }, label);
+    const levels = h("fieldset", { class: "levels" }, h("legend", {}, "The computer plays"),
+      LEVELS.map((l) => h("label", {}, h("input", { type: "radio", name: "level", value: l, "data-key": "level:" + l,
+        checked: l === computerLevel, onchange: (ev) => {
+          computerLevel = ev.target.value;
+          for (const b of pane.querySelectorAll("[data-level]")) b.title = level(b.getAttribute("data-level"));
+        } }), " " + l[0].toUpperCase() + l.slice(1))));
+    const challenged = h("input", { id: "challenge-name", list: "online", autocomplete: "off", autocapitalize: "off",
+      spellcheck: "false", value: challengeName, oninput: (ev) => { challengeName = ev.target.value; } });
+    const kinds = h("select", { id: "challenge-game", onchange: (ev) => { challengeGame = ev.target.value; } },
+      CHALLENGES.map(([prefix, title]) => h("option", { value: prefix, selected: prefix === challengeGame }, title)));
+    const challenge = h("form", { class: "challenge", onsubmit: (ev) => {
+      ev.preventDefault();
+      const name = challengeName.trim().split(/\s+/)[0];
+      if (!name) { challenged.focus(); return; }
+      E.command(challengeGame + " CHALLENGE " + name, ev);
+    } },
+      h("label", { for: "challenge-name" }, "Name"), challenged,
+      h("label", { for: "challenge-game" }, "Game"), kinds,
+      h("button", { type: "submit", class: "act" }, "Challenge"),
+      h("datalist", { id: "online" }));
+    const box = h("div", { class: "lobby" }, note,
       h("h2", { id: "pane-title" }, "Start a game"),
-      h("p", {}, "Log in (or type NEW) in the terminal, then choose a game. Each button types its command for you."),
+      h("p", {}, "Each button types its command for you, in the terminal."),
+      levels,
       h("div", { class: "controls" },
-        button("Triad Dice vs computer", "DICE CHALLENGE COMPUTER EASY"),
-        button("Triptycha vs computer", "TT CHALLENGE COMPUTER EASY"),
+        vs("Triad Dice vs computer", "DICE CHALLENGE COMPUTER"),
+        vs("Triptycha vs computer", "TT CHALLENGE COMPUTER"),
         button("Pyramid (solitaire)", "PYR NEW"),
-        button("Triad table + computer", "TRIAD OPEN"),
-        button("Who is here", "WHO"),
-        button("Help", "HELP")));
+        button("Triad table + computer", "TRIAD OPEN")),
+      h("h3", {}, "Challenge a player"),
+      h("p", { id: "lobby-online" }),
+      challenge,
+      h("h3", {}, "Open seeks"),
+      h("ul", { id: "lobby-seeks", class: "offers" }),
+      h("h3", {}, "Open tournaments"),
+      h("ul", { id: "lobby-tourneys", class: "offers" }),
+      h("div", { class: "controls" }, button("Who is here", "WHO"), button("Help", "HELP")));
+    lists(box);
+    return box;
+  }
+
+  const LEVELS = ["easy", "normal", "hard"];   // the computer's levels every game has
+  const CHALLENGES = [["DICE", "Triad Dice"], ["TT", "Triptycha"]];   // the games for two
+  let computerLevel = "easy";
+  let challengeName = "", challengeGame = "DICE";
+  let me = null;          // the name logged in as (GMCP Char.Name), null before login
+  let seeks = {};         // the open seeks by number (GMCP Seek.List, Seek.Add, Seek.Remove)
+  let online = [];        // the names online (/api/who)
+  let tourneys = [];      // the tournaments open to entries (/api/tournaments)
+  let accountName = "";   // the name typed in the login forms, kept across a redraw
+
+  // The lobby's lists, filled in (again) as they change, without redrawing the lobby: what
+  // is typed in it stays, and a focused Take or Join stays focused while it is listed.
+  function lists(root) {
+    const at = root.querySelector.bind(root);
+    const who = at("#lobby-online"), seekList = at("#lobby-seeks"), tourneyList = at("#lobby-tourneys");
+    if (!who) return;
+    const others = online.filter((n) => n !== me);
+    refill(who, [others.length ? "Online now: " + others.join(", ") + "." : "Nobody else is online now."]);
+    refill(at("#online"), others.map((n) => h("option", { value: n })));
+    const open = Object.values(seeks).sort((a, b) => a.id - b.id);
+    refill(seekList, open.length ? open.map((k) => h("li", {},
+      h("span", {}, k.id + ". " + k.name + (k.rating ? " (" + Math.round(k.rating) + ")" : "") + ": " + (k.describe || k.kind) + "."),
+      k.name === me ? h("span", { class: "tip" }, " (yours)") : button("Take", "PLAY " + k.id, { "data-key": "seek:" + k.id, "aria-label": "Take seek " + k.id + " (" + k.name + ")" })))
+      : [h("li", {}, "No open seeks.")]);
+    refill(tourneyList, tourneys.length ? tourneys.map((t) => h("li", {},
+      h("a", { href: t.href, target: "_blank" }, t.title || "Tournament " + t.id),
+      " " + (t.kind_title || "") + ", " + t.entrants + " entered. ",
+      button("Join", "TOURNEY JOIN " + t.id, { "data-key": "tourney:" + t.id, "aria-label": "Join tournament " + t.id })))
+      : [h("li", {}, "No tournament is open.")]);
+  }
+  function refill(el, kids) {
+    const focused = el.contains(document.activeElement) ? document.activeElement.getAttribute("data-key") : null;
+    el.textContent = "";
+    for (const k of kids) el.appendChild(typeof k === "string" ? document.createTextNode(k) : k);
+    if (focused) (el.querySelector('[data-key="' + focused + '"]') || pane).focus();
+  }
+  // who is online and the open tournaments, read from the door's JSON while the lobby shows
+  let reading = null;
+  function readLists() {
+    if (!me || shown || reading) return;
+    reading = Promise.all(["/api/who", "/api/tournaments"].map((u) => fetch(u).then((r) => r.ok ? r.json() : null).catch(() => null)))
+      .then(([who, ts]) => {
+        if (who && who.players) online = who.players.map((x) => x.name);
+        if (ts && ts.open) tourneys = ts.open;
+        if (!shown) lists(pane);
+      }).finally(() => { reading = null; });
+  }
+  setInterval(() => { if (!document.hidden) readLists(); }, 20000);
+
+  // A login or a new account by the form: the page answers the terminal's prompts with
+  // what is typed here (play.js, E.account); a refusal (a name taken, a wrong password)
+  // comes back as the lobby's note.
+  function accountForms() {
+    const field = (id, label, attrs) => [h("label", { for: id }, label), h("input", Object.assign({ id: id }, attrs))];
+    const named = (ev) => { accountName = ev.target.value; };
+    const old = h("form", { class: "account", "aria-labelledby": "pane-title", onsubmit: (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      E.account(false, f.elements["login-name"].value.trim(), f.elements["login-password"].value);
+      say("Logging in as " + f.elements["login-name"].value.trim() + "…");
+    } },
+      field("login-name", "Name", { name: "login-name", autocomplete: "username", required: true, value: accountName, oninput: named, autocapitalize: "off", spellcheck: "false" }),
+      field("login-password", "Password", { name: "login-password", type: "password", autocomplete: "current-password", required: true }),
+      h("button", { type: "submit", class: "act" }, "Log in"));
+    const fresh = h("form", { class: "account", "aria-labelledby": "new-title", onsubmit: (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      E.account(true, f.elements["new-name"].value.trim(), f.elements["new-password"].value, f.elements["new-again"].value);
+      say("Making the account " + f.elements["new-name"].value.trim() + "…");
+    } },
+      field("new-name", "Name", { name: "new-name", autocomplete: "username", required: true, value: accountName, oninput: named, autocapitalize: "off", spellcheck: "false" }),
+      field("new-password", "Password", { name: "new-password", type: "password", autocomplete: "new-password", required: true, minlength: 4, "aria-describedby": "new-hint" }),
+      field("new-again", "Again", { name: "new-again", type: "password", autocomplete: "new-password", required: true, minlength: 4, "aria-label": "The password again" }),
+      h("p", { id: "new-hint", class: "tip" }, "A password has 4 characters or more; type it twice."),
+      h("button", { type: "submit", class: "act" }, "Make the account"));
+    return [old, h("h2", { id: "new-title" }, "New account"), fresh,
+            h("p", { class: "tip" }, "Or type in the terminal: your name at Name:, or NEW for a new account.")];
   }
 
   // Back to the lobby: the board closed, or the game over for you without a finished board
@@ -195,6 +311,7 @@
     pane.scrollTop = 0;    // the note and the games, not the end of the board that was
     notice(null);
     say(note);
+    readLists();
     if (focused) pane.focus();
   }
 
@@ -669,7 +786,7 @@
       const t = v.table || {};
       if (v.phase === "hand_over") {
         actions.appendChild(button(t.started ? "Deal the next hand" : "Deal the first hand", t.started ? "TRIAD DEAL" : "TRIAD START"));
-        if (!(t.computer || []).length || !t.started) actions.appendChild(button("Seat a computer player", "TRIAD BOT EASY"));
+        if (!(t.computer || []).length || !t.started) actions.appendChild(button("Seat a computer player (" + computerLevel + ")", "TRIAD BOT " + computerLevel.toUpperCase()));
       }
       actions.appendChild(button("Leave the table", "TRIAD LEAVE", { class: "act quiet" }));
     }
@@ -753,7 +870,22 @@
       draw();
     }
   });
-  document.addEventListener("esterport:login", () => { toLobby(""); });
+  document.addEventListener("esterport:login", (ev) => { me = ev.detail; toLobby(""); });
+  document.addEventListener("esterport:account", (ev) => {
+    if (me) return;
+    lobbyNote = ev.detail.said || "That did not work: the terminal says why.";
+    draw();
+    say(lobbyNote);
+  });
+  // the open seeks, as GMCP tells them: the whole list at login, then each change
+  document.addEventListener("gmcp", (ev) => {
+    const pkg = ev.detail.pkg, d = ev.detail.data;
+    if (pkg === "Seek.List" && Array.isArray(d)) { seeks = {}; for (const k of d) seeks[k.id] = k; }
+    else if (pkg === "Seek.Add" && d && d.id !== undefined) seeks[d.id] = d;
+    else if (pkg === "Seek.Remove" && d) delete seeks[d.id];
+    else return;
+    if (!shown) lists(pane);
+  });
   setInterval(tick, 1000);
   const notify = document.getElementById("opt-notify");
   if (notify) {

@@ -188,7 +188,8 @@ IN_VIEW = """sel => {
   const el = document.querySelector(sel);
   if (!el) return false;
   const r = el.getBoundingClientRect();
-  return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+  return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight &&
+         r.right <= window.innerWidth;
 }"""
 
 #: The words of the Triad table broken over two lines: a word whose text takes more than

@@ -309,6 +309,7 @@
     for (const k of ["game", "kind", "version", "finished"]) delete pane.dataset[k];
     draw();
     pane.scrollTop = 0;    // the note and the games, not the end of the board that was
+    if (pane.getBoundingClientRect().top < 0) pane.scrollIntoView();   // (a phone's page)
     notice(null);
     say(note);
     readLists();

@@ -80,25 +80,35 @@
   function draw(focusKey) {
     const p = shown;
     const body = document.getElementById("pane-body");
+    const had = body.contains(document.activeElement);
+    const key = focusKey || (had ? document.activeElement.getAttribute("data-key") : null);
     body.textContent = "";
-    if (!p) { body.appendChild(lobby()); return; }
+    body.appendChild(p ? game(p) : lobby());
+    if (key || had) {
+      // the focus stays in the pane: on the element it was on (by its key), or else on
+      // the board's tab stop, or the pane itself; never dropped to the page
+      const el = key ? body.querySelector('[data-key="' + key + '"]') : null;
+      if (el) el.focus();
+      if (!el || document.activeElement !== el) (body.querySelector('[role="grid"] [tabindex="0"]') || pane).focus();
+    }
+  }
+  function game(p) {
+    const box = document.createDocumentFragment();
     const v = p.view || {};
     const names = p.players || [];
-    const head = h("div", { class: "pane-head" },
+    box.appendChild(h("div", { class: "pane-head" },
       h("h2", { id: "pane-title" }, "Game #" + p.game + ": " + (p.title || "")),
-      h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)])),
+      h("p", { class: "players" }, names.map((n, i) => [i ? (names.length > 2 ? ", " : " vs ") : "", nameLink(n)]))));
+    // the turn line (and the clock) stays in view while the board scrolls (style.css)
+    box.appendChild(h("div", { class: "now" },
       h("p", { id: "turn", class: "turn" + (myMove(p) ? " mine" : "") }, turnText(p)),
-      clockEnd ? h("p", { id: "clock", class: "clock", role: "timer" }, clockText(p)) : null);
-    body.appendChild(head);
+      clockEnd ? h("p", { id: "clock", class: "clock", role: "timer" }, clockText(p)) : null));
     const drawer = { dice: dice, pyramid: pyramid, "pyramid-hidden": pyramidHidden,
                      triptycha: triptycha, triad: triad }[v.game];
-    body.appendChild(drawer ? drawer(p, v, names) : h("div", { class: "board generic" }));
-    if (p.finished) body.appendChild(afterwards(p));
-    body.appendChild(words(p));
-    if (focusKey) {
-      const el = body.querySelector('[data-key="' + focusKey + '"]');
-      if (el) el.focus();
-    }
+    box.appendChild(drawer ? drawer(p, v, names) : h("div", { class: "board generic" }));
+    if (p.finished) box.appendChild(afterwards(p));
+    box.appendChild(words(p));
+    return box;
   }
 
   // -- the clock -------------------------------------------------------------------------------
@@ -159,18 +169,134 @@
     return box;
   }
 
+  // The lobby: before login, a login and a new account (the page answers the terminal's
+  // prompts for you); after it, a game against the computer at the level chosen, a
+  // challenge to someone online, the open seeks and the open tournaments. Each button
+  // types its command, which shows in the scrollback.
   function lobby() {
-    return h("div", { class: "lobby" },
-      lobbyNote ? h("p", { id: "lobby-note", class: "note" }, lobbyNote) : null,
+    const note = lobbyNote ? h("p", { id: "lobby-note", class: "note" }, lobbyNote) : null;
+    if (!me) return h("div", { class: "lobby" }, note, h("h2", { id: "pane-title" }, "Log in"), accountForms());
+    const level = (cmd) => cmd + " " + computerLevel.toUpperCase();
+    const vs = (label, cmd) => h("button", { type: "button", class: "act", title: level(cmd), "data-level": cmd,
+      onclick: (ev) => { ev.preventDefault(); E.command(level(cmd), ev); } }, label);
+    const levels = h("fieldset", { class: "levels" }, h("legend", {}, "The computer plays"),
+      LEVELS.map((l) => h("label", {}, h("input", { type: "radio", name: "level", value: l, "data-key": "level:" + l,
+        checked: l === computerLevel, onchange: (ev) => {
+          computerLevel = ev.target.value;
+          for (const b of pane.querySelectorAll("[data-level]")) b.title = level(b.getAttribute("data-level"));
+        } }), " " + l[0].toUpperCase() + l.slice(1))));
+    const challenged = h("input", { id: "challenge-name", list: "online", autocomplete: "off", autocapitalize: "off",
+      spellcheck: "false", value: challengeName, oninput: (ev) => { challengeName = ev.target.value; } });
+    const kinds = h("select", { id: "challenge-game", onchange: (ev) => { challengeGame = ev.target.value; } },
+      CHALLENGES.map(([prefix, title]) => h("option", { value: prefix, selected: prefix === challengeGame }, title)));
+    const challenge = h("form", { class: "challenge", onsubmit: (ev) => {
+      ev.preventDefault();
+      const name = challengeName.trim().split(/\s+/)[0];
+      if (!name) { challenged.focus(); return; }
+      E.command(challengeGame + " CHALLENGE " + name, ev);
+    } },
+      h("label", { for: "challenge-name" }, "Name"), challenged,
+      h("label", { for: "challenge-game" }, "Game"), kinds,
+      h("button", { type: "submit", class: "act" }, "Challenge"),
+      h("datalist", { id: "online" }));
+    const box = h("div", { class: "lobby" }, note,
       h("h2", { id: "pane-title" }, "Start a game"),
-      h("p", {}, "Log in (or type NEW) in the terminal, then choose a game. Each button types its command for you."),
+      h("p", {}, "Each button types its command for you, in the terminal."),
+      levels,
       h("div", { class: "controls" },
-        button("Triad Dice vs computer", "DICE CHALLENGE COMPUTER EASY"),
-        button("Triptycha vs computer", "TT CHALLENGE COMPUTER EASY"),
+        vs("Triad Dice vs computer", "DICE CHALLENGE COMPUTER"),
+        vs("Triptycha vs computer", "TT CHALLENGE COMPUTER"),
         button("Pyramid (solitaire)", "PYR NEW"),
-        button("Triad table + computer", "TRIAD OPEN"),
-        button("Who is here", "WHO"),
-        button("Help", "HELP")));
+        button("Triad table + computer", "TRIAD OPEN")),
+      h("h3", {}, "Challenge a player"),
+      h("p", { id: "lobby-online" }),
+      challenge,
+      h("h3", {}, "Open seeks"),
+      h("ul", { id: "lobby-seeks", class: "offers" }),
+      h("h3", {}, "Open tournaments"),
+      h("ul", { id: "lobby-tourneys", class: "offers" }),
+      h("div", { class: "controls" }, button("Who is here", "WHO"), button("Help", "HELP")));
+    lists(box);
+    return box;
+  }
+
+  const LEVELS = ["easy", "normal", "hard"];   // the computer's levels every game has
+  const CHALLENGES = [["DICE", "Triad Dice"], ["TT", "Triptycha"]];   // the games for two
+  let computerLevel = "easy";
+  let challengeName = "", challengeGame = "DICE";
+  let me = null;          // the name logged in as (GMCP Char.Name), null before login
+  let seeks = {};         // the open seeks by number (GMCP Seek.List, Seek.Add, Seek.Remove)
+  let online = [];        // the names online (/api/who)
+  let tourneys = [];      // the tournaments open to entries (/api/tournaments)
+  let accountName = "";   // the name typed in the login forms, kept across a redraw
+
+  // The lobby's lists, filled in (again) as they change, without redrawing the lobby: what
+  // is typed in it stays, and a focused Take or Join stays focused while it is listed.
+  function lists(root) {
+    const at = root.querySelector.bind(root);
+    const who = at("#lobby-online"), seekList = at("#lobby-seeks"), tourneyList = at("#lobby-tourneys");
+    if (!who) return;
+    const others = online.filter((n) => n !== me);
+    refill(who, [others.length ? "Online now: " + others.join(", ") + "." : "Nobody else is online now."]);
+    refill(at("#online"), others.map((n) => h("option", { value: n })));
+    const open = Object.values(seeks).sort((a, b) => a.id - b.id);
+    refill(seekList, open.length ? open.map((k) => h("li", {},
+      h("span", {}, k.id + ". " + k.name + (k.rating ? " (" + Math.round(k.rating) + ")" : "") + ": " + (k.describe || k.kind) + "."),
+      k.name === me ? h("span", { class: "tip" }, " (yours)") : button("Take", "PLAY " + k.id, { "data-key": "seek:" + k.id, "aria-label": "Take seek " + k.id + " (" + k.name + ")" })))
+      : [h("li", {}, "No open seeks.")]);
+    refill(tourneyList, tourneys.length ? tourneys.map((t) => h("li", {},
+      h("a", { href: t.href, target: "_blank" }, t.title || "Tournament " + t.id),
+      " " + (t.kind_title || "") + ", " + t.entrants + " entered. ",
+      button("Join", "TOURNEY JOIN " + t.id, { "data-key": "tourney:" + t.id, "aria-label": "Join tournament " + t.id })))
+      : [h("li", {}, "No tournament is open.")]);
+  }
+  function refill(el, kids) {
+    const focused = el.contains(document.activeElement) ? document.activeElement.getAttribute("data-key") : null;
+    el.textContent = "";
+    for (const k of kids) el.appendChild(typeof k === "string" ? document.createTextNode(k) : k);
+    if (focused) (el.querySelector('[data-key="' + focused + '"]') || pane).focus();
+  }
+  // who is online and the open tournaments, read from the door's JSON while the lobby shows
+  let reading = null;
+  function readLists() {
+    if (!me || shown || reading) return;
+    reading = Promise.all(["/api/who", "/api/tournaments"].map((u) => fetch(u).then((r) => r.ok ? r.json() : null).catch(() => null)))
+      .then(([who, ts]) => {
+        if (who && who.players) online = who.players.map((x) => x.name);
+        if (ts && ts.open) tourneys = ts.open;
+        if (!shown) lists(pane);
+      }).finally(() => { reading = null; });
+  }
+  setInterval(() => { if (!document.hidden) readLists(); }, 20000);
+
+  // A login or a new account by the form: the page answers the terminal's prompts with
+  // what is typed here (play.js, E.account); a refusal (a name taken, a wrong password)
+  // comes back as the lobby's note.
+  function accountForms() {
+    const field = (id, label, attrs) => [h("label", { for: id }, label), h("input", Object.assign({ id: id }, attrs))];
+    const named = (ev) => { accountName = ev.target.value; };
+    const old = h("form", { class: "account", "aria-labelledby": "pane-title", onsubmit: (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      E.account(false, f.elements["login-name"].value.trim(), f.elements["login-password"].value);
+      say("Logging in as " + f.elements["login-name"].value.trim() + "…");
+    } },
+      field("login-name", "Name", { name: "login-name", autocomplete: "username", required: true, value: accountName, oninput: named, autocapitalize: "off", spellcheck: "false" }),
+      field("login-password", "Password", { name: "login-password", type: "password", autocomplete: "current-password", required: true }),
+      h("button", { type: "submit", class: "act" }, "Log in"));
+    const fresh = h("form", { class: "account", "aria-labelledby": "new-title", onsubmit: (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      E.account(true, f.elements["new-name"].value.trim(), f.elements["new-password"].value, f.elements["new-again"].value);
+      say("Making the account " + f.elements["new-name"].value.trim() + "…");
+    } },
+      field("new-name", "Name", { name: "new-name", autocomplete: "username", required: true, value: accountName, oninput: named, autocapitalize: "off", spellcheck: "false" }),
+      field("new-password", "Password", { name: "new-password", type: "password", autocomplete: "new-password", required: true, minlength: 4, "aria-describedby": "new-hint" }),
+      field("new-again", "Again", { name: "new-again", type: "password", autocomplete: "new-password", required: true, minlength: 4, "aria-label": "The password again" }),
+      h("p", { id: "new-hint", class: "tip" }, "A password has 4 characters or more; type it twice."),
+      h("button", { type: "submit", class: "act" }, "Make the account"));
+    return [old, h("h2", { id: "new-title" }, "New account"), fresh,
+            h("p", { class: "tip" }, "Or type in the terminal: your name at Name:, or NEW for a new account.")];
   }
 
   // Back to the lobby: the board closed, or the game over for you without a finished board
@@ -178,13 +304,15 @@
   // lobby and in the live region; a keyboard's focus goes to the pane, not to the page.
   function toLobby(note) {
     const focused = document.activeElement && pane.contains(document.activeElement);
-    shown = null; pick = null; hint = null; clockEnd = 0; asking = null; lastTurn = "";
+    shown = null; pick = null; hint = null; clockEnd = 0; asking = null; lastTurn = ""; gridCell = null;
     lobbyNote = note;
     for (const k of ["game", "kind", "version", "finished"]) delete pane.dataset[k];
     draw();
     pane.scrollTop = 0;    // the note and the games, not the end of the board that was
+    if (pane.getBoundingClientRect().top < 0) pane.scrollIntoView();   // (a phone's page)
     notice(null);
     say(note);
+    readLists();
     if (focused) pane.focus();
   }
 
@@ -255,7 +383,13 @@
     const targets = {};
     for (const m of (from && moves[from]) || []) if (m.to) targets[m.to] = m.line;
     const last = v.last_move || {};
-    const table = h("table", { class: "board dice play", role: "grid", "aria-label": "Triad Dice board, row 6 at the top" });
+    // the grid's one tab stop: the cell the keyboard was on, else the die picked, else
+    // the first die that can act, else the last move's cell
+    const acting = Object.keys(removals).concat(Object.keys(moves), Object.keys(still));
+    if (!gridCell || !/^[a-f][1-6]$/.test(gridCell)) gridCell = null;
+    const stop = gridCell || from || acting[0] || last.to || "a1";
+    const table = h("table", { class: "board dice play", role: "grid", "aria-label": "Triad Dice board, row 6 at the top",
+                               onkeydown: gridKeys, onfocusin: gridFocused });
     table.appendChild(h("tr", {}, h("td", {}), [...COLS].map((c) => h("th", { scope: "col" }, c))));
     for (let r = 6; r >= 1; r--) {
       const tr = h("tr", {}, h("th", { scope: "row" }, String(r)));
@@ -275,8 +409,9 @@
         }
         const face = d ? h("span", { class: "die s" + d.seat, "aria-hidden": "true" }, String(d.value)) : h("span", { class: "empty", "aria-hidden": "true" }, "·");
         const td = h("td", {});
-        td.appendChild(onclick ? h("button", { type: "button", class: cls, "aria-label": label, title: title, "data-key": "die:" + cell, onclick: onclick }, face)
-                               : h("span", { class: cls, role: "img", "aria-label": label }, face));
+        const tabindex = cell === stop ? 0 : -1;
+        td.appendChild(onclick ? h("button", { type: "button", class: cls, "aria-label": label, title: title, "data-key": "die:" + cell, tabindex: tabindex, onclick: onclick }, face)
+                               : h("span", { class: cls, role: "img", "aria-label": label, "data-key": "die:" + cell, tabindex: tabindex }, face));
         tr.appendChild(td);
       }
       table.appendChild(tr);
@@ -291,8 +426,36 @@
     else if (Object.keys(moves).length || Object.keys(still).length) {
       controls.appendChild(h("p", { class: "tip" }, from ? "Now click a highlighted square (or the die again to drop it)." : "Click one of your dice, then the square to move it to."));
     }
-    if (mine(p) && !p.finished) controls.appendChild(askFirst("Resign", "Really resign?", "DICE RESIGN"));
-    return h("div", { class: "game-dice" }, table, facts, controls);
+    const actions = h("div", { class: "controls actions" });
+    if (mine(p) && !p.finished) actions.appendChild(askFirst("Resign", "Really resign?", "DICE RESIGN"));
+    return h("div", { class: "game-dice" }, table, facts, controls, actions.firstChild ? actions : null);
+  }
+
+  // The Dice board is a grid with one tab stop (a roving tabindex): the arrow keys move
+  // among its 36 cells, Home and End to the ends of a row (with Ctrl, to the board's first
+  // and last cells), and Enter or Space acts on a cell that is a button.
+  let gridCell = null;    // the cell the keyboard was last on, in this game
+  function gridKeys(ev) {
+    const at = ev.target.getAttribute && ev.target.getAttribute("data-key");
+    if (!at || !at.startsWith("die:") || ev.altKey || ev.metaKey) return;
+    let c = COLS.indexOf(at[4]), r = Number(at[5]);
+    if (ev.key === "ArrowLeft") c -= 1;
+    else if (ev.key === "ArrowRight") c += 1;
+    else if (ev.key === "ArrowUp") r += 1;
+    else if (ev.key === "ArrowDown") r -= 1;
+    else if (ev.key === "Home") { c = 0; if (ev.ctrlKey) r = 6; }
+    else if (ev.key === "End") { c = 5; if (ev.ctrlKey) r = 1; }
+    else return;
+    ev.preventDefault();
+    const el = c >= 0 && c < 6 && r >= 1 && r <= 6 ? ev.currentTarget.querySelector('[data-key="die:' + COLS[c] + r + '"]') : null;
+    if (el) el.focus();
+  }
+  function gridFocused(ev) {
+    const at = ev.target.getAttribute && ev.target.getAttribute("data-key");
+    if (!at || !at.startsWith("die:")) return;
+    for (const el of ev.currentTarget.querySelectorAll('[tabindex="0"]')) el.tabIndex = -1;
+    ev.target.tabIndex = 0;
+    gridCell = at.slice(4);
   }
 
   // -- Pyramid -------------------------------------------------------------------------------
@@ -357,17 +520,16 @@
       h("span", { class: "pile" }, "Pack (" + v.pack_count + ") ", v.pack_top ? card(v.pack_top, "P", true, "Pack top") : h("span", { class: "card gone" }, "—")),
       h("span", { class: "pile" }, "Waste (" + v.waste_count + ") ", wasteTop));
     const controls = h("div", { class: "controls" });
-    if (playing) {
-      controls.appendChild(button(v.pack_count ? "Draw from the Pack (D)" : "Redeal (D)", "PYR D"));
-      controls.appendChild(button("Hint", "PYR HINT"));
-      controls.appendChild(askFirst("End this game", "Really end this game?", "PYR END"));
-      controls.appendChild(h("p", { class: "tip" }, picked ? "Now click a card that makes 13 with the " + cardWords(picked.text) + " (or it again to drop it)." : "Click two cards that make 13, or a King alone."));
-    }
+    const actions = playing ? h("div", { class: "controls actions" },
+      button(v.pack_count ? "Draw from the Pack (D)" : "Redeal (D)", "PYR D"),
+      button("Hint", "PYR HINT"),
+      askFirst("End this game", "Really end this game?", "PYR END")) : null;
+    if (playing) controls.appendChild(h("p", { class: "tip" }, picked ? "Now click a card that makes 13 with the " + cardWords(picked.text) + " (or it again to drop it)." : "Click two cards that make 13, or a King alone."));
     const facts = h("ul", { class: "facts" },
       h("li", {}, "Deal " + v.deal + ", " + v.redeals_left + " redeal" + (v.redeals_left === 1 ? "" : "s") + " left" + (v.games > 1 ? "; game " + v.game_no + " of " + v.games : "") + "."),
       v.over ? h("li", {}, "Game over" + (v.how ? " (" + v.how + ")" : "") + (v.score !== null ? ": score " + v.score : "") + ".") : null,
       last ? h("li", { id: "lastmove", class: "lastmove" }, "Last move: " + pyramidLast(last) + ".") : null);
-    return h("div", { class: "game-pyramid" }, rows, stock, controls, facts);
+    return h("div", { class: "game-pyramid" }, rows, stock, controls, actions, facts);
   }
   function pyramidLast(last) {
     const where = (x) => x === "P" ? "the Pack" : x === "W" ? "the Waste Pile" : x;
@@ -455,6 +617,7 @@
         (lastMove.flipped.length ? " and took " + niches(lastMove.flipped) : "") + ".") : null,
       h("li", {}, "Phase: " + v.phase + ". Rules: " + v.rules_text + "."));
     const controls = h("div", { class: "controls" });
+    const actions = h("div", { class: "controls actions" });   // kept in view on a phone
     if (v.phase === "draw" && mine(p) && v.deck) {
       // the rules draw one tile at a time (TT DRAW <tile>): each tile is a button, and one
       // more draws the first tiles left in deck order, one TT DRAW each, to fill the hand
@@ -463,7 +626,7 @@
       controls.appendChild(h("p", { class: "tip" }, playing ? "Choose your hand: " + owed + " (" + drawn + " of " + full + " in hand). Click a tile to draw it:" : "Drawn " + drawn + " of " + full + "; waiting for the other player."));
       const free = v.deck.filter((d) => !d.drawn).map((d) => "TT DRAW " + d.pos).slice(0, left);
       if (playing && free.length > 1) {
-        controls.appendChild(h("button", { type: "button", class: "act", title: free.join("; "), "data-key": "drawall",
+        actions.appendChild(h("button", { type: "button", class: "act", title: free.join("; "), "data-key": "drawall",
           onclick: (ev) => { ev.preventDefault(); for (const line of free) E.command(line, ev); } },
           "Draw all " + free.length + " at once (deck order)"));
       }
@@ -487,9 +650,8 @@
       controls.appendChild(h("p", { class: "tip" }, playing && v.phase === "play" ? (picked ? "Tile " + picked.n + ": click an empty niche that points " + (picked.up ? "up" : "down") + ", or turn it:" : "Click a tile in your hand, then a niche.") : "Your hand:"));
       controls.appendChild(row);
       if (picked && playing) {
-        controls.appendChild(h("div", { class: "controls" },
-          button("Rotate tile " + picked.n, "TT ROTATE " + picked.n, { "data-key": "rotate" }),
-          button("Flip tile " + picked.n, "TT FLIP " + picked.n, { "data-key": "flip" })));
+        actions.appendChild(button("Rotate tile " + picked.n, "TT ROTATE " + picked.n, { "data-key": "rotate" }));
+        actions.appendChild(button("Flip tile " + picked.n, "TT FLIP " + picked.n, { "data-key": "flip" }));
       }
     }
     if (v.phase === "trading" && playing) {
@@ -499,10 +661,10 @@
         const t = other.find((x) => x.n === n);
         controls.appendChild(button("Take " + n + (t ? ": " + t.tile.name : ""), "TT TAKE " + n));
       }
-      controls.appendChild(button("Done", "TT DONE"));
+      actions.appendChild(button("Done", "TT DONE"));
     }
-    if (mine(p) && !p.finished && v.phase !== "trading") controls.appendChild(askFirst("Resign", "Really resign?", "TT RESIGN"));
-    return h("div", { class: "game-tt" }, svg, legend, controls);
+    if (mine(p) && !p.finished && v.phase !== "trading") actions.appendChild(askFirst("Resign", "Really resign?", "TT RESIGN"));
+    return h("div", { class: "game-tt" }, svg, legend, controls, actions.firstChild ? actions : null);
   }
   // A tile's corner numbers in words, each with its corner (an up tile's are top, bottom
   // left, bottom right; a down tile's top left, top right, bottom): "3-5-7" is read out
@@ -576,6 +738,7 @@
       h("li", {}, "Pot " + v.pot + "; current bet " + v.current_bet + "; opening " + v.opening + (v.limit ? ", limit " + v.limit : "") + "."),
       lastMove ? h("li", { id: "lastmove", class: "lastmove" }, "Last move: " + triadLast(lastMove, tableNames[lastMove.seat] || "Seat " + (lastMove.seat + 1), me) + ".") : null);
     const controls = h("div", { class: "controls" });
+    const actions = h("div", { class: "controls actions" });   // kept in view on a phone
     const seatMe = me !== null && me !== undefined ? v.seats[me] : null;
     const myTurn = seatMe && v.to_act === me && !p.finished;
     if (seatMe && seatMe.cards && seatMe.cards.length) {
@@ -598,13 +761,12 @@
       controls.appendChild(h("p", { class: "tip" }, "Your hand" + (seatMe.hand_name ? ": " + seatMe.hand_name : "") + (drawing ? ". Click up to four cards to throw away, then Draw; or Stand." : ".")));
       controls.appendChild(hand);
       if (drawing) {
-        controls.appendChild(h("div", { class: "controls" },
-          chosen.length ? button("Discard " + chosen.join(" ") + " and draw", "TRIAD DISCARD " + chosen.join(" ")) : null,
-          button("Stand (keep all six)", "TRIAD STAND")));
+        if (chosen.length) actions.appendChild(button("Discard " + chosen.join(" ") + " and draw", "TRIAD DISCARD " + chosen.join(" ")));
+        actions.appendChild(button("Stand (keep all six)", "TRIAD STAND"));
       }
     }
     if (myTurn && (v.phase === "bet1" || v.phase === "bet2") && "to_equal" in v) {
-      const bets = h("div", { class: "controls bets" });
+      const bets = actions;
       if (v.to_equal === 0) bets.appendChild(button("Pass", "TRIAD PASS"));
       else {
         bets.appendChild(button("Equal " + v.to_equal + (v.all_in ? " (all in)" : ""), "TRIAD EQUAL"));
@@ -620,17 +782,16 @@
         } }, "Raise");
         bets.appendChild(h("span", { class: "raise" }, h("label", { for: "raise-amount" }, "by "), amount, go));
       }
-      controls.appendChild(bets);
     }
     if (seatMe && !p.finished) {
       const t = v.table || {};
       if (v.phase === "hand_over") {
-        controls.appendChild(button(t.started ? "Deal the next hand" : "Deal the first hand", t.started ? "TRIAD DEAL" : "TRIAD START"));
-        if (!(t.computer || []).length || !t.started) controls.appendChild(button("Seat a computer player", "TRIAD BOT EASY"));
+        actions.appendChild(button(t.started ? "Deal the next hand" : "Deal the first hand", t.started ? "TRIAD DEAL" : "TRIAD START"));
+        if (!(t.computer || []).length || !t.started) actions.appendChild(button("Seat a computer player (" + computerLevel + ")", "TRIAD BOT " + computerLevel.toUpperCase()));
       }
-      controls.appendChild(button("Leave the table", "TRIAD LEAVE", { class: "act quiet" }));
+      actions.appendChild(button("Leave the table", "TRIAD LEAVE", { class: "act quiet" }));
     }
-    return h("div", { class: "game-triad" }, rows, facts, controls);
+    return h("div", { class: "game-triad" }, rows, facts, controls, actions.firstChild ? actions : null);
   }
 
   // -- notices: your move ----------------------------------------------------------------------
@@ -679,7 +840,7 @@
     if (shown && shown.game === p.game) {
       if (p.version < shown.version) return;
       if (p.version !== shown.version) { if (!keepsPick(p)) pick = null; hint = null; }
-    } else { pick = null; hint = null; asking = null; }
+    } else { pick = null; hint = null; asking = null; gridCell = null; }
     lobbyNote = "";
     // the clock, if the game has one: the seconds left as the server sent them, counted
     // down here between updates
@@ -710,7 +871,22 @@
       draw();
     }
   });
-  document.addEventListener("esterport:login", () => { toLobby(""); });
+  document.addEventListener("esterport:login", (ev) => { me = ev.detail; toLobby(""); });
+  document.addEventListener("esterport:account", (ev) => {
+    if (me) return;
+    lobbyNote = ev.detail.said || "That did not work: the terminal says why.";
+    draw();
+    say(lobbyNote);
+  });
+  // the open seeks, as GMCP tells them: the whole list at login, then each change
+  document.addEventListener("gmcp", (ev) => {
+    const pkg = ev.detail.pkg, d = ev.detail.data;
+    if (pkg === "Seek.List" && Array.isArray(d)) { seeks = {}; for (const k of d) seeks[k.id] = k; }
+    else if (pkg === "Seek.Add" && d && d.id !== undefined) seeks[d.id] = d;
+    else if (pkg === "Seek.Remove" && d) delete seeks[d.id];
+    else return;
+    if (!shown) lists(pane);
+  });
   setInterval(tick, 1000);
   const notify = document.getElementById("opt-notify");
   if (notify) {

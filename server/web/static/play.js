@@ -143,7 +143,7 @@
     else if (/(^|\n)Name: $/.test(tail)) {
       login.asked = "name";
       const token = login.auto || !login.done ? resumeToken() : null;
-      if (token) {
+      if (token && !driving) {
         keepToken(null);      // used once: the login it opens sends the next one
         sendLine("#resume " + token);
         text("(reconnecting" + (login.name ? " as " + login.name : "") + ")\n");
@@ -157,9 +157,43 @@
     } else if (/(^|\n)Choose a password: $/.test(tail)) login.asked = "newpassword";
     else if (/(^|\n)Type it again: $/.test(tail)) login.asked = "again";
     if (/Wrong password\.\s*$/.test(tail)) login.auto = false;
+    if (driving) drive();
     secret.autocomplete = login.asked === "newpassword" || login.asked === "again" ? "new-password" : "current-password";
     toasts(plain);
     if (/has been taken over by a new connection/.test(plain)) leaving = true;   // not back and forth
+  }
+
+  // The pane's login and new-account forms (board.js): the page answers the prompts as a
+  // player would type at them. NEW and the name show in the scrollback; a password is
+  // never shown, and is kept only until its prompt. A prompt asked again (a name taken,
+  // a wrong password, passwords that differ) stops it, back at the Name: prompt, and what
+  // the server said goes to the pane (esterport:account).
+  let driving = null;    // {fresh, name, password, again, answered: {prompt: true}}
+  const PROMPTS = { "Name": "name", "Choose a name": "newname", "Choose a password": "newpassword",
+                    "Type it again": "again", "Password": "password" };
+  function account(fresh, name, password, again) {
+    if (login.done) return;
+    driving = { fresh: fresh, name: name, password: password, again: again === undefined ? password : again, answered: {} };
+    drive();
+  }
+  function drive() {
+    const m = /(?:^|\n)(Name|Choose a name|Choose a password|Type it again|Password): $/.exec(recent.slice(-40));
+    if (!m || !driving || !ws || ws.readyState !== WebSocket.OPEN) return;
+    const asked = PROMPTS[m[1]], d = driving;
+    if (d.answered[asked]) {
+      driving = null;
+      const before = recent.slice(0, recent.length - m[0].length).trim().split("\n");
+      if (asked !== "name") { sendLine(""); text("\n"); }   // "just press enter to go back"
+      document.dispatchEvent(new CustomEvent("esterport:account", { detail: { said: before[before.length - 1] || "" } }));
+      return;
+    }
+    d.answered[asked] = true;
+    if (asked === "name" || asked === "newname") {
+      const s = asked === "name" && d.fresh ? "NEW" : d.name;
+      if (s !== "NEW") login.name = s;
+      sendLine(s);
+      text(s + "\n");
+    } else sendLine(asked === "again" ? d.again : d.password);
   }
 
   // Challenges and tells: a toast (with Accept and Decline for a challenge).
@@ -219,12 +253,14 @@
   }
   function refocus(ev) {
     // a mouse's click (detail > 0) returns focus to the command line; a keyboard's keeps
-    // it where it was; a finger's leaves the on-screen keyboard closed
-    if (ev && ev.detail > 0 && !(ev.pointerType === "touch" || lastPointer === "touch")) line.focus();
+    // it where it was; a finger's leaves the on-screen keyboard closed. The page does not
+    // scroll to the line: in a narrow window the board is above it, and stays in view.
+    if (ev && ev.detail > 0 && !(ev.pointerType === "touch" || lastPointer === "touch")) line.focus({ preventScroll: true });
   }
   let lastPointer = "mouse";
   document.addEventListener("pointerdown", (ev) => { lastPointer = ev.pointerType || "mouse"; }, true);
   window.esterport.command = command;
+  window.esterport.account = account;
   window.esterport.refocus = refocus;
   function remember(s) {
     if (s && history[history.length - 1] !== s) {
@@ -261,6 +297,7 @@
       if (b === IAC) out.push(IAC);
     }
     send(out);
+    recent += "\n";   // the prompt shown is answered (a password's answer is not shown)
   }
 
   function measureCols() {
@@ -335,7 +372,7 @@
       try { data = space < 0 ? null : JSON.parse(s.slice(space + 1)); } catch (e) { data = null; }
       if (pkg === "Esterport.Resume" && data && typeof data.token === "string") keepToken(data.token);
       if (pkg === "Char.Name" && data && data.name) {
-        login.name = data.name; login.done = true; login.auto = false; retry = 0;
+        login.name = data.name; login.done = true; login.auto = false; retry = 0; driving = null;
         document.dispatchEvent(new CustomEvent("esterport:login", { detail: data.name }));
         if (waiting !== null) {   // back: what was typed meanwhile runs now, in order
           const typed = waiting;
@@ -385,7 +422,8 @@
     passwordMode = on;
     secret.hidden = !on;
     line.hidden = on;
-    (on ? secret : line).focus();
+    // the terminal's field takes the focus, unless it is in the pane (its login forms)
+    if (!document.getElementById("pane") || !document.getElementById("pane").contains(document.activeElement)) (on ? secret : line).focus();
   }
 
   form.addEventListener("submit", (ev) => {

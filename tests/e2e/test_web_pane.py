@@ -496,9 +496,15 @@ async def test_two_pages_play_while_a_third_watches(parlor, web, browser, artifa
     await create(alba, "Alba")
     await create(brio, "Brio")
     await create(cato, "Cato")
+    # Brio's command line at the foot of his screen, as when he types
+    await brio.evaluate("document.getElementById('inputbar').scrollIntoView({block: 'end'})")
     await type_line(alba, "dice challenge brio")
     toast = brio.locator(".toast", has_text="Alba challenges you to")
     await toast.wait_for()
+    # the notice stands clear of the command line and Send (on a phone too)
+    bar, box = (await brio.locator("#inputbar").bounding_box(), await toast.bounding_box())
+    assert box["y"] + box["height"] <= bar["y"] or box["y"] >= bar["y"] + bar["height"], \
+        (box, bar)
     await toast.get_by_role("button", name="Accept").click()   # accepted from the toast
     await screen_has(brio, "ACCEPT Alba")
     await until(alba, "document.getElementById('pane').dataset.game !== undefined")

@@ -238,8 +238,20 @@
     box.appendChild(x);
     toastBox.appendChild(box);
     while (toastBox.childElementCount > 3) toastBox.removeChild(toastBox.firstChild);
+    placeToasts();
     setTimeout(close, 30000);
   }
+  // Toasts stand above the command line and Send whenever those are on the screen,
+  // never over them (a phone's screen is mostly both).
+  function placeToasts() {
+    if (!toastBox || !toastBox.childElementCount) return;
+    const bar = document.getElementById("inputbar");
+    const top = bar ? Math.min(bar.getBoundingClientRect().top, window.innerHeight)
+                    : window.innerHeight;
+    toastBox.style.bottom = Math.max(16, window.innerHeight - top + 8) + "px";
+  }
+  window.addEventListener("scroll", placeToasts, {passive: true});
+  window.addEventListener("resize", placeToasts);
   const line_ = line;
 
   // A command from the board pane or a toast: sent and shown as if typed, so pointing

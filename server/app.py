@@ -58,9 +58,6 @@ GOODBYE = "Esterport is shutting down. Your games are saved."
 MOVING = ("This part of Esterport is stopping. Connect again: you will be put through to "
           "another part, and your games are waiting.")
 RESTARTING = "Esterport is restarting; this page connects again in a moment."
-# a TLS connection at a reload (a held parlor): its keys are this process's, so it cannot
-# be handed to the next parlor as plain telnet's are
-TLS_RESTARTING = "Esterport is restarting; connect again in a few seconds. Your games are saved."
 
 
 class Commands(Protocol):
@@ -206,14 +203,31 @@ class Parlor:
         """``[server] tls_port``: telnet over TLS, served by this process with the plain
         port's shell, caps, pre-login bounds and protocol (one count of connections).
 
-        Not through a holder, even in a held parlor: the holder keeps a socket, and a TLS
-        session's keys live here. Its connections therefore end at a reload, told so
-        (``TLS_RESTARTING``); the listener closes with the rest when the parlor stops or
-        hands over (``before_stop``), so the next parlor can bind the port. No PROXY
-        header either: it would come before the handshake, where TLS is read."""
+        In a held parlor the holder makes the handshake and relays the plain bytes to
+        its relay listener (``server/holder/tls_relay.py``), the player's address first in
+        a PROXY line: those are plain connections here, held through a reload like the
+        rest. A parlor not held makes the handshake itself; its TLS connections end when
+        it stops, told why as the others are; the listener closes with the rest
+        (``before_stop``). No PROXY header on the port itself: it would come
+        before the handshake, where TLS is read."""
         cfg = self.config.server
         self.tls_server: asyncio.Server | None = None
         if not cfg.tls_port:
+            return
+        relay = self.holder.listeners.get("tls") if self.holder is not None else None
+        if relay is not None:  # the holder's relay: every connection begins with PROXY
+            relayed = type("RelayedTLSProtocol", (self.telnet_protocol,),
+                           {"_from_proxy": lambda _self, _transport: True})
+            self.tls_server = await asyncio.get_running_loop().create_server(
+                lambda: relayed(**self.telnet_options), sock=relay)
+            listen_backlog(self.tls_server.sockets, cfg.backlog)
+            relay_server = self.tls_server
+
+            async def stop_relaying() -> None:  # (the holder's socket stays: they queue)
+                relay_server.close()
+
+            self.before_stop.append(stop_relaying)
+            log.info("telnet over TLS on port %d, through the holder", cfg.tls_port)
             return
         from server.tls import HANDSHAKE_TIMEOUT, server_context
 
@@ -229,7 +243,7 @@ class Parlor:
 
         async def close() -> None:
             server.close()
-            farewell = TLS_RESTARTING if self.handing_over else self.farewell
+            farewell = self.farewell
             tls = [s for s in self.connections if isinstance(s.protocol, protocol)]
             sockets = [t.get_extra_info("socket") for s in tls
                        if (t := getattr(s.protocol, "_transport", None)) is not None]

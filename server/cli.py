@@ -33,6 +33,7 @@ from server.logs import LogRepeats
 
 if TYPE_CHECKING:
     from server.app import Parlor
+    from server.holder.tls_relay import TLSRelay
 
 # config -> a parlor not yet started (``commands.app.assemble``)
 App = Callable[[Config], "Parlor"]
@@ -244,19 +245,45 @@ async def hold(config: Config, ns: argparse.Namespace, argv: list[str] | None) -
 
     cfg = config.server
     listeners = {}
+    relay = None
     try:
         listeners["telnet"] = listener(cfg.host, cfg.port, cfg.backlog)
         if config.web.enabled:
             listeners["web"] = listener(config.web.host, config.web.port, cfg.backlog)
+        if cfg.tls_port:  # the holder ends TLS, so TLS players stay through restarts too
+            relay = _tls_relay(cfg, listeners)
     except OSError as err:
         for sock in listeners.values():
             sock.close()
         print(f"esterport: cannot listen: {err.strerror or err}", file=sys.stderr)
         return 1
+    except ValueError as err:  # a TLS certificate or key that will not do, in one line
+        for sock in listeners.values():
+            sock.close()
+        print(f"esterport: {err}", file=sys.stderr)
+        return 1
     args = list(sys.argv[1:] if argv is None else argv)
     holder = Holder([sys.executable, "-m", "commands.app", *args], listeners,
-                    check=lambda: _config(ns), pid_file=cfg.pid_file, spare=cfg.hold_spare)
+                    check=lambda: _config(ns), pid_file=cfg.pid_file, spare=cfg.hold_spare,
+                    tls=relay)
     return await holder.run()
+
+
+def _tls_relay(cfg, listeners: dict) -> "TLSRelay":  # noqa: ANN001
+    """``[server] tls_port`` in a held parlor: the holder's TLS listener, and the relay
+    listener (``listeners["tls"]``) the parlor serves its plain side on."""
+    from server.holder.process import listener
+    from server.holder.tls_relay import TLSRelay, relay_listener
+    from server.tls import HANDSHAKE_TIMEOUT, server_context
+
+    context = server_context(cfg.tls_certificate, cfg.tls_key)  # TLSError, one line
+    public = listener(cfg.host, cfg.tls_port, cfg.backlog)
+    try:
+        listeners["tls"], path = relay_listener(cfg.backlog)
+    except OSError:
+        public.close()
+        raise
+    return TLSRelay(public, context, path, HANDSHAKE_TIMEOUT)
 
 
 def reload(config: Config) -> int:

@@ -499,6 +499,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self.prelogin[self] = None
         if self.carried is not None:  # handed over by the holder: telnet went on before
             self.held = self.carried.conn
+            # its address before anything logs it (a relayed TLS socket has none of its own)
+            self._extra["peername"] = (self.carried.address, self.carried.port)
             self._begin(transport)
             self._carry_on(self.carried)
             return

@@ -4,7 +4,9 @@ as a supervised child.
 It is small on purpose and changes seldom: whatever restarts, it does not. It never reads
 a byte a player sends (that is the parlor's, in order, exactly once): while no parlor
 runs it only watches each socket for input, to tell a player who types in the gap, once,
-that the parlor is restarting (:data:`GAP_NOTICE`).
+that the parlor is restarting (:data:`GAP_NOTICE`). The one exception is telnet over TLS,
+whose handshake it makes and whose plain bytes it copies to the parlor
+(``server/holder/tls_relay.py``), so that those players stay too.
 
 A reload starts the next parlor first and lets it load its code and configuration (the
 slow part: seconds of imports) while the old one still serves; only once it says Hello is
@@ -27,12 +29,15 @@ import signal
 import socket
 import sys
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from server.holder import messages
 from server.holder.channel import Channel, pair
 from server.holder.messages import (Carried, HandedOver, Hello, Hold, Release, Reload, ReloadMe,
                                     Resume, Resumed, Stop, Update)
+
+if TYPE_CHECKING:
+    from server.holder.tls_relay import TLSRelay
 
 log = logging.getLogger("esterport.holder")
 
@@ -176,8 +181,9 @@ class Holder:
 
     def __init__(self, argv: list[str], listeners: dict[str, socket.socket],
                  check: Callable[[], None], pid_file: str | None = None,
-                 spare: bool = True) -> None:
+                 spare: bool = True, tls: "TLSRelay | None" = None) -> None:
         self.argv = argv
+        self.tls = tls  # telnet over TLS, ended here and relayed to listeners["tls"]
         self.keep_spare = spare
         self.listeners = listeners
         self.check = check
@@ -206,6 +212,8 @@ class Holder:
             with open(self.pid_file, "w") as out:
                 out.write(f"{os.getpid()}\n")
         try:
+            if self.tls is not None:
+                await self.tls.start()
             failures = 0
             self.current = await self._spawn()
             while not self.stopping:
@@ -249,6 +257,8 @@ class Holder:
             if self.current is not None and self.current.proc is not None:
                 self._code = self.current.proc.returncode or 0
         finally:
+            if self.tls is not None:
+                await self.tls.close()
             if self._sparing is not None:
                 self._sparing.cancel()
             for child in (self.current, self.successor, self.spare):

@@ -1,8 +1,8 @@
 """Secure connections (issue 41): telnet over TLS on ``[server] tls_port`` and the web
 door over HTTPS on ``[web] tls_port``, with the clients a player would use: ``openssl
 s_client``, TinTin++'s ``#ssl`` in tmux, and Chromium; a certificate or key that cannot
-serve is refused in one line; a held parlor's TLS players are told at a reload and may
-connect again at once.
+serve is refused in one line; a held parlor's TLS players stay connected through a
+reload and a crash of the parlor (the holder ends TLS).
 
 The certificate is self-signed, made here by ``openssl req`` (CN localhost, two days).
 """
@@ -26,7 +26,7 @@ import pytest
 import telnetlib3
 
 from commands.app import assemble
-from server.app import TLS_RESTARTING
+from server.holder.process import serving_parlor
 from server.config import WebSection
 from server.web import WebDoor
 from tests.conftest import (make_config, require_program, start_server, stop_process,
@@ -195,10 +195,11 @@ def test_a_certificate_that_cannot_serve_is_refused_in_one_line(tmp_path, pairs,
                            cert=mine.certificate) in done.stderr
 
 
-def test_a_held_parlor_tells_its_tls_players_at_a_reload(tmp_path, pairs):
-    """With ``--hold`` the TLS port is the parlor's own: at a reload its players are told
-    in one line and their connection ends; the new parlor listens on it at once, and the
-    player logs in again. A plain telnet player stays connected throughout."""
+def test_a_held_parlors_tls_players_stay_through_a_reload_and_a_crash(tmp_path, pairs):
+    """With ``--hold`` the holder makes the TLS handshake and relays the plain bytes to
+    the parlor (server/holder/tls_relay.py): at a reload, and when the parlor is killed,
+    a TLS player stays connected and carries on, as a plain telnet player does; the
+    parlor knows the player's own address."""
     config, tls_port = tls_config(
         tmp_path, pairs[0].certificate, pairs[0].key,
         more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
@@ -223,20 +224,21 @@ def test_a_held_parlor_tells_its_tls_players_at_a_reload(tmp_path, pairs):
         plain = pexpect.spawn(f"{require_program('telnet')} 127.0.0.1 {port}",
                               encoding="utf-8", timeout=15, dimensions=(40, 100))
         new_account(plain, "Pat", "sesame1")
-        proc.send_signal(signal.SIGHUP)
-        secure.expect_exact(TLS_RESTARTING, timeout=30)
-        secure.expect(pexpect.EOF, timeout=15)
+        # her own address, told by the holder's PROXY line (a Unix socket's is empty)
+        assert any("Tess logged in from 127.0.0.1" in line for line in log), "".join(log)
+        proc.send_signal(signal.SIGHUP)   # a reload
+        secure.expect("The parlor has restarted; carry on.", timeout=60)
         plain.expect("The parlor has restarted; carry on.", timeout=60)
-        again = s_client(tls_port)
-        again.expect("Name: ", timeout=30)
-        again.sendline("Tess")
-        again.expect("Password: ")
-        again.sendline("hunter22")
-        again.expect("Exits:")
-        again.sendline("say back again")
-        plain.expect('Tess says, "back again"')
-        again.sendline("quit")
-        again.expect(pexpect.EOF)
+        secure.sendline("say through a reload")
+        plain.expect('Tess says, "through a reload"', timeout=30)
+        first = serving_parlor(proc.pid)
+        assert first is not None
+        os.kill(first, signal.SIGKILL)    # a crash: the spare or a new parlor takes over
+        secure.expect("The parlor has restarted; carry on.", timeout=90)
+        secure.sendline("say through a crash")
+        plain.expect('Tess says, "through a crash"', timeout=30)
+        secure.sendline("quit")
+        secure.expect(pexpect.EOF)
         plain.sendline("quit")
         plain.expect(pexpect.EOF)
     finally:

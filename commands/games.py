@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from commands import args, basics
 from commands.registry import Command, CommandError, Context, GameCommands
-from games.errors import RuleError
+from games.errors import BadNotation, RuleError
 from server.services.correspondence import MAX_DAYS, MIN_DAYS
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import RATED_MOVES, rating_text
@@ -349,7 +349,11 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
         if host.game_of(ctx.account.id, key) is None:
             raise CommandError(f"{p} {rest.split()[0].upper()}: there is no such {p} command, "
                                f"and you are not playing {kind.title}. Type {p} HELP.")
-        await args.guarded(host.act_text(ctx.account.id, key, rest))
+        try:
+            await args.guarded(host.act_text(ctx.account.id, key, rest))
+        except BadNotation as err:  # what is wrong in one line; HELP has the usage
+            detail = str(err).split("; usage:", 1)[0].strip().rstrip(".")
+            raise CommandError(f"{detail}. {p} HELP lists the {p} commands.") from None
 
     async def challenge(ctx: Context, rest: str) -> None:
         parts = args.words(rest, 1)

@@ -152,6 +152,20 @@ async def _player(port: int, name: str, new: bool = True) -> Client:
     return client
 
 
+async def _sees(client: Client, count: int, within: float = 20.0) -> None:
+    """WHO until it lists ``count`` players: a login on another node reaches this node's
+    roster over Redis a moment after the player's own node answers them."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        out = await client.cmd("who", r"\d+ players? connected", timeout=10)
+        if f"{count} players connected" in out:
+            return
+        if loop.time() > deadline:
+            raise AssertionError(f"{client.name}: WHO never listed {count} players:\n{out}")
+        await asyncio.sleep(0.2)
+
+
 async def _play_once_taken_over(client: Client, cell: int) -> None:
     """Play ``cell`` once a node drives the client's game again (at most ~10 s after its
     node died): until then the move is refused, or waits for the node that takes over."""
@@ -170,7 +184,7 @@ async def test_a_game_across_nodes_survives_its_node_being_killed(cluster):
     alice = await _player(n1.port, "Alice")         # the game will be driven by n1
     bob = await _player(n2.port, "Bob")
     carol = await _player(n3.port, "Carol")          # a watcher on a third node
-    await alice.cmd("who", "3 players connected", timeout=10)
+    await _sees(alice, 3)
     number = await _challenge(alice, bob)
     await bob.expect("begins")
     await carol.cmd(f"observe {number}", "You are now watching", timeout=10)
@@ -212,7 +226,7 @@ async def test_a_swiss_game_taken_over_after_a_kill_counts_in_its_tournament(clu
     zed = await _player(n1.port, "Zed")
     players = [await _player(n.port, name) for n, name in ((n2, "Ann"), (n3, "Bea"),
                                                             (n2, "Cal"))]
-    await zed.cmd("who", "4 players connected", timeout=10)
+    await _sees(zed, 4)
     await zed.cmd("tourney create ttt swiss 2", "Tournament 1 is open")
     for p in players:
         await p.cmd("tourney join 1", "You enter tournament 1", timeout=10)
@@ -250,7 +264,7 @@ async def test_a_node_stopped_by_sigterm_hands_its_game_over_first(cluster):
     (n1, n2, _n3), proxy = cluster
     alice = await _player(n1.port, "Alice")         # the game will be driven by n1
     bob = await _player(n2.port, "Bob")
-    await alice.cmd("who", "2 players connected", timeout=10)
+    await _sees(alice, 2)
     number = await _challenge(alice, bob)
     await alice.cmd("ttt play 1", "Alice: PLAY 1")
     await bob.cmd("ttt play 4", "Bob: PLAY 4")
@@ -289,7 +303,7 @@ async def test_a_node_paused_past_its_lease_lets_go_of_the_game_another_node_ado
     alice = await _player(n1.port, "Alice")         # the game will be driven by n1
     bob = await _player(n2.port, "Bob")
     carol = await _player(n3.port, "Carol")
-    await alice.cmd("who", "3 players connected", timeout=10)
+    await _sees(alice, 3)
     number = await _challenge(alice, bob)
     await alice.cmd("ttt play 1", "Alice: PLAY 1")
     await bob.cmd("ttt play 4", "Bob: PLAY 4", timeout=10)
@@ -327,7 +341,7 @@ async def test_a_paused_node_wakes_to_find_its_game_played_on_and_games_lists_it
     n1, n2, _n3 = short_lease
     alice = await _player(n1.port, "Alice")
     bob = await _player(n2.port, "Bob")
-    await alice.cmd("who", "2 players connected", timeout=10)
+    await _sees(alice, 2)
     number = await _challenge(alice, bob)
     await alice.cmd("ttt play 1", "Alice: PLAY 1")
     await bob.expect("Alice: PLAY 1", timeout=10)
@@ -357,7 +371,7 @@ async def test_a_rolling_reload_disconnects_nobody(held_cluster):
     bob = await _player(n2.port, "Bob")
     others = [await _player(proxy.telnet_port, f"Via{n}") for n in range(4)]
     everyone = [alice, bob, *others]
-    await alice.cmd("who", "6 players connected", timeout=10)
+    await _sees(alice, 6)
     number = await _challenge(alice, bob)
     await bob.expect("begins")
     await alice.cmd("ttt play 1", "Alice: PLAY 1")
@@ -368,7 +382,7 @@ async def test_a_rolling_reload_disconnects_nobody(held_cluster):
     assert [line for line in done.stderr.splitlines() if "reloaded" in line] == [
         "node n1: reloaded", "node n2: reloaded", "node n3: reloaded"], done.stderr
     for client in everyone:   # nobody was disconnected; each sees all six
-        await client.cmd("who", "6 players connected", timeout=20)
+        await _sees(client, 6)
     await bob.cmd("ttt play 4", "Bob: PLAY 4", timeout=20)
     await alice.expect("Bob: PLAY 4", timeout=20)
     await alice.cmd(f"replay {number}", "Bob: PLAY 4|PLAY 4", timeout=10)

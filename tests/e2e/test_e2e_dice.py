@@ -127,7 +127,9 @@ async def test_two_players_play_a_ranked_game_to_a_win_with_a_removal_choice(par
                     "one to a new value and move it")
     await mover.cmd("dice remove a1", "There is no die to remove now\\.")
     await mover.cmd("dice remove", "Usage: DICE REMOVE <cell>")
-    await mover.cmd("dice fly a1", "'fly' is not a dice action")
+    # a word no DICE command knows: what is wrong in one line (HELP has the usage)
+    await mover.cmd("dice fly a1", "'fly' is not a dice action\\. DICE HELP lists the DICE "
+                    "commands\\.\r?\n")
     assert game.version == 0
 
     # The board: coordinates, owners' colours and values; readable with colour off.

@@ -237,8 +237,8 @@ async def test_a_restart_mid_hand_resumes_it(db, accounts):
     mover = table.seats[triad.to_move(table)[0]]
     await host.act_text(mover.account_id, triad.KEY, "RAISE 10")
     await asyncio.sleep(0.05)
-    stored, version = triad.state_to_json(game.state), game.version
-    await host.close()
+    await host.close()   # (the computer may act meanwhile on a busy machine: what is
+    stored, version = triad.state_to_json(game.state), game.version  # kept is after it)
 
     host2, tables2 = make_host(db, accounts)
     assert await host2.restore() == 1

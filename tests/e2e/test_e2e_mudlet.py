@@ -15,24 +15,14 @@ import telnetlib3
 from telnetlib3.telopt import GMCP
 
 from server.mudlet import PATH
-from server.web import WebDoor
 from tests.conftest import require_program
 from tests.support.client import Client
 from tests.support.mudlet import FakeMudlet, Report, package_script
-from tests.support.teardown import cleanup
+from tests.web.conftest import door  # noqa: F401 - the web door fixture
 
 pytestmark = pytest.mark.e2e
 
 SUPPORTS = 'Core.Supports.Add ["Esterport.Board 1", "Esterport.Spoken 1"]'
-
-
-@pytest.fixture
-async def door(parlor):
-    d = WebDoor(parlor, host="127.0.0.1", port=0)
-    await d.start()
-    yield d
-    async with cleanup() as steps:
-        await steps.run("stopping the web door", d.stop(), 30)
 
 
 async def _mudlet_client(port: int) -> Client:

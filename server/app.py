@@ -275,16 +275,23 @@ class Parlor:
             {carried.account for carried, _ in handed if carried.account is not None}))
         if not self._carrying:
             self._carried.set()
+        gone = 0
         for carried, fd in handed:
             resumed = protocol(**self.telnet_options)
             resumed.carried = carried
             try:
-                await loop.connect_accepted_socket(lambda p=resumed: p, socket.socket(fileno=fd))
+                if carried.websocket:  # a browser's /play socket (server/web/held.py)
+                    from server.web.play import resume  # (the web door's modules are
+                    await resume(self, carried, fd)      # loaded only with the door)
+                else:
+                    await loop.connect_accepted_socket(lambda p=resumed: p,
+                                                       socket.socket(fileno=fd))
             except OSError as err:  # gone in the gap
+                gone += 1
                 log.info("a held connection was gone: %s", err)
                 self.holder.release(carried.conn)
                 self._carried_on(carried.conn)
-        if resumed_count := self.counter["open"]:
+        if resumed_count := len(handed) - gone:
             log.info("carried on %d connection(s) from the parlor before", resumed_count)
         self.server = await loop.create_server(
             lambda: protocol(**self.telnet_options), sock=self.holder.listeners["telnet"])
@@ -330,37 +337,49 @@ class Parlor:
         if self.handing_over:
             return
         self.handing_over = self.draining = True
-        self.farewell = RESTARTING  # the browsers' sessions (not held): their pages reconnect
+        self.farewell = RESTARTING  # sessions not held (HTTPS /play): their pages reconnect
         log.info("handing %d connection(s) over to a new parlor", len(self.connections))
         if self.server is not None:
             self.server.close()  # the holder's socket stays open: new players queue there
-        for hook in list(self.before_stop):  # the web door (its players reconnect)
+        held = [s for s in self.connections if getattr(s.protocol, "held", None) is not None]
+        transports = [t for s in held
+                      if (t := getattr(s.protocol, "_transport", None)) is not None]
+        stilled = []   # /play sockets: stop reading, and let each session take what was read
+        for transport in transports:
+            if transport.is_closing():
+                continue
+            if hasattr(transport, "hold_still"):
+                stilled.append(transport.hold_still())
+            else:
+                transport.pause_reading()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settle
+        try:
+            async with asyncio.timeout(settle):
+                await asyncio.gather(*stilled)
+        except TimeoutError:
+            log.error("a /play session did not take its input within %g s", settle)
+        while any(s.busy for s in held) and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        for session in held:
+            session.flush()
+        while loop.time() < deadline and any(t.get_write_buffer_size() for t in transports):
+            await asyncio.sleep(0.01)
+        self.holder.handing_over = True  # from here, a closed connection stays held
+        for session in held:
+            if not session.closed:
+                self.holder.update(session.protocol.held, session, session.unread())
+        if not await self.holder.handed_over():
+            log.error("the holder did not take the hand-over in time")
+        for transport in transports:   # the /play sockets: no close frame, no session end
+            if hasattr(transport, "let_go"):
+                transport.let_go()
+        for hook in list(self.before_stop):  # the web door (pages, streams, HTTPS /play)
             try:
                 await hook()
             except Exception:
                 log.exception("stopping %r failed", hook)
         self.before_stop.clear()
-        telnet = [s for s in self.connections if getattr(s.protocol, "held", None) is not None]
-        for session in telnet:
-            transport = getattr(session.protocol, "_transport", None)
-            if transport is not None and not transport.is_closing():
-                transport.pause_reading()
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + settle
-        while any(s.busy for s in telnet) and loop.time() < deadline:
-            await asyncio.sleep(0.01)
-        for session in telnet:
-            session.flush()
-        while loop.time() < deadline and any(
-                (t := getattr(s.protocol, "_transport", None)) is not None
-                and t.get_write_buffer_size() for s in telnet):
-            await asyncio.sleep(0.01)
-        self.holder.handing_over = True  # from here, a closed connection stays held
-        for session in telnet:
-            if not session.closed:
-                self.holder.update(session.protocol.held, session, session.unread())
-        if not await self.holder.handed_over():
-            log.error("the holder did not take the hand-over in time")
         await self.host.close()
         if self.cluster is not None:
             await self.cluster.close(leaving=False)

@@ -4,6 +4,7 @@ handed when it starts (:mod:`server.holder`)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import os
@@ -75,16 +76,26 @@ class HolderLink:
         return resumes
 
     # -- what the parlor says ----------------------------------------------------------------
-    def hold(self, transport: asyncio.BaseTransport) -> int | None:
-        """A new connection: the holder keeps a duplicate of its socket. Its number."""
+    @property
+    def holds_websockets(self) -> bool:
+        """Whether the holder keeps /play WebSockets too (protocol version 2)."""
+        return self.version >= 2
+
+    def hold(self, transport: asyncio.BaseTransport, *, websocket: bool = False,
+             peer: tuple | None = None) -> int | None:
+        """A new connection (``websocket``: a /play socket; ``peer``: the player's
+        address, when not the socket's): the holder keeps a duplicate of its socket.
+        Its number."""
         sock = transport.get_extra_info("socket")
         if self.channel is None or self.handing_over or sock is None:
             return None
+        if websocket and not self.holds_websockets:
+            return None
         conn = self.next_conn
         self.next_conn += 1
-        peer = transport.get_extra_info("peername") or ("", 0)
-        self.channel.send(Hold(Carried(conn, address=str(peer[0]), port=int(peer[1]))),
-                          sock.fileno())
+        peer = peer or transport.get_extra_info("peername") or ("", 0)
+        self.channel.send(Hold(Carried(conn, address=str(peer[0]), port=int(peer[1]),
+                                       websocket=websocket)), sock.fileno())
         return conn
 
     def update(self, conn: int, session: "Session", pending: str = "") -> None:
@@ -146,6 +157,7 @@ def carried(conn: int, session: "Session", pending: str = "") -> Carried:
         from telnetlib3.telopt import GMCP
         gmcp = bool(local.enabled(GMCP))
     peer = writer.get_extra_info("peername") or ("", 0)
+    side = getattr(getattr(protocol, "_transport", None), "side", None)  # a /play socket's
     return Carried(
         conn=conn, address=str(peer[0]), port=int(peer[1]),
         account=session.account.id if session.account is not None else None,
@@ -153,4 +165,6 @@ def carried(conn: int, session: "Session", pending: str = "") -> Carried:
                       rows=int(getattr(protocol, "rows", 0) or 24)),
         terminal=session.terminal, gmcp=gmcp, supports=tuple(sorted(session.gmcp_supports)),
         client=session.client_name, pending=pending[-16384:],
-        room=session.room or "", watching=tuple(sorted(session.watching)))
+        room=session.room or "", watching=tuple(sorted(session.watching)),
+        websocket=side is not None,
+        stream=base64.b64encode(side.tail).decode() if side is not None else "")

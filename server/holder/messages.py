@@ -19,8 +19,8 @@ from typing import Any
 
 import attrs
 
-VERSION = 1
-SUPPORTED = frozenset({1})
+VERSION = 2   # 2: a connection may be a /play WebSocket (``Carried.websocket``)
+SUPPORTED = frozenset({1, 2})
 
 
 @attrs.frozen
@@ -45,6 +45,10 @@ class Carried:
     pending: str = ""               # typed but not run yet (a reload's hand-over)
     room: str = ""                  # where the player stands
     watching: tuple[int, ...] = ()  # the games the player observes
+    # version 2: a browser's /play WebSocket (the telnet stream in binary frames), not a
+    # telnet socket; ``stream``: the bytes of a frame it had begun to send (base64)
+    websocket: bool = False
+    stream: str = ""
 
 
 # -- the parlor to the holder -----------------------------------------------------------

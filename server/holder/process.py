@@ -43,6 +43,8 @@ log = logging.getLogger("esterport.holder")
 
 ENVIRON = "ESTERPORT_HELD"  # tells the child it is a held parlor, and its descriptors
 GAP_NOTICE = b"\r\nThe parlor is restarting; what you typed runs in a moment.\r\n"
+# to a /play WebSocket: the same words in one binary frame (FIN, a length under 126)
+GAP_FRAME = bytes([0x82, len(GAP_NOTICE)]) + GAP_NOTICE
 RELOAD_WAIT = 30.0   # a parlor told to hand over is killed after this long
 READY_WAIT = 120.0   # the next parlor has this long to load before a reload is given up
 STOP_WAIT = 30.0     # and one told to stop
@@ -434,16 +436,16 @@ class Holder:
     # -- the gap ---------------------------------------------------------------------------
     def _watch_gap(self) -> None:
         loop = asyncio.get_running_loop()
-        for fd, _ in self.held.values():
+        for fd, carried in self.held.values():
             if fd not in self._watching:
-                loop.add_reader(fd, self._typed_in_gap, fd)
+                loop.add_reader(fd, self._typed_in_gap, fd, carried.websocket)
                 self._watching.add(fd)
 
-    def _typed_in_gap(self, fd: int) -> None:
+    def _typed_in_gap(self, fd: int, websocket: bool) -> None:
         """Input waits for the next parlor; the player hears why, once per gap."""
         self._unwatch(fd)
         try:
-            os.write(fd, GAP_NOTICE)
+            os.write(fd, GAP_FRAME if websocket else GAP_NOTICE)
         except OSError:
             pass  # full, or gone: the next parlor finds out
 

@@ -84,6 +84,11 @@ class WebDoor:
         self.host_names = host_names(self)   # what /play's Host may name (DNS rebinding)
         self.streams: set["GameStream | PageStream"] = set()
         self.plays: set["WebSocketTransport"] = set()
+        # a held parlor whose holder keeps /play sockets too (server/web/held.py): the
+        # plain port's /play is then not compressed, so that no state outlives a message
+        holder = parlor.holder
+        self.holds_plays = (holder is not None and holder.holds_websockets
+                            and "web" in holder.listeners)
         # the Mudlet package the door serves (server/mudlet.py), built once for its games
         self.mudlet = MudletPackage.build(kind.gmcp_package for kind in
                                           parlor.host.kinds.values() if kind.gmcp_package)
@@ -133,6 +138,7 @@ class WebDoor:
             self.app, host=self.host, port=port, lifespan="off", log_config=None,
             log_level="warning", access_log=False, ws=ws,
             ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
+            ws_per_message_deflate=not (self.holds_plays and tls is None),
             # uvicorn's own bound (503 and a log line per request past it), never above
             # the budget and well above the web door's share of it: connections evicted
             # from the share stay in uvicorn's count for a loop turn, requests' tasks a
@@ -196,12 +202,13 @@ class WebDoor:
         restarting = self.parlor.handing_over  # a reload: the pages come back at once
         for session in list(self.parlor.connections):  # browsers' sessions, told as telnet's
             transport = getattr(session.writer, "_transport", None)
-            if transport in self.plays:
+            if transport in self.plays and not transport.handed_over:
                 if restarting:  # WebSocket's "Service Restart": the page reconnects soon,
                     transport.close_code = 1012  # keeping what its player types meanwhile
                 session.close(self.parlor.farewell)
         for transport in list(self.plays):  # and any still at the telnet negotiation
-            transport.close()
+            if not transport.handed_over:
+                transport.close()
         self.app.state.pages.close()
         running = [(self._server, self._loop_task), (self._https, self._https_task)]
         self._server = self._https = None

@@ -31,14 +31,18 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import socket
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.session import RateLimiter
+from server.web.held import HeldSocket, ResumedWebSocket
 
 if TYPE_CHECKING:
+    from server.app import Parlor
+    from server.holder.messages import Carried
     from server.web import WebDoor
 
 log = logging.getLogger(__name__)
@@ -54,9 +58,14 @@ class WebSocketTransport(asyncio.Transport):
     ``pause_reading`` stops the receiving loop taking more messages (telnetlib3's reader
     back-pressure)."""
 
-    def __init__(self, peer: tuple[str, int]) -> None:
+    def __init__(self, peer: tuple[str, int], side: "HeldSocket | None" = None) -> None:
         super().__init__()
         self._peer = peer
+        self.side = side   # a held parlor's: the socket under the WebSocket (server/web/held.py)
+        self.receiving = False  # the session waits for the next message
+        self._sending = False
+        self._still = False     # held still for a hand-over: the session takes all there is
+        self._let_go = False
         self._buffer = bytearray()
         self._ready = asyncio.Event()
         self._reading = asyncio.Event()
@@ -80,7 +89,9 @@ class WebSocketTransport(asyncio.Transport):
             self.write(chunk)
 
     def get_write_buffer_size(self) -> int:
-        return len(self._buffer)
+        """Bytes not sent yet: the buffer's, a message being sent, and the socket's."""
+        size = len(self._buffer) + self._sending
+        return size + self.side.buffered() if self.side is not None else size
 
     def is_closing(self) -> bool:
         return self._closing
@@ -99,7 +110,8 @@ class WebSocketTransport(asyncio.Transport):
         return False
 
     def pause_reading(self) -> None:
-        self._reading.clear()
+        if not self._still:
+            self._reading.clear()
 
     def resume_reading(self) -> None:
         self._reading.set()
@@ -113,6 +125,29 @@ class WebSocketTransport(asyncio.Transport):
     def get_protocol(self) -> asyncio.BaseProtocol | None:
         return self._protocol
 
+    # -- a held parlor's hand-over (server/holder) -------------------------------------------
+    async def hold_still(self) -> None:
+        """Read nothing more from the socket, and return once the session has taken
+        everything that was read (it is then in the reader: ``Session.unread``)."""
+        assert self.side is not None
+        self.side.hold_still()
+        self._still = True
+        self._reading.set()
+        while not (self.side.still and self.receiving) and not self._closing:
+            await asyncio.sleep(0.005)
+
+    @property
+    def handed_over(self) -> bool:
+        """Let go at a hand-over: the next parlor carries the session on."""
+        return self._let_go
+
+    def let_go(self) -> None:
+        """The holder has the socket and the session's state: end here without a word."""
+        self._let_go = self._closing = True
+        self._ready.set()
+        if self.side is not None:
+            self.side.let_go()
+
     # -- the WebSocket side ----------------------------------------------------------------
     async def reading_allowed(self) -> None:
         await self._reading.wait()
@@ -123,12 +158,19 @@ class WebSocketTransport(asyncio.Transport):
             while True:
                 await self._ready.wait()
                 self._ready.clear()
+                if self._let_go:
+                    return
                 if self._buffer:
                     data, self._buffer = bytes(self._buffer), bytearray()
-                    await websocket.send_bytes(data)
+                    self._sending = True
+                    try:
+                        await websocket.send_bytes(data)
+                    finally:
+                        self._sending = False
                 if self._closing and not self._buffer:
                     break
-            await websocket.close(self.close_code, self.close_reason)
+            if not self._let_go:
+                await websocket.close(self.close_code, self.close_reason)
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the browser went first
         finally:
@@ -196,6 +238,10 @@ async def play(websocket: WebSocket) -> None:
     if door.closing.is_set():
         await websocket.close(1001)
         return
+    if door.parlor.handing_over:  # a reload: the next parlor takes it (the page retries)
+        await websocket.accept(subprotocol=SUBPROTOCOL)
+        await websocket.close(1012)
+        return
     if not origin_allowed(websocket, cfg.origins):
         log.warning("refused /play from origin %r", websocket.headers.get("origin"))
         await websocket.close(1008)  # before accept: the handshake gets 403
@@ -209,8 +255,11 @@ async def play(websocket: WebSocket) -> None:
         await websocket.close(1002)
         return
     await websocket.accept(subprotocol=SUBPROTOCOL)
+    side = websocket.scope.get("extensions", {}).get("esterport.socket")
+    holdable = (door.holds_plays and side is not None and side.scheme == "ws"
+                and not side.conn.extensions)
     with door.budget.lent():
-        await _session(websocket, door)
+        await run_session(websocket, door.parlor, door.plays, side=side if holdable else None)
 
 
 def window_size(query: Any) -> tuple[int, int] | None:
@@ -226,23 +275,37 @@ def window_size(query: Any) -> tuple[int, int] | None:
     return rows, cols
 
 
-async def _session(websocket: WebSocket, door: "WebDoor") -> None:
-    """The telnet session over an accepted WebSocket, until either side ends it."""
-    cfg = door.parlor.config.web
+async def run_session(websocket: Any, parlor: "Parlor", plays: set | None = None, *,
+                      side: "HeldSocket | None" = None, carried: "Carried | None" = None) -> None:
+    """The telnet session over an accepted WebSocket, until either side ends it.
+
+    ``websocket`` is Starlette's, or (``carried``: handed over by the holder) a
+    :class:`~server.web.held.ResumedWebSocket`; ``side``, in a held parlor, is the socket
+    under it, which the holder then keeps through a restart; ``plays``, the door's
+    sessions."""
+    cfg = parlor.config.web
     client = websocket.client
-    transport = WebSocketTransport((client.host, client.port) if client else ("?", 0))
-    protocol = door.parlor.telnet_connection()
+    transport = WebSocketTransport((client.host, client.port) if client else ("?", 0), side)
+    protocol = parlor.telnet_connection()
+    if carried is not None:
+        protocol.carried = carried
     transport.set_protocol(protocol)
     protocol.connection_made(transport)
+    if side is not None and carried is None and parlor.holder is not None:
+        protocol.held = parlor.holder.hold(side.transport, websocket=True,
+                                           peer=transport.get_extra_info("peername"))
     window = window_size(websocket.query_params)
-    if window is not None:
+    if window is not None and carried is None:
         protocol.on_naws(*window)
     pump = asyncio.create_task(transport.pump(websocket))
-    door.plays.add(transport)
+    plays = plays if plays is not None else set()
+    plays.add(transport)
     limiter = RateLimiter(cfg.messages_per_second, cfg.message_burst)
     try:
         while not transport.is_closing():
+            transport.receiving = True
             message = await websocket.receive()
+            transport.receiving = False
             if message["type"] == "websocket.disconnect":
                 break
             data = message.get("bytes")
@@ -264,8 +327,22 @@ async def _session(websocket: WebSocket, door: "WebDoor") -> None:
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass
     finally:
-        door.plays.discard(transport)
+        plays.discard(transport)
         if getattr(protocol, "_transport", None) is not None:
             protocol.connection_lost(None)  # the session sees end of input
         transport.close()
         await pump
+
+
+_resumed: set[asyncio.Task] = set()   # the resumed sessions' tasks, kept until they end
+
+
+async def resume(parlor: "Parlor", carried: "Carried", fd: int) -> None:
+    """Carry on a /play session the parlor before this one had (server/holder); OSError
+    when its socket was gone in the gap."""
+    side = ResumedWebSocket(carried, parlor.config.web.max_message)
+    await asyncio.get_running_loop().connect_accepted_socket(
+        lambda: side, socket.socket(fileno=fd))
+    task = asyncio.create_task(run_session(side, parlor, side=side, carried=carried))
+    _resumed.add(task)
+    task.add_done_callback(_resumed.discard)

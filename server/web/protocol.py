@@ -20,6 +20,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from server.web.budget import Budget
+from server.web.held import HeldSocket
 
 MAX_HEAD = 16 * 1024  # bytes of a request line and headers
 
@@ -110,11 +111,56 @@ def protocols(budget: Budget, head_timeout: float) -> tuple[type, type]:
                 self._timer.cancel()
                 self._timer = None
 
-    class CountedWebSocket(WebSocketsSansIOProtocol):
-        """A connection upgraded to a WebSocket: still counted, until it is lost."""
+    class CountedWebSocket(WebSocketsSansIOProtocol, HeldSocket):
+        """A connection upgraded to a WebSocket: still counted, until it is lost. In a
+        held parlor its /play session may hand it to the holder (``HeldSocket``): the
+        ASGI scope names it (``scope["extensions"]["esterport.socket"]``)."""
+
+        asgi_task: asyncio.Task | None = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            self._tail_init()
+            super().connection_made(transport)
+
+        def data_received(self, data: bytes) -> None:
+            self._arrived(data)
+            super().data_received(data)
+
+        def handle_events(self) -> None:
+            self._parsed()
+            super().handle_events()
+
+        def handle_connect(self, event) -> None:  # noqa: ANN001
+            super().handle_connect(event)
+            scope = getattr(self, "scope", None)
+            if scope is not None:
+                scope["extensions"]["esterport.socket"] = self
+
+        async def run_asgi(self) -> None:
+            self.asgi_task = asyncio.current_task()
+            await super().run_asgi()
+
+        def hold_still(self) -> None:
+            self.read_paused = False  # so that taking a message does not resume reading
+            super().hold_still()
+
+        def let_go(self) -> None:
+            """Forget the socket and its session's task (the process is about to end, and
+            neither a close frame nor the end of the session may come of it)."""
+            self.stop_keepalive()
+            if self.asgi_task is not None:
+                self.tasks.discard(self.asgi_task)
+            super().let_go()
+
+        def shutdown(self) -> None:
+            if not self.gone:
+                super().shutdown()
 
         def connection_lost(self, exc: Exception | None) -> None:
             budget.release(self.transport)
+            if self.gone:   # let go: the holder has it, and the session must not hear
+                self.connections.discard(self)
+                return
             super().connection_lost(exc)
 
     return BoundedHttp, CountedWebSocket

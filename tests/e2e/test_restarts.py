@@ -222,6 +222,51 @@ async def test_commands_typed_in_the_gap_run_once_in_order(held):
         await listener.close()
 
 
+def web_door(held: Held) -> str:
+    return next(line.rsplit(" ", 1)[1].strip() for line in held.log
+                if "The web door is open" in line).rstrip("/")
+
+
+async def test_play_sockets_stay_through_a_reload_and_a_kill(held):
+    """Two browsers' /play WebSockets (the telnet stream in binary frames, as the page
+    speaks it): one says b1-1..b1-20 while the parlor reloads, and b2-1..b2-20 across a
+    kill -9; the other hears each once, in order. Neither socket closes, each is told of
+    the gap and that the parlor is back, and both go on in their room and window."""
+    from tests.web.wsclient import WsPlayer
+
+    url = web_door(held).replace("http://", "ws://") + "/play/ws"
+    speaker = await WsPlayer.connect(url, cols=90)
+    listener = await WsPlayer.connect(url)
+    try:
+        await speaker.create("Wren")
+        await listener.create("Lark")
+        for player in (speaker, listener):
+            await player.cmd("east", "The Triptycha Hall")
+        for round_, attached in ((1, 2), (2, 3)):
+            if round_ == 1:
+                held.reload()
+            else:
+                await asyncio.to_thread(held.spare)
+                os.kill(held.parlor(), signal.SIGKILL)
+            for n in range(1, 21):
+                speaker.send(f"say b{round_}-{n}")
+                await asyncio.sleep(0.02)
+            await asyncio.to_thread(held.attached, attached)
+            await listener.expect(rf'Wren says, "b{round_}-20"', timeout=30)
+            heard = re.findall(rf'Wren says, "b{round_}-(\d+)"', listener.seen)
+            assert heard == [str(n) for n in range(1, 21)], heard
+            await speaker.expect(CARRY_ON, timeout=30)
+        assert GAP in speaker.seen   # typed in the kill's gap: told why it waits
+        assert not speaker.closed and not listener.closed
+        await speaker.cmd("who", "Lark")
+        await listener.cmd("look", "The Triptycha Hall")
+        text = await speaker.cmd("help", "> ")
+        assert max(map(len, text.splitlines())) <= 90   # its window went on too
+    finally:
+        await speaker.close()
+        await listener.close()
+
+
 def esterport_reload(held: Held) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "commands.app", "reload", "--config",
                            str(held.config)], capture_output=True, text=True, timeout=30)
@@ -251,12 +296,13 @@ def test_esterport_reload_and_a_bad_configuration_refused(held):
     assert held.parlor() == parlor and held.proc.poll() is None
 
 
-async def test_a_browser_page_keeps_what_its_player_types_through_a_reload(held):
-    """Chromium on /play: the browser's sessions are not held (their WebSocket closes with
-    "Service Restart", 1012), so the page says the parlor is restarting, keeps what its
-    player types meanwhile, logs in again by its token once the next parlor is up, and
-    then sends those commands, once each and in order; the game is drawn again."""
-    from tests.e2e.test_web_browser import ARGS, screen_has, type_line, until
+async def test_a_browser_page_stays_connected_through_a_reload_and_a_kill(held):
+    """Chromium on /play plays a Pyramid deal by the hints; the parlor is reloaded after
+    two moves and killed (kill -9) after four, and the player speaks in each gap. The
+    page's WebSocket never closes (the holder keeps it: the page never says it is
+    reconnecting), what was typed runs once each and in order, the deal is played to its
+    end, and its REPLAY lists every move once."""
+    from tests.e2e.test_web_browser import ARGS, screen_has, type_line
 
     chromium = require_program("chromium")
     try:
@@ -265,32 +311,68 @@ async def test_a_browser_page_keeps_what_its_player_types_through_a_reload(held)
         if os.environ.get("ESTERPORT_REQUIRE_CLIENTS") == "1":
             pytest.fail("playwright is required (ESTERPORT_REQUIRE_CLIENTS=1)")
         pytest.skip("playwright not installed")
-    door = next(line.rsplit(" ", 1)[1].strip() for line in held.log
-                if "The web door is open" in line).rstrip("/")
+
+    async def shown() -> str:
+        return await page.locator("#screen").text_content()
+
+    async def hint(asked: int) -> str | None:
+        await type_line(page, "pyr hint")
+        deadline = time.monotonic() + 60   # the solver is CPU-bound: slow on a busy machine
+        while time.monotonic() < deadline:
+            found = re.findall(r"Hint: PYR ([^()]+?) \(|(No move is possible\.)|(\(PYR D\)\.)",
+                               await shown())
+            if len(found) >= asked:
+                move, none, deal = found[asked - 1]
+                return None if none else "d" if deal else move
+            await asyncio.sleep(0.1)
+        raise AssertionError("no answer to PYR HINT:\n" + (await shown())[-2000:])
+
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
         try:
             page = await browser.new_page(viewport={"width": 1100, "height": 800})
-            await page.goto(door + "/play")
+            await page.goto(web_door(held) + "/play")
             await screen_has(page, "Name: ")
             for line, prompt in (("new", "Choose a name: "), ("Pia", "Choose a password: "),
                                  ("secret1", "Type it again: "), ("secret1", "Welcome, Pia!")):
                 await type_line(page, line)
                 await screen_has(page, prompt)
-            await type_line(page, "dice challenge computer easy")
-            await screen_has(page, "Pia vs Computer(easy) begins")
-            game = await page.evaluate("document.getElementById('pane').dataset.game")
-            held.reload()
-            await until(page, "document.getElementById('state').textContent"
-                              ".includes('restarting')", timeout=30000)
-            for n in (1, 2, 3):   # typed while the page has no connection
-                await type_line(page, f"say w{n}")
-            await asyncio.to_thread(held.attached, 2)
-            await screen_has(page, 'You say, "w3"', timeout=30000)
-            shown = await page.locator("#screen").text_content()
-            said = re.findall(r'You say, "(w\d)"', shown)
-            assert said == ["w1", "w2", "w3"], shown[-2000:]
-            await until(page, "g => document.getElementById('pane').dataset.game === g",
-                        arg=game)   # the game drawn again after the page came back
+            await type_line(page, "pyr new")
+            await screen_has(page, "Deal 1 of 3")
+            moves: list[str] = []
+            while len(moves) < 8:
+                for gap, (at, attached) in enumerate(((2, 2), (4, 3)), 1):
+                    if len(moves) != at or (await shown()).count(CARRY_ON) >= gap:
+                        continue
+                    if gap == 1:
+                        held.reload()
+                    else:
+                        await asyncio.to_thread(held.spare)
+                        os.kill(held.parlor(), signal.SIGKILL)
+                    for n in (1, 2, 3):   # typed in the gap: the socket holds them
+                        await type_line(page, f"say w{gap}-{n}")
+                    await asyncio.to_thread(held.attached, attached)
+                    await screen_has(page, f'You say, "w{gap}-3"', timeout=30000)
+                move = await hint(len(moves) + 1)
+                if move is None:
+                    break
+                await type_line(page, f"pyr {move}")
+                moves.append(move)
+            await type_line(page, "pyr end")
+            await screen_has(page, "Game #1 is over", timeout=20000)
+            text = await shown()
+            said = re.findall(r'You say, "(w\d-\d)"', text)
+            assert said == ["w1-1", "w1-2", "w1-3", "w2-1", "w2-2", "w2-3"], text[-2000:]
+            assert text.count(CARRY_ON) == 2, text[-2000:]
+            assert "(reconnecting" not in text, text[-2000:]
+            state = await page.evaluate("document.getElementById('state').textContent")
+            assert "restarting" not in state, state
+            assert len(moves) >= 5, moves
+            await type_line(page, "replay 1")
+            await screen_has(page, "shows the board after that move", timeout=10000)
+            listed = (await page.locator("#screen").inner_text()).rsplit("replay 1", 1)[-1]
+            numbers = [int(n) for n in re.findall(r"(?m)^\s*(\d+)\. ", listed)]
+            assert numbers == list(range(1, len(numbers) + 1)), listed
+            assert len(numbers) >= len(moves), (numbers, moves)
         finally:
             await browser.close()

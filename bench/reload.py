@@ -1,7 +1,7 @@
 """Reloads and parlor kills under load: no telnet connection closes, and what players
 type in each gap runs once, in order.
 
-    .venv/bin/python bench/reload.py      # 1,000 players, 20 games, 10 reloads, 3 kills
+    .venv/bin/python bench/reload.py      # 1,000 players (100 on /play), 20 games, 10 reloads, 3 kills
     .venv/bin/python bench/reload.py --players 50 --games 2 --reloads 2 --kills 1
 
 Starts ``esterport serve --hold`` (the holder, server/holder, and the parlor it runs as
@@ -14,7 +14,10 @@ terminal of theirs. Each player reads all the time (no output waits in the parlo
 a slow reader) and notices when its connection closes.
 
 * ``--players`` players log in; ``--games`` pairs of them start a game of Triad Dice
-  (unranked) and play its first move.
+  (unranked) and play its first move. The last ``--web-players`` of them (default a
+  tenth: 100 of 1,000) are browsers' sessions instead: a WebSocket on the web door's /play carrying the
+  telnet stream in binary frames, as the page does (:class:`PlayClient`; options
+  refused, so 80x24). The holder keeps those sockets too.
 * ``--reloads`` reloads (SIGHUP to the holder) and ``--kills`` kill -9 of the parlor,
   mixed evenly. After each, the bench waits until the holder logs that a new parlor
   "attached" and every player has been told "The parlor has restarted; carry on.", and
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import codecs
 import os
 import platform
 import re
@@ -75,6 +79,86 @@ SPARE_WITHIN = 60.0   # seconds the bench waits for the holder's spare to load b
 EXAMPLE = re.compile(r"e\.g\. DICE ([A-Z]+ [^.)\n]+)")   # the board's suggested action
 
 
+class PlayClient:
+    """A browser's /play session as the bench's players need it: ``reader.read`` gives
+    the text of the next binary frame (telnet commands taken out, options refused),
+    ``writer.write`` sends a line as one frame, in order."""
+
+    IAC = 255
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.reader = self.writer = self
+        self._out: asyncio.Queue = asyncio.Queue()
+        self._sender = asyncio.create_task(self._send())
+        self._state = 0           # 0 text, 1 after IAC, 2 an option's byte, 3 in SB, 4 SB IAC
+        self._cmd = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    @classmethod
+    async def connect(cls, url: str) -> "PlayClient":
+        from websockets.asyncio.client import connect
+        ws = await connect(url, subprotocols=["telnet.mudstandards.org"], max_size=1 << 22,
+                           open_timeout=30, compression=None)
+        return cls(ws)
+
+    async def _send(self) -> None:
+        try:
+            while True:
+                await self.ws.send(await self._out.get())
+        except Exception:  # closed: the reader notices
+            pass
+
+    def write(self, text: str) -> None:
+        self._out.put_nowait(text.encode())
+
+    def close(self) -> None:
+        self._sender.cancel()
+        asyncio.get_running_loop().create_task(self.ws.close())
+
+    async def read(self, _n: int) -> str:
+        while True:
+            try:
+                data = await self.ws.recv()
+            except Exception:  # the socket closed
+                return ""
+            text = self._text(data if isinstance(data, bytes) else data.encode())
+            if text:
+                return text
+
+    def _text(self, data: bytes) -> str:
+        plain, answers = bytearray(), bytearray()
+        for b in data:
+            if self._state == 0:
+                if b == self.IAC:
+                    self._state = 1
+                else:
+                    plain.append(b)
+            elif self._state == 1:
+                if b == self.IAC:
+                    plain.append(b)
+                    self._state = 0
+                elif b == 250:   # SB
+                    self._state = 3
+                elif 251 <= b <= 254:   # WILL WONT DO DONT
+                    self._state, self._cmd = 2, b
+                else:
+                    self._state = 0
+            elif self._state == 2:
+                self._state = 0
+                if self._cmd == 251:     # WILL x: DONT (ECHO: DO, a password follows)
+                    answers += bytes([self.IAC, 253 if b == 1 else 254, b])
+                elif self._cmd == 253:   # DO x: WONT
+                    answers += bytes([self.IAC, 252, b])
+            elif self._state == 3:
+                self._state = 4 if b == self.IAC else 3
+            else:
+                self._state = 0 if b == 240 else 3   # SE ends it
+        if answers:
+            self._out.put_nowait(bytes(answers))
+        return self._decoder.decode(bytes(plain))
+
+
 class Player:
     """One logged-in player on a telnetlib3 client whose output is read as it arrives.
 
@@ -97,14 +181,21 @@ class Player:
         self.lines: list[tuple[float, str]] | None = None   # every line, when kept (the
         # sample's: what a player saw is printed for a word lost, doubled or out of order)
         self.closed_at: float | None = None
+        self.web = False      # a browser's /play session (PlayClient), not telnet
         self._waiter: asyncio.Future | None = None
         self._pump = asyncio.create_task(self._read())
 
     @classmethod
-    async def log_in(cls, port: int, name: str, password: str, timeout: float) -> "Player":
-        client = await asyncio.wait_for(Client.connect(port), timeout)
-        client.name = name
+    async def log_in(cls, port: int, name: str, password: str, timeout: float,
+                     play: str | None = None) -> "Player":
+        """Over telnet to ``port``, or (``play``: the /play WebSocket's URL) as a browser."""
+        if play is not None:
+            client: Any = await asyncio.wait_for(PlayClient.connect(play), timeout)
+        else:
+            client = await asyncio.wait_for(Client.connect(port), timeout)
+            client.name = name
         player = cls(name, client)
+        player.web = play is not None
         try:
             await player.expect("Name: ", timeout)
             player.send(name)
@@ -247,14 +338,32 @@ def parlor_pid(holder: int, other_than: int | None = None) -> int | None:
     return None if found == other_than else found
 
 
-def held_config(folder: Path, database: str, players: int) -> Path:
+def held_config(folder: Path, database: str, players: int, web: int = 0) -> Path:
     """bench/load.py's parlor config, held: its pid file in ``folder``, and INFO logs
-    (the holder says at INFO when a parlor attached)."""
+    (the holder says at INFO when a parlor attached); with ``web`` browsers, the web
+    door on a port of its own choosing, its bounds above what they need."""
     path = load.parlor_config(folder, database, players)
     text = path.read_text().replace('log_level = "WARNING"',
                                     f'log_level = "INFO"\npid_file = "{folder}/esterport.pid"')
+    if web:
+        text = text.replace(
+            "enabled = false  # telnet only: benches run side by side, one port 8080",
+            f"port = 0\nmax_connections_per_address = {web + 50}\nmax_requests = {web + 50}\n"
+            "messages_per_second = 1000.0\nmessage_burst = 1000")
     path.write_text(text)
     return path
+
+
+def play_url(log: Path, timeout: float = 60.0) -> str:
+    """The held parlor's /play WebSocket, from the line that says where its door is."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(r"The web door is open: point a browser at (http://\S+?)/?$",
+                          log.read_text(errors="replace"), re.M)
+        if found:
+            return found.group(1).replace("http://", "ws://") + "/play/ws"
+        time.sleep(0.05)
+    raise RuntimeError("the web door did not open")
 
 
 def schedule(reloads: int, kills: int) -> list[str]:
@@ -264,15 +373,19 @@ def schedule(reloads: int, kills: int) -> list[str]:
             for k in range(total)]
 
 
-async def log_everyone_in(port: int, names: list[str], concurrency: int,
-                          timeout: float) -> tuple[list[Player | None], list[str]]:
+async def log_everyone_in(port: int, names: list[str], concurrency: int, timeout: float,
+                          play: str | None = None, web: int = 0
+                          ) -> tuple[list[Player | None], list[str]]:
+    """Log ``names`` in: the last ``web`` of them on /play (``play``, its URL)."""
     gate = asyncio.Semaphore(concurrency)
     failures: list[str] = []
+    browsers = set(names[len(names) - web:]) if web else set()
 
     async def one(name: str) -> Player | None:
         async with gate:
             try:
-                return await Player.log_in(port, name, load.PASSWORD, timeout)
+                return await Player.log_in(port, name, load.PASSWORD, timeout,
+                                           play if name in browsers else None)
             except (OSError, TimeoutError, asyncio.TimeoutError, ConnectionError) as err:
                 failures.append(f"{name}: {err}"[:300])
                 return None
@@ -472,12 +585,14 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
         f"CPUs ({platform.machine()}, {platform.system()} {platform.release()}), open-file "
         f"limit {fds}; load average {load.load_average()}")
     kinds = schedule(ns.reloads, ns.kills)
-    say(f"{ns.players} players (telnetlib3 clients: NAWS 250x40, TTYPE xterm), {ns.games} "
+    web = min(ns.players // 10 if ns.web_players is None else ns.web_players, ns.players)
+    say(f"{ns.players - web} telnet players (telnetlib3 clients: NAWS 250x40, TTYPE xterm) "
+        f"and {web} on /play (WebSocket), {ns.games} "
         f"games of Triad Dice, {ns.reloads} reloads and {ns.kills} kills "
         f"({' '.join(k[0].upper() for k in kinds)})")
     folder = Path(tempfile.mkdtemp(prefix="esterport-reload-"))
     database = ns.database or f"sqlite+aiosqlite:///{folder}/bench.db"
-    config = held_config(folder, database, ns.players)
+    config = held_config(folder, database, ns.players, web)
     seeded = await asyncio.to_thread(load.seed_accounts, folder, config, ns.players)
     say(f"database {database.split('@')[-1]}: {ns.players} accounts seeded in {seeded:.1f} s")
     server = load.ServerProcess("held parlor", [sys.executable, "-m", "commands.app", "serve",
@@ -499,8 +614,9 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
         # -- the logins, and the memory they take -------------------------------------
         started = time.perf_counter()
         names = [load.player_name(i) for i in range(ns.players)]
+        play = await asyncio.to_thread(play_url, server.log) if web else None
         slots, failures = await log_everyone_in(port, names, ns.login_concurrency,
-                                                ns.login_timeout)
+                                                ns.login_timeout, play, web)
         players = [p for p in slots if p is not None]
         stilled = await quiet(players)
         say(f"{len(players)} of {ns.players} players logged in in "
@@ -568,6 +684,11 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
         rows = [tally(g, ring, players, ns.typed, end) for g, end in zip(gaps, ends)
                 if g.signalled]
         closed = sum(p.closed_at is not None for p in players)
+        browsers = [p for p in players if p.web]
+        say(f"of them on /play: {len(browsers)} logged in, "
+            f"{sum(p.closed_at is not None for p in browsers)} closed, "
+            f"{sum(len(p.restarted) >= len(gaps) for p in browsers)} told to carry on "
+            f"after every gap")
         failed |= print_figures(say, ns, gaps, rows, len(players), before, after, restarted,
                                 closed, playable, len(games), stuck, watch)
         say(f"spare parlors waiting beside the last: {len(spares)}, "
@@ -684,6 +805,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="games of Triad Dice in play between pairs of them (default 20)")
     p.add_argument("--reloads", type=int, default=10, help="SIGHUPs to the holder (default 10)")
     p.add_argument("--kills", type=int, default=3, help="kill -9s of the parlor (default 3)")
+    p.add_argument("--web-players", type=int, default=None,
+                   help="of the players, those on /play as browsers (default: a tenth)")
     p.add_argument("--sample", type=int, default=100,
                    help="players who type in each gap (default 100)")
     p.add_argument("--typed", type=int, default=3,

@@ -4,7 +4,8 @@ as a supervised child.
 It is small on purpose and changes seldom: whatever restarts, it does not. It never reads
 a byte a player sends (that is the parlor's, in order, exactly once): while no parlor
 runs it only watches each socket for input, to tell a player who types in the gap, once,
-that the parlor is restarting (:data:`GAP_NOTICE`). The one exception is telnet over TLS,
+that the parlor is restarting (:data:`GAP_NOTICE`; to a browser's /play WebSocket, in a
+frame). The one exception is telnet over TLS,
 whose handshake it makes and whose plain bytes it copies to the parlor
 (``server/holder/tls_relay.py``), so that those players stay too.
 

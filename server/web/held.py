@@ -147,8 +147,10 @@ class ResumedWebSocket(asyncio.Protocol, HeldSocket):
         for frame in self.conn.events_received():
             self._frame(frame)
         self._send_out()
-        if self.conn.parser_exc is not None:
-            self.queue.put_nowait({"type": "websocket.disconnect", "code": 1002})
+        if self.conn.parser_exc is not None:   # the protocol has sent its close frame
+            sent = self.conn.close_sent
+            self.queue.put_nowait({"type": "websocket.disconnect",
+                                   "code": sent.code if sent is not None else 1002})
         if self.queue.qsize() >= QUEUED and not self._paused:
             self._paused = True
             self.transport.pause_reading()

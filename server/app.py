@@ -33,7 +33,7 @@ from server.services.ratings import Ratings
 from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
-from server.session import Disconnect, LoadGovernor, Session
+from server.session import Disconnect, LoadGovernor, Session, shared_supports
 from server.tasks import cancel_and_wait
 from server.telnet import (ACCEPT_BATCH, AcceptErrors, TelnetProtocol, connection_cap,
                            listen_backlog)
@@ -771,7 +771,7 @@ class Parlor:
     async def _carry_on(self, session: Session, carried) -> bool:  # noqa: ANN001
         """A connection the parlor before this one had: its session goes on where it was
         (True), or, if it had not logged in, its login starts again (False)."""
-        session.gmcp_supports = frozenset(carried.supports)
+        session.gmcp_supports = shared_supports(frozenset(carried.supports))
         session.client_name = carried.client
         if not carried.pending:  # idle: the last thing on the screen is the prompt
             session.on_a_prompt()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import sys
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -35,6 +36,18 @@ MAX_HELD_LINES = 2000  # lines of one reply the pager keeps for MORE; the rest i
 # what one connection keeps)
 SUPPORTS = ("core.supports.set", "core.supports.add", "core.supports.remove")
 MAX_SUPPORTS = 20
+# The GMCP packages clients support, one set for every session that names the same ones
+# (a kind of client always sends the same list): a session's own copy cost 1.2 KB
+_SHARED_SUPPORTS: dict[frozenset[str], frozenset[str]] = {}
+
+
+def shared_supports(names: frozenset[str]) -> frozenset[str]:
+    found = _SHARED_SUPPORTS.get(names)
+    if found is None:
+        if len(_SHARED_SUPPORTS) >= 256:  # many kinds of lists: start afresh
+            _SHARED_SUPPORTS.clear()
+        found = _SHARED_SUPPORTS[names] = frozenset(sys.intern(name) for name in names)
+    return found
 MORE_LINE = "-- More: {left} lines left. Enter or MORE: next page; anything else: stop --"
 
 
@@ -692,12 +705,12 @@ class Session:
             named = frozenset(str(item).split()[0].lower() for item in data[:MAX_SUPPORTS]
                               if str(item).strip())
             if verb == "core.supports.set":
-                self.gmcp_supports = named
+                self.gmcp_supports = shared_supports(named)
             elif verb == "core.supports.add":
                 if len(self.gmcp_supports | named) <= MAX_SUPPORTS:  # past it: ignored
-                    self.gmcp_supports = self.gmcp_supports | named
+                    self.gmcp_supports = shared_supports(self.gmcp_supports | named)
             else:
-                self.gmcp_supports = self.gmcp_supports - named
+                self.gmcp_supports = shared_supports(self.gmcp_supports - named)
         elif str(package).lower() == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None

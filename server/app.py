@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import bisect
 import logging
-import os
 import socket
 import sys
 import time
@@ -33,7 +32,7 @@ from server.services.ratings import Ratings
 from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
-from server.session import Disconnect, LoadGovernor, Session, shared_supports
+from server.session import Disconnect, LoadGovernor, Session
 from server.tasks import cancel_and_wait
 from server.telnet import (ACCEPT_BATCH, AcceptErrors, TelnetProtocol, connection_cap,
                            listen_backlog)
@@ -43,6 +42,7 @@ from server.world import World, describe_room
 
 if TYPE_CHECKING:
     from server.cluster import Cluster, RemotePlayer
+    from server.holder.handover import HandOver
     from server.holder.link import HolderLink
     from server.mudlet import MudletOffer
 
@@ -57,7 +57,6 @@ CROWD = 50  # rooms with more people than this hear no arrivals and departures
 GOODBYE = "Esterport is shutting down. Your games are saved."
 MOVING = ("This part of Esterport is stopping. Connect again: you will be put through to "
           "another part, and your games are waiting.")
-RESTARTING = "Esterport is restarting; this page connects again in a moment."
 
 
 class Commands(Protocol):
@@ -136,15 +135,8 @@ class Parlor:
         self.mudlet: "MudletOffer | None" = None  # set while the web door serves the package
         # a held parlor's link to its holder (server/holder): set before start()
         self.holder: "HolderLink | None" = None
+        self.handover: "HandOver | None" = None  # its part in restarts: set by start()
         self.handing_over = False  # a reload: sessions finish their command and wait
-        self._handed = asyncio.Event()  # (never set: a handed-over session waits for exit)
-        # connections handed over by the holder not yet carried on: what they typed in the
-        # gap runs once every one of them is back (in its room, hearing what is said)
-        self._carrying: set[int] = set()
-        self._carried = asyncio.Event()
-        self._carried_accounts: dict[int, tuple] = {}  # their accounts, read at once
-        self._carry_bound = 3.0  # seconds the first back waits for the others, at most
-        self._carried_since = 0.0  # loop time a held parlor began to carry sessions on
         if config.cluster.enabled:
             from server.cluster import Cluster
 
@@ -184,7 +176,10 @@ class Parlor:
             line_mode=True, connect_maxwait=0.5, timeout=False, compression=False,
             cols=80, rows=24)  # no NAWS: 80x24 (docs/design.md, Screens, principle 1)
         if self.holder is not None:  # the holder listens; the connections it holds go on
-            await self._take_over(protocol, handed)
+            from server.holder.handover import HandOver
+
+            self.handover = HandOver(self, self.holder)
+            self.server = await self.handover.take_over(protocol, handed)
         else:
             self.server = await telnetlib3.create_server(
                 host=cfg.host, port=cfg.port, protocol_factory=protocol, **self.telnet_options)
@@ -258,44 +253,6 @@ class Parlor:
         self.before_stop.append(close)
         log.info("telnet over TLS on %s:%d", cfg.host, server.sockets[0].getsockname()[1])
 
-    async def _take_over(self, protocol: type[TelnetProtocol], handed: list) -> None:
-        """A held parlor: carry on every connection the holder hands over, then accept
-        on the holder's listening socket."""
-        assert self.holder is not None
-        # (kept apart from ``_background``, which stopping cancels)
-        self.holder.on_reload = lambda: setattr(self, "_shutdown_task",
-                                                asyncio.create_task(self.hand_over()))
-        self.holder.on_stop = lambda: setattr(self, "_shutdown_task",
-                                              asyncio.create_task(self.stop()))
-        loop = asyncio.get_running_loop()
-        self._carrying = {carried.conn for carried, _ in handed}
-        self._carried_since = loop.time() if handed else 0.0
-        self._carry_bound = max(3.0, 0.01 * len(handed))
-        self._carried_accounts = await self.accounts.with_ignores(sorted(
-            {carried.account for carried, _ in handed if carried.account is not None}))
-        if not self._carrying:
-            self._carried.set()
-        gone = 0
-        for carried, fd in handed:
-            resumed = protocol(**self.telnet_options)
-            resumed.carried = carried
-            try:
-                if carried.websocket:  # a browser's /play socket (server/web/held.py)
-                    from server.web.play import resume  # (the web door's modules are
-                    await resume(self, carried, fd)      # loaded only with the door)
-                else:
-                    await loop.connect_accepted_socket(lambda p=resumed: p,
-                                                       socket.socket(fileno=fd))
-            except OSError as err:  # gone in the gap
-                gone += 1
-                log.info("a held connection was gone: %s", err)
-                self.holder.release(carried.conn)
-                self._carried_on(carried.conn)
-        if resumed_count := len(handed) - gone:
-            log.info("carried on %d connection(s) from the parlor before", resumed_count)
-        self.server = await loop.create_server(
-            lambda: protocol(**self.telnet_options), sock=self.holder.listeners["telnet"])
-
     async def audit_ledger(self) -> None:
         """Log every account whose cubits disagree with its ledger (``ledger.audit``)."""
         async with self.db.session() as tx:
@@ -303,21 +260,12 @@ class Parlor:
                 log.error("ledger: %s has %d cubits but the ledger sums to %d", name, cached, total)
 
     async def settled(self) -> None:
-        """Return once every connection a held parlor took over is back in the parlor
-        (a bounded wait: see ``_all_carried_on``), and then audit the ledger, which a
-        restart leaves until then. What a new parlor does besides serving its players
-        (seeding, the web door) waits for this, so the players come first."""
-        if not self._carried_since:
-            return
-        try:
-            async with asyncio.timeout(self._carry_bound + 1.0):
-                await self._carried.wait()
-        except TimeoutError:
-            pass
-        log.info("carried on every connection in %.2f s",
-                 asyncio.get_running_loop().time() - self._carried_since)
-        self._carried_since = 0.0
-        await self.audit_ledger()
+        """Return once every connection a held parlor took over is back (a bounded
+        wait), and then audit the ledger, which a restart leaves until then. What a new
+        parlor does besides serving its players (seeding, the web door) waits for this,
+        so the players come first."""
+        if self.handover is not None and await self.handover.settled():
+            await self.audit_ledger()
 
     def request_reload(self) -> None:
         """A cluster's rolling reload reached this node: a held parlor has its holder
@@ -327,66 +275,6 @@ class Parlor:
                         "(esterport serve --hold): not reloaded")
             return
         self.holder.ask_reload()
-
-    async def hand_over(self, settle: float = 10.0) -> None:
-        """A reload (the holder asked): take no more input, let every command under way
-        finish and its output leave, send the holder each session's state and what was
-        typed but not run yet, and end the process. The next parlor carries on from
-        there: no player is logged out, no command is lost or run twice."""
-        assert self.holder is not None
-        if self.handing_over:
-            return
-        self.handing_over = self.draining = True
-        self.farewell = RESTARTING  # sessions not held (HTTPS /play): their pages reconnect
-        log.info("handing %d connection(s) over to a new parlor", len(self.connections))
-        if self.server is not None:
-            self.server.close()  # the holder's socket stays open: new players queue there
-        held = [s for s in self.connections if getattr(s.protocol, "held", None) is not None]
-        transports = [t for s in held
-                      if (t := getattr(s.protocol, "_transport", None)) is not None]
-        stilled = []   # /play sockets: stop reading, and let each session take what was read
-        for transport in transports:
-            if transport.is_closing():
-                continue
-            if hasattr(transport, "hold_still"):
-                stilled.append(transport.hold_still())
-            else:
-                transport.pause_reading()
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + settle
-        try:
-            async with asyncio.timeout(settle):
-                await asyncio.gather(*stilled)
-        except TimeoutError:
-            log.error("a /play session did not take its input within %g s", settle)
-        while any(s.busy for s in held) and loop.time() < deadline:
-            await asyncio.sleep(0.01)
-        for session in held:
-            session.flush()
-        while loop.time() < deadline and any(t.get_write_buffer_size() for t in transports):
-            await asyncio.sleep(0.01)
-        self.holder.handing_over = True  # from here, a closed connection stays held
-        for session in held:
-            if not session.closed:
-                self.holder.update(session.protocol.held, session, session.unread())
-        if not await self.holder.handed_over():
-            log.error("the holder did not take the hand-over in time")
-        for transport in transports:   # the /play sockets: no close frame, no session end
-            if hasattr(transport, "let_go"):
-                transport.let_go()
-        for hook in list(self.before_stop):  # the web door (pages, streams, HTTPS /play)
-            try:
-                await hook()
-            except Exception:
-                log.exception("stopping %r failed", hook)
-        self.before_stop.clear()
-        await self.host.close()
-        if self.cluster is not None:
-            await self.cluster.close(leaving=False)
-        await self.db.close()
-        log.info("handed over; exiting")
-        logging.shutdown()
-        os._exit(0)
 
     def telnet_connection(self) -> TelnetProtocol:
         """A telnet protocol configured as the listener's, for a connection that arrives
@@ -688,8 +576,8 @@ class Parlor:
             if not await self._admit(session):
                 return
             while not session.closed:
-                if self.handing_over:
-                    await self._handed.wait()  # the process ends under it
+                if self.handover is not None and self.handing_over:
+                    await self.handover.parked()  # the process ends under it
                 session.busy = False
                 line = await session.read_line()
                 session.busy = True
@@ -724,9 +612,8 @@ class Parlor:
                 session.close("Sorry, something went wrong; please reconnect.")
         finally:
             self._shell_tasks.discard(task)
-            carried = getattr(session.protocol, "carried", None)
-            if carried is not None and carried.conn in self._carrying:  # gone in the gap
-                self._carried_on(carried.conn)
+            if self.handover is not None:
+                self.handover.gone(session)
             await self._leave(session)
             release = getattr(session.protocol, "release", None)
             if release is not None:  # freed at once, not by a full garbage collection
@@ -747,8 +634,8 @@ class Parlor:
             session.close(MOVING if self.cluster is not None else GOODBYE)
             return False
         carried = getattr(session.protocol, "carried", None)
-        if carried is not None:  # handed over by the holder: carry on (server/holder)
-            if await self._carry_on(session, carried):
+        if carried is not None and self.handover is not None:  # handed over by the holder
+            if await self.handover.carry_on(session, carried):
                 return True
         else:
             session.offer_mud_protocols()
@@ -763,56 +650,11 @@ class Parlor:
         if self.draining:  # stopping while they logged in
             session.close(MOVING if self.cluster is not None else GOODBYE)
             return False
-        await self._enter(session, account)  # the row is not kept: the session has a Member
+        await self.enter(session, account)  # the row is not kept: the session has a Member
         session.logged_in()
-        self._tell_holder(session)
+        if self.handover is not None:
+            self.handover.tell(session)
         return True
-
-    async def _carry_on(self, session: Session, carried) -> bool:  # noqa: ANN001
-        """A connection the parlor before this one had: its session goes on where it was
-        (True), or, if it had not logged in, its login starts again (False)."""
-        session.gmcp_supports = shared_supports(frozenset(carried.supports))
-        session.client_name = carried.client
-        if not carried.pending:  # idle: the last thing on the screen is the prompt
-            session.on_a_prompt()
-        account, ignoring = self._carried_accounts.pop(carried.account, (None, set()))
-        if account is None or account.banned:
-            session.echo(True)  # it may have been asked for a password
-            session.write("The parlor has restarted.")
-            await self._all_carried_on(carried.conn)
-            session.carry_in(carried.pending)
-            return False
-        if carried.room in self.world.rooms:
-            session.room = carried.room
-        session.watching = frozenset(carried.watching)
-        await self._enter(session, account, carried=True, ignoring=ignoring)
-        session.logged_in()
-        self._tell_holder(session)
-        await self._all_carried_on(carried.conn)
-        session.carry_in(carried.pending)
-        return True
-
-    def _carried_on(self, conn: int) -> None:
-        self._carrying.discard(conn)
-        if not self._carrying:
-            self._carried.set()
-
-    async def _all_carried_on(self, conn: int) -> None:
-        """This connection is back; wait (a bounded while: one may have gone in the gap)
-        until every other one handed over is, before what was typed in the gap runs."""
-        self._carried_on(conn)
-        try:
-            async with asyncio.timeout(self._carry_bound):
-                await self._carried.wait()
-        except TimeoutError:
-            log.warning("%d connection(s) handed over did not come back", len(self._carrying))
-            self._carrying.clear()
-            self._carried.set()
-
-    def _tell_holder(self, session: Session) -> None:
-        held = getattr(session.protocol, "held", None)
-        if self.holder is not None and held is not None:
-            self.holder.update(held, session)
 
     async def _turn(self, session: Session) -> bool:
         """Wait until the line just read may run; False when it is dropped.
@@ -844,7 +686,7 @@ class Parlor:
         await self.governor.turn(session)
         return not session.closed  # gone while it waited: its command dies with it
 
-    async def _enter(self, session: Session, account, *,  # noqa: ANN001
+    async def enter(self, session: Session, account, *,  # noqa: ANN001
                      carried: bool = False, ignoring: set[int] | None = None) -> None:
         if ignoring is None:
             ignoring = await self.accounts.ignored_by(account.id)

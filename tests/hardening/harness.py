@@ -187,7 +187,7 @@ class Harness:
         session = Session(self.parlor, None, FakeWriter(address))
         self.parlor.connections.add(session)
         self.parlor.per_address[session.address] += 1
-        await self.parlor._enter(session, account)
+        await self.parlor.enter(session, account)
         player = Player(self, name, session)
         player.new_output()
         self.players[name] = player

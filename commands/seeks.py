@@ -35,17 +35,23 @@ def seek_command(kind: "GameKind") -> Command:
                 words.pop()
         if any(w.lower() == "unranked" for w in words):  # the default: no option to say it
             words = [w for w in words if w.lower() != "unranked"]
+        days, words = args.days(words)
         options = kind.parse_options(words)
+        if days is not None:  # a correspondence game (commands/correspondence.py)
+            options["days"] = days
         posted = await args.guarded(ctx.host.seeks.post(kind.key, args.me(ctx), options, low, high))
         if isinstance(posted, Seek):
             span = "" if posted.range_text == "any" else f", ratings {posted.range_text}"
             ctx.send(f"Your seek {posted.id} is posted: {posted.describe}{span}. "
                      f"(UNSEEK {p} takes it back.)")
 
-    return Command("seek", seek, f"{p} SEEK [<options>] [RANKED|UNRANKED] [<low>-<high>]",
+    days = " [DAYS <n>]" if kind.correspondence else ""
+    by_letter = (" DAYS <n> seeks a correspondence game (n days a move)."
+                 if kind.correspondence else "")
+    return Command("seek", seek, f"{p} SEEK [<options>] [RANKED|UNRANKED]{days} [<low>-<high>]",
                    f"Offer a game of {kind.title} to anyone: SEEKS lists the seeks, "
                    "PLAY <n> takes one, and two seeks that fit start a game by themselves. "
-                   "A rating range (1400-1800, 1500+) limits who may take it.")
+                   f"A rating range (1400-1800, 1500+) limits who may take it.{by_letter}")
 
 
 SEEK_HEADERS = ["#", "Player", "Rating", "Game", "Range"]

@@ -48,6 +48,18 @@ MAX_OFFERS = 20          # correspondence challenges one player may have waiting
 DAY = 86400.0            # seconds in a day, unless ``[games] correspondence_day`` says
 
 
+def check_days(kind: GameKind, options: dict[str, Any]) -> None:
+    """Refuse a correspondence game (``options["days"]``) that ``kind`` or ``options``
+    do not allow: a challenge's or a seek's."""
+    days = options.get("days")
+    if not kind.correspondence:
+        raise GameError(f"{kind.title} is not played by correspondence.")
+    if not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
+        raise GameError(f"A correspondence game has {MIN_DAYS} to {MAX_DAYS} days a move.")
+    if kind.is_ranked(options):
+        raise GameError("Correspondence games are not rated yet: leave out RANKED.")
+
+
 def days_a_move(days: int) -> str:
     """"1 day a move", "3 days a move"."""
     return f"{counted(days, 'day')} a move"
@@ -128,22 +140,12 @@ class Correspondence:
                      Seat(row.target_id, row.target_name), dict(row.options),
                      created=row.created_at)
 
-    def check_days(self, kind: GameKind, options: dict[str, Any]) -> None:
-        """Refuse a correspondence game ``kind`` or ``options`` do not allow."""
-        days = options.get("days")
-        if not kind.correspondence:
-            raise GameError(f"{kind.title} is not played by correspondence.")
-        if not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
-            raise GameError(f"A correspondence game has {MIN_DAYS} to {MAX_DAYS} days a move.")
-        if kind.is_ranked(options):
-            raise GameError("Correspondence games are not rated yet: leave out RANKED.")
-
     async def offer(self, kind_key: str, challenger: Seat, target_name: str,
                     options: dict[str, Any], screens: list = ()) -> Offer:
         """Offer a correspondence game to ``target_name``, online or not: it waits for
         them. ``screens``: the parlor's checks of a challenge (a player's formula)."""
         kind = self.kinds[kind_key]
-        self.check_days(kind, options)
+        check_days(kind, options)
         target = await self.accounts.get(target_name)
         if target is None or target.is_computer:
             raise GameError(f"There is no player named {target_name}.")

@@ -27,6 +27,7 @@ import attrs
 from server.bus import Bus, Event
 from server.hosting import GameKind, Seat
 from server.services.accounts import Accounts
+from server.services.correspondence import check_days, days_a_move
 from server.services.formula import Formula, FormulaError, facts
 from server.services.live import GameError, LiveGame, LiveGames
 from server.services.offers import Offers
@@ -201,10 +202,14 @@ class Seeks:
         kind = self.kinds[kind_key]
         if kind.seats != 2 or kind.min_seats != 2 or kind.open_table:
             raise GameError(f"{kind.title} is not sought: it is not a game of two players.")
-        if self.games.taken(me.account_id, kind_key):
+        if options.get("days") is not None:   # a correspondence game: one of several
+            check_days(kind, options)
+        elif self.games.taken(me.account_id, kind_key):
             raise GameError(f"You are already playing {kind.title}.")
         rating, rd = await self.formulas.rating(me.account_id, kind_key)
-        opts = kind.describe_options(options)
+        opts = ", ".join(filter(None, [kind.describe_options(
+            {k: v for k, v in options.items() if k != "days"}),
+            days_a_move(options["days"]) if options.get("days") else ""]))
         seek = Seek(0, kind_key, me.account_id, me.name, options, kind.is_ranked(options),
                     round(rating), round(rd), low, high, time.time(),
                     f"{kind.title}{' (' + opts + ')' if opts else ''}")
@@ -246,7 +251,7 @@ class Seeks:
         if seek.account_id == me.account_id:
             raise GameError("That is your own seek; UNSEEK takes it back.")
         kind = self.kinds[seek.kind]
-        if self.games.taken(me.account_id, seek.kind):
+        if self.games.taken(me.account_id, seek.kind) and seek.options.get("days") is None:
             raise GameError(f"You are already playing {kind.title}.")
         rating, _ = await self.formulas.rating(me.account_id, seek.kind)
         if not seek.accepts(rating):

@@ -242,6 +242,37 @@ async def test_refusals_and_a_game_at_a_sitting_beside_one_by_correspondence(sql
         await parlor.stop()
 
 
+async def test_a_seek_for_a_correspondence_game(sqlite_url):
+    """``DICE SEEK DAYS <n>``: a seek of a correspondence game, listed with its days; taken
+    by a player who is playing a game of Triad Dice at a sitting already (a game by
+    correspondence is one of several), it starts a correspondence game."""
+    parlor = await start(sqlite_url, day=3600.0)
+    try:
+        alice = await (await Client.connect(parlor.port)).create("Alice")
+        bob = await (await Client.connect(parlor.port)).create("Bob")
+        for line, answer in [
+                ("dice seek days 15", "The number of days a move must be 1 to 14"),
+                ("dice seek days 2 ranked", "Correspondence games are not rated yet"),
+                ("tt seek days 2", "Triptycha is not played by correspondence")]:
+            await alice.cmd(line, answer)
+        await bob.cmd("dice challenge computer easy", "begins")   # a game at a sitting
+        await alice.cmd("dice seek days 2",
+                        r"Your seek (\d+) is posted: Triad Dice \(unranked, 2 days a move\)")
+        number = next(iter(parlor.host.seeks.by_id))
+        await bob.cmd("seeks", r"Triad Dice \(unranked, 2 days a move\)")
+        await bob.cmd(f"play {number}", r"Game #2: Triad Dice, Alice vs Bob begins")
+        game = parlor.host.live[2]
+        assert game.days == 2 and not parlor.host.seeks.by_id
+        await alice.cmd("mygames", "#2")
+        # a seek at a sitting and one by correspondence do not fit each other
+        await bob.cmd("dice resign", "Game #1: .* wins")
+        await bob.cmd("dice seek", "Your seek")
+        await alice.cmd("dice seek days 3", "Your seek")
+        assert len(parlor.host.seeks.by_id) == 2
+    finally:
+        await parlor.stop()
+
+
 async def test_a_whole_game_by_correspondence_on_two_nodes(postgres, redis_server):
     """Alice and Bob log in only to move, each time on the other node of two: the game
     is driven by the node Bob accepted it on, and the other relays the moves there; the

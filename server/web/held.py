@@ -65,15 +65,17 @@ class HeldSocket:
         self._tail = bytearray()
 
     def _arrived(self, data: bytes) -> None:
-        """Bytes from the socket, before they are parsed."""
-        if self.conn.state is State.OPEN:
+        """Bytes from the socket, before they are parsed (only of a socket that may be
+        held: an open one, not compressed, whose frames' sizes are what they carry)."""
+        if self.conn.state is State.OPEN and not self.conn.extensions:
             self._tail += data
 
     def _parsed(self) -> None:
         """The frames just parsed (still in ``conn.events``) are no longer a tail."""
-        for event in self.conn.events:
-            if isinstance(event, Frame):
-                del self._tail[:wire_size(event)]
+        if self._tail:
+            for event in self.conn.events:
+                if isinstance(event, Frame):
+                    del self._tail[:wire_size(event)]
 
     @property
     def tail(self) -> bytes:

@@ -648,6 +648,10 @@ class Session:
             return
         if event.kind == "room.changed":
             return
+        if event.kind == "status":  # for the client's status bar (docs/gmcp.md)
+            if self.gmcp_on:
+                self.gmcp("Char.Status", data)
+            return
         text = data.get("text")
         if text:
             if event.kind == "tell" and self.account is not None:

@@ -128,6 +128,7 @@ class Correspondence:
         self.keep = keep
         self.day = DAY
         self._told: dict[int, int] = {}  # game -> the version its mover was last told of
+        self._counting: set[int] = set()  # players whose count of games waiting is due
         turns.after.append(self.changed)
 
     def seconds(self, days: int) -> float:
@@ -314,7 +315,9 @@ class Correspondence:
         try:
             now = time.time()
             lines = []
-            for letter in await self.letters(account_id):
+            letters = await self.letters(account_id)
+            self._status(account_id, letters)
+            for letter in letters:
                 if letter.mine:
                     last = f" Last move: {letter.last}." if letter.last else ""
                     lines.append(f"{letter.notice(now)}.{last}")
@@ -334,6 +337,9 @@ class Correspondence:
         of how it ended, and its clock is armed."""
         if game.days is None:
             return
+        for seat in game.seats:  # their count of games waiting for them may have changed
+            if seat.computer is None and self.is_online(seat.account_id):
+                self._recount(seat.account_id)
         if game.outcome is not None:
             self._told.pop(game.id, None)
             for seat in game.seats:
@@ -355,6 +361,28 @@ class Correspondence:
                         f"{days_a_move(game.days)}, {time_left(deadline - time.time(), self.day)} "
                         "left)."))
         self.turns.spawn(self._clock(game, game.version))
+
+    def _status(self, account_id: int, letters: list[Letter]) -> None:
+        """Tell the player's client (GMCP ``Char.Status`` ``letters``) how many of their
+        correspondence games wait for their move: /play shows the count."""
+        self.play.tell_status(account_id, {"letters": sum(g.mine for g in letters)})
+
+    def _recount(self, account_id: int) -> None:
+        """Count a player's games waiting for them again, soon (once for a burst)."""
+        if account_id in self._counting:
+            return
+        self._counting.add(account_id)
+
+        async def count() -> None:
+            try:
+                await asyncio.sleep(0)  # after the change is stored and told
+                self._counting.discard(account_id)
+                self._status(account_id, await self.letters(account_id))
+            except Exception:
+                self._counting.discard(account_id)
+                log.exception("counting account %d's correspondence games failed", account_id)
+
+        self.turns.spawn(count())
 
     async def _clock(self, game: LiveGame, version: int) -> None:
         """Game ``game``'s clock at ``version``: when the mover's days run out with the

@@ -335,3 +335,8 @@ class Play:
     def tell(self, account_id: int, text: str, kind: str = "notice") -> None:
         """A notice to one player, on their account topic."""
         self.bus.publish(f"account:{account_id}", Event(kind, {"text": text}))
+
+    def tell_status(self, account_id: int, fields: dict) -> None:
+        """Fields of the player's status for their client (GMCP ``Char.Status``), on
+        their account topic; no text."""
+        self.bus.publish(f"account:{account_id}", Event("status", fields))

@@ -273,6 +273,43 @@ async def test_a_seek_for_a_correspondence_game(sqlite_url):
         await parlor.stop()
 
 
+async def test_the_count_of_games_waiting_for_a_move_reaches_the_client(sqlite_url):
+    """GMCP ``Char.Status`` ``letters``: how many correspondence games wait for the
+    player's move, at login and after every move (/play shows it)."""
+
+    async def count(client: Client, expected: int) -> None:
+        for _ in range(200):
+            got = [d["letters"] for p, d in client.gmcp
+                   if p == "Char.Status" and "letters" in d]
+            if got and got[-1] == expected:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"letters {expected} not told; got {got}")
+
+    parlor = await start(sqlite_url, day=3600.0)
+    try:
+        clients = [await Client.connect_mud(parlor.port) for _ in NAMES]
+        for client, name in zip(clients, NAMES):
+            await client.create(name)
+        await count(clients[0], 0)
+        await clients[0].cmd("dice challenge bob days 3", "by correspondence")
+        await clients[1].cmd("dice accept", "begins")
+        game = parlor.host.live[1]
+        for _ in range(2):
+            seat = game.state.turn
+            await count(clients[seat], 1)
+            await count(clients[1 - seat], 0)
+            text = notation.format_action(next(iter(rules.legal_actions(game.state, seat))))
+            await clients[seat].cmd(f"dice {text}", f"{NAMES[seat]}: {re.escape(text)}")
+        await leave(clients[game.state.turn])   # told again at the next login
+        await wait_until_offline(parlor, NAMES[game.state.turn])
+        again = await Client.connect_mud(parlor.port)
+        await again.login(NAMES[game.state.turn])
+        await count(again, 1)
+    finally:
+        await parlor.stop()
+
+
 async def test_a_whole_game_by_correspondence_on_two_nodes(postgres, redis_server):
     """Alice and Bob log in only to move, each time on the other node of two: the game
     is driven by the node Bob accepted it on, and the other relays the moves there; the

@@ -554,6 +554,19 @@
     if (stick) screen.scrollTop = screen.scrollHeight;
   });
 
+  // "Your move" in correspondence games (GMCP Char.Status letters): a count, and a
+  // button that lists them (MYGAMES).
+  const letters = document.getElementById("letters");
+  letters.addEventListener("click", (ev) => command("mygames", ev));
+  document.addEventListener("gmcp", (ev) => {
+    const d = ev.detail.data;
+    if (ev.detail.pkg !== "Char.Status" || !d || typeof d.letters !== "number") return;
+    const n = d.letters;
+    letters.textContent = "Your move in " + n + (n === 1 ? " game" : " games") +
+      " by correspondence (MYGAMES)";
+    letters.hidden = n <= 0;
+  });
+
   // Follow new output across resizes (the window's, the pane's, a phone turning): if the
   // scrollback was at its end before, it is after; the width in columns goes out again.
   let stuck = true;

@@ -8,7 +8,7 @@ import re
 
 from games.dice import notation, rules
 from tests.e2e.test_web_browser import (browser, screen_has, type_line, until,  # noqa: F401
-                                        wait_for, web)
+                                        web)
 from tests.support.client import Client
 
 

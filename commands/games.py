@@ -11,7 +11,7 @@ from commands.registry import Command, CommandError, Context, GameCommands
 from games.errors import BadNotation, RuleError
 from server.services.correspondence import MAX_DAYS, MIN_DAYS
 from server.services.games import GameError, GameHost, LiveGame, Offer
-from server.services.ratings import RATED_MOVES, rating_text
+from server.services.ratings import RATED_MOVES, pool, rating_text
 from server.text import bold, counted, table, wrap
 
 if TYPE_CHECKING:
@@ -192,23 +192,31 @@ async def claim(ctx: Context, rest: str, kind_key: str | None = None) -> None:
 
 
 async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None:
+    """``RANKINGS <game> [CORR]``: the best ranked players of a game (CORR: of its
+    correspondence games, rated in a pool of their own)."""
     if kind_key is None:
-        parts = args.words(rest, 1, 1)
-        kind = _kind_named(ctx, parts[0])
+        parts = args.words(rest, 1, 2)
+        kind, rest = _kind_named(ctx, parts[0]), " ".join(parts[1:])
     else:
-        args.words(rest, 0, 0)
         kind = ctx.host.kinds[kind_key]
+    words = args.words(rest, 0, 1)
+    by_letter = bool(words)
+    if by_letter and (words[0].lower() not in ("corr", "correspondence")
+                      or not kind.correspondence):
+        raise CommandError(f"RANKINGS {kind.prefix} CORR ranks the correspondence games of "
+                           "a game played by correspondence." if kind.correspondence else
+                           f"{kind.title} is not played by correspondence.")
     own = ctx.registry.game(kind.key)
     if own is not None and own.unranked:  # a game never ranked says what it counts
         ctx.send(own.unranked)
         return
-    rows = await ctx.ratings.rankings(kind.key)
-    levels = _levels(kind)
+    rows = await ctx.ratings.rankings(pool(kind.key, 1 if by_letter else None))
+    title = f"{kind.title} by correspondence" if by_letter else kind.title
+    levels = [] if by_letter else _levels(kind)
     if not rows:
-        ctx.send("\n".join([f"Nobody has played a ranked game of {kind.title} yet.",
-                            *levels]))
+        ctx.send("\n".join([f"Nobody has played a ranked game of {title} yet.", *levels]))
         return
-    lines = [bold(f"{kind.title} rankings")]
+    lines = [bold(f"{title} rankings")]
     lines.extend(ctx.table(["#", "Name", "Rating", "W-L-D"], [
         [str(i), name, rating_text(r.rating, r.rd),
          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}"]
@@ -318,7 +326,8 @@ def _by_letter(kind: "GameKind") -> str:
             f"{MAX_DAYS} days a move, and the opponent need not be online (the challenge "
             "waits for them, and they may accept it while you are away). Nobody may CLAIM "
             "it; a player who does not move in time loses on time. MYGAMES lists your "
-            "correspondence games; they are not rated yet.")
+            "correspondence games. A RANKED one is rated in a pool of its own (RANKINGS "
+            f"{p} CORR).")
 
 
 def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
@@ -489,8 +498,11 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 "(or of the game you watch).", aliases=("observe", "watch")),
         Command("games", games_kind, f"{p} GAMES", f"List the games of {kind.title} in play."),
         Command("status", status, f"{p} STATUS [<person>]", "Rating and records."),
-        Command("rankings", bound(rankings), f"{p} RANKINGS",
-                "The best ranked players. " + SHORT_GAMES),
+        Command("rankings", bound(rankings), f"{p} RANKINGS" + (
+                    " [CORR]" if kind.correspondence else ""),
+                "The best ranked players" + (" (CORR: of the correspondence games, rated "
+                                             "apart)" if kind.correspondence else "")
+                + ". " + SHORT_GAMES),
         Command("help", help_kind, f"{p} HELP [<command>]", f"Help on {kind.title}."),
         Command("turn", turn_kind, f"{p} TURN", "Whose move it is in your game (or the one "
                 "you watch)."),
@@ -524,8 +536,9 @@ COMMANDS = [
             topic="games"),
     Command("claim", claim, "CLAIM", "Win a game whose opponent has been disconnected for "
             "longer than the grace period.", topic="games"),
-    Command("rankings", rankings, "RANKINGS <game>", "The best ranked players of a game. "
-            + SHORT_GAMES, topic="games"),
+    Command("rankings", rankings, "RANKINGS <game> [CORR]", "The best ranked players of a "
+            "game (CORR: of its correspondence games, rated apart). " + SHORT_GAMES,
+            topic="games"),
     Command("turn", turn, "TURN [<game>]", "Whose move it is, in each game you play or "
             "watch (or in your game of one kind).", topic="games"),
     Command("last", last, "LAST [<game>]", "The last move of each game you play or watch "

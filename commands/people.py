@@ -6,7 +6,7 @@ import time
 
 from commands import args, notify
 from commands.registry import Command, CommandError, Context
-from server.services.ratings import rating_text
+from server.services.ratings import pool_title, rating_text
 from server.text import ago, bold, counted, table
 
 
@@ -71,9 +71,9 @@ async def finger(ctx: Context, rest: str) -> None:
     ratings = await ctx.ratings.for_account(acc.id)
     if ratings:
         rows = []
+        titles = {key: kind.title for key, kind in ctx.host.kinds.items()}
         for r in ratings:
-            kind = ctx.host.kinds.get(r.kind)
-            rows.append([kind.title if kind else r.kind, rating_text(r.rating, r.rd),
+            rows.append([pool_title(titles, r.kind), rating_text(r.rating, r.rd),
                          f"{r.ranked_wins}-{r.ranked_losses}-{r.ranked_draws}",
                          f"{r.unranked_wins}-{r.unranked_losses}-{r.unranked_draws}"])
         lines.extend(ctx.table(["Game", "Rating", "Ranked W-L-D", "Unranked W-L-D"], rows))

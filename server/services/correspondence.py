@@ -56,8 +56,6 @@ def check_days(kind: GameKind, options: dict[str, Any]) -> None:
         raise GameError(f"{kind.title} is not played by correspondence.")
     if not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
         raise GameError(f"A correspondence game has {MIN_DAYS} to {MAX_DAYS} days a move.")
-    if kind.is_ranked(options):
-        raise GameError("Correspondence games are not rated yet: leave out RANKED.")
 
 
 def days_a_move(days: int) -> str:

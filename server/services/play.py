@@ -22,7 +22,7 @@ from server.db import Database
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import GameMove, GameRecord
 from server.services.live import GameError, LiveGame, LiveGames, Told
-from server.services.ratings import TOO_SHORT, rates, record_result
+from server.services.ratings import TOO_SHORT, pool, rates, record_result
 from server.services.records import claim_notation
 
 
@@ -297,14 +297,15 @@ class Play:
         changes = {}
         ranked = game.ranked and len(seats) == 2
         if game.kind.counts(outcome):
-            changes = await record_result(tx, game.kind.key, humans, winner, ranked,
-                                          moves=game.version)  # the moves before this one
+            changes = await record_result(tx, pool(game.kind.key, game.days), humans, winner,
+                                          ranked, moves=game.version)  # the moves before this
             if ranked and not rates(game.version):
                 lines.append(TOO_SHORT)
         for seat in seats:
             if seat.account_id in changes:
                 old, new = changes[seat.account_id]
-                lines.append(f"{seat.name}'s {game.kind.title} rating: {old:.0f} -> {new:.0f}")
+                title = game.kind.title + (" correspondence" if game.days is not None else "")
+                lines.append(f"{seat.name}'s {title} rating: {old:.0f} -> {new:.0f}")
         return lines
 
     def publish(self, game: LiveGame, kind: str, told: "Told",

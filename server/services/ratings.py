@@ -22,6 +22,25 @@ TOO_SHORT = (f"Not rated: the game ended before move {RATED_MOVES} (it counts as
              "unranked game).")
 
 
+# Correspondence games are rated in a pool of their own (a move a day is another game
+# than a move a minute, as on Lichess): a game's pool is its kind's key, or this after it.
+CORRESPONDENCE = ".corr"
+
+
+def pool(kind_key: str, days: int | None = None) -> str:
+    """The rating pool of a game of ``kind_key`` (``days``: played by correspondence)."""
+    return kind_key + CORRESPONDENCE if days is not None else kind_key
+
+
+def pool_title(titles: dict[str, str], key: str) -> str:
+    """A pool in words: "Triad Dice", "Triad Dice by correspondence" (``titles``: each
+    game's key to its title)."""
+    if key.endswith(CORRESPONDENCE):
+        base = key[:-len(CORRESPONDENCE)]
+        return f"{titles.get(base, base)} by correspondence"
+    return titles.get(key, key)
+
+
 def rates(moves: int) -> bool:
     """Whether a ranked game that ended after ``moves`` moves is rated."""
     return moves >= RATED_MOVES

@@ -31,7 +31,7 @@ from server.services.correspondence import check_days, days_a_move
 from server.services.formula import Formula, FormulaError, facts
 from server.services.live import GameError, LiveGame, LiveGames
 from server.services.offers import Offers
-from server.services.ratings import Ratings
+from server.services.ratings import Ratings, pool
 
 TOPIC = "seeks"
 MAX_RATING = 4000
@@ -206,7 +206,8 @@ class Seeks:
             check_days(kind, options)
         elif self.games.taken(me.account_id, kind_key):
             raise GameError(f"You are already playing {kind.title}.")
-        rating, rd = await self.formulas.rating(me.account_id, kind_key)
+        rating, rd = await self.formulas.rating(me.account_id,
+                                                pool(kind_key, options.get("days")))
         opts = ", ".join(filter(None, [kind.describe_options(
             {k: v for k, v in options.items() if k != "days"}),
             days_a_move(options["days"]) if options.get("days") else ""]))
@@ -253,7 +254,8 @@ class Seeks:
         kind = self.kinds[seek.kind]
         if self.games.taken(me.account_id, seek.kind) and seek.options.get("days") is None:
             raise GameError(f"You are already playing {kind.title}.")
-        rating, _ = await self.formulas.rating(me.account_id, seek.kind)
+        rating, _ = await self.formulas.rating(me.account_id,
+                                               pool(seek.kind, seek.options.get("days")))
         if not seek.accepts(rating):
             raise GameError(f"{seek.name}'s seek is for ratings {seek.range_text}; "
                             f"yours is {round(rating)}.")

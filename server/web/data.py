@@ -18,7 +18,7 @@ from server.hosting import GameKind
 from server.services.correspondence import days_a_move
 from server.services.games import GameError, GameHost, LiveGame
 from server.services import notify
-from server.services.ratings import PROVISIONAL_RD, rating_text
+from server.services.ratings import PROVISIONAL_RD, pool_title, rating_text
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -181,9 +181,9 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
         return None
     online = parlor.present(acc.id)
     ratings = []
+    titles = {key: kind.title for key, kind in parlor.host.kinds.items()}
     for r in await parlor.ratings.for_account(acc.id):
-        kind = parlor.host.kinds.get(r.kind)
-        ratings.append({"kind": r.kind, "title": kind.title if kind else r.kind, **_record(r)})
+        ratings.append({"kind": r.kind, "title": pool_title(titles, r.kind), **_record(r)})
     return {
         "name": acc.name,
         "admin": acc.is_admin,

@@ -201,7 +201,6 @@ async def test_refusals_and_a_game_at_a_sitting_beside_one_by_correspondence(sql
         for line, answer in [
                 ("dice challenge bob days 15", "The number of days a move must be 1 to 14"),
                 ("dice challenge bob days", r"DAYS takes the days a move .*DAYS <n>, 1 to 14"),
-                ("dice challenge bob days 3 ranked", "Correspondence games are not rated yet"),
                 ("tt challenge bob days 3", "Triptycha is not played by correspondence"),
                 ("dice challenge carol days 3", "There is no player named carol"),
                 ("dice challenge alice days 3", "You cannot challenge yourself")]:
@@ -252,7 +251,6 @@ async def test_a_seek_for_a_correspondence_game(sqlite_url):
         bob = await (await Client.connect(parlor.port)).create("Bob")
         for line, answer in [
                 ("dice seek days 15", "The number of days a move must be 1 to 14"),
-                ("dice seek days 2 ranked", "Correspondence games are not rated yet"),
                 ("tt seek days 2", "Triptycha is not played by correspondence")]:
             await alice.cmd(line, answer)
         await bob.cmd("dice challenge computer easy", "begins")   # a game at a sitting
@@ -269,6 +267,34 @@ async def test_a_seek_for_a_correspondence_game(sqlite_url):
         await bob.cmd("dice seek", "Your seek")
         await alice.cmd("dice seek days 3", "Your seek")
         assert len(parlor.host.seeks.by_id) == 2
+    finally:
+        await parlor.stop()
+
+
+async def test_a_ranked_correspondence_game_is_rated_in_a_pool_of_its_own(sqlite_url):
+    """RANKED by correspondence: rated apart from the games at a sitting (Lichess's
+    correspondence pool), shown so by FINGER and RANKINGS <game> CORR."""
+    parlor = await start(sqlite_url, day=3600.0)
+    try:
+        alice = await (await Client.connect(parlor.port)).create("Alice")
+        bob = await (await Client.connect(parlor.port)).create("Bob")
+        await alice.cmd("dice challenge bob days 3 ranked",
+                        r"Triad Dice \(ranked, 3 days a move\) by correspondence")
+        await bob.cmd("dice accept", "begins")
+        game = parlor.host.live[1]
+        clients = (alice, bob)
+        for _ in range(2):   # two moves: a game resigned before its second is not rated
+            seat = game.state.turn
+            text = notation.format_action(next(iter(rules.legal_actions(game.state, seat))))
+            await clients[seat].cmd(f"dice {text}", f"{NAMES[seat]}: {re.escape(text)}")
+        await alice.cmd("mygames 1", "You go to game #1")
+        await alice.cmd("dice resign", r"Alice's Triad Dice correspondence rating: 1500 -> \d+")
+        await alice.cmd("rankings dice corr", r"Triad Dice by correspondence rankings(.|\n)*Bob")
+        await alice.cmd("dice rankings corr", r"Triad Dice by correspondence rankings")
+        await alice.cmd("rankings dice", "Nobody has played a ranked game of Triad Dice yet")
+        await alice.cmd("finger bob", r"Triad Dice by correspondence\s+1\d\d\d")
+        await alice.cmd("rankings tt corr", "Triptycha is not played by correspondence")
+        await alice.cmd("rankings dice sideways", "RANKINGS DICE CORR ranks")
     finally:
         await parlor.stop()
 

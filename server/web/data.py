@@ -18,7 +18,7 @@ from server.hosting import GameKind
 from server.services.correspondence import days_a_move
 from server.services.games import GameError, GameHost, LiveGame
 from server.services import notify
-from server.services.ratings import PROVISIONAL_RD, pool_title, rating_text
+from server.services.ratings import CORRESPONDENCE, PROVISIONAL_RD, pool_title, rating_text
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -183,7 +183,10 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
     ratings = []
     titles = {key: kind.title for key, kind in parlor.host.kinds.items()}
     for r in await parlor.ratings.for_account(acc.id):
-        ratings.append({"kind": r.kind, "title": pool_title(titles, r.kind), **_record(r)})
+        ratings.append({"kind": r.kind, "title": pool_title(titles, r.kind),
+                        # a correspondence pool's rankings have no page yet: the game's
+                        "page": "/rankings/" + r.kind.removesuffix(CORRESPONDENCE),
+                        **_record(r)})
     return {
         "name": acc.name,
         "admin": acc.is_admin,

@@ -6,8 +6,7 @@
 (function () {
   const P = window.esterport && window.esterport.pane;
   if (!P) return;
-  const E = window.esterport;
-  const { h, s, act, button, choose, nameLink, mine, myMove, askFirst } = P;
+  const { h, act, button, choose, nameLink, mine, askFirst } = P;
   const DIRS = { N: [0, 1], NE: [1, 1], E: [1, 0], SE: [1, -1], S: [0, -1], SW: [-1, -1], W: [-1, 0], NW: [-1, 1] };
   const COLS = "abcdef";
   function cellAt(cell, dir, n) {

@@ -6,8 +6,7 @@
 (function () {
   const P = window.esterport && window.esterport.pane;
   if (!P) return;
-  const E = window.esterport;
-  const { h, s, act, button, choose, nameLink, mine, myMove, askFirst } = P;
+  const { h, act, button, myMove, askFirst } = P;
   let hint = null;        // the spots HINT named
   const RANKS = { A: 1, J: 11, Q: 12, K: 13 };
   function rank(text) { const r = text.slice(0, -1); return RANKS[r] || Number(r); }

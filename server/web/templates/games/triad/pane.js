@@ -7,7 +7,7 @@
   const P = window.esterport && window.esterport.pane;
   if (!P) return;
   const E = window.esterport;
-  const { h, s, act, button, choose, nameLink, mine, myMove, askFirst } = P;
+  const { h, button, nameLink } = P;
   const COLOR = { R: "Red", G: "Green", P: "Purple", B: "Black" };
   function triadCard(code, extra) {
     const letter = code === "C" ? "C" : code.slice(-1);

@@ -48,8 +48,10 @@ class PlaySpec:
     ``describe_outcome(state, number, outcome)``, ``replay_view(state, seat, now)``,
     ``timeout(state)``, ``presence(state, seat, here)``, ``audience(state, seat, events)``,
     ``counts(outcome)``, ``withheld(state)`` (why nobody but its players may see the game
-    at all now: OBSERVE, REPLAY, EXAMINE and the web door refuse it) and ``render_changes(old_view, new_view, width, color, names)``:
-    their meaning is ``GameKind``'s.
+    at all now: OBSERVE, REPLAY, EXAMINE and the web door refuse it), ``legal_actions(state,
+    seat)`` (what that seat may do now: listed to its player, GameKind's ``legal_moves``)
+    and ``render_changes(old_view, new_view, width, color, names)``: their meaning is
+    ``GameKind``'s.
     """
 
     key: str
@@ -92,4 +94,8 @@ class PlaySpec:
     audience: Callable[[Any, int, list], Any] | None = None
     counts: Callable[[Any], bool] | None = None
     withheld: Callable[[Any], str | None] | None = None
+    # The actions ``seat`` may take now (``legal_actions(state, seat)``, an iterable):
+    # given, every player is sent them (formatted) with each change, and a browser's
+    # generic pane shows them as buttons.
+    legal_actions: Callable[[Any, int], Any] | None = None
     render_changes: Callable[..., str | None] | None = None

@@ -178,6 +178,7 @@ class GameKind(abc.ABC):
     - words: ``describe_move`` (None: REPLAY shows "<name>: <notation>"),
       ``describe_outcome`` (the host's "X wins (...)" / "ends in a draw (...)");
     - REPLAY: ``replay_view(state, seat, now)`` (``view_for(state, seat)``);
+    - the moves a seat may make, listed: ``legal_moves(state, seat)`` (None: not listed);
     - the database, inside the transaction that stores the game: ``on_start(ctx)``
       (abstract: the first state), ``on_action(ctx)`` (nothing), ``on_finish(ctx)``
       (no lines), and ``check_offer`` before a challenge is offered (no refusal);
@@ -278,6 +279,13 @@ class GameKind(abc.ABC):
         play, or finished): REPLAY shows no more than may be seen ``now``, and may show
         more of a finished game than was seen while it was played."""
         return self.view_for(state, seat)
+
+    def legal_moves(self, state: Any, seat: int) -> list[str] | None:
+        """The moves ``seat`` may make now, each in the game's notation (what follows its
+        prefix: ``PLAY 5``), or None when the game does not list them. Each player's
+        frame carries them (``LiveGame.frame``): GMCP's ``legal``, the buttons of /play's
+        generic pane for a game without a pane of its own."""
+        return None
 
     # -- options -----------------------------------------------------------------------
     def parse_options(self, words: list[str]) -> dict[str, Any]:
@@ -540,6 +548,11 @@ class HostedGame(GameKind):
 
     def withheld(self, state: Any) -> str | None:
         return None if self.spec.withheld is None else self.spec.withheld(state)
+
+    def legal_moves(self, state: Any, seat: int) -> list[str] | None:
+        if self.spec.legal_actions is None:
+            return None
+        return [self.spec.format_action(a) for a in self.spec.legal_actions(state, seat)]
 
 
 __all__ = ["ActionContext", "FinishContext", "GameKind", "HostedGame", "ParlorAccess", "RuleError",

@@ -342,6 +342,9 @@ class Presentation:
                     "seat": frame["seat"], "players": names, "to_move": list(frame["to_move"]),
                     "finished": frame["finished"], "result": frame.get("result"),
                     "left": _left(frame), "view": frame["view"]}
+            if frame.get("legal") is not None:
+                # the moves the player may make, for a game that lists them
+                data["legal"] = frame["legal"]
             clock = frame.get("clock")
             if clock:
                 # the seconds left as sent (a browser counts down from when it reads them)

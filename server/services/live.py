@@ -119,7 +119,8 @@ class LiveGame:
         data a consumer draws from alone, on this node or another: which game and kind,
         its version and epoch (a consumer drops a frame of an older epoch than it has
         seen: it comes from a node that has lost the game), the seats, whose move it is, how it ended, and the view the game's
-        own visibility rules give that audience, and ``withheld``: why nobody but its
+        own visibility rules give that audience, ``legal``: the moves that seat may make
+        when the game lists them (else None), and ``withheld``: why nobody but its
         players may see it at all (``GameKind.withheld``), or None. Every game event is a
         frame with the lines that audience is told (``Play.publish``, server/services/play.py)."""
         finished = self.outcome is not None
@@ -132,7 +133,16 @@ class LiveGame:
                 "result": self.describe(self.outcome) if finished else None,
                 "withheld": self.kind.withheld(self.state),
                 "clock": None if finished or self.now is not None else self.clock(),
-                "view": self.view(seat) if with_view else None}
+                "view": self.view(seat) if with_view else None,
+                "legal": self.legal(seat) if with_view and not finished else None}
+
+    def legal(self, seat: int | None) -> list[str] | None:
+        """The moves ``seat`` may make now, in the game's notation, when the game lists
+        them (``GameKind.legal_moves``); None for watchers, a past point (REPLAY) and a
+        game that does not list them."""
+        if seat is None or self.now is not None:
+            return None
+        return self.kind.legal_moves(self.state, seat)
 
     def clock(self) -> dict[str, Any] | None:
         """The game's clock now (``GameKind.clock``): whose it is, the seconds it was

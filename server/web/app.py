@@ -57,6 +57,7 @@ TOURNAMENT_CACHE = 5.0  # seconds a tournament read is kept (a bus event ends it
 MAX_TOURNAMENT = 2**31 - 1
 RETRY_AFTER = 5      # seconds a client waits for a game whose node is being replaced
 STATIC = Path(__file__).parent / "static"
+TEMPLATES = Path(__file__).parent / "templates"
 FAVICON = (STATIC / "favicon.svg").read_bytes()
 
 
@@ -124,12 +125,22 @@ def _points(value: Any) -> str:
         else str(value)
 
 
+def game_folders(kinds: Iterable["GameKind"]) -> dict[str, Path]:
+    """Each game's web folder, by key: the folder its kind names
+    (``GameKind.web_templates``: a plugin's, beside its module), else the door's
+    ``templates/games/<key>/``. It holds the game's templates (``board.html``) and what
+    its browser pane is made of (``pane.js``, ``pane.css``), each optional."""
+    return {kind.key: Path(kind.web_templates) if kind.web_templates
+            else TEMPLATES / "games" / kind.key for kind in kinds}
+
+
 def _environment(kinds: Iterable["GameKind"] = (), statics: Statics | None = None
                  ) -> jinja2.Environment:
     """The templates: the door's own (``templates/``, a game's under ``games/<key>/``),
     and those in the folder a game names for them instead (``GameKind.web_templates``),
     as ``games/<key>/...`` too. ``static('play.js')`` in a template is the file's address
-    that a browser keeps (``Statics.url``)."""
+    that a browser keeps (``Statics.url``); ``game_style(key)`` is the address of a game's
+    styles (its ``pane.css``), or "" when it has none."""
     theirs = {kind.key: jinja2.FileSystemLoader(kind.web_templates)
               for kind in kinds if kind.web_templates}
     loader = jinja2.ChoiceLoader([jinja2.PrefixLoader({"games": jinja2.PrefixLoader(theirs)}),
@@ -138,7 +149,9 @@ def _environment(kinds: Iterable["GameKind"] = (), statics: Statics | None = Non
                              lstrip_blocks=True, undefined=jinja2.StrictUndefined,
                              finalize=_printable)
     env.filters["points"] = _points
-    env.globals["static"] = (statics or Statics(STATIC)).url
+    statics = statics or Statics(STATIC)
+    env.globals["static"] = statics.url
+    env.globals["game_style"] = lambda key: statics.find(f"games/{key}/pane.css") or ""
     return env
 
 
@@ -149,7 +162,8 @@ class Pages:
         self.door = door
         self.parlor = door.parlor
         kinds = list(self.parlor.host.kinds.values())
-        self.statics = Statics(STATIC)       # /static/..., read and gzip'd once
+        # /static/... and each game's pane (/static/games/<key>/...), read and gzip'd once
+        self.statics = Statics(STATIC, game_folders(kinds))
         self.env = _environment(kinds, self.statics)
         self.added: list["WebPage"] = [page for kind in kinds for page in kind.web_pages()]
         self.boards: dict[tuple[int, int, bool], str] = {}
@@ -295,9 +309,22 @@ class Pages:
                         headers={"cache-control": "no-cache",
                                  "etag": f'"{package.version}"'})
 
+    def pane_games(self) -> list[dict[str, Any]]:
+        """What /play's pane knows of each game before any of its frames arrives: which
+        GMCP package is its frames, its prefix and title (the lobby's buttons), whether
+        it takes challenges and rematches (two fixed players), and its pane's script and
+        styles, loaded when a frame of the game first arrives (None: it has none, and
+        gets the generic pane)."""
+        return [{"key": kind.key, "prefix": kind.prefix, "title": kind.title,
+                 "gmcp": kind.gmcp_package, "pairs": self.parlor.host.takes_rematches(kind),
+                 "js": self.statics.find(f"games/{kind.key}/pane.js"),
+                 "css": self.statics.find(f"games/{kind.key}/pane.css")}
+                for kind in self.parlor.host.kinds.values()]
+
     async def play_page(self, request: Request) -> Response:
         async def draw() -> Copy:
-            return html_copy(self.render("play.html", subprotocol=SUBPROTOCOL))
+            return html_copy(self.render("play.html", subprotocol=SUBPROTOCOL,
+                                         games=self.pane_games()))
 
         return await self.cached(request, "/play", (), draw)
 

@@ -18,7 +18,9 @@ drawing.
 its address carrying a digest of its content (``static('play.js')`` is
 ``/static/play.js?v=<digest>``) so a browser keeps it for a year without asking again and
 a new version has a new address; asked for without it, a file is sent to be revalidated
-each time (``no-cache``: 304 while it has not changed).
+each time (``no-cache``: 304 while it has not changed). A game's own scripts and styles
+(its /play pane) are served from its web folder in the same way, as
+``/static/games/<key>/...``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import hashlib
 import mimetypes
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Hashable
+from typing import Any, Awaitable, Callable, Hashable, Mapping
 
 import attrs
 from starlette.requests import Request
@@ -43,6 +45,8 @@ GZIP_LEVEL = 6
 COMPRESSED = ("text/", "application/json", "application/javascript", "image/svg+xml")
 FOREVER = "public, max-age=31536000, immutable"   # a static file at its digest's address
 REVALIDATE = "no-cache"                             # anything else: ask with the ETag
+# what a game's web folder may bring to the browser beside its templates
+GAME_ASSETS = (".js", ".css", ".svg", ".png", ".webp")
 
 
 def accepts_gzip(request: Request) -> bool:
@@ -173,19 +177,31 @@ class PageCache:
 
 class Statics:
     """The files of ``folder`` (``server/web/static``), read and gzip'd once, served
-    with ETags; at ``static(name)``'s address (its digest as ``?v=``) for a year."""
+    with ETags; at ``static(name)``'s address (its digest as ``?v=``) for a year.
 
-    def __init__(self, folder: Path) -> None:
+    ``games`` adds each game's web folder (key -> folder): its scripts, styles and
+    images (:data:`GAME_ASSETS`; not its templates) as ``games/<key>/<name>``, served
+    the same way, so a game brings its browser pane from its own folder."""
+
+    def __init__(self, folder: Path, games: Mapping[str, Path] | None = None) -> None:
         self.files: dict[str, Copy] = {}
         for path in sorted(folder.rglob("*")):
             if path.is_file() and not path.name.startswith("."):
-                media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-                if media.startswith("text/") or media == "application/javascript":
-                    media = ("text/javascript" if media.endswith("javascript") else media) \
-                        + "; charset=utf-8"
-                copy = Copy(path.read_bytes(), media)
-                copy.gzipped()   # at start, not at the first reader's expense
-                self.files[path.relative_to(folder).as_posix()] = copy
+                self._add(path.relative_to(folder).as_posix(), path)
+        for key, own in (games or {}).items():
+            for path in sorted(own.rglob("*")) if own.is_dir() else ():
+                if path.is_file() and path.suffix in GAME_ASSETS \
+                        and not path.name.startswith("."):
+                    self._add(f"games/{key}/{path.relative_to(own).as_posix()}", path)
+
+    def _add(self, name: str, path: Path) -> None:
+        media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if media.startswith("text/") or media == "application/javascript":
+            media = ("text/javascript" if media.endswith("javascript") else media) \
+                + "; charset=utf-8"
+        copy = Copy(path.read_bytes(), media)
+        copy.gzipped()   # at start, not at the first reader's expense
+        self.files[name] = copy
 
     def digest(self, name: str) -> str:
         return self.files[name].tag.strip('"')[:12]
@@ -196,6 +212,11 @@ class Statics:
         :raises KeyError: there is no such file (a template names one that is not
             there: better seen at once than as a 404 in a browser)."""
         return f"/static/{name}?v={self.digest(name)}"
+
+    def find(self, name: str) -> str | None:
+        """``url(name)``, or None when there is no such file (a game without a pane of
+        its own)."""
+        return self.url(name) if name in self.files else None
 
     def response(self, request: Request, name: str) -> Response | None:
         """File ``name`` as ``request`` takes it; None when there is no such file."""

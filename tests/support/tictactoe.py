@@ -157,7 +157,7 @@ SPEC = PlaySpec(
     parse_action=parse_action, format_action=format_action, state_to_json=state_to_json,
     state_from_json=state_from_json, view_for=view_for, render=render, speak=speak,
     choose_action=choose_action, describe_event=describe_event, parse_options=_options,
-    describe_options=_describe_options, timeout=timeout)
+    describe_options=_describe_options, timeout=timeout, legal_actions=legal_actions)
 
 
 class TicTacToe(HostedGame):

@@ -1,5 +1,5 @@
 """Triad Dice's seats wear the same hues on every door: the web board's dice
-(style.css's --d0, --d1) take the hues of the terminal board's (games/dice/render.py's
+(its pane.css's --d0, --d1) take the hues of the terminal board's (games/dice/render.py's
 COLORS: yellow for seat 0, cyan for seat 1), only darker, to be read on a light page."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 
 from games.dice import render
 
-STYLE = Path(__file__).resolve().parents[2] / "server" / "web" / "static" / "style.css"
+STYLE = (Path(__file__).resolve().parents[2] / "server" / "web" / "templates" / "games" / "dice"
+         / "pane.css")
 # the hue of each ANSI colour a terminal draws (degrees)
 ANSI_HUES = {"31": 0, "32": 120, "33": 55, "34": 220, "35": 300, "36": 185}
 

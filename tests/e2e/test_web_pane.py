@@ -19,8 +19,10 @@ Screenshots go to ``$ESTERPORT_ARTIFACTS`` (or the test's tmp dir).
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,6 +35,9 @@ from server.models import ResumeToken
 from server.web import WebDoor
 from tests.conftest import make_config
 from tests.e2e.test_web_browser import artifacts, browser, until  # noqa: F401 (fixtures)
+
+# a failing check leaves a screenshot of the page here (the temporary folder exists)
+FAILED_SHOT = os.path.join(tempfile.gettempdir(), "esterport-web-pane-failure.png")
 
 pytestmark = pytest.mark.e2e
 
@@ -99,7 +104,7 @@ async def click(page, selector: str) -> str:  # noqa: ANN001
             return line
         except Error as err:
             if "not attached" not in str(err) or attempt == 4:
-                await page.screenshot(path="/tmp/i26/fail.png")
+                await page.screenshot(path=FAILED_SHOT)
                 html = await page.evaluate("document.getElementById('pane').outerHTML")
                 raise AssertionError(f"{selector}: {err}\n{html[:300]}\n{ERRORS}\n{LOG}") from None
             await asyncio.sleep(0.05)
@@ -212,7 +217,7 @@ async def check_pane(page, game, seat: int) -> dict:  # noqa: ANN001
         if isinstance(want.get("said"), bool):   # Triad: a line or none, whatever its words
             got["said"] = bool(got["said"])
         if got != want:
-            await page.screenshot(path="/tmp/i26/fail.png")
+            await page.screenshot(path=FAILED_SHOT)
             html = await page.evaluate("document.getElementById('pane').outerHTML")
             raise AssertionError(f"{got} != {want}\n{html[:3000]}\n{ERRORS}")
         return frame
@@ -289,7 +294,7 @@ async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # no
     try:
         await page.locator(f'#pane [data-key="tile:{tile["n"]}"][aria-pressed="true"]').wait_for(timeout=5000)
     except Exception:
-        await page.screenshot(path="/tmp/i26/fail.png")
+        await page.screenshot(path=FAILED_SHOT)
         html = await page.evaluate("document.getElementById('pane').outerHTML")
         g = await page.evaluate("JSON.stringify(window.esterport.gmcp.slice(-3).map(x => [x[0], x[1] && x[1].version]))")
         raise AssertionError(f"{html[:5000]}\n{g}\n{view}")

@@ -95,15 +95,15 @@ async def create(page, name: str) -> None:  # noqa: ANN001
 async def click(page, selector: str) -> str:  # noqa: ANN001
     """Click the pane's element; return the command it sent (its title, or '')."""
     from playwright.async_api import Error
-    for attempt in range(5):   # the pane is redrawn on every version: an opponent's
+    for attempt in range(10):   # the pane is redrawn on every version: an opponent's
         el = page.locator(selector).first   # hidden draw may replace what was found
-        try:
-            await el.scroll_into_view_if_needed(timeout=10000)
-            line = await el.get_attribute("title", timeout=10000) or ""
-            await el.click(timeout=10000)
+        try:   # (bounds for a machine whose cores are busy with other work)
+            await el.scroll_into_view_if_needed(timeout=30000)
+            line = await el.get_attribute("title", timeout=30000) or ""
+            await el.click(timeout=30000)
             return line
         except Error as err:
-            if "not attached" not in str(err) or attempt == 4:
+            if "not attached" not in str(err) or attempt == 9:
                 await page.screenshot(path=FAILED_SHOT)
                 html = await page.evaluate("document.getElementById('pane').outerHTML")
                 raise AssertionError(f"{selector}: {err}\n{html[:300]}\n{ERRORS}\n{LOG}") from None

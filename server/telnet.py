@@ -13,7 +13,7 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
   /play). Its memory is bounded: a small window, and no compressor while a connection is
   quiet (the stream ends after ``mccp_idle`` seconds without output; the next output
   starts a new one). At a reload's hand-over the stream ends and the option is given up,
-  so the next parlor begins plain and offers it again (:meth:`TelnetProtocol.let_go`).
+  so the next parlor begins plain and offers it again (:meth:`TelnetProtocol.hand_over`).
 * **Input costs time linear in the bytes received.** :class:`LineReader` hands the
   session everything buffered in one decode (telnetlib3's reader re-decoded the whole
   buffer on every ``read(4096)`` and popped it a byte at a time: quadratic). A packet of

@@ -77,3 +77,34 @@ async def test_the_gap_notice_is_not_written_into_an_open_stream():
         holder._stop_watching()
         for sock in (plain_held, plain_player, squeezed_held, squeezed_player):
             sock.close()
+
+
+class _Transport:
+    """What ``may_compress`` asks of a transport: its socket and its TLS object."""
+
+    def __init__(self, sock: socket.socket | None, tls: object = None) -> None:
+        self.extra = {"socket": sock, "ssl_object": tls}
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return self.extra.get(name, default)
+
+
+async def test_only_a_plain_tcp_connection_may_compress():
+    """MCCP2 is offered on a TCP socket without TLS only: not on the holder's TLS relay (a
+    Unix socket), not over TLS, not on /play (a WebSocket: no socket), nor when off."""
+    from server.telnet import TelnetProtocol
+
+    on = type("On", (TelnetProtocol,), {"compression": Compression()})
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    unix, _other = socket.socketpair()
+    try:
+        for protocol_class, transport, may in (
+                (on, _Transport(tcp), True), (TelnetProtocol, _Transport(tcp), False),
+                (on, _Transport(unix), False), (on, _Transport(tcp, tls=object()), False),
+                (on, _Transport(None), False)):
+            protocol = protocol_class()
+            protocol._transport = transport
+            assert protocol.may_compress is may, (protocol_class, transport.extra)
+    finally:
+        for sock in (tcp, unix, _other):
+            sock.close()

@@ -24,6 +24,7 @@ from commands.app import assemble
 from tests.conftest import make_config, require_program, write_config
 from tests.e2e import test_restarts
 from tests.e2e.test_restarts import CARRY_ON, GAP, Held
+from tests.e2e.test_sessions_freed import _freed, _refs, no_collector  # noqa: F401
 from tests.e2e.test_tls import free_port, pairs, tls_client  # noqa: F401 (pairs: a fixture)
 from tests.support.client import Client
 from tests.support.teardown import cleanup
@@ -297,6 +298,23 @@ async def test_mccp3_stays_refused_and_its_bomb_is_only_bytes_with_mccp2_on(sque
     finally:
         raw.close()
         await alice.close()
+
+
+async def test_compressing_sessions_are_freed_as_their_players_leave(squeezing,
+                                                                    no_collector):
+    """A stream's write is an attribute of the connection's transport that refers to its
+    protocol: it must go with the connection, so that reference counting alone (the
+    collector off) frees every compressing session, open stream or ended."""
+    parlor = await squeezing(mccp_idle=0.5)
+    players = [await (await Client.connect(parlor.port)).create(f"Zip{i}") for i in range(4)]
+    assert all(session.protocol.compressing for session in parlor.sessions.values())
+    await until(lambda: not any(s.protocol.compressing for s in parlor.sessions.values()))
+    await players[0].cmd("look", "Exits:")   # one stream open again, three ended
+    refs = _refs(parlor)
+    await players[1].cmd("quit", "Goodbye")
+    for player in players:
+        player.writer.close()
+    assert await _freed(refs) == []
 
 
 async def test_mccp2_is_not_offered_over_tls(sqlite_url, pairs):

@@ -37,6 +37,17 @@ def _at_least(section: str, least: int) -> Callable[[Any, attrs.Attribute, int],
     return check
 
 
+def _within(section: str, least: float,
+            most: float) -> Callable[[Any, attrs.Attribute, float], None]:
+    """A validator: a number setting of ``[section]`` is from ``least`` to ``most``, else a
+    one-line ValueError naming it."""
+    def check(_section: Any, field: attrs.Attribute, value: float) -> None:
+        if not least <= value <= most:
+            raise ValueError(f"config: [{section}] {field.name} should be {least:g} to "
+                             f"{most:g}, not {value}")
+    return check
+
+
 @attrs.frozen
 class ServerSection:
     name: str = "Esterport"
@@ -79,6 +90,16 @@ class ServerSection:
     tls_port: int = attrs.field(default=0, validator=_at_least("server", 0))
     tls_certificate: str = ""
     tls_key: str = ""
+    # MUD clients' compression of what the plain telnet port sends (MCCP2, server/telnet.py):
+    # offered when true; never over TLS or /play. zlib's level, window (2^bits bytes) and
+    # memLevel: a stream costs (1 << (window_bits + 2)) + (1 << (mem_level + 9)) bytes plus
+    # about 6 KB (bench/mccp_memory.py); it ends after mccp_idle seconds without output
+    # (0: never) and its memory is freed, and the next output starts a new one
+    mccp: bool = False
+    mccp_level: int = attrs.field(default=6, validator=_within("server", 1, 9))
+    mccp_window_bits: int = attrs.field(default=12, validator=_within("server", 9, 15))
+    mccp_mem_level: int = attrs.field(default=2, validator=_within("server", 1, 9))
+    mccp_idle: float = attrs.field(default=60.0, validator=_within("server", 0, 86400))
 
 
 @attrs.frozen

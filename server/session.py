@@ -356,8 +356,14 @@ class Session:
             _Flushes.of(asyncio.get_running_loop()).add(self)
 
     def flush(self) -> None:
-        """Send what is queued now (the loop calls this once a turn)."""
+        """Send what is queued now (the loop calls this once a turn). Once the parlor
+        hands over to a new one (a reload), the connection's compression ends first
+        (``TelnetProtocol.hand_over``): the next parlor begins plain."""
         self._flush_scheduled = False
+        if getattr(self.parlor, "handing_over", False):
+            hand_over = getattr(self.protocol, "hand_over", None)
+            if hand_over is not None:
+                hand_over()
         if not self._out and not self._ga:
             return
         text, self._out = "".join(self._out or ()), None

@@ -5,9 +5,15 @@ telnetlib3 does the protocol; this module decides the policy around it, in one p
 * **Options.** No BINARY offer (Debian's telnet then staircases every reply), UTF-8 both
   ways for every client whatever it negotiates (a CHARSET a client names is never used
   to decode or encode: a bogus or non-ASCII-compatible one would crash the session), and
-  no compression either way: the server never offers MCCP, and a client's MCCP3 start
-  (``IAC SB 87 IAC SE``, which telnetlib3 obeys unasked) is ignored, so nothing a client
-  sends is ever inflated (65 KB of zlib became 64 MiB of input and froze the server).
+  nothing a client sends is ever inflated: MCCP3 is refused, and a client's MCCP3 start
+  (``IAC SB 87 IAC SE``, which telnetlib3 obeys unasked) is ignored (65 KB of zlib became
+  64 MiB of input and froze the server).
+* **Compression of what the server sends** (MCCP2, ``[server] mccp``: :class:`Compression`)
+  is offered on a plain TCP connection only (never over TLS, the holder's TLS relay or
+  /play). Its memory is bounded: a small window, and no compressor while a connection is
+  quiet (the stream ends after ``mccp_idle`` seconds without output; the next output
+  starts a new one). At a reload's hand-over the stream ends and the option is given up,
+  so the next parlor begins plain and offers it again (:meth:`TelnetProtocol.hand_over`).
 * **Input costs time linear in the bytes received.** :class:`LineReader` hands the
   session everything buffered in one decode (telnetlib3's reader re-decoded the whole
   buffer on every ``read(4096)`` and popped it a byte at a time: quadratic). A packet of
@@ -40,8 +46,10 @@ import re
 import resource
 import socket
 import time
+import zlib
 from typing import Any, Callable, Iterable
 
+import attrs
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.stream_writer import TelnetWriterUnicode
@@ -49,7 +57,7 @@ from telnetlib3 import slc
 from telnetlib3.server_base import logger as _TELNET_LOG
 from telnetlib3.accessories import TRACE
 
-from telnetlib3.telopt import BINARY, DO, GMCP, LINEMODE, NAWS
+from telnetlib3.telopt import BINARY, DO, GMCP, LINEMODE, MCCP2_COMPRESS, NAWS, WILL, WONT
 
 from server import proxy_protocol
 
@@ -57,6 +65,8 @@ log = logging.getLogger(__name__)
 
 IAC, SB, SE = 255, 250, 240
 _IAC_SE = bytes([IAC, SE])
+MCCP2 = MCCP2_COMPRESS  # telnet option 86: the server compresses what it sends
+MCCP2_START = bytes([IAC, SB, MCCP2[0], IAC, SE])  # every byte after it is in the stream
 FULL = "Esterport is full right now; please try again in a few minutes.\r\n".encode()
 EVICTED = ("Esterport is full; connections that have not logged in make room first. "
            "Please connect again.\r\n").encode()
@@ -94,6 +104,36 @@ def listen_backlog(sockets: Iterable[Any], backlog: int) -> None:
     for listening in sockets:
         with socket.fromfd(listening.fileno(), listening.family, listening.type) as same:
             same.listen(backlog)
+
+
+@attrs.frozen
+class Compression:
+    """How the telnet port compresses what it sends to a client that agreed to MCCP2
+    (``[server] mccp_*``): zlib's ``level``, its window of ``2 ** window_bits`` bytes and
+    its ``mem_level``; a stream that has sent nothing for ``idle`` seconds ends (0: never).
+
+    A compressor holds ``(1 << (window_bits + 2)) + (1 << (mem_level + 9))`` bytes (zlib's
+    own formula) and about 6 KB of state besides, for as long as its stream is open, and
+    nothing once it has ended. A window of 4 KB holds the board or page sent before,
+    which the next one mostly repeats. bench/mccp_memory.py: an idle session with a stream
+    open costs 22 KiB more than a plain one (9 KiB), telnetlib3's own level 9 and
+    memLevel 5 cost 35 KiB more, for 4.3 and 4.4 to 1 on a run of commands."""
+
+    level: int = 6
+    window_bits: int = 12
+    mem_level: int = 2
+    idle: float = 60.0
+
+    @classmethod
+    def from_config(cls, server: Any) -> "Compression | None":
+        """The settings of a ``[server]`` section; None when ``mccp`` is off."""
+        if not server.mccp:
+            return None
+        return cls(server.mccp_level, server.mccp_window_bits, server.mccp_mem_level,
+                   server.mccp_idle)
+
+    def compressor(self) -> Any:
+        return zlib.compressobj(self.level, zlib.DEFLATED, self.window_bits, self.mem_level)
 
 
 class LineReader(TelnetReaderUnicode):
@@ -393,6 +433,27 @@ class Writer(TelnetWriterUnicode):
             self._own_slctab()
         super().handle_will(opt)
 
+    def handle_do(self, opt: bytes) -> bool:
+        """DO MCCP2 is agreed where the connection may compress (the protocol says;
+        telnetlib3, told ``compression=False``, would refuse it), refused elsewhere.
+        Everything else is telnetlib3's (MCCP3 stays refused)."""
+        if opt != MCCP2:
+            return super().handle_do(opt)
+        protocol = self._protocol
+        if protocol is None or not protocol.may_compress:
+            self.iac(WONT, opt)
+            return False
+        if not self.local_option.enabled(opt):
+            self.iac(WILL, opt)  # (not sent again while the offer waits for this answer)
+        return True
+
+    def handle_dont(self, opt: bytes) -> None:
+        """DONT MCCP2: the client wants plain text again; the stream ends (MCCP2 says
+        the server stops compressing)."""
+        if opt == MCCP2 and self._protocol is not None:
+            self._protocol.stop_compressing()
+        super().handle_dont(opt)
+
     def handle_subnegotiation(self, buf: Any) -> None:  # noqa: D102
         if buf and buf[0] == LINEMODE:
             self._own_slctab()
@@ -429,6 +490,10 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     holder: Any = None  # a held parlor's HolderLink (server/holder): it keeps each socket
     held: int | None = None    # the holder's number for this connection
     carried: Any = None  # a connection a new parlor carries on (server.holder.messages.Carried)
+    compression: Compression | None = None  # [server] mccp: MCCP2 offered (None: not)
+    _deflate: Any = None   # the open MCCP2 stream's compressor (None: no stream open)
+    _deflate_timer: asyncio.TimerHandle | None = None  # ends the stream once it is quiet
+    _wrote_at = 0.0        # when the stream last carried output (time.monotonic)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["reader_factory_encoding"] = LineReader
@@ -456,8 +521,13 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     def on_naws(self, rows: int, cols: int) -> None:
         super().on_naws(rows, cols)
         self.cols, self.rows = cols, rows
+        self._tell_holder()  # a new parlor keeps the window
+
+    def _tell_holder(self) -> None:
+        """In a held parlor, send the holder what a new parlor would need of this
+        connection now (its window, whether an MCCP2 stream is open)."""
         if self.held is not None and self.holder is not None and self.session is not None:
-            self.holder.update(self.held, self.session)  # a new parlor keeps the window
+            self.holder.update(self.held, self.session)
 
     @property
     def logged_in(self) -> bool:
@@ -499,6 +569,15 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self.prelogin[self] = None
         if self.carried is not None:  # handed over by the holder: telnet went on before
             self.held = self.carried.conn
+            if getattr(self.carried, "compressing", False):
+                # the parlor before ended (a crash) with an MCCP2 stream open: the client's
+                # decompressor is mid-stream and can read nothing this parlor could send
+                log.warning("closing a connection from %s:%s carried on after a crash: its "
+                            "client was inside the MCCP2 stream the parlor before had open",
+                            self.carried.address, self.carried.port)
+                self._transport = transport
+                transport.abort()  # (telnet never starts: see connection_lost)
+                return
             # its address before anything logs it (a relayed TLS socket has none of its own)
             self._extra["peername"] = (self.carried.address, self.carried.port)
             self._begin(transport)
@@ -628,6 +707,11 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             self._cancel_proxy_timer()
             self._transport = None
             return
+        if self.writer is None:  # closed before telnet started (a carried stream: above)
+            self._transport = None
+            return
+        self._drop_stream()
+        self._hook(None)  # (its write held this protocol)
         if self.session is not None:
             self.session.connection_lost()  # it drops its unread input at once
         super().connection_lost(exc)
@@ -653,6 +737,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     # -- options -------------------------------------------------------------------------
     def on_agreed(self, option: bytes) -> None:
         """The client agreed to an option this end offered (DO after our WILL)."""
+        if option == MCCP2:
+            self._hook(self._write_resuming)  # the next output opens a stream
         if self.session is not None:
             self.session.agreed(option)
 
@@ -670,7 +756,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self.writer.mccp3_active = False
 
     def begin_advanced_negotiation(self) -> None:
-        """Ask the client to send 8-bit data and for its window size; offer nothing.
+        """Ask the client to send 8-bit data and for its window size; offer MCCP2 where it
+        may compress (:attr:`may_compress`), and nothing else.
 
         DO BINARY makes Debian's telnet stop stripping the 8th bit of what is typed, so
         accents arrive. The server does not offer WILL BINARY: Debian's telnet answers it
@@ -680,6 +767,126 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         (DO BINARY) is told yes."""
         self.writer.iac(DO, BINARY)
         self.writer.iac(DO, NAWS)
+        if self.may_compress:
+            self.writer.iac(WILL, MCCP2)
+
+    # -- compression (MCCP2) -------------------------------------------------------------
+    # While the client has MCCP2 on, this connection's transport has its own ``write``
+    # (an attribute of the transport object, as telnetlib3's own MCCP2 does it, so that
+    # every byte the writer or anyone sends goes through it): with no stream open,
+    # :meth:`_write_resuming`, which opens one; with one open, :meth:`_write_deflated`.
+    # A stream quiet for ``compression.idle`` seconds ends and its compressor is freed.
+
+    @property
+    def may_compress(self) -> bool:
+        """Whether MCCP2 may be offered and agreed here: it is configured, and this is a
+        plain TCP socket (not TLS, where compressing before encrypting leaks what is
+        sent, and neither the holder's TLS relay nor a /play WebSocket)."""
+        transport = self._transport
+        if self.compression is None or transport is None:
+            return False
+        sock = transport.get_extra_info("socket")
+        return (sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6)
+                and transport.get_extra_info("ssl_object") is None)
+
+    @property
+    def compressing(self) -> bool:
+        """Whether an MCCP2 stream is open: the client is decompressing, and nothing
+        plain may reach it until the stream ends (a held parlor's holder is told)."""
+        return self._deflate is not None
+
+    def _hook(self, write: Callable[[bytes], None] | None) -> None:
+        """Route the transport's writes through ``write`` (None: its own again)."""
+        transport = getattr(self.writer, "_transport", None)
+        if transport is None:
+            return
+        if write is None:
+            transport.__dict__.pop("write", None)
+        else:
+            transport.write = write
+
+    def _raw_write(self, data: bytes) -> None:
+        transport = self.writer._transport
+        type(transport).write(transport, data)
+
+    def _write_resuming(self, data: bytes) -> None:
+        """The transport's write while the client has MCCP2 on and no stream is open:
+        output once the session runs opens a stream and goes in it. (Before the session
+        there is nobody to tell the holder of it: that output, the option negotiation,
+        goes plain.)"""
+        if self.session is None or self.compression is None:
+            self._raw_write(data)
+            return
+        self._raw_write(MCCP2_START)
+        self._deflate = self.compression.compressor()
+        self._hook(self._write_deflated)
+        if self.compression.idle:
+            self._deflate_timer = asyncio.get_running_loop().call_later(
+                self.compression.idle, self._check_idle)
+        self._write_deflated(data)
+        self._tell_holder()
+
+    def _write_deflated(self, data: bytes) -> None:
+        """The transport's write while a stream is open: compressed and flushed, so the
+        client shows it at once (telnetlib3 flushes the same way)."""
+        deflate = self._deflate
+        self._wrote_at = time.monotonic()
+        self._raw_write(deflate.compress(data) + deflate.flush(zlib.Z_SYNC_FLUSH))
+
+    def _check_idle(self) -> None:
+        """The stream's quiet timer: end it once it has carried nothing for
+        ``compression.idle`` seconds (its compressor is freed; the next output opens
+        another), else look again when it could have been that long."""
+        self.__dict__.pop("_deflate_timer", None)
+        if self._deflate is None or self.compression is None:
+            return
+        quiet = time.monotonic() - self._wrote_at
+        if quiet < self.compression.idle:
+            self._deflate_timer = asyncio.get_running_loop().call_later(
+                self.compression.idle - quiet, self._check_idle)
+            return
+        self._end_stream()
+        self._hook(self._write_resuming)
+
+    def _end_stream(self) -> None:
+        """End the open stream cleanly (Z_FINISH: the client reads plain after it) and
+        free its compressor."""
+        deflate = self._deflate
+        self._drop_stream()
+        if deflate is None:
+            return
+        try:
+            self._raw_write(deflate.flush(zlib.Z_FINISH))
+        except Exception:  # a dying transport: the connection ends anyway
+            log.debug("MCCP2 stream end not sent", exc_info=True)
+        self._tell_holder()
+
+    def _drop_stream(self) -> None:
+        """Forget the open stream without ending it (the connection is gone)."""
+        timer = self.__dict__.pop("_deflate_timer", None)
+        if timer is not None:
+            timer.cancel()
+        self.__dict__.pop("_deflate", None)
+
+    def stop_compressing(self) -> None:
+        """The client said DONT MCCP2: end the stream, and send plain from now on."""
+        self._end_stream()
+        self._hook(None)
+
+    def hand_over(self) -> None:
+        """A reload's hand-over (the session's flush calls this once the parlor hands
+        over): end the stream and give up the option (WONT MCCP2), so that the client
+        reads plain and has MCCP2 off, and the next parlor, which cannot continue this
+        parlor's stream, begins plain and offers MCCP2 again. What is sent after this
+        goes plain."""
+        writer = self.writer
+        if writer is None or not writer.local_option.enabled(MCCP2):
+            return
+        self.stop_compressing()
+        try:
+            writer.iac(WONT, MCCP2)
+        except Exception:
+            log.debug("WONT MCCP2 not sent", exc_info=True)
 
     def encoding(self, outgoing: Any = None, incoming: Any = None) -> str:  # noqa: ARG002
         return "utf-8"

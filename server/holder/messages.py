@@ -49,6 +49,10 @@ class Carried:
     # telnet socket; ``stream``: the bytes of a frame it had begun to send (base64)
     websocket: bool = False
     stream: str = ""
+    # an MCCP2 stream (server/telnet.py) was open: the client is decompressing, and cannot
+    # read plain bytes (the holder's gap notice) until the stream ends; at a reload's
+    # hand-over it has ended. Version 2 still: a reader that lacks it takes it as False
+    compressing: bool = False
 
 
 # -- the parlor to the holder -----------------------------------------------------------

@@ -438,7 +438,8 @@ class Holder:
     def _watch_gap(self) -> None:
         loop = asyncio.get_running_loop()
         for fd, carried in self.held.values():
-            if fd not in self._watching:
+            # (not a client inside an MCCP2 stream: plain words would corrupt it)
+            if fd not in self._watching and not carried.compressing:
                 loop.add_reader(fd, self._typed_in_gap, fd, carried.websocket)
                 self._watching.add(fd)
 

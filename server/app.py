@@ -34,8 +34,8 @@ from server import seeding
 from server.services import ledger
 from server.session import Disconnect, LoadGovernor, Session
 from server.tasks import cancel_and_wait
-from server.telnet import (ACCEPT_BATCH, AcceptErrors, TelnetProtocol, connection_cap,
-                           listen_backlog)
+from server.telnet import (ACCEPT_BATCH, AcceptErrors, Compression, TelnetProtocol,
+                           connection_cap, listen_backlog)
 from server.text import paint
 from server.throttle import KeyedLocks, LoginThrottle, Sliding
 from server.world import World, describe_room
@@ -166,10 +166,11 @@ class Parlor:
             "prelogin": {},
             "proxies": cfg.trusted_proxies,  # PROXY protocol from these only
             "holder": self.holder,
+            "compression": Compression.from_config(cfg),  # MCCP2 ([server] mccp)
         })
         asyncio.get_running_loop().set_exception_handler(AcceptErrors())
-        # No compression (MCCP3 would inflate what clients send), no telnetlib3 idle
-        # timer (it counts any byte as activity; the parlor's own sweep counts commands).
+        # telnetlib3's own compression off (MCCP2 is the protocol's, above; MCCP3 would
+        # inflate what clients send), no telnetlib3 idle timer (it counts any byte as activity; the parlor's own sweep counts commands).
         self.telnet_protocol = protocol
         self.telnet_options = dict(
             shell=self._shell, encoding="utf8", encoding_errors="replace", force_binary=True,
@@ -499,7 +500,7 @@ class Parlor:
             "FAMILY": "Custom",
             "ROOMS": str(len(self.world.rooms)),
             "ANSI": "1", "UTF-8": "1", "VT100": "1", "GMCP": "1", "MSSP": "1",
-            "MCCP": "0", "MSDP": "0", "MSP": "0", "MXP": "0", "PUEBLO": "0",
+            "MCCP": "1" if self.config.server.mccp else "0", "MSDP": "0", "MSP": "0", "MXP": "0", "PUEBLO": "0",
             "XTERM 256 COLORS": "0", "XTERM TRUE COLORS": "0",
             "PAY TO PLAY": "0", "PAY FOR PERKS": "0",
             "PORT": str(self.config.server.port),

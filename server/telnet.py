@@ -569,15 +569,6 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self.prelogin[self] = None
         if self.carried is not None:  # handed over by the holder: telnet went on before
             self.held = self.carried.conn
-            if getattr(self.carried, "compressing", False):
-                # the parlor before ended (a crash) with an MCCP2 stream open: the client's
-                # decompressor is mid-stream and can read nothing this parlor could send
-                log.warning("closing a connection from %s:%s carried on after a crash: its "
-                            "client was inside the MCCP2 stream the parlor before had open",
-                            self.carried.address, self.carried.port)
-                self._transport = transport
-                transport.abort()  # (telnet never starts: see connection_lost)
-                return
             # its address before anything logs it (a relayed TLS socket has none of its own)
             self._extra["peername"] = (self.carried.address, self.carried.port)
             self._begin(transport)

@@ -62,6 +62,17 @@ class HandOver:
             self._carried.set()
         gone = 0
         for carried, fd in handed:
+            if carried.compressing:
+                # the parlor before ended (a crash) with an MCCP2 stream open: the client's
+                # decompressor is mid-stream and can read nothing this parlor could send
+                log.warning("closing a connection from %s:%s carried on after a crash: its "
+                            "client was inside the MCCP2 stream the parlor before had open",
+                            carried.address, carried.port)
+                os.close(fd)
+                gone += 1
+                link.release(carried.conn)
+                self._carried_on(carried.conn)
+                continue
             try:
                 if carried.websocket:  # a browser's /play socket (server/web/held.py)
                     from server.web.play import resume  # (the web door's modules are

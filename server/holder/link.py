@@ -167,4 +167,5 @@ def carried(conn: int, session: "Session", pending: str = "") -> Carried:
         client=session.client_name, pending=pending[-16384:],
         room=session.room or "", watching=tuple(sorted(session.watching)),
         websocket=side is not None,
+        compressing=bool(getattr(protocol, "compressing", False)),
         stream=base64.b64encode(side.tail).decode() if side is not None else "")

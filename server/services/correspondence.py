@@ -314,7 +314,8 @@ class Correspondence:
             now = time.time()
             lines = []
             letters = await self.letters(account_id)
-            self._status(account_id, letters)
+            if any(letter.mine for letter in letters):   # (none: nothing to say)
+                self._status(account_id, letters)
             for letter in letters:
                 if letter.mine:
                     last = f" Last move: {letter.last}." if letter.last else ""

@@ -317,7 +317,6 @@ async def test_the_count_of_games_waiting_for_a_move_reaches_the_client(sqlite_u
         clients = [await Client.connect_mud(parlor.port) for _ in NAMES]
         for client, name in zip(clients, NAMES):
             await client.create(name)
-        await count(clients[0], 0)
         await clients[0].cmd("dice challenge bob days 3", "by correspondence")
         await clients[1].cmd("dice accept", "begins")
         game = parlor.host.live[1]

@@ -434,19 +434,19 @@ def test_tintin_plays_compressed_through_a_reload(held_compressing):
     screen = Screen(f"{path} -e '#config {{debug telnet}} on; "
                     f"#session esterport 127.0.0.1 {held.port}'", cols=100, rows=40)
     try:
-        screen.wait_for("Type your name")
-        screen.wait_for("INFO MCCP2 INITIALIZED")
+        screen.wait_for("Type your name", 30)   # (bounds for a machine busy with more)
+        screen.wait_for("INFO MCCP2 INITIALIZED", 30)
         for line in ("new", "Tinny", "tintin1", "tintin1"):
             screen.type(line)
             time.sleep(0.3)
-        screen.wait_for("Welcome, Tinny!")
+        screen.wait_for("Welcome, Tinny!", 30)
         screen.type("pyr new")
-        screen.wait_for("Deal 1 of 3")
+        screen.wait_for("Deal 1 of 3", 30)
         held.reload()
         held.attached(2)
         screen.wait_for(CARRY_ON, 30)
         screen.type("say compressed again")
-        lines = screen.wait_for('You say, "compressed again"')
+        lines = screen.wait_for('You say, "compressed again"', 30)
         text = "\n".join(lines)
         assert "COMPRESSION END" in text and "COMPRESSION ERROR" not in text
         assert text.count("INFO MCCP2 INITIALIZED") == 2, text[-3000:]
@@ -454,8 +454,8 @@ def test_tintin_plays_compressed_through_a_reload(held_compressing):
         screen.type("pyr hint")
         screen.wait_for("Hint: PYR", 60)
         screen.type("quit")
-        screen.wait_for("if you leave, it waits for you")   # (the Pyramid deal in play)
+        screen.wait_for("if you leave, it waits for you", 30)   # (the Pyramid deal in play)
         screen.type("quit")
-        screen.wait_for("SESSION 'esterport' DIED", 10)
+        screen.wait_for("SESSION 'esterport' DIED", 30)
     finally:
         screen.close()

@@ -211,7 +211,7 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
         ctx.send(own.unranked)
         return
     rows = await ctx.ratings.rankings(pool(kind.key, 1 if by_letter else None))
-    title = f"{kind.title} by correspondence" if by_letter else kind.title
+    title = f"Correspondence {kind.title}" if by_letter else kind.title
     levels = [] if by_letter else _levels(kind)
     if not rows:
         ctx.send("\n".join([f"Nobody has played a ranked game of {title} yet.", *levels]))

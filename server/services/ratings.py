@@ -33,11 +33,11 @@ def pool(kind_key: str, days: int | None = None) -> str:
 
 
 def pool_title(titles: dict[str, str], key: str) -> str:
-    """A pool in words: "Triad Dice", "Triad Dice by correspondence" (``titles``: each
+    """A pool in words: "Triad Dice", "Correspondence Triad Dice" (``titles``: each
     game's key to its title)."""
     if key.endswith(CORRESPONDENCE):
         base = key[:-len(CORRESPONDENCE)]
-        return f"{titles.get(base, base)} by correspondence"
+        return f"Correspondence {titles.get(base, base)}"
     return titles.get(key, key)
 
 

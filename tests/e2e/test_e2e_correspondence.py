@@ -289,10 +289,10 @@ async def test_a_ranked_correspondence_game_is_rated_in_a_pool_of_its_own(sqlite
             await clients[seat].cmd(f"dice {text}", f"{NAMES[seat]}: {re.escape(text)}")
         await alice.cmd("mygames 1", "You go to game #1")
         await alice.cmd("dice resign", r"Alice's Triad Dice correspondence rating: 1500 -> \d+")
-        await alice.cmd("rankings dice corr", r"Triad Dice by correspondence rankings(.|\n)*Bob")
-        await alice.cmd("dice rankings corr", r"Triad Dice by correspondence rankings")
+        await alice.cmd("rankings dice corr", r"Correspondence Triad Dice rankings(.|\n)*Bob")
+        await alice.cmd("dice rankings corr", r"Correspondence Triad Dice rankings")
         await alice.cmd("rankings dice", "Nobody has played a ranked game of Triad Dice yet")
-        await alice.cmd("finger bob", r"Triad Dice by correspondence\s+1\d\d\d")
+        await alice.cmd("finger bob", r"Correspondence Triad Dice\s+1\d\d\d")
         await alice.cmd("rankings tt corr", "Triptycha is not played by correspondence")
         await alice.cmd("rankings dice sideways", "RANKINGS DICE CORR ranks")
     finally:

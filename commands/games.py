@@ -199,13 +199,11 @@ async def rankings(ctx: Context, rest: str, kind_key: str | None = None) -> None
         kind, rest = _kind_named(ctx, parts[0]), " ".join(parts[1:])
     else:
         kind = ctx.host.kinds[kind_key]
-    words = args.words(rest, 0, 1)
+    words = args.words(rest, 0, 1 if kind.correspondence else 0)
     by_letter = bool(words)
-    if by_letter and (words[0].lower() not in ("corr", "correspondence")
-                      or not kind.correspondence):
+    if by_letter and words[0].lower() not in ("corr", "correspondence"):
         raise CommandError(f"RANKINGS {kind.prefix} CORR ranks the correspondence games of "
-                           "a game played by correspondence." if kind.correspondence else
-                           f"{kind.title} is not played by correspondence.")
+                           f"{kind.title}.")
     own = ctx.registry.game(kind.key)
     if own is not None and own.unranked:  # a game never ranked says what it counts
         ctx.send(own.unranked)

@@ -293,7 +293,7 @@ async def test_a_ranked_correspondence_game_is_rated_in_a_pool_of_its_own(sqlite
         await alice.cmd("dice rankings corr", r"Correspondence Triad Dice rankings")
         await alice.cmd("rankings dice", "Nobody has played a ranked game of Triad Dice yet")
         await alice.cmd("finger bob", r"Correspondence Triad Dice\s+1\d\d\d")
-        await alice.cmd("rankings tt corr", "Triptycha is not played by correspondence")
+        await alice.cmd("rankings tt corr", "Usage: RANKINGS <game>")
         await alice.cmd("rankings dice sideways", "RANKINGS DICE CORR ranks")
     finally:
         await parlor.stop()

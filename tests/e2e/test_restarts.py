@@ -162,7 +162,9 @@ def test_a_client_plays_on_through_a_reload_and_a_parlor_kill(held, client):
         lines = screen.lines()
         text = "\n".join(lines)
         assert not any(words in text for words in CLOSED)
-        assert text.count(GAP) >= 1     # the kill's gap, where LOOK was typed
+        # LOOK typed in the kill's gap is told of it at most once (or not at all when the
+        # spare was up before the client sent it: a quiet machine's spare takes 0.2 s)
+        assert text.count(GAP) <= 1
         assert sum(CARRY_ON in line for line in lines) == 2
         screen.type("replay 1")
         lines = screen.wait_for("shows the board after that move", 10)

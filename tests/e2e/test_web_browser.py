@@ -78,7 +78,10 @@ async def until(page, expression: str, arg=None, timeout: float = 30000) -> None
     deadline = loop.time() + timeout / 1000
     while not (await page.evaluate(expression, arg) if arg is not None
                else await page.evaluate(expression)):
-        assert loop.time() < deadline, f"never true: {expression}"
+        if loop.time() >= deadline:
+            tail = await page.evaluate(
+                "() => (document.getElementById('screen') || document.body).textContent.slice(-600)")
+            raise AssertionError(f"never true: {expression} ({arg!r}); the screen ends: {tail!r}")
         await asyncio.sleep(0.05)
 
 

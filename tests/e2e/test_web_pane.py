@@ -515,6 +515,7 @@ async def test_two_pages_play_while_a_third_watches(parlor, web, browser, artifa
     await until(alba, "document.getElementById('pane').dataset.game !== undefined")
     game, a_seat = live_game(parlor, "dice", "Alba")
     await type_line(cato, f"observe {game.id}")
+    await screen_has(cato, f"You are now watching game #{game.id}.")
     await until(cato, "v => document.getElementById('pane').dataset.game === v", str(game.id))
     assert "watching" in await cato.locator("#turn").text_content()
     pages = {a_seat: alba, 1 - a_seat: brio}

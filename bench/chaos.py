@@ -303,13 +303,13 @@ class Chaos:
         kind = self.kinds.get(record.kind)
         if kind is None:
             return False
-        state = kind.state_from_json(record.state)
+        state = kind.spec.state_from_json(record.state)
         seats = [i for i, s in enumerate(record.seats)
                  if s["id"] == me and not s.get("computer") and not s.get("left")]
         if not seats:
             return False
         seat = seats[0]
-        if seat not in kind.to_move(state):
+        if seat not in kind.spec.to_move(state):
             # a table waiting to be dealt: the opener deals once two are seated
             if (kind.key == "triad" and seat == 0 and len(record.seats) > 1
                     and self.dealt.get(record.id) != record.version):
@@ -317,8 +317,8 @@ class Chaos:
                 await self.answer(conn, f"{kind.prefix} START")
             return False
         try:
-            action = kind.choose_action(state, seat, "easy", random.Random(record.version), 0.05)
-            text = kind.format_action(action)
+            action = kind.spec.choose_action(state, seat, "easy", random.Random(record.version), 0.05)
+            text = kind.spec.format_action(action)
         except Exception:  # noqa: BLE001
             return False
         out = await self.answer(conn, f"{kind.prefix} {text}")
@@ -374,7 +374,7 @@ class Chaos:
             kind = self.kinds.get(game.kind)
             held = 0
             if game.status == "active" and kind is not None:
-                state = kind.state_from_json(game.state)
+                state = kind.spec.state_from_json(game.state)
                 for holder in (state, getattr(state, "game", None)):  # a table wraps its game
                     if hasattr(holder, "total_cubits"):
                         held = holder.total_cubits()

@@ -76,7 +76,7 @@ def _kind_for(ctx: Context, words: list[str]) -> "tuple[GameKind, int] | None":
 def _takes_offers(kind: "GameKind") -> str | None:
     """None if a game of ``kind`` starts by CHALLENGE; else how one starts instead."""
     try:
-        kind.parse_options([])
+        kind.spec.parse_options([])
     except RuleError as refusal:
         return str(refusal)
     return None
@@ -94,7 +94,7 @@ def not_applying(kind: "GameKind") -> dict[str, str]:
     if not two_players:
         # what a player types for the game's resign action, in the game's own notation
         # (Triad's Leave() is typed TRIAD LEAVE); RESIGN itself there: other commands end it
-        typed = (kind.format_action(kind.resign_action).upper()
+        typed = (kind.spec.format_action(kind.resign_action).upper()
                  if kind.resign_action is not None else "RESIGN")
         leave = (f"{p} {typed} leaves your seat" if typed != "RESIGN"
                  else f"its own commands end a game (HELP {p} lists them)")
@@ -103,7 +103,7 @@ def not_applying(kind: "GameKind") -> dict[str, str]:
         out["claim"] = (f"{title} has no game to claim from an absent opponent"
                         + (": an absent player's turns are played for them."
                            if kind.open_table else "."))
-    if not kind.is_ranked({"ranked": True}):
+    if not kind.spec.is_ranked({"ranked": True}):
         out["rankings"] = f"{title} games are never ranked."
     return out
 
@@ -151,7 +151,7 @@ def game_summary(ctx: Context, kind: "GameKind", family: Command) -> list[str]:
 def _is_move(kind: "GameKind", word: str) -> bool:
     """Whether ``word`` is a move in the game's own notation (``kind.parse_action``)."""
     try:
-        kind.parse_action(word)
+        kind.spec.parse_action(word)
     except RuleError:
         return False
     return True

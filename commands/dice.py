@@ -59,7 +59,7 @@ async def _act(ctx: Context, verb: str, rest: str, least: int, most: int) -> Non
                            "DICE CHALLENGE COMPUTER [EASY|NORMAL|HARD] starts a game.")
     text = " ".join([verb, *parts])
     try:
-        action = host.kind(KEY).parse_action(text)
+        action = host.kind(KEY).spec.parse_action(text)
     except BadNotation as err:
         raise UsageError(_reason(err)) from None
     try:

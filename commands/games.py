@@ -75,7 +75,7 @@ async def observe(ctx: Context, rest: str) -> None:
     if game.seat_of(ctx.account.id) is not None:
         ctx.presentation.show(ctx.session, game)
         return
-    withheld = game.kind.withheld(game.state)
+    withheld = game.kind.spec.withheld(game.state)
     if withheld is not None:
         raise CommandError(f"Game #{game.id} may not be watched: {withheld}")
     ctx.session.subscribe(f"game:{game.id}")
@@ -271,7 +271,7 @@ async def _last_words(ctx: Context, game: LiveGame) -> str:
 def _turn_words(ctx: Context, game: LiveGame) -> str:
     """Whose move it is in ``game``, said to its viewer."""
     me = game.seat_of(ctx.account.id)
-    movers = list(game.kind.to_move(game.state))
+    movers = list(game.kind.spec.to_move(game.state))
     if game.outcome is not None or not movers:
         who = "nobody must move now"
     elif me in movers:
@@ -311,7 +311,7 @@ def _how_to_start(kind: "GameKind") -> str:
     """How a game of ``kind`` starts: by CHALLENGE, unless the kind takes no challenges
     (Triad is played at tables); then its refusal of one says what to do instead."""
     try:
-        kind.parse_options([])
+        kind.spec.parse_options([])
     except RuleError as refusal:
         return str(refusal).rstrip(".")
     return f"{kind.prefix} CHALLENGE <person> to start a game"
@@ -373,11 +373,11 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
             elif any(word in k.levels for k in ctx.host.kinds.values()):
                 raise CommandError(f"{kind.title} has no {word.upper()} level; the computer "
                                    f"plays {_either(kind.levels)}.")
-            options = kind.parse_options(options_words)
+            options = kind.spec.parse_options(options_words)
             await args.guarded(ctx.host.play_computer(key, args.me(ctx), level, options))
             return
         days, options_words = args.days(options_words)
-        options = kind.parse_options(options_words)
+        options = kind.spec.parse_options(options_words)
         if days is not None:
             options["days"] = days
         offer = await args.guarded(ctx.host.offer(key, args.me(ctx), target, options))
@@ -474,7 +474,7 @@ def game_family(kind: "GameKind", own: GameCommands | None = None) -> Command:
                 f"[{'|'.join(level.upper() for level in kind.levels)}] [<options>]",
                 f"Offer a game of {kind.title} to a connected player, or start one against "
                 f"the computer ({_either(kind.levels)}; NORMAL unless you say). " + help_text
-                + (f" {SHORT_GAMES}" if kind.is_ranked({"ranked": True}) else "")
+                + (f" {SHORT_GAMES}" if kind.spec.is_ranked({"ranked": True}) else "")
                 + (f" {_by_letter(kind)}" if kind.correspondence else ""),
                 aliases=("ch",)),
         *([Command("rematch", rematch, f"{p} REMATCH [<person>|COMPUTER]",

@@ -6,7 +6,7 @@ Each family module (``commands/talk.py`` …) exports ``COMMANDS``, an explicit 
 answer; it raises :class:`UsageError` for a wrong use (what is wrong and the usage line,
 in one line: :func:`refusal`) and :class:`CommandError` for a refusal (its one-line
 message is printed). A game's option words are read by the game
-(``GameKind.parse_options``), which raises ``games.errors.BadOption`` for a word it does
+(``PlaySpec.parse_options``), which raises ``games.errors.BadOption`` for a word it does
 not know: that too is answered with the usage line.
 
 Each game's entry is a :class:`GameCommands` (``commands/<game>.py``): its kind, and

@@ -36,7 +36,7 @@ def seek_command(kind: "GameKind") -> Command:
         if any(w.lower() == "unranked" for w in words):  # the default: no option to say it
             words = [w for w in words if w.lower() != "unranked"]
         days, words = args.days(words)
-        options = kind.parse_options(words)
+        options = kind.spec.parse_options(words)
         if days is not None:  # a correspondence game (commands/correspondence.py)
             options["days"] = days
         posted = await args.guarded(ctx.host.seeks.post(kind.key, args.me(ctx), options, low, high))

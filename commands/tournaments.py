@@ -106,7 +106,7 @@ async def create(ctx: Context, rest: str) -> None:
     else:
         length = args.whole_number(parts[2], what="number of minutes" if system == "arena"
                                    else "number of rounds", least=1)
-        options = kind.parse_options(parts[3:])
+        options = kind.spec.parse_options(parts[3:])
     row = await args.guarded(ctx.host.tournaments.create(kind.key, system, length, options, args.me(ctx),
                                                    ctx.session.is_admin))
     ctx.send(f"Tournament {row.id} is open: {row.title}. (TOURNEY JOIN {row.id} enters it; "

@@ -86,13 +86,13 @@ def header(frame: Mapping[str, Any]) -> str:
 def board_text(kind: GameKind, frame: Mapping[str, Any], *, width: int, height: int,
                color: bool, screenreader: bool, titled: bool = True) -> str:
     """The header (if ``titled``) and the board drawn from the frame's view: read out as
-    short lines, no drawing, for a screen reader (``GameKind.speak``), else the game's
+    short lines, no drawing, for a screen reader (``PlaySpec.speak``), else the game's
     renderer."""
     names = tuple(s["name"] for s in frame["seats"])
     view = frame["view"]
     board = None
     if not screenreader:
-        board = kind.render(view, width=width, color=color, names=names,
+        board = kind.spec.render(view, width=width, color=color, names=names,
                             height=height - 1)  # the header's row
         widest = max((visible_len(line) for line in board.split("\n")), default=0)
         if widest > width:  # no narrow layout fits: said plainly, then read out in lines
@@ -106,7 +106,7 @@ def board_text(kind: GameKind, frame: Mapping[str, Any], *, width: int, height: 
 
 
 def _spoken(kind: GameKind, view: Mapping[str, Any], names: tuple, width: int) -> list[str]:
-    return [line for fact in kind.speak(view, names=names) for line in wrap(fact, width)]
+    return [line for fact in kind.spec.speak(view, names=names) for line in wrap(fact, width)]
 
 
 def around_board(lines: list[str], frame: Mapping[str, Any],
@@ -155,12 +155,12 @@ OWN, NOT_OWN = "Your ", ("Your turn", "Your move", "Your draw")
 
 def spoken_changes(kind: GameKind, old: Mapping[str, Any], new: Mapping[str, Any],
                    names: tuple, width: int) -> list[str]:
-    """COMPACT read out: the facts of the board read out (``GameKind.speak``) that are new
+    """COMPACT read out: the facts of the board read out (``PlaySpec.speak``) that are new
     since the last board read for this viewer (``old``), in the board's order; a fact that
     did not change is not read again, except the viewer's turn line (what they may do
     now), which is read at each of their turns in its place (the first)."""
-    before = set(kind.speak(old, names=names))
-    return [line for fact in kind.speak(new, names=names)
+    before = set(kind.spec.speak(old, names=names))
+    return [line for fact in kind.spec.speak(new, names=names)
             if fact not in before or fact.startswith(NOT_OWN)
             for line in wrap(fact, width)]
 
@@ -175,7 +175,7 @@ def tells_move(lines: list[str]) -> bool:
 def own_lines(kind: GameKind, view: Mapping[str, Any], names: tuple) -> list[str]:
     """The facts of the board read out that are the viewer's own (their cards, their hand,
     their stack): what a deal tells a player in board style OFF."""
-    return [fact for fact in kind.speak(view, names=names)
+    return [fact for fact in kind.spec.speak(view, names=names)
             if fact.startswith(OWN) and not fact.startswith(NOT_OWN)]
 
 
@@ -304,7 +304,7 @@ class Presentation:
         if style == "compact":
             changes = None
             if kind != "game.start" and old is not None and not missed:
-                changes = game_kind.render_changes(
+                changes = game_kind.spec.render_changes(
                     old, frame["view"], width=session.width,
                     color=session.color and not session.screenreader, names=names)
             if changes is None:  # the whole board, its header saying whose move it is
@@ -353,7 +353,7 @@ class Presentation:
             supports = getattr(session, "gmcp_supports", ())
             if "esterport.spoken" in supports:
                 # the board in words (SET SCREENREADER's lines): a browser's text alternative
-                data["spoken"] = list(kind.speak(frame["view"], names=tuple(names)))
+                data["spoken"] = list(kind.spec.speak(frame["view"], names=tuple(names)))
             if "esterport.board" in supports:
                 # the board as the game draws it, without colour, at the player's width:
                 # the Mudlet package's window (server/mudlet.py)

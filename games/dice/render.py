@@ -142,6 +142,39 @@ def render(view: dict, width: int = 80, color: bool = True,
     return "\n".join(line.rstrip() for line in lines)
 
 
+def _hint(view: dict) -> str | None:
+    """What the player to act should type now, or None for a watcher or the other player."""
+    you = view.get("you")
+    if view.get("result") is not None or you is None or you != view.get("turn"):
+        return None
+    if view.get("pending"):
+        cells = view["pending"]
+        named = cells[0] if len(cells) == 1 else ", ".join(cells[:-1]) + " or " + cells[-1]
+        return (f"You formed a Triad: remove one of your dice, on {named}, with "
+                f"DICE REMOVE <cell> (e.g. DICE REMOVE {cells[0]}).")
+    legal = view.get("legal") or []
+    if legal and all(len(a.split()) == 3 for a in legal):
+        return ("None of your dice can move: turn one to a new value where it stands "
+                "(DICE MOVE <cell> <value>) or move one its current value "
+                f"(DICE MOVE <cell> <direction>), e.g. DICE {legal[0]}.")
+    example = f", e.g. DICE {legal[0]}" if legal else ""
+    return f"Your move: DICE MOVE <cell> <value> <direction>{example}."
+
+
+def board(view: dict, width: int = 80, color: bool = True,
+          names: tuple[str, ...] = ("Alice", "Bob"), height: int = 24) -> str:  # noqa: ARG001 - it fits 24 rows
+    """The board as a player sees it (the game's ``render``): ``render``'s drawing, whose
+    last line, for the player to act, says what to type."""
+    text = render(view, width=width, color=color, names=tuple(names))
+    hint = _hint(view)
+    if hint is None:
+        return text
+    lines = text.split("\n")
+    lines[-1:] = [f"\x1b[1m{line}{RESET}" if color else line
+                  for line in textwrap.wrap(hint, min(width, 80), break_on_hyphens=False)]
+    return "\n".join(lines)
+
+
 def _die_words(die: dict | None, names) -> str:  # noqa: ANN001
     if die is None:
         return "empty"

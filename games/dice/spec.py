@@ -11,11 +11,11 @@ SPEC = PlaySpec(
     key="dice", title="Triad Dice", prefix="DICE", gmcp_package="Dice.Game",
     # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
     level_ratings=(("easy", 915), ("normal", 1548), ("hard", 2009)),
-    resign_action=rules.Resign(),
+    resign_action=rules.Resign(), correspondence=True,
     new_game=rules.new_game, apply=words.sentences(rules.apply), outcome=rules.outcome,
     to_move=rules.to_move, parse_action=words.sentences(notation.parse_action),
     format_action=notation.format_action, state_to_json=notation.state_to_json,
-    state_from_json=notation.state_from_json, view_for=render.view_for, render=render.render,
+    state_from_json=notation.state_from_json, view_for=render.view_for, render=render.board,
     speak=spoken.speak, choose_action=ai.choose_action, describe_event=words.describe_event,
     parse_options=words.parse_options, describe_options=words.describe_options,
     render_changes=render.render_changes)

@@ -348,7 +348,7 @@ def counts(result: Outcome) -> bool:
 
 @attrs.frozen
 class Audience:
-    """Who hears an action in full (the parlor's ``GameKind.audience``): the players of
+    """Who hears an action in full (the parlor's ``PlaySpec.audience``): the players of
     ``seats`` (None: every player) and, if ``watchers``, the watchers. Everyone else hears
     only its ``public`` events (a game's end and score, the next deal), if any."""
 

@@ -492,7 +492,8 @@ def counts(result: Outcome) -> bool:
     return result.reason != "everyone has left the table"
 
 
-def closing_text(table: Table, number: int, result: Outcome) -> str:
+def closing_text(table: Table, number: int, result: Outcome,
+                 names: tuple[str, ...] = ()) -> str:  # noqa: ARG001 - the seats say
     """How table ``number`` closed, in the player's words: "Triad table #3 closes: nobody
     can pay the opening bet of 10 cubits any more." (HELP TRIAD gives the same reasons.)"""
     winner = table.seats[result.winner].name if result.winner is not None else ""

@@ -300,7 +300,7 @@ class Correspondence:
         found = []
         for record, seat, kind in mine:
             days = int(record.options["days"])
-            movers = kind.to_move(kind.state_from_json(record.state))
+            movers = kind.spec.to_move(kind.spec.state_from_json(record.state))
             other = ", ".join(s["name"] for i, s in enumerate(record.seats) if i != seat)
             found.append(Letter(record.id, kind, other, days, record.updated_at,
                                 record.updated_at + self.seconds(days), seat in movers,
@@ -352,7 +352,7 @@ class Correspondence:
         self._told[game.id] = game.version
         if seen is not None and seen < game.version:  # a change here, not a restore
             deadline = game.since + self.seconds(game.days)
-            for seat in game.kind.to_move(game.state):
+            for seat in game.kind.spec.to_move(game.state):
                 player = game.seats[seat]
                 if player.computer is None and self.is_online(player.account_id):
                     self.play.tell(player.account_id, (
@@ -394,7 +394,7 @@ class Correspondence:
             await asyncio.sleep(min(wait, 600.0))  # a clock left behind by a move ends soon
             if game.version != version or not self.games.holds(game):
                 return
-        movers = list(game.kind.to_move(game.state))
+        movers = list(game.kind.spec.to_move(game.state))
         if not movers:
             return
         seat = movers[0]

@@ -4,8 +4,6 @@ The game is its spec (``games/dice/spec.py``: the engine, its notation and optio
 its errors as sentences, one line for each event, the board). This kind adds what needs
 the parlor:
 
-- the board as a player sees it: the engine's drawing, with its last line addressed to
-  the player whose turn it is (what to type, which dice they may remove);
 - the computer player's HARD search in a worker process (EASY random, NORMAL greedy,
   HARD an iterative-deepening search within the host's ``computer_budget``, 1 s a move
   by default, read as nodes at the engine's fixed rate so a busy server plays the same
@@ -22,44 +20,12 @@ import logging
 import os
 import random
 
-from games.dice import ai, render, rules, words
+from games.dice import ai, rules
 from games.dice.spec import SPEC
-from server.hosting import HostedGame, StartContext
-from server.text import bold, wrap
+from server.hosting import GameKind, StartContext
 from server.workers import WorkerPool
 
 log = logging.getLogger(__name__)
-
-
-# -- the board as a player sees it -------------------------------------------------------
-def _hint(view: dict) -> str | None:
-    """What the player to act should do now, or None for a watcher or the other player."""
-    you = view.get("you")
-    if view.get("result") is not None or you is None or you != view.get("turn"):
-        return None
-    if view.get("pending"):
-        cells = view["pending"]
-        return (f"You formed a Triad: remove one of your dice, on {words.cells_in_words(cells)}, with "
-                f"DICE REMOVE <cell> (e.g. DICE REMOVE {cells[0]}).")
-    legal = view.get("legal") or []
-    if legal and all(len(a.split()) == 3 for a in legal):
-        return ("None of your dice can move: turn one to a new value where it stands "
-                "(DICE MOVE <cell> <value>) or move one its current value "
-                f"(DICE MOVE <cell> <direction>), e.g. DICE {legal[0]}.")
-    example = f", e.g. DICE {legal[0]}" if legal else ""
-    return f"Your move: DICE MOVE <cell> <value> <direction>{example}."
-
-
-def render_board(view: dict, width: int = 80, color: bool = True,
-                 names: tuple[str, ...] = ("Alice", "Bob"), height: int = 24) -> str:  # noqa: ARG001 - it fits 24 rows
-    """The engine's board; for the player to act, its last line says what to type."""
-    text = render.render(view, width=width, color=color, names=tuple(names))
-    hint = _hint(view)
-    if hint is None:
-        return text
-    lines = text.split("\n")
-    lines[-1:] = [bold(line) if color else line for line in wrap(hint, min(width, 80))]
-    return "\n".join(lines)
 
 
 # -- the computer ------------------------------------------------------------------------
@@ -104,18 +70,12 @@ def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
     return ai.choose_action(state, seat, level, rng, budget_s)
 
 
-class Dice(HostedGame):
-    """The ``dice`` kind: the game's spec, the board with a hint, and a search process
-    for HARD."""
+class Dice(GameKind):
+    """The ``dice`` kind: the game's spec, and a search process for HARD."""
 
     spec = SPEC
-    correspondence = True  # DICE CHALLENGE <person> DAYS <n>
 
-    def render(self, view: dict, width: int = 80, color: bool = True,
-               names: tuple[str, ...] = ("Alice", "Bob"), height: int = 24) -> str:
-        return render_board(view, width, color, names, height)
-
-    def choose_action(self, state: rules.State, seat: int, level: str, rng: random.Random,
+    def computer_move(self, state: rules.State, seat: int, level: str, rng: random.Random,
                       budget_s: float = 1.0) -> rules.Action:
         return choose_action(state, seat, level, rng, budget_s)
 
@@ -131,4 +91,4 @@ class Dice(HostedGame):
         return await super().on_start(ctx)
 
 
-__all__ = ["Dice", "render_board"]
+__all__ = ["Dice"]

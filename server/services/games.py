@@ -204,7 +204,7 @@ class GameHost:
             game = LiveGame(
                 id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
                 options=record.options, ranked=record.ranked, seed=record.seed,
-                state=kind.state_from_json(record.state), version=record.version, epoch=epoch,
+                state=kind.spec.state_from_json(record.state), version=record.version, epoch=epoch,
             )
             if game.days is not None:  # its clock runs from its last move, as stored
                 game.since = record.updated_at
@@ -392,7 +392,7 @@ class GameHost:
         one place text becomes an action), for callers holding text: scripts and tests.
 
         :raises BadNotation: ``text`` is no action of that game."""
-        action = self.kind(kind_key).parse_action(text)
+        action = self.kind(kind_key).spec.parse_action(text)
         return await self.act(account_id, kind_key, action, seat_change=seat_change)
 
     async def act_for(self, game_id: int, seat: int, action: Any,

@@ -68,10 +68,10 @@ class LiveGame:
     outcome: Outcome | None = None
     thinking: set[int] = attrs.field(factory=set)  # computer seats with a move in flight
     # A game rebuilt by ``GameHost.replay``: the game's state as it stands now, which
-    # decides what its views may show (``GameKind.replay_view``); None for a live game.
+    # decides what its views may show (``PlaySpec.replay_view``); None for a live game.
     now: Any = None
     # when the state last changed here (its clock, if it has one, runs from then: the host
-    # arms it after every change and again when a game is restored, GameKind.timeout)
+    # arms it after every change and again when a game is restored, GameKind.arm_clock)
     since: float = attrs.field(factory=time.time)
 
     def rng(self, step: int) -> random.Random:
@@ -107,12 +107,12 @@ class LiveGame:
 
     def view(self, seat: int | None) -> dict:
         if self.now is None:
-            return self.kind.view_for(self.state, seat)
-        return self.kind.replay_view(self.state, seat, self.now)
+            return self.kind.spec.view_for(self.state, seat)
+        return self.kind.spec.replay_view(self.state, seat, self.now)
 
     def describe(self, outcome: Outcome) -> str:
         """How the game ended, in a sentence ("Game #3: Alice wins (...)")."""
-        return self.kind.describe_outcome(self.state, self.id, outcome, self.names)
+        return self.kind.spec.describe_outcome(self.state, self.id, outcome, self.names)
 
     def frame(self, seat: int | None, *, with_view: bool = True) -> dict[str, Any]:
         """The game as one audience sees it now (``seat``; None: its watchers), as plain
@@ -121,28 +121,28 @@ class LiveGame:
         seen: it comes from a node that has lost the game), the seats, whose move it is, how it ended, and the view the game's
         own visibility rules give that audience, ``legal``: the moves that seat may make
         when the game lists them (else None), and ``withheld``: why nobody but its
-        players may see it at all (``GameKind.withheld``), or None. Every game event is a
+        players may see it at all (``PlaySpec.withheld``), or None. Every game event is a
         frame with the lines that audience is told (``Play.publish``, server/services/play.py)."""
         finished = self.outcome is not None
         return {"game": self.id, "kind": self.kind.key, "kind_title": self.kind.title,
                 "title": self.title, "version": self.version, "epoch": self.epoch,
                 "seat": seat,
                 "seats": [s.to_json() for s in self.seats], "ranked": self.ranked,
-                "to_move": [] if finished else list(self.kind.to_move(self.state)),
+                "to_move": [] if finished else list(self.kind.spec.to_move(self.state)),
                 "finished": finished,
                 "result": self.describe(self.outcome) if finished else None,
-                "withheld": self.kind.withheld(self.state),
+                "withheld": self.kind.spec.withheld(self.state),
                 "clock": None if finished or self.now is not None else self.clock(),
                 "view": self.view(seat) if with_view else None,
                 "legal": self.legal(seat) if with_view and not finished else None}
 
     def legal(self, seat: int | None) -> list[str] | None:
         """The moves ``seat`` may make now, in the game's notation, when the game lists
-        them (``GameKind.legal_moves``); None for watchers, a past point (REPLAY) and a
+        them (``PlaySpec.legal_moves``); None for watchers, a past point (REPLAY) and a
         game that does not list them."""
         if seat is None or self.now is not None:
             return None
-        return self.kind.legal_moves(self.state, seat)
+        return self.kind.spec.legal_moves(self.state, seat)
 
     def clock(self) -> dict[str, Any] | None:
         """The game's clock now (``GameKind.clock``): whose it is, the seconds it was
@@ -250,7 +250,7 @@ class LiveGames:
         if game is not None:
             return game
         letters = [g for g in self.correspondence_of(account_id) if g.kind.key == kind_key]
-        waiting = [g for g in letters if g.seat_of(account_id) in g.kind.to_move(g.state)]
+        waiting = [g for g in letters if g.seat_of(account_id) in g.kind.spec.to_move(g.state)]
         if waiting:
             return min(waiting, key=lambda g: (g.since, g.id))
         return letters[0] if letters else None

@@ -174,7 +174,7 @@ def result_for(kind: Any, record: GameRecord, seat: int | None) -> str:
     ``kind`` None: a game no longer hosted. A table players come and go at (Triad) was
     "played" there unless one of them was left alone at it and won. A game of one (a solitaire: nobody to draw
     with) says how it went: "played (no move left, Par score -12)"."""
-    if kind is not None and kind.withheld(kind.state_from_json(record.state)):
+    if kind is not None and kind.spec.withheld(kind.spec.state_from_json(record.state)):
         return "played (sealed)"
     said = outcome_for(record.result, seat)
     if said == "drew" and kind is not None and kind.open_table:

@@ -35,7 +35,7 @@ class Offer:
     def describe(self) -> str:
         """"Triad Dice (ranked)"; a correspondence game's days too: "Triad Dice
         (unranked, 3 days a move)"."""
-        opts = self.kind.describe_options({k: v for k, v in self.options.items()
+        opts = self.kind.spec.describe_options({k: v for k, v in self.options.items()
                                            if k != "days"})
         days = self.options.get("days")
         if days:

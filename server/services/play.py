@@ -92,7 +92,7 @@ class Play:
         async with self.db.session() as tx:
             record = GameRecord(
                 kind=kind.key, status="active", seats=[s.to_json() for s in seats],
-                options=options, ranked=kind.is_ranked(options), seed=seed,
+                options=options, ranked=kind.spec.is_ranked(options), seed=seed,
                 initial_state={}, state={}, version=0, node=self.games.node, created_at=now,
                 updated_at=now,
             )
@@ -100,12 +100,12 @@ class Play:
             await tx.flush()
             rng = random.Random(f"{seed}:0")
             state = await kind.on_start(StartContext(tx, record.id, seats, options, rng))
-            record.initial_state = record.state = kind.state_to_json(state)
+            record.initial_state = record.state = kind.spec.state_to_json(state)
             await tx.commit()
         game = LiveGame(id=record.id, kind=kind, seats=seats, options=options,
                         ranked=record.ranked, seed=seed, state=state, version=0)
         self.games.add(game)
-        opts = kind.describe_options(options)
+        opts = kind.spec.describe_options(options)
         self.publish(game, "game.start", Told(
             [f"{game.title} begins{' (' + opts + ')' if opts else ''}."], {}))
         return game
@@ -148,14 +148,14 @@ class Play:
                   claimant: int | None) -> "Change":
         """The engine's part: the new state, its events and outcome, the seats after it,
         and the facts the presentation decides from. Nothing is changed yet."""
-        state, events = game.kind.apply(game.state, seat, action, game.rng(game.version + 1))
-        outcome = game.kind.outcome(state)
-        facts = {"actor": seat, "was_to_move": list(game.kind.to_move(game.state)),
-                 "to_move": [] if outcome else list(game.kind.to_move(state)),
+        state, events = game.kind.spec.apply(game.state, seat, action, game.rng(game.version + 1))
+        outcome = game.kind.spec.outcome(state)
+        facts = {"actor": seat, "was_to_move": list(game.kind.spec.to_move(game.state)),
+                 "to_move": [] if outcome else list(game.kind.spec.to_move(state)),
                  "board": not events or not all(_fact(e, "private") for e in events),
                  "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
         return Change(
-            seat=seat, notation=game.kind.format_action(action), action=action, state=state,
+            seat=seat, notation=game.kind.spec.format_action(action), action=action, state=state,
             events=events, outcome=outcome, seats=game.kind.seats_of(state, game.seats),
             step=game.version + 1, facts=facts, claimant=claimant,
             seat_change=seat_change or seat >= len(game.seats) or game.seats[seat].left)
@@ -167,7 +167,7 @@ class Play:
         now = time.time()
         finish_lines: list[str] = []
         async with self.db.session() as tx:
-            values: dict[str, Any] = dict(state=game.kind.state_to_json(change.state),
+            values: dict[str, Any] = dict(state=game.kind.spec.state_to_json(change.state),
                                           version=change.step, updated_at=now)
             if change.seats != game.seats:
                 values.update(seats=[s.to_json() for s in change.seats])
@@ -220,8 +220,8 @@ class Play:
         # everyone is told how a game ends, unless the kind withholds the game (then its
         # audience holds to the end: a Par tournament's sealed deals)
         audience = (None if change.outcome is not None
-                    and game.kind.withheld(change.state) is None
-                    else game.kind.audience(change.state, seat, events))
+                    and game.kind.spec.withheld(change.state) is None
+                    else game.kind.spec.audience(change.state, seat, events))
         hidden = any(_fact(e, "private") for e in events)
         lines = [note] if note else []
         worded = self._worded(game.kind, events, game.names)
@@ -258,7 +258,7 @@ class Play:
         ``continues`` the one before (or that line) joins its sentence."""
         worded: list[str] = [] if after is None else [after]
         for e in events:
-            text = kind.describe_event(e, names)
+            text = kind.spec.describe_event(e, names)
             if not text or (public_only and _fact(e, "private")):
                 continue
             if worded and _fact(e, "continues"):
@@ -274,7 +274,7 @@ class Play:
         note and its public events' sentences, with the actor's name; and its facts, with
         the board changed only if a public event tells of it."""
         public = audience.public
-        said = " ".join(t for t in (game.kind.describe_event(e, game.names) for e in public)
+        said = " ".join(t for t in (game.kind.spec.describe_event(e, game.names) for e in public)
                         if t)
         lines = ([note] if note else []) + ([f"{game.seats[seat].name}: {said}"] if said else [])
         return Told(lines, {**facts, "board": bool(said),
@@ -296,7 +296,7 @@ class Play:
             winner = humans.index(won) if counted.get(won) == winner else None
         changes = {}
         ranked = game.ranked and len(seats) == 2
-        if game.kind.counts(outcome):
+        if game.kind.spec.counts(outcome):
             changes = await record_result(tx, pool(game.kind.key, game.days), humans, winner,
                                           ranked, moves=game.version)  # the moves before this
             if ranked and not rates(game.version):

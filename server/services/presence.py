@@ -92,7 +92,7 @@ class Presence:
                 if (game.id not in self.games.live or game.seat_of(account_id) != seat
                         or (seat in game.absent) == here):
                     return
-                action = game.kind.presence(game.state, seat, here)
+                action = game.kind.spec.presence(game.state, seat, here)
                 if action is None:
                     return
                 await self.play.apply(game, seat, action, seat_change=True)
@@ -121,7 +121,7 @@ class Presence:
                 raise GameError(f"{game.seats[seat].name} may still come back; you can CLAIM "
                                 f"in {counted(left, 'second')}.")
             absent = game.seats[seat].name
-            clock = game.kind.timeout(game.state)
+            clock = game.kind.arm_clock(game.state)
             if clock is not None and clock[1] == seat:
                 # the game waits only for what the absent player's clock would do for
                 # them (a Triptycha winner's DONE in trading): do it now

@@ -17,7 +17,7 @@ SAVE/EXIT/NEW and their refusals, notation, JSON, views and words are
   player has still to play.
 * A tournament against a person: two human seats, offered with ``PYR TOUR HUMAN <person>``
   (or ``PYR CHALLENGE <person>``) and accepted with ``PYR ACCEPT``. Each player is told
-  only of their own moves (``GameKind.audience``), and of the other's when one of the
+  only of their own moves (``PlaySpec.audience``), and of the other's when one of the
   other's games ends; every board shows the other's running score.
 * Use Same Deck: nobody but its player sees a deal, or hears of its moves, before both
   players have finished it: not the other, not a watcher, not the web door nor REPLAY
@@ -71,7 +71,7 @@ from games.pyramid.cards import card_text
 from games.pyramid.match import (SAVE, MatchEvent, Table, counts, deal_scores, new_table,
                                  state_from_json, state_to_json, to_move)
 from games.pyramid.spec import SPEC
-from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext, WebPage
+from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext, WebPage
 from server.models import Account, GameRecord
 from server.services.games import GameError, LiveGame
 from server.services.pyramid_par import ParTournament
@@ -449,7 +449,7 @@ def _untouched(game: rules.Game) -> bool:
             and game.pyramid_left == 28)
 
 
-class Pyramid(HostedGame):
+class Pyramid(GameKind):
     """The ``pyr`` kind (the game's spec, with its players' speed) and Pyramid's services:
     config, saves, the TOP 10, HINT, AUTO and the solver's verdicts."""
 

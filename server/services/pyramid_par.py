@@ -6,7 +6,7 @@ Each entrant's deals are one ordinary Pyramid game (a tournament of ``deals`` ga
 seat, stored and recorded as any Pyramid game is), *sealed*: ``games.pyramid.match``
 decides that nobody but its player sees a sealed table or hears of its moves, and every
 door (OBSERVE, REPLAY, EXAMINE, the web pages, their JSON and live streams) asks the kind
-(``GameKind.withheld``) before it shows a game. When the last entrant's game is over the
+(``PlaySpec.withheld``) before it shows a game. When the last entrant's game is over the
 tournament is finished: every entrant's stored game is unsealed in one transaction, and
 only then does the solver work out the best Par of each deal (``solver.solve_for``, in
 Pyramid's worker process), shown beside each entrant's score.

@@ -68,7 +68,7 @@ class Records:
         A game in play is replayed only as far as its watchers have been told: up to the
         first move the kind's ``audience`` does not tell the watchers of now. REPLAY never
         shows more of it than a watcher may see now, and nothing of a game the kind
-        withholds now (``GameKind.withheld``: a Par tournament's sealed deals).
+        withholds now (``PlaySpec.withheld``: a Par tournament's sealed deals).
 
         :raises GameError: no such game, a kind not hosted, a game withheld, or no such
             move."""
@@ -76,13 +76,13 @@ class Records:
         kind = self.kinds.get(record.kind)
         if kind is None:
             raise GameError(f"Game #{game_id} is a game this server does not host now.")
-        now = kind.state_from_json(record.state)
-        withheld = kind.withheld(now)
+        now = kind.spec.state_from_json(record.state)
+        withheld = kind.spec.withheld(now)
         if withheld is not None:
             raise GameError(f"Game #{game_id} may not be shown: {withheld}")
         game = LiveGame(id=record.id, kind=kind, seats=tuple(Seat.from_json(s) for s in record.seats),
                         options=record.options, ranked=record.ranked, seed=record.seed,
-                        state=kind.state_from_json(record.initial_state), version=0, now=now)
+                        state=kind.spec.state_from_json(record.initial_state), version=0, now=now)
         game.seats = kind.seats_of(game.state, game.seats)
         live = record.status == "active"
         names = [s["name"] for s in record.seats]  # every seat the game has had
@@ -98,11 +98,11 @@ class Records:
                 said = claim_words(name, names[absent] if absent < len(names) else "?")
                 actor, action = absent, kind.resign_action
             else:
-                said = kind.describe_move(game.state, move.seat, move.notation, name)
-                actor, action = move.seat, kind.parse_action(move.notation)
-            state, events = kind.apply(game.state, actor, action, game.rng(move.seq))
+                said = kind.spec.describe_move(game.state, move.seat, move.notation, name)
+                actor, action = move.seat, kind.spec.parse_action(move.notation)
+            state, events = kind.spec.apply(game.state, actor, action, game.rng(move.seq))
             if live:
-                audience = kind.audience(now, actor, events)
+                audience = kind.spec.audience(now, actor, events)
                 if audience is not None and not audience.watchers:
                     break
             game.state, game.version = state, move.seq

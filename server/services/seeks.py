@@ -134,8 +134,8 @@ class Formulas:
         if formula is None:
             return None
         rating, rd = await self.rating(other.account_id, kind.key)
-        return formula.fails(facts(rating, rd, kind.is_ranked(options), kind.key,
-                                   kind.describe_options(options)))
+        return formula.fails(facts(rating, rd, kind.spec.is_ranked(options), kind.key,
+                                   kind.spec.describe_options(options)))
 
 
 class Seeks:
@@ -208,10 +208,10 @@ class Seeks:
             raise GameError(f"You are already playing {kind.title}.")
         rating, rd = await self.formulas.rating(me.account_id,
                                                 pool(kind_key, options.get("days")))
-        opts = ", ".join(filter(None, [kind.describe_options(
+        opts = ", ".join(filter(None, [kind.spec.describe_options(
             {k: v for k, v in options.items() if k != "days"}),
             days_a_move(options["days"]) if options.get("days") else ""]))
-        seek = Seek(0, kind_key, me.account_id, me.name, options, kind.is_ranked(options),
+        seek = Seek(0, kind_key, me.account_id, me.name, options, kind.spec.is_ranked(options),
                     round(rating), round(rd), low, high, time.time(),
                     f"{kind.title}{' (' + opts + ')' if opts else ''}")
         for old in self.of(me.account_id):

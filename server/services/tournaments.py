@@ -244,7 +244,7 @@ class Tournaments:
                                 f"{kind.title} is not one.")
             runner = self.systems[system]
             runner.check(kind, length)
-            title = runner.title(kind, length, kind.describe_options(options))[:80]
+            title = runner.title(kind, length, kind.spec.describe_options(options))[:80]
             state = runner.initial_state(length, options)
         now = time.time()
         row = TournamentRecord(

@@ -65,7 +65,7 @@ class Schedule:
             if kind is None:
                 raise ValueError(f"{where}: no game {entry.game!r} is hosted here")
             try:
-                kind.parse_options(list(entry.options))
+                kind.spec.parse_options(list(entry.options))
             except Exception as err:  # the game's own one-line refusal
                 raise ValueError(f"{where}: {err}") from None
 
@@ -84,7 +84,7 @@ class Schedule:
                 continue
             try:
                 row = await self.director.create(kind.key, entry.system, entry.length,
-                                          kind.parse_options(list(entry.options)), None, True,
+                                          kind.spec.parse_options(list(entry.options)), None, True,
                                           starts_at=at)
             except GameError as err:
                 self._failed.add((k, at))

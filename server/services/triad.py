@@ -74,7 +74,7 @@ from games.triad.table import (BUYIN, CASHOUT, DEFAULT_OPENING, DEFAULT_SEATS, L
                                next_dealer, outcome, parse_action, parse_options, presence,
                                render_table, state_from_json, state_to_json, table_options,
                                table_timeout, to_move, view_for, warm)
-from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext
+from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import GameRecord, LedgerEntry
 from server.services import ledger
 from server.services.games import GameError, LiveGame
@@ -166,7 +166,7 @@ class Settings:
     # the default action (pass if one can, else fold; in the draw, keep every card)
 
 
-class TriadTables(HostedGame):
+class TriadTables(GameKind):
     """The ``triad`` kind (a table is one hosted game) and the service that opens tables,
     seats players and computer players, and moves their cubits."""
 
@@ -228,7 +228,7 @@ class TriadTables(HostedGame):
                                     account_id=event.account_id, delta=-event.delta,
                                     reason=TABLE_REASONS[event.reason], created_at=time.time()))
 
-    def timeout(self, table: Table) -> tuple | None:
+    def arm_clock(self, table: Table) -> tuple | None:
         """The table's clock (``table_timeout``); the player whose turn it is is also
         warned once before time is up (``_warn_later``)."""
         clock = table_timeout(table, self.action_timeout)

@@ -55,7 +55,7 @@ from games.triptycha import rules
 from games.triptycha.rules import HAND_SIZE, Options, Rules
 from games.triptycha.spec import SPEC
 from games.triptycha.words import rules_of
-from server.hosting import ActionContext, FinishContext, HostedGame, Seat, StartContext
+from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account
 from server.services import tiles
 from server.services.tiles import TileError, Tiles
@@ -78,7 +78,7 @@ class Settings:
     trade_timeout: float = 300.0  # seconds of a trading phase: then the winner's DONE
 
 
-class Triptycha(HostedGame):
+class Triptycha(GameKind):
     """The ``tt`` kind: the game's spec, tied to real tile instances by its database
     hooks, and the tile service the commands use (``tiles``)."""
 
@@ -251,7 +251,7 @@ class Triptycha(HostedGame):
         """Every new account gets the starter set."""
         await tiles.grant_starter(tx, account)
 
-    def timeout(self, state: engine.State) -> tuple[float, int, rules.Done] | None:
+    def arm_clock(self, state: engine.State) -> tuple[float, int, rules.Done] | None:
         """While trading, the winner's DONE after ``trade_timeout`` seconds."""
         if state.phase != "trading":
             return None

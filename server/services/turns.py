@@ -2,7 +2,7 @@
 
 After every change the host calls :meth:`Turns.schedule`: a computer seat to move thinks
 (off the event loop, in a thread, within the host's budget) and moves; a game whose rules
-give someone a time to act (``GameKind.timeout``) gets a timer that applies the default
+give someone a time to act (``GameKind.arm_clock``) gets a timer that applies the default
 action if nothing has changed meanwhile. Every task is the host's, cancelled when it
 closes.
 """
@@ -56,7 +56,7 @@ class Turns:
     def _schedule_timeout(self, game: LiveGame) -> None:
         if not self.games.holds(game):
             return
-        clock = game.kind.timeout(game.state)
+        clock = game.kind.arm_clock(game.state)
         if clock is not None:
             self.spawn(self._timeout(game, game.version, *clock))
 
@@ -83,7 +83,7 @@ class Turns:
     def _schedule_computer(self, game: LiveGame) -> None:
         if not self.games.holds(game):
             return
-        movers = [s for s in game.kind.to_move(game.state) if game.seats[s].computer]
+        movers = [s for s in game.kind.spec.to_move(game.state) if game.seats[s].computer]
         if not game.kind.simultaneous:
             if movers:
                 self.spawn(self._computer_turn(game, movers[0], game.version))
@@ -100,13 +100,13 @@ class Turns:
             level = game.seats[seat].computer
             rng = random.Random(f"{game.seed}:ai:{version}:{seat}" if kind.simultaneous
                                 else f"{game.seed}:ai:{version}")
-            action = await asyncio.to_thread(kind.choose_action, game.state, seat, level,
+            action = await asyncio.to_thread(kind.computer_move, game.state, seat, level,
                                              rng, self.computer_budget)
             async with game.lock:
                 if not self.games.holds(game):
                     return
                 if game.version != version and not (
-                        kind.simultaneous and seat in kind.to_move(game.state)):
+                        kind.simultaneous and seat in kind.spec.to_move(game.state)):
                     return
                 try:
                     await self.play.apply(game, seat, action)

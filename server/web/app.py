@@ -262,7 +262,7 @@ class Pages:
 
     @staticmethod
     def _shown(frame: dict[str, Any]) -> None:
-        """A game its kind withholds from all but its players (``GameKind.withheld``,
+        """A game its kind withholds from all but its players (``PlaySpec.withheld``,
         carried by its frame) is refused at every door: its page, its JSON and its live
         stream, whichever node drives it."""
         if frame.get("withheld") is not None:
@@ -349,7 +349,7 @@ class Pages:
             except GameError as err:
                 raise HTTPException(404, str(err)) from None
             return self.page("replay.html", game=replay)
-        self._shown({"game": game.id, "withheld": game.kind.withheld(game.state)})
+        self._shown({"game": game.id, "withheld": game.kind.spec.withheld(game.state)})
         # Many readers of one game get one drawing per change of the game.
         watchers = self.parlor.host.watchers(game.id)
 
@@ -607,7 +607,7 @@ class Pages:
         if game is None:           # another node's, or none
             frame = await self._frame(request)
             return JSONResponse(data.board(frame, frame["watchers"]))
-        self._shown({"game": game.id, "withheld": game.kind.withheld(game.state)})
+        self._shown({"game": game.id, "withheld": game.kind.spec.withheld(game.state)})
         watchers = host.watchers(game.id)
 
         async def draw() -> Copy:

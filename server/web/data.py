@@ -231,7 +231,7 @@ def seeks(parlor: "Parlor") -> dict[str, Any]:
             "rating_text": rating_text(seek.rating, seek.rd),
             "low": seek.low, "high": seek.high, "range": seek.range_text,
             "ranked": seek.ranked,
-            "options": _other_options(kind.describe_options(seek.options) if kind else ""),
+            "options": _other_options(kind.spec.describe_options(seek.options) if kind else ""),
             "describe": seek.describe,
             "age": max(0, int(time.time() - seek.created)),
         })

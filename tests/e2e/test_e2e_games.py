@@ -6,6 +6,7 @@ import asyncio
 import re
 import signal
 
+import attrs
 from commands.app import assemble
 from tests.conftest import make_config, start_server, write_config
 from tests.support.client import Client
@@ -106,7 +107,7 @@ async def test_computer_opponent_plays_to_the_end(parlor, clients):
 
 async def _wait_my_turn(parlor, game) -> None:
     for _ in range(100):
-        if game.kind.to_move(game.state) in ((0,), ()):
+        if game.kind.spec.to_move(game.state) in ((0,), ()):
             return
         await asyncio.sleep(0.05)
 
@@ -193,16 +194,16 @@ async def test_a_crashing_command_apologises_and_the_session_goes_on(parlor, cli
     alice = await clients("Alice")
     await alice.cmd("ttt challenge computer", "Alice vs Computer")
     kind = parlor.host.kinds["ttt"]
-    original = kind.parse_action
+    original = kind.spec
 
     def broken(text):  # noqa: ANN001, ANN202
         raise ZeroDivisionError("a bug")
 
-    kind.parse_action = broken
+    kind.spec = attrs.evolve(original, parse_action=broken)
     try:
         await alice.cmd("ttt play 1", "Sorry, something went wrong")
     finally:
-        kind.parse_action = original
+        kind.spec = original
     assert any("ZeroDivisionError" in (r.exc_text or "") or r.exc_info for r in caplog.records)
     await alice.cmd("look", "Exits:")
 

@@ -118,7 +118,7 @@ async def test_triptycha_against_the_computer_and_a_watcher(parlor, clients, tmp
     for _ in range(400):
         if game.outcome is not None:
             break
-        movers = game.kind.to_move(game.state)
+        movers = game.kind.spec.to_move(game.state)
         if 0 in movers and game.state.phase == "draw":
             free = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Draw)]
             await alice.cmd(f"tt {notation.format_action(free[0])}", "Alice draws tile")

@@ -43,7 +43,7 @@ async def test_tt_hand_says_the_corner_order_at_40_columns(parlor, tmp_path):
 # -- one line for each refusal --------------------------------------------------------------
 def _snapshot(parlor, number: int) -> tuple[int, str]:
     game = parlor.host.live[number]
-    return game.version, json.dumps(game.kind.state_to_json(game.state), sort_keys=True)
+    return game.version, json.dumps(game.kind.spec.state_to_json(game.state), sort_keys=True)
 
 
 async def _refusals(parlor, client: Client, number: int, lines: list[str]) -> list[str]:
@@ -114,7 +114,7 @@ async def test_dice_refusals_are_one_line(parlor):
     out = await bob.cmd("dice challenge computer easy", r"Game #(\d+): (.|\n)*?\n> ")
     number = int(re.search(r"Game #(\d+)", out).group(1))
     game = parlor.host.live[number]
-    await _when(parlor, lambda: game.kind.to_move(game.state) == (0,))
+    await _when(parlor, lambda: game.kind.spec.to_move(game.state) == (0,))
     # a die of Bob's that can move: "c1 2" (turn it where it stands) is refused while any can
     wrong = await _refusals(parlor, bob, number, DICE)
     assert wrong == [], "\n".join(wrong)
@@ -140,7 +140,7 @@ async def test_triptycha_refusals_are_one_line(parlor, tmp_path):
     for i in range(1, 6):
         await carol.cmd(f"tt draw {i}", f"Carol draws tile {i}")
     await _when(parlor, lambda: game.state.phase == "play" and
-                game.kind.to_move(game.state) == (0,))
+                game.kind.spec.to_move(game.state) == (0,))
     wrong += await _refusals(parlor, carol, number, TT_PLAY)
     assert wrong == [], "\n".join(wrong)
 

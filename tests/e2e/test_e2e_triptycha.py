@@ -286,13 +286,13 @@ async def test_computer_game_inspect_and_color_off_board(parlor, clients, tmp_pa
     for _ in range(300):
         if game.outcome is not None:
             break
-        if game.kind.to_move(game.state) == (0,) and game.state.phase == "play":
+        if game.kind.spec.to_move(game.state) == (0,) and game.state.phase == "play":
             acts = list(rules.legal_actions(game.state, 0))
             pick = [a for a in acts if isinstance(a, rules.Lay)] or \
                 [a for a in acts if isinstance(a, rules.Flip)]
             text = notation.format_action(rng.choice(pick))
             await alice.cmd(f"tt {text}", announced("Alice", text))
-        elif game.kind.to_move(game.state) == (0,) and game.state.phase == "trading":
+        elif game.kind.spec.to_move(game.state) == (0,) and game.state.phase == "trading":
             await alice.cmd("tt done", "Alice: DONE")
         else:
             await asyncio.sleep(0.02)

@@ -81,7 +81,10 @@ async def until(page, expression: str, arg=None, timeout: float = 30000) -> None
         if loop.time() >= deadline:
             tail = await page.evaluate(
                 "() => (document.getElementById('screen') || document.body).textContent.slice(-600)")
-            raise AssertionError(f"never true: {expression} ({arg!r}); the screen ends: {tail!r}")
+            from tests.e2e.test_web_pane import RECEIVED
+            sent = [f[:160] for f in RECEIVED.get(id(page), ())]
+            raise AssertionError(f"never true: {expression} ({arg!r}); the screen ends: "
+                                 f"{tail!r}; the socket's last frames: {sent}")
         await asyncio.sleep(0.05)
 
 
@@ -205,7 +208,7 @@ async def test_a_live_triptycha_board_in_the_browser(parlor, web, browser, artif
     for _ in range(300):   # a few lays, so the board has tiles on it
         if game.outcome is not None or game.state.laid >= 4:
             break
-        if game.kind.to_move(game.state) == (0,) and game.state.phase == "play":
+        if game.kind.spec.to_move(game.state) == (0,) and game.state.phase == "play":
             acts = list(tt_rules.legal_actions(game.state, 0))
             pick = [a for a in acts if isinstance(a, tt_rules.Lay)] or \
                 [a for a in acts if isinstance(a, tt_rules.Flip)]

@@ -24,6 +24,7 @@ import random
 import re
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -57,12 +58,20 @@ async def web(parlor):
     await door.stop()
 
 
+# the last frames each page was sent on its /play socket (by id of the page)
+RECEIVED: dict[int, deque] = {}
+
+
 async def open_play(browser, base: str, size: str, errors: list):  # noqa: ANN001
     w, h = SIZES[size]
     page = await browser.new_page(viewport={"width": w, "height": h},
                                   has_touch=size == "phone", is_mobile=size == "phone")
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    # what the page's socket was sent lately, for a wait that runs out to show
+    page.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda frame: RECEIVED.setdefault(id(page), deque(maxlen=12)).append(
+            frame if isinstance(frame, str) else f"<{len(frame)} bytes>")))
     await page.goto(base + "/play")
     return page
 

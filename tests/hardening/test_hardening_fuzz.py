@@ -85,7 +85,7 @@ async def _setup() -> Harness:
         out = await alice.cmd(f"{p} challenge bob")
         if "You challenge" in out:
             await bob.cmd(f"{p} accept alice")
-        elif kind.choose_action is not None:
+        elif kind.spec.choose_action is not None:
             await carol.cmd(f"{p} challenge computer")
     return h
 
@@ -117,14 +117,14 @@ def _legal_move(h: Harness, rng: random.Random) -> tuple[str, str] | None:
     games = list(h.parlor.host.live.values())
     rng.shuffle(games)
     for game in games:
-        if game.kind.choose_action is None:
+        if game.kind.spec.choose_action is None:
             continue
-        for seat in game.kind.to_move(game.state):
+        for seat in game.kind.spec.to_move(game.state):
             who = game.seats[seat]
             if who.computer is None and who.name in h.players:
                 try:
-                    action = game.kind.choose_action(game.state, seat, "easy", rng, 0.02)
-                    text = game.kind.format_action(action)
+                    action = game.kind.spec.choose_action(game.state, seat, "easy", rng, 0.02)
+                    text = game.kind.spec.format_action(action)
                 except Exception:  # noqa: BLE001 - the computer's own problem, not ours
                     continue
                 return who.name, f"{game.kind.prefix} {text}"

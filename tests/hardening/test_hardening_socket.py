@@ -517,7 +517,7 @@ class Table:
             await self.new_game()
             return
         cell = next(i for i, c in enumerate(game.state.cells) if c is None) + 1
-        if 1 in game.kind.to_move(game.state):
+        if 1 in game.kind.spec.to_move(game.state):
             await self.bob.cmd(f"ttt play {cell}", f"Bob: PLAY {cell}", timeout=10)
         else:
             alice = self.raws["Alice"]

@@ -43,6 +43,7 @@ import traceback
 from collections import Counter
 from typing import Any, Callable
 
+import attrs
 import pytest
 import sqlalchemy as sa
 from hypothesis import Phase, given, settings
@@ -197,7 +198,7 @@ async def _drive(parlor, game, humans: dict[int, int], choose, rng: random.Rando
     for _ in range(steps):
         if game.outcome is not None or (until is not None and until()):
             return
-        movers = [s for s in kind.to_move(game.state) if s in humans]
+        movers = [s for s in kind.spec.to_move(game.state) if s in humans]
         if not movers:
             await asyncio.sleep(0.005)
             continue
@@ -308,7 +309,7 @@ async def play_triptycha(parlor, seed: int, rules: list[str]) -> Audiences:  # n
     audiences = await Audiences.of_next_game(parlor, check_triptycha, humans)
     kind = parlor.host.kind("tt")
     game = await parlor.host.start_game(
-        "tt", (Seat(alice.id, alice.name), Seat(bob.id, bob.name)), kind.parse_options(rules))
+        "tt", (Seat(alice.id, alice.name), Seat(bob.id, bob.name)), kind.spec.parse_options(rules))
     audiences.started(game)
     await _drive(parlor, game, humans, _tt_choose, random.Random(seed))
     return audiences
@@ -521,7 +522,7 @@ async def play_pyramid(parlor, seed: int, same_deck: bool, lead: float) -> Audie
     audiences = await Audiences.of_next_game(parlor, check_pyramid, humans,
                                              notice=check_pyramid_notice)
     kind = parlor.host.kind("pyr")
-    options = kind.parse_options(["same" if same_deck else "own"])
+    options = kind.spec.parse_options(["same" if same_deck else "own"])
     game = await parlor.host.start_game(
         "pyr", (Seat(alice.id, alice.name), Seat(bob.id, bob.name)), options)
     audiences.started(game)
@@ -549,10 +550,10 @@ async def play_dice(parlor, seed: int) -> Audiences:  # noqa: ANN001
     audiences = await Audiences.of_next_game(parlor, check_dice, humans)
     kind = parlor.host.kind("dice")
     game = await parlor.host.start_game(
-        "dice", (Seat(alice.id, alice.name), Seat(bob.id, bob.name)), kind.parse_options([]))
+        "dice", (Seat(alice.id, alice.name), Seat(bob.id, bob.name)), kind.spec.parse_options([]))
     audiences.started(game)
     await _drive(parlor, game, humans,
-                 lambda state, seat, rng: kind.choose_action(state, seat, "easy", rng),
+                 lambda state, seat, rng: kind.spec.choose_action(state, seat, "easy", rng),
                  random.Random(seed))
     return audiences
 
@@ -571,14 +572,14 @@ def _leaky(to: str):  # noqa: ANN202
     def patch(key: str):  # noqa: ANN202
         def apply(parlor) -> None:  # noqa: ANN001
             kind = parlor.host.kind(key)
-            honest = kind.view_for
+            honest = kind.spec.view_for
 
             def view_for(state, seat):  # noqa: ANN001, ANN202
                 if to == "watchers":
                     return honest(state, 0 if seat is None else seat)
                 return honest(state, 1 - seat if seat in (0, 1) else seat)
 
-            kind.view_for = view_for
+            kind.spec = attrs.evolve(kind.spec, view_for=view_for)
         return apply
     return patch
 

@@ -54,8 +54,8 @@ async def _play_out(parlor, game, human: int, rng: random.Random) -> None:
     for _ in range(3000):
         if game.outcome is not None:
             return
-        if human in kind.to_move(game.state):
-            action = kind.choose_action(game.state, human, "easy", rng)
+        if human in kind.spec.to_move(game.state):
+            action = kind.spec.choose_action(game.state, human, "easy", rng)
             try:
                 await host.act(account, kind.key, action)
             except Exception:  # noqa: BLE001 - the state moved on under the choice
@@ -72,7 +72,7 @@ async def test_every_event_of_a_whole_game_round_trips_through_json(parlor, key)
     me = Seat(alice.id, alice.name)
     recorder = Recorder(parlor.bus)
     recorder.watch(f"account:{alice.id}")
-    options = parlor.host.kinds[key].parse_options([])
+    options = parlor.host.kinds[key].spec.parse_options([])
     game = await parlor.host.play_computer(key, me, "easy", options)
     recorder.watch(f"game:{game.id}")
     await _play_out(parlor, game, game.seat_of(alice.id), random.Random(5))
@@ -113,7 +113,7 @@ async def test_every_event_of_a_triad_table_round_trips_through_json(parlor):
             break
         seat = game.seat_of(alice.id)
         if seat in triad.to_move(table):
-            action = game.kind.choose_action(table, seat, "easy", rng)
+            action = game.kind.spec.choose_action(table, seat, "easy", rng)
             try:
                 await host.act(alice.id, KEY, action)
             except Exception:  # noqa: BLE001 - the state moved on under the choice

@@ -278,16 +278,16 @@ async def test_a_challenge_is_refused_when_a_deck_or_disc_is_too_small(parlor):
     alice = await player(parlor, "Alice", ["a stone"] * 4)
     bob = await player(parlor, "Bob", ["a stone"] * 5)
     seats = (Seat(alice.id, "Alice"), Seat(bob.id, "Bob"))
-    plain = kind.parse_options([])
+    plain = kind.spec.parse_options([])
     assert "Your deck has 4 tiles; as Player 1 you need 5" in await kind.check_offer(*seats, plain)
     await Tiles(parlor.db).grant_tiles(alice.id, proving("a stone"))
     assert await kind.check_offer(*seats, plain) == "Bob's deck has 5 tiles; as Player 2 Bob needs 6."
     await Tiles(parlor.db).grant_tiles(bob.id, proving("a stone"))
     assert await kind.check_offer(*seats, plain) is None
-    disc = kind.parse_options(["disc", "proving"])
+    disc = kind.spec.parse_options(["disc", "proving"])
     assert "You have no sealed proving disc" in await kind.check_offer(*seats, disc)
     assert "no tile collection called 'Atlantis'" in await kind.check_offer(
-        *seats, kind.parse_options(["disc", "Atlantis"]))
+        *seats, kind.spec.parse_options(["disc", "Atlantis"]))
     await Tiles(parlor.db).grant_disc(alice.id, "Proving", size=5)
     await Tiles(parlor.db).grant_disc(bob.id, "Proving", size=5)
     assert "Bob's biggest Proving disc holds 5 tiles; Player 2 needs 6" in await kind.check_offer(
@@ -308,7 +308,7 @@ async def test_draw_locks_tiles_and_the_winner_takes_one(parlor):
     alice = await player(parlor, "Alice", CHAIN_ALICE + ["a reed"])
     bob = await player(parlor, "Bob", CHAIN_BOB)
     accounts = (alice, bob)
-    options = parlor.host.kinds["tt"].parse_options(["Take", "1", "Ranked"])
+    options = parlor.host.kinds["tt"].spec.parse_options(["Take", "1", "Ranked"])
     game = await parlor.host.start_game("tt", (Seat(alice.id, "Alice"), Seat(bob.id, "Bob")),
                                         options)
     assert game.ranked and game.state.phase == "draw"
@@ -353,7 +353,7 @@ async def test_plunder_after_resignation_and_a_refused_draw(parlor):
     alice = await player(parlor, "Alice", CHAIN_ALICE)
     bob = await player(parlor, "Bob", CHAIN_BOB)
     accounts = (alice, bob)
-    options = parlor.host.kinds["tt"].parse_options(["Plunder", "Take", "2"])
+    options = parlor.host.kinds["tt"].spec.parse_options(["Plunder", "Take", "2"])
     game = await parlor.host.start_game("tt", (Seat(alice.id, "Alice"), Seat(bob.id, "Bob")),
                                         options)
     # Bob moves a deck tile away during the draw: drawing it is refused, nothing changes
@@ -392,7 +392,7 @@ async def test_a_disc_game_breaks_both_discs(parlor):
     d1 = await service.grant_disc(alice.id, "Proving", size=7)
     d2 = await service.grant_disc(bob.id, "Proving", size=8)
     kind = parlor.host.kinds["tt"]
-    options = kind.parse_options(["Disc", "Proving"])
+    options = kind.spec.parse_options(["Disc", "Proving"])
     seats = (Seat(alice.id, "Alice"), Seat(bob.id, "Bob"))
     assert await kind.check_offer(*seats, options) is None
     game = await parlor.host.start_game("tt", seats, options)
@@ -416,7 +416,7 @@ async def test_the_computer_plays_from_its_own_tiles(parlor):
     assert len(mine) == 14                                  # 2 x 7 Proving designs
     game = await parlor.host.start_game(
         "tt", (Seat(alice.id, "Alice"), Seat(computer.id, "Computer(normal)", "normal")),
-        parlor.host.kinds["tt"].parse_options(["Random", "Plunder"]))
+        parlor.host.kinds["tt"].spec.parse_options(["Random", "Plunder"]))
     theirs = {h.tile.id for h in game.state.hands[1]}
     assert theirs <= mine
     assert list((await places(parlor, computer.id)).values()).count("game") == 9
@@ -424,7 +424,7 @@ async def test_the_computer_plays_from_its_own_tiles(parlor):
     for _ in range(200):
         if game.outcome is not None:
             break
-        if game.kind.to_move(game.state) == (0,):
+        if game.kind.spec.to_move(game.state) == (0,):
             lays = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Lay)]
             flips = [a for a in rules.legal_actions(game.state, 0) if isinstance(a, rules.Flip)]
             await parlor.host.act_text(alice.id, "tt",
@@ -444,7 +444,7 @@ async def test_a_busy_computer_takes_more_tiles_from_stock(parlor):
     for p in players:  # 3 games x 9 tiles > the 14 it owns
         started.append(await parlor.host.start_game(
             "tt", (Seat(p.id, p.name), Seat(computer.id, "Computer(easy)", "easy")),
-            parlor.host.kinds["tt"].parse_options(["Random"])))
+            parlor.host.kinds["tt"].spec.parse_options(["Random"])))
     assert len(await places(parlor, computer.id)) >= 6 * 3
     for p in players:
         await parlor.host.resign(p.id, "tt")
@@ -458,7 +458,7 @@ async def test_trading_times_out_and_survives_a_restart(db_url, tmp_path):
     bob = await player(parlor, "Bob", CHAIN_BOB)
     game = await parlor.host.start_game(
         "tt", (Seat(alice.id, "Alice"), Seat(bob.id, "Bob")),
-        parlor.host.kinds["tt"].parse_options(["Random", "Take", "2"]))
+        parlor.host.kinds["tt"].spec.parse_options(["Random", "Take", "2"]))
     await parlor.host.resign(bob.id, "tt")
     assert game.state.phase == "trading"
     await parlor.host.close()          # "crash": the clock dies with the process

@@ -154,7 +154,7 @@ async def test_no_tile_is_lost_or_duplicated_by_random_operations(db_url, tmp_pa
             sealed = {s.account_id: {d.id for d in run(self.service.inventory(s.account_id))[1]}
                       for s in seats}
             try:
-                game = run(host.start_game("tt", seats, parlor.host.kinds["tt"].parse_options(
+                game = run(host.start_game("tt", seats, parlor.host.kinds["tt"].spec.parse_options(
                     " ".join(words).split())))
             except RuleError:
                 return                                    # a deck or disc too small

@@ -60,7 +60,7 @@ async def test_telnet_and_web_watchers_are_told_the_same(sqlite_url, key):
         watcher = await harness.player("Walter")
         me = Seat(alice.session.account.id, "Alice")
         kind = parlor.host.kinds[key]
-        game = await parlor.host.play_computer(key, me, "easy", kind.parse_options([]))
+        game = await parlor.host.play_computer(key, me, "easy", kind.spec.parse_options([]))
         await watcher.cmd(f"observe {game.id}")
         web = WebWatcher(parlor, game.id)
         await _play_out(parlor, game, game.seat_of(me.account_id), random.Random(7))
@@ -105,7 +105,7 @@ async def test_telnet_and_web_watchers_of_a_triad_table_are_told_the_same(sqlite
             seat = game.seat_of(me)
             if seat in triad.to_move(game.state):
                 try:
-                    await host.act(me, "triad", game.kind.choose_action(
+                    await host.act(me, "triad", game.kind.spec.choose_action(
                         game.state, seat, "easy", rng))
                 except Exception:  # noqa: BLE001 - the state moved on under the choice
                     pass

@@ -21,7 +21,7 @@ import attrs
 from games.errors import BadNotation, IllegalAction
 from games.outcome import Outcome
 from games.spec import PlaySpec
-from server.hosting import HostedGame
+from server.hosting import GameKind
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 MARKS = "XO"
@@ -160,7 +160,7 @@ SPEC = PlaySpec(
     describe_options=_describe_options, timeout=timeout, legal_actions=legal_actions)
 
 
-class TicTacToe(HostedGame):
+class TicTacToe(GameKind):
     """The ``ttt`` kind: this module's game, with a clock when the options give one, and
     its own web board."""
 

@@ -1,17 +1,20 @@
-"""The ``GameKind`` contract (server/hosting.py): one base class, engine hooks every game
-gives, defaults for the rest, and a kind that is hosted once and is its game's service."""
+"""The ``GameKind`` contract (server/hosting.py): a game described once, by its ``PlaySpec``
+(games/spec.py: engine functions every game gives, defaults for the rest), and a kind that
+adds what needs the parlor, is hosted once and is its game's service."""
 
 from __future__ import annotations
 
 import random
 import re
 
+import attrs
 import pytest
 
 from commands import app as commands_app
 from commands.app import assemble
 from games.outcome import Outcome
 from games.pyramid import match
+from games.spec import PlaySpec
 from server.bus import LocalBus
 from server.config import Config
 from server.hosting import GameKind, Seat
@@ -28,15 +31,23 @@ def make_host(delay: float = 0.25) -> GameHost:
                     computer_delay=delay)
 
 
-def test_a_kind_without_an_engine_hook_cannot_be_made():
-    class Half(GameKind):
-        key, title, prefix = "half", "Half", "HALF"
-        apply = staticmethod(tictactoe.apply)
-
+def test_a_spec_without_an_engine_function_cannot_be_made():
     with pytest.raises(TypeError) as err:
-        Half()
-    for hook in ("outcome", "to_move", "parse_action", "render", "speak", "on_start"):
-        assert hook in str(err.value)
+        PlaySpec(key="half", title="Half", prefix="HALF", gmcp_package="Half.Game",
+                 apply=tictactoe.apply)
+    for function in ("outcome", "to_move", "parse_action", "render", "speak"):
+        assert function in str(err.value)
+
+
+def test_a_game_is_described_once_and_its_kind_repeats_none_of_it():
+    """The engine, the words and the views are the spec's alone: the kind adds what needs
+    the parlor and forwards nothing (issue: three descriptions of one game)."""
+    described = {field.name for field in attrs.fields(PlaySpec)} - set(GameKind.FACTS)
+    assert not described & set(vars(GameKind)), described & set(vars(GameKind))
+    for kind in (TicTacToe(), *commands_app.default_kinds(make_config("sqlite+aiosqlite:///:memory:"))):
+        for name in GameKind.FACTS:
+            assert getattr(kind, name) == getattr(kind.spec, name), (kind.key, name)
+    assert TicTacToe.spec is tictactoe.SPEC
 
 
 def test_a_kind_is_hosted_once_and_found_by_its_key():
@@ -57,20 +68,20 @@ def test_what_a_kind_does_not_override_is_what_the_host_assumes():
     state = tictactoe.new_game({}, random.Random(1))
     seats = (Seat(1, "Alice"), Seat(2, "Bob"))
     assert kind.seats_of(state, seats) is seats
-    assert kind.presence(state, 0, False) is None and kind.presence(state, 0, True) is None
-    assert kind.audience(state, 0, []) is None
-    assert kind.counts(Outcome(None, "board full")) is True
-    assert kind.describe_move(state, 0, "PLAY 5", "Alice") is None
+    assert kind.spec.presence(state, 0, False) is None and kind.spec.presence(state, 0, True) is None
+    assert kind.spec.audience(state, 0, []) is None
+    assert kind.spec.counts(Outcome(None, "board full")) is True
+    assert kind.spec.describe_move(state, 0, "PLAY 5", "Alice") is None
     assert kind.pace(None, 1) == 0.25
-    assert kind.timeout(state) is None  # no clock in the options
+    assert kind.arm_clock(state) is None  # no clock in the options
     clocked = tictactoe.new_game({"clock": 5.0}, random.Random(1))
-    assert kind.timeout(clocked) == (5.0, 0, tictactoe.Resign())
-    assert kind.is_ranked({"ranked": True}) and not kind.is_ranked({})
-    assert kind.describe_outcome(state, 7, Outcome(1, "three in a row"), ("Alice", "Bob")) \
+    assert kind.arm_clock(clocked) == (5.0, 0, tictactoe.Resign())
+    assert kind.spec.is_ranked({"ranked": True}) and not kind.spec.is_ranked({})
+    assert kind.spec.describe_outcome(state, 7, Outcome(1, "three in a row"), ("Alice", "Bob")) \
         == "Game #7: Bob wins (three in a row)."
-    assert kind.describe_outcome(state, 7, Outcome(None, "board full"), ("Alice", "Bob")) \
+    assert kind.spec.describe_outcome(state, 7, Outcome(None, "board full"), ("Alice", "Bob")) \
         == "Game #7 ends in a draw (board full)."
-    assert kind.describe_outcome(state, 7, Outcome(None, "resigned"), ("Alice",)) \
+    assert kind.spec.describe_outcome(state, 7, Outcome(None, "resigned"), ("Alice",)) \
         == "Game #7 is over (resigned)."
 
 
@@ -79,7 +90,7 @@ def test_kinds_take_only_the_facts_that_vary():
     assert not GameHost.takes_rematches(pyramid.Pyramid())     # a solitaire (or two at once)
     assert GameHost.takes_rematches(triptycha.Triptycha()) and GameHost.takes_rematches(TicTacToe())
     assert triad.TriadTables().open_table and pyramid.Pyramid().simultaneous
-    assert not pyramid.Pyramid().counts(Outcome(None, match.SAVED_REASON))
+    assert not pyramid.Pyramid().spec.counts(Outcome(None, match.SAVED_REASON))
 
 
 def test_a_kind_reaches_the_parlor_only_through_its_narrow_port():
@@ -145,4 +156,4 @@ def test_the_host_is_handed_actions_not_text_to_parse_back():
     for kind in kinds:
         action = kind.resign_action
         assert action is not None and not isinstance(action, str), kind.key
-        assert kind.parse_action(kind.format_action(action)) == action, kind.key
+        assert kind.spec.parse_action(kind.spec.format_action(action)) == action, kind.key

@@ -171,13 +171,13 @@ def test_generic_modules_name_no_game():
 
 def test_each_game_is_hosted_from_its_play_spec():
     """A game says how it is played as data (``games/<game>/spec.py``); its service hosts
-    that spec (``HostedGame``) and adds only what needs the parlor, rewiring nothing."""
+    that spec (``GameKind.spec``) and adds only what needs the parlor, rewiring nothing."""
     from commands.app import GAMES
-    from server.hosting import GameKind, HostedGame
+    from server.hosting import GameKind
 
     for game in GAMES:
         kind = game.kind
-        assert issubclass(kind, HostedGame), kind
+        assert issubclass(kind, GameKind), kind
         assert kind.spec.__class__.__module__ == "games.spec"
         assert (kind.key, kind.prefix, kind.title) == (kind.spec.key, kind.spec.prefix,
                                                        kind.spec.title)

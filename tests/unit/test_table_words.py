@@ -76,8 +76,8 @@ def test_a_closed_triad_table_is_played_at_not_drawn(winner, said):
     record = SimpleNamespace(seats=[{"id": 1, "name": "Ann"}, {"id": 2, "name": "Computer 1"}],
                              result={"winner": winner, "reason": "everyone has left the table",
                                      "scores": [0, 130]}, state={})
-    table = SimpleNamespace(open_table=True, withheld=lambda state: None,
-                            state_from_json=lambda data: data)
+    table = SimpleNamespace(open_table=True, spec=SimpleNamespace(
+        withheld=lambda state: None, state_from_json=lambda data: data))
     assert result_for(table, record, 0) == said
 
 

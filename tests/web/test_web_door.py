@@ -131,7 +131,7 @@ async def test_replay_steps_through_a_finished_game(parlor, door, http, clients)
     assert [(m["name"], m["notation"]) for m in api["moves"]] == [
         ("Alice", "PLAY 1"), ("Bob", "PLAY 4"), ("Alice", "PLAY 2"), ("Bob", "PLAY 5"),
         ("Alice", "PLAY 3")]
-    assert api["view"] == json.loads(json.dumps(game.kind.view_for(
+    assert api["view"] == json.loads(json.dumps(game.kind.spec.view_for(
         (await parlor.host.replay(number, 2))[0].state, None)))
     assert (await http.get(f"/games/{number}/replay?move=9")).status_code == 404
 

@@ -146,6 +146,8 @@ class Parlor:
     async def start(self) -> None:
         # a held parlor loads while the one before it still serves; it starts on the
         # database only once that one has handed over (server/holder/process.py)
+        if self.holder is not None and self.config.server.gc_freeze_every:
+            Collector.before_connections()
         handed = await self.holder.connect() if self.holder is not None else []
         await self.db.migrate()
         if self.cluster is not None:
@@ -191,7 +193,7 @@ class Parlor:
         if cfg.idle_timeout:
             self._background.add(asyncio.create_task(self._sweep_idle(cfg.idle_timeout)))
         if cfg.gc_freeze_every:
-            self._background.add(asyncio.create_task(Collector(cfg.gc_freeze_every).run()))
+            self._background.add(asyncio.create_task(self._collect(cfg.gc_freeze_every)))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
 
@@ -259,6 +261,16 @@ class Parlor:
         async with self.db.session() as tx:
             for name, cached, total in await ledger.audit(tx):
                 log.error("ledger: %s has %d cubits but the ledger sums to %d", name, cached, total)
+
+    async def _collect(self, every: float) -> None:
+        """The collector (server/collector.py). A held parlor collected what it loaded
+        before it took its connections over (``Collector.before_connections``), and starts
+        collecting once they are back, freezing them rather than pausing to scan them."""
+        if self.handover is None:
+            await Collector(every).run()
+            return
+        await self.handover.all_back.wait()
+        await Collector(every).run(full_first=False)
 
     async def settled(self) -> None:
         """Return once every connection a held parlor took over is back (a bounded
@@ -746,7 +758,7 @@ class Parlor:
         self.send_room_info(session)
         if not carried:
             session.write(describe_room(self, session))
-        for game in self.host.player_returned(account.id, account.name):
+        for game in self.host.player_returned(account.id, account.name, arriving=not carried):
             session.write(f"You have a game in progress: {game.title}.")
             self.presentation.show(session, game)
         session.prompt()

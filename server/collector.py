@@ -52,8 +52,23 @@ class Collector:
         if gc.get_freeze_count() > self.base * (1 + self.growth):
             self.full()
 
-    async def run(self) -> None:
-        self.full()
+    @staticmethod
+    def before_connections() -> None:
+        """A parlor that has loaded and waits for connections (a held parlor's spare):
+        collect and freeze what it loaded now, while nobody waits on it."""
+        gc.collect()
+        gc.freeze()
+
+    async def run(self, *, full_first: bool = True) -> None:
+        """Collect in steps from now on; first with a full collection, unless
+        ``full_first`` is False (what lived was collected and frozen before, and what is
+        new is only frozen: a parlor that has just carried thousands of sessions on pauses
+        for none of them)."""
+        if full_first:
+            self.full()
+        else:
+            gc.freeze()
+            self.base = gc.get_freeze_count()
         try:
             while True:
                 await asyncio.sleep(self.every)

@@ -569,6 +569,9 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         self.prelogin[self] = None
         if self.carried is not None:  # handed over by the holder: telnet went on before
             self.held = self.carried.conn
+            # its options were agreed with the parlor before: the session starts at once,
+            # and what the client answers to the options asked again comes as it comes
+            self.connect_maxwait = 0.0
             # its address before anything logs it (a relayed TLS socket has none of its own)
             self._extra["peername"] = (self.carried.address, self.carried.port)
             self._begin(transport)

@@ -14,7 +14,7 @@ SPEC = PlaySpec(
     # bench/level_ratings.py --games triptycha --rounds 30 --budget 1.0 (Glicko-2 among
     # themselves; 180 games, RD 65-84)
     level_ratings=(("easy", 1084), ("normal", 1326), ("hard", 1715), ("expert", 1869)),
-    resign_action=rules.Resign(),
+    resign_action=rules.Resign(), correspondence=True,
     apply=rules.apply, outcome=rules.outcome, to_move=rules.to_move,
     parse_action=notation.parse_action, format_action=notation.format_action,
     state_to_json=notation.state_to_json, state_from_json=notation.state_from_json,

@@ -6,6 +6,7 @@ process. The parlor keeps one (``Parlor.handover``) when it runs under a holder.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import socket
@@ -53,13 +54,17 @@ class HandOver:
         link.on_stop = lambda: setattr(parlor, "_shutdown_task",
                                        asyncio.create_task(parlor.stop()))
         loop = asyncio.get_running_loop()
+        if handed:
+            # thousands of sessions made at once: no collection of the heap until every
+            # one is back (``settled``), when what lives is frozen (server/collector.py)
+            gc.disable()
         self._carrying = {carried.conn for carried, _ in handed}
         self._since = loop.time() if handed else 0.0
         self._bound = max(3.0, 0.01 * len(handed))
         self._accounts = await parlor.accounts.with_ignores(sorted(
             {carried.account for carried, _ in handed if carried.account is not None}))
         if not self._carrying:
-            self._carried.set()
+            self._back()
         gone = 0
         for carried, fd in handed:
             if carried.compressing:
@@ -120,15 +125,16 @@ class HandOver:
             session.write("The parlor has restarted.")
             await self._all_carried_on(carried.conn)
             session.carry_in(carried.pending)
+            session.protocol.carried = None   # (kept no longer than needed)
             return False
         if carried.room in self.parlor.world.rooms:
             session.room = carried.room
         session.watching = frozenset(carried.watching)
         await self.parlor.enter(session, account, carried=True, ignoring=ignoring)
-        session.logged_in()
-        self.tell(session)
+        session.logged_in()   # (the holder knows it as it was: nothing to tell it)
         await self._all_carried_on(carried.conn)
         session.carry_in(carried.pending)
+        session.protocol.carried = None
         return True
 
     def gone(self, session: "Session") -> None:
@@ -137,10 +143,19 @@ class HandOver:
         if carried is not None and carried.conn in self._carrying:  # gone in the gap
             self._carried_on(carried.conn)
 
+    @property
+    def all_back(self) -> asyncio.Event:
+        """Set once every connection taken over is back (or given up on)."""
+        return self._carried
+
     def _carried_on(self, conn: int) -> None:
         self._carrying.discard(conn)
         if not self._carrying:
-            self._carried.set()
+            self._back()
+
+    def _back(self) -> None:
+        self._carried.set()
+        gc.enable()
 
     async def _all_carried_on(self, conn: int) -> None:
         """This connection is back; wait (a bounded while: one may have gone in the gap)
@@ -152,7 +167,7 @@ class HandOver:
         except TimeoutError:
             log.warning("%d connection(s) handed over did not come back", len(self._carrying))
             self._carrying.clear()
-            self._carried.set()
+            self._back()
 
     # -- while serving -------------------------------------------------------------------------
     def tell(self, session: "Session") -> None:

@@ -13,8 +13,10 @@ players have for each move (``<GAME> CHALLENGE <person> DAYS <n>``, 1 to 14; a "
 - its clock is the game's last change as stored (``games.updated_at``, written with every
   move) plus the days a move: the node that drives the game arms it after every change
   and when it restores or adopts the game, so it runs on across restarts and nodes; a
-  player whose time runs out loses on time, and both are told (now, or at their next
-  login);
+  player whose time runs out loses on time (or, where the game's own clock says what
+  time's end does, that: Triptycha's trading phase ends as if the winner typed DONE), and
+  both are told (now, or at their next login); the game's own clock for play at a
+  sitting (Triptycha's ``trade_timeout``) is not armed;
 - its players are told "Your move in game #12 (Triad Dice, 3 days a move, 2 days 5
   hours left)" when the move becomes theirs and at every login, and MYGAMES lists their
   games, the one that has waited longest for their move first (as Yucata orders them).
@@ -385,7 +387,8 @@ class Correspondence:
 
     async def _clock(self, game: LiveGame, version: int) -> None:
         """Game ``game``'s clock at ``version``: when the mover's days run out with the
-        game unchanged, they lose on time."""
+        game unchanged, they lose on time, or, where the game's own clock says what time's
+        end does in that state (Triptycha's trading phase: the winner is done), that."""
         deadline = game.since + self.seconds(game.days)
         while True:
             wait = deadline - time.time()
@@ -399,13 +402,22 @@ class Correspondence:
             return
         seat = movers[0]
         name = game.seats[seat].name
-        note = (f"Time is up in game #{game.id}: {name} did not move within "
-                f"{counted(game.days, 'day')}, and loses on time.")
+        # what the game does when a player's time is up (Triptycha's trading: the winner
+        # is done taking tiles), else the mover loses on time
+        clock = game.kind.clock(game.state)
+        if clock is not None and clock[1] == seat:
+            action = clock[2]
+            note = (f"Time is up in game #{game.id}: {name} did not move within "
+                    f"{counted(game.days, 'day')}.")
+        else:
+            action = game.kind.resign_action
+            note = (f"Time is up in game #{game.id}: {name} did not move within "
+                    f"{counted(game.days, 'day')}, and loses on time.")
         try:
             async with game.lock:
                 if game.version != version or not self.games.holds(game):
                     return  # moved meanwhile: that change armed its own clock
-                await self.play.apply(game, seat, game.kind.resign_action, note=note)
+                await self.play.apply(game, seat, action, note=note)
         except asyncio.CancelledError:
             raise
         except GameError as err:  # let go meanwhile: its clock runs where it is driven

@@ -434,9 +434,15 @@ class GameHost:
         for departure in self.departures:
             departure(account_id, name)
 
-    def player_returned(self, account_id: int, name: str) -> list[LiveGame]:
-        for arrival in self.arrivals:
-            arrival(account_id, name)
+    def player_returned(self, account_id: int, name: str, *,
+                        arriving: bool = True) -> list[LiveGame]:
+        """A player is here: their games are no longer waiting for them (the games
+        returned). ``arriving``: a login, so the arrival hooks run too (their news and
+        notices, the seek list, their listeners told); not for a connection carried on
+        through a restart of this parlor, whose player never left."""
+        if arriving:
+            for arrival in self.arrivals:
+                arrival(account_id, name)
         return self.presence.returned(account_id, name)
 
     # -- records -----------------------------------------------------------------------

@@ -32,7 +32,9 @@ Decisions where docs/rules/triptycha.md is silent (server side; the engine's are
   Plunder is settled when the game ends; then every locked tile goes to its owner's
   deck (a won tile is playable at once).
 * The trading clock: the winner's ``DONE`` after ``trade_timeout`` seconds of no change;
-  after a restart the clock starts again from the full ``trade_timeout``.
+  after a restart the clock starts again from the full ``trade_timeout``. A game by
+  correspondence (``TT CHALLENGE <person> DAYS <n>``) trades on its days a move instead
+  (server/services/correspondence.py).
 * Disc: each player's biggest sealed disc of that collection is broken, inside the
   transaction that starts the game (a refused start breaks nothing).
 * The computer brings a random sample of up to ``COMPUTER_DECK`` of its free deck tiles,

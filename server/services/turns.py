@@ -54,8 +54,8 @@ class Turns:
         await cancel_and_wait(self._tasks, what="game tasks")
 
     def _schedule_timeout(self, game: LiveGame) -> None:
-        if not self.games.holds(game):
-            return
+        if not self.games.holds(game) or game.days is not None:
+            return  # (a correspondence game's clock is its days: server/services/correspondence.py)
         clock = game.kind.arm_clock(game.state)
         if clock is not None:
             self.spawn(self._timeout(game, game.version, *clock))

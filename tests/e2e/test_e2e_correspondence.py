@@ -201,7 +201,7 @@ async def test_refusals_and_a_game_at_a_sitting_beside_one_by_correspondence(sql
         for line, answer in [
                 ("dice challenge bob days 15", "The number of days a move must be 1 to 14"),
                 ("dice challenge bob days", r"DAYS takes the days a move .*DAYS <n>, 1 to 14"),
-                ("tt challenge bob days 3", "Triptycha is not played by correspondence"),
+                ("ttt challenge bob days 3", "Noughts and Crosses is not played by correspondence"),
                 ("dice challenge carol days 3", "There is no player named carol"),
                 ("dice challenge alice days 3", "You cannot challenge yourself")]:
             await alice.cmd(line, answer)
@@ -251,7 +251,7 @@ async def test_a_seek_for_a_correspondence_game(sqlite_url):
         bob = await (await Client.connect(parlor.port)).create("Bob")
         for line, answer in [
                 ("dice seek days 15", "The number of days a move must be 1 to 14"),
-                ("tt seek days 2", "Triptycha is not played by correspondence")]:
+                ("ttt seek days 2", "Noughts and Crosses is not played by correspondence")]:
             await alice.cmd(line, answer)
         await bob.cmd("dice challenge computer easy", "begins")   # a game at a sitting
         await alice.cmd("dice seek days 2",
@@ -293,7 +293,7 @@ async def test_a_ranked_correspondence_game_is_rated_in_a_pool_of_its_own(sqlite
         await alice.cmd("dice rankings corr", r"Correspondence Triad Dice rankings")
         await alice.cmd("rankings dice", "Nobody has played a ranked game of Triad Dice yet")
         await alice.cmd("finger bob", r"Correspondence Triad Dice\s+1\d\d\d")
-        await alice.cmd("rankings tt corr", "Usage: RANKINGS <game>")
+        await alice.cmd("rankings ttt corr", "Usage: RANKINGS <game>")
         await alice.cmd("rankings dice sideways", "RANKINGS DICE CORR ranks")
     finally:
         await parlor.stop()

@@ -484,3 +484,42 @@ async def test_trading_times_out_and_survives_a_restart(db_url, tmp_path):
     finally:
         await parlor.host.close()
         await parlor.db.close()
+
+
+async def test_triptycha_by_correspondence_trades_on_its_days(db_url, tmp_path):
+    """A Triptycha game by correspondence (``TT CHALLENGE <person> DAYS <n>``): offered to
+    a player who is not connected, its tiles locked like any game's; its trading phase
+    ends on its days, not on ``trade_timeout``, as if the winner had typed DONE."""
+    parlor = await make_parlor(db_url, tmp_path, own={"tt": {"trade_timeout": 0.2}},
+                               correspondence_day=3600.0)
+    try:
+        alice = await player(parlor, "Alice", CHAIN_ALICE)
+        bob = await player(parlor, "Bob", CHAIN_BOB)
+        host, kind = parlor.host, parlor.host.kinds["tt"]
+        options = {**kind.spec.parse_options(["Random", "Take", "2"]), "days": 2}
+        offer = await host.offer("tt", Seat(alice.id, "Alice"), "Bob", options)
+        assert "2 days a move" in offer.describe()
+        game = await host.accept("tt", Seat(bob.id, "Bob"), "alice")
+        assert game.days == 2
+        assert list((await places(parlor, alice.id)).values()).count("game") == 5
+        await host.act_for(game.id, 1, kind.resign_action)
+        host.turns.schedule(game)
+        assert game.state.phase == "trading" and game.outcome is None
+        await asyncio.sleep(0.6)   # three times the trade timeout of a game at a sitting
+        assert game.outcome is None
+        letters = await host.correspondence.letters(alice.id)
+        assert [(g.game, g.mine) for g in letters] == [(game.id, True)]   # hers to trade
+        host.correspondence.day = 0.001   # now her days run out
+        host.turns.schedule(game)
+        for _ in range(200):
+            if game.outcome is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert game.outcome is not None and game.outcome.winner == 0
+        _, moves = await host.replay(game.id)
+        assert moves[-1].notation == "DONE"
+        assert set((await places(parlor, bob.id)).values()) == {"deck", "inventory"}
+        await audit_clean(parlor)
+    finally:
+        await parlor.host.close()
+        await parlor.db.close()

@@ -1,7 +1,9 @@
-"""Correspondence play: ``MYGAMES`` (a player's correspondence games, the one that has
-waited longest for their move first) and ``MYGAMES <game>`` (go to one). The games are
-started by ``<GAME> CHALLENGE <person> DAYS <n>`` (``commands/games.py``) and kept by
-``server/services/correspondence.py``."""
+"""Play at one's own pace: ``MYGAMES`` (a player's correspondence games, the one that has
+waited longest for their move first, and their adjourned games) and ``MYGAMES <game>``
+(go to one); ``ADJOURN`` and ``RESUME <game>`` (a game at a sitting put aside by both
+players, and taken up again). Correspondence games are started by ``<GAME> CHALLENGE
+<person> DAYS <n>`` (``commands/games.py``) and kept by
+``server/services/correspondence.py``; adjourned games by ``server/services/adjourn.py``."""
 
 from __future__ import annotations
 
@@ -26,18 +28,43 @@ async def mygames(ctx: Context, rest: str) -> None:
     if parts:
         await _go_to(ctx, args.game_number(parts[0]), {g.game for g in letters})
         return
-    if not letters:
+    adjourned = ctx.host.adjournments.adjourned_of(ctx.account.id)
+    lines = []
+    if letters:
+        now = time.time()
+        rows = [[f"#{g.game}", g.kind.title, g.opponent, "yours" if g.mine else "theirs",
+                 days_a_move(g.days), g.left(now)] for g in letters]
+        waiting = sum(g.mine for g in letters)
+        lines += [f"Your correspondence games ({waiting} waiting for your move):",
+                  *ctx.table(["Game", "Kind", "Opponent", "Move", "Clock", "Left"], rows),
+                  "MYGAMES <game> goes to one: its board, and your commands of its game act "
+                  "on it."]
+    elif not adjourned:
         ctx.send(_none_yet(ctx))
         return
-    now = time.time()
-    rows = [[f"#{g.game}", g.kind.title, g.opponent, "yours" if g.mine else "theirs",
-             days_a_move(g.days), g.left(now)] for g in letters]
-    waiting = sum(g.mine for g in letters)
-    lines = [f"Your correspondence games ({waiting} waiting for your move):",
-             *ctx.table(["Game", "Kind", "Opponent", "Move", "Clock", "Left"], rows),
-             "MYGAMES <game> goes to one: its board, and your commands of its game act "
-             "on it."]
+    if adjourned:
+        me = ctx.account.id
+        rows = [[f"#{g.id}", g.kind.title,
+                 next(s.name for s in g.seats if s.account_id != me), f"RESUME {g.id}"]
+                for g in adjourned]
+        lines += ["Your adjourned games (they resume when you both agree):",
+                  *ctx.table(["Game", "Kind", "Opponent", "To resume"], rows)]
     ctx.send("\n".join(lines))
+
+
+async def adjourn(ctx: Context, rest: str) -> None:
+    parts = args.words(rest, 0, 1)
+    number = args.game_number(parts[0]) if parts else None
+    said = await args.guarded(ctx.host.adjournments.adjourn(ctx.account.id, number))
+    if said:
+        ctx.send(said)
+
+
+async def resume(ctx: Context, rest: str) -> None:
+    number = args.game_number(args.words(rest, 1, 1)[0])
+    said = await args.guarded(ctx.host.adjournments.resume(ctx.account.id, number))
+    if said:
+        ctx.send(said)
 
 
 async def _go_to(ctx: Context, number: int, mine: set[int]) -> None:
@@ -52,6 +79,9 @@ async def _go_to(ctx: Context, number: int, mine: set[int]) -> None:
     if game is None:
         raise CommandError(f"Game #{number} is played on another server now; try again in "
                            "a few seconds.")
+    if game.adjourned:
+        raise CommandError(f"Game #{number} is adjourned: RESUME {number} takes it up "
+                           "again.")
     ctx.host.games.go_to(ctx.account.id, game)
     ctx.send(f"You go to game #{number}: your {game.kind.prefix} commands act on it.")
     ctx.presentation.show(ctx.session, game)
@@ -66,4 +96,12 @@ COMMANDS = [
             "of that game (its moves, RESIGN) act on it. At every login you are told which "
             "games wait for your move; a player whose days run out loses on time.",
             topic="games"),
+    Command("adjourn", adjourn, "ADJOURN [<game>]",
+            "Ask to put your game at a sitting aside (a game between two people), or agree "
+            "when your opponent asks: both must ask before the next move. An adjourned game "
+            "waits, with no clock, and you may both play other games meanwhile; MYGAMES "
+            "lists it, and RESUME takes it up again.", topic="games"),
+    Command("resume", resume, "RESUME <game>",
+            "Ask to take an adjourned game up again, or agree when your opponent asks (they "
+            "must be connected); it goes on where it stood.", topic="games"),
 ]

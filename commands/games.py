@@ -44,7 +44,8 @@ async def _games_table(ctx: Context, kind_key: str | None = None) -> str:
     rows = []
     for f in await ctx.host.frames_in_play(kind_key):
         seats = f["seats"]
-        turn = ", ".join(seats[s]["name"] for s in f["to_move"]) or "-"
+        turn = "(adjourned)" if f.get("adjourned") else \
+            ", ".join(seats[s]["name"] for s in f["to_move"]) or "-"
         rows.append([f"#{f['game']}", f["kind_title"],
                      " vs ".join(s["name"] for s in seats if not s.get("left")),
                      str(f["version"]), turn, str(f["watchers"])])

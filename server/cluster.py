@@ -601,9 +601,12 @@ class Cluster:
             return self._node_of_player(sub)
         if word.lower() == "accept":
             return self._offered_from(account_id, None)
-        if word.lower() in ("observe", "watch") and sub.lstrip("#").isdecimal():
+        if word.lower() in ("observe", "watch", "resume", "adjourn") \
+                and sub.lstrip("#").isdecimal() and len(sub) < 12:
             known = self.games.get(int(sub.lstrip("#")))
             return known[0] if known is not None else None
+        if word.lower() == "adjourn":
+            return self._node_of_own(session, "")
         return None
 
     def _node_of_own(self, session: "Session", word: str) -> str | None:

@@ -31,6 +31,7 @@ from server.db import Database
 from server.hosting import GameKind, Seat
 from server.models import GameMove, GameRecord
 from server.services.accounts import Accounts
+from server.services.adjourn import Adjournments
 from server.services.correspondence import Correspondence
 from server.services.live import GameError, LiveGame, LiveGames, Told
 from server.services.notify import Notify
@@ -149,6 +150,9 @@ class GameHost:
         self.tournaments = Tournaments(db, bus, self.kinds, self.games, self.formulas,
                                        self._start, is_online, self.play.tell,
                                        self.notify.tell_or_keep, self.spawn)
+        # games put aside by both players until they resume them (ADJOURN, RESUME)
+        self.adjournments = Adjournments(db, self.games, self.play, self.turns, is_online,
+                                         lambda number: number in self.tournaments.by_game)
         # told when a player logs in (account id, name), and when one leaves: notify
         # lists, news kept while they were away (``commands/app.py`` adds them)
         self.arrivals: list[Callable[[int, str], None]] = []

@@ -92,6 +92,17 @@ class LiveGame:
         return days if isinstance(days, int) and not isinstance(days, bool) else None
 
     @property
+    def adjourned(self) -> bool:
+        """Put aside by both its players until they resume it (server/services/adjourn.py)."""
+        return self.options.get("adjourned") is True
+
+    @property
+    def at_leisure(self) -> bool:
+        """Nobody is away from it, and it keeps nobody from another game: a correspondence
+        game, or an adjourned one."""
+        return self.days is not None or self.adjourned
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Every seat's name, by seat number (also of players who have left a table)."""
         return tuple(s.name for s in self.seats)
@@ -128,8 +139,9 @@ class LiveGame:
                 "title": self.title, "version": self.version, "epoch": self.epoch,
                 "seat": seat,
                 "seats": [s.to_json() for s in self.seats], "ranked": self.ranked,
-                "to_move": [] if finished else list(self.kind.spec.to_move(self.state)),
-                "finished": finished,
+                "to_move": [] if finished or self.adjourned
+                else list(self.kind.spec.to_move(self.state)),
+                "finished": finished, "adjourned": self.adjourned,
                 "result": self.describe(self.outcome) if finished else None,
                 "withheld": self.kind.spec.withheld(self.state),
                 "clock": None if finished or self.now is not None else self.clock(),
@@ -194,6 +206,8 @@ class LiveGames:
         self._tell(game, True)
 
     def _place(self, game: LiveGame) -> None:
+        if game.adjourned:  # it takes no place until it is resumed
+            return
         for seat in game.seats:
             if seat.computer is None and not seat.left:
                 if game.days is None:  # a game at a sitting comes first
@@ -226,6 +240,12 @@ class LiveGames:
                        if i < len(seats) and not seats[i].left}
         self._place(game)
         self._tell(game, True)
+
+    def reoption(self, game: LiveGame, options: dict[str, Any]) -> None:
+        """The game's options changed (adjourned, or resumed): its places with them."""
+        self._unplace(game)
+        game.options = options
+        self._place(game)
 
     def drop(self, game: LiveGame) -> None:
         if self.live.pop(game.id, None) is not None:

@@ -135,6 +135,9 @@ class Play:
                             "That game is played on another server now; type that again.")
         if seat is None:
             raise GameError("You are watching that game, not playing it.")
+        if game.adjourned:
+            raise GameError(f"Game #{game.id} is adjourned: RESUME {game.id} takes it up "
+                            "again.")
         change = self._work_out(game, seat, action, seat_change, auto, claimant)
         finish_lines = await self._store(game, change)
         players = told_to(game)  # a player who leaves with this action hears of it too

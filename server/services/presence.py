@@ -41,8 +41,9 @@ class Presence:
         """A game loaded at start-up or taken over from another node: every player not
         logged in (on any node) is away until they log in again, gone for good if not
         back in time."""
-        if game.days is not None:
-            return  # a correspondence game waits for its players, on its own clock
+        if game.at_leisure:
+            return  # a correspondence game waits for its players, on its own clock (an
+            # adjourned one, until they resume it)
         now = time.time()
         for index, seat in enumerate(game.seats):
             if seat.computer is None and not seat.left and not is_online(seat.account_id):

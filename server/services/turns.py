@@ -54,7 +54,7 @@ class Turns:
         await cancel_and_wait(self._tasks, what="game tasks")
 
     def _schedule_timeout(self, game: LiveGame) -> None:
-        if not self.games.holds(game) or game.days is not None:
+        if not self.games.holds(game) or game.at_leisure:
             return  # (a correspondence game's clock is its days: server/services/correspondence.py)
         clock = game.kind.arm_clock(game.state)
         if clock is not None:

@@ -62,7 +62,11 @@ class Adjournments:
             await self._set(game, True)
             line = (f"{game.title} is adjourned. RESUME {game.id} takes it up again when "
                     "you are both here; MYGAMES lists it.")
-            self.play.publish(game, "game.update", Told([line], {}))
+            # its line alone, no board (nobody is to move in an adjourned game); every
+            # audience's frame says it is adjourned
+            self.play.publish(game, "game.update", Told([line], {
+                "actor": seat, "was_to_move": [], "board": False, "auto": False,
+                "new_phase": False}))
             return ""
         self._asked[game.id] = ("adjourn", seat, game.version)
         me = game.seats[seat].name

@@ -433,6 +433,18 @@ class Pages:
         table = await self.bounded(data.rankings(self.parlor, kind))
         return self.page("rankings.html", table=table)
 
+    async def rankings_by_letter(self, request: Request) -> Response:
+        """A game's rankings by correspondence (its own rating pool)."""
+        table = await self.bounded(data.rankings(self.parlor, self._by_letter(request),
+                                                 correspondence=True))
+        return self.page("rankings.html", table=table)
+
+    def _by_letter(self, request: Request):  # noqa: ANN202
+        kind = self._kind(request)
+        if not kind.correspondence:
+            raise HTTPException(404, f"{kind.title} is not played by correspondence.")
+        return kind
+
     @staticmethod
     def _name(request: Request) -> str:
         """The player name in the path; one no account can have (a control character:
@@ -626,6 +638,10 @@ class Pages:
     async def api_rankings(self, request: Request) -> Response:
         return JSONResponse(await self.bounded(data.rankings(self.parlor, self._kind(request))))
 
+    async def api_rankings_by_letter(self, request: Request) -> Response:
+        return JSONResponse(await self.bounded(data.rankings(
+            self.parlor, self._by_letter(request), correspondence=True)))
+
     async def api_player(self, request: Request) -> Response:
         found = await self.bounded(data.player(self.parlor, self._name(request)))
         if found is None:
@@ -660,6 +676,7 @@ def build_app(door: "WebDoor") -> Starlette:
         Route("/games/{number}/replay", p.replay),
         Route("/rankings", p.rankings_index),
         Route("/rankings/{game}", p.rankings),
+        Route("/rankings/{game}/corr", p.rankings_by_letter),
         Route("/players/{name}", p.player),
         Route("/seeks", p.seeks),
         Route("/seeks/events", p.seeks_events),
@@ -672,6 +689,7 @@ def build_app(door: "WebDoor") -> Starlette:
         Route("/api/games/{number}", p.api_game),
         Route("/api/games/{number}/replay", p.api_replay),
         Route("/api/rankings/{game}", p.api_rankings),
+        Route("/api/rankings/{game}/corr", p.api_rankings_by_letter),
         Route("/api/players/{name}", p.api_player),
         Route("/api/seeks", p.api_seeks),
         Route("/api/tournaments", p.api_tournaments),

@@ -18,7 +18,8 @@ from server.hosting import GameKind
 from server.services.correspondence import days_a_move
 from server.services.games import GameError, GameHost, LiveGame
 from server.services import notify
-from server.services.ratings import CORRESPONDENCE, PROVISIONAL_RD, pool_title, rating_text
+from server.services.ratings import (CORRESPONDENCE, PROVISIONAL_RD, pool, pool_title,
+                                     rating_text)
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
 MAX_WHO = 50  # players listed on the front page (as WHO)
 
 
-def kinds(parlor: "Parlor") -> list[dict[str, str]]:
-    return [{"key": k.key, "prefix": k.prefix, "title": k.title}
+def kinds(parlor: "Parlor") -> list[dict[str, Any]]:
+    return [{"key": k.key, "prefix": k.prefix, "title": k.title,
+             "correspondence": k.correspondence}
             for k in parlor.host.kinds.values()]
 
 
@@ -114,15 +116,21 @@ def _record(r) -> dict[str, Any]:  # noqa: ANN001 - a Rating row
     }
 
 
-async def rankings(parlor: "Parlor", kind: GameKind) -> dict[str, Any]:
-    ranked = await parlor.ratings.rankings(kind.key)
-    records = await parlor.ratings.records(kind.key)
+async def rankings(parlor: "Parlor", kind: GameKind, *,
+                   correspondence: bool = False) -> dict[str, Any]:
+    """A game's rankings and records; ``correspondence``: its games by correspondence,
+    rated in a pool of their own (``/rankings/<game>/corr``)."""
+    key = pool(kind.key, 1 if correspondence else None)
+    ranked = await parlor.ratings.rankings(key)
+    records = await parlor.ratings.records(key)
     return {
-        "kind": kind.key, "title": kind.title,
+        "kind": key, "title": pool_title({kind.key: kind.title}, key),
+        "correspondence": correspondence,
         "rankings": [{"place": i, "name": name, **_record(r)}
                      for i, (name, r) in enumerate(ranked, 1)],
         "records": [{"name": name, **_record(r)} for name, r in records],
-        "levels": [{"level": level, "rating": rating} for level, rating in kind.level_ratings],
+        "levels": [] if correspondence else [{"level": level, "rating": rating}
+                                             for level, rating in kind.level_ratings],
     }
 
 
@@ -184,8 +192,8 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
     titles = {key: kind.title for key, kind in parlor.host.kinds.items()}
     for r in await parlor.ratings.for_account(acc.id):
         ratings.append({"kind": r.kind, "title": pool_title(titles, r.kind),
-                        # a correspondence pool's rankings have no page yet: the game's
-                        "page": "/rankings/" + r.kind.removesuffix(CORRESPONDENCE),
+                        "page": "/rankings/" + (r.kind.removesuffix(CORRESPONDENCE) + "/corr"
+                                                if r.kind.endswith(CORRESPONDENCE) else r.kind),
                         **_record(r)})
     return {
         "name": acc.name,

@@ -16,6 +16,7 @@ import re
 import time
 
 import attrs
+import httpx
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -23,6 +24,7 @@ from commands.app import assemble
 from games.dice import notation, rules
 from server.config import ClusterSection
 from server.models import GameRecord
+from server.web import WebDoor
 from tests.conftest import make_config
 from tests.support.teardown import cleanup
 from tests.e2e.test_e2e_dice import plan_a_win_with_a_choice
@@ -295,6 +297,23 @@ async def test_a_ranked_correspondence_game_is_rated_in_a_pool_of_its_own(sqlite
         await alice.cmd("finger bob", r"Correspondence Triad Dice\s+1\d\d\d")
         await alice.cmd("rankings ttt corr", "Usage: RANKINGS <game>")
         await alice.cmd("rankings dice sideways", "RANKINGS DICE CORR ranks")
+        # and on the web: the pool's page, linked from the index and the player's page
+        door = WebDoor(parlor, host="127.0.0.1", port=0)
+        await door.start()
+        try:
+            async with httpx.AsyncClient(base_url=door.url.rstrip("/"), timeout=10) as http:
+                page = await http.get("/rankings/dice/corr")
+                assert page.status_code == 200
+                assert "Correspondence Triad Dice rankings" in page.text and "Bob" in page.text
+                table = (await http.get("/api/rankings/dice/corr")).json()
+                assert table["kind"] == "dice.corr" and table["rankings"][0]["name"] == "Bob"
+                assert not (await http.get("/api/rankings/dice")).json()["rankings"]
+                assert 'href="/rankings/dice/corr"' in (await http.get("/rankings")).text
+                assert (await http.get("/rankings/ttt/corr")).status_code == 404
+                player = (await http.get("/api/players/Bob")).json()
+                assert {r["page"] for r in player["ratings"]} == {"/rankings/dice/corr"}
+        finally:
+            await door.stop()
     finally:
         await parlor.stop()
 

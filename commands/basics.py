@@ -315,9 +315,39 @@ def _index(ctx: Context, admin: bool) -> list[str]:
     if shared:
         out.extend(wrap("In a game, after its prefix (<GAME> CHALLENGE): " + ", ".join(shared)
                         + "; each game's own: HELP <game>.", width, indent="  "))
+    out.extend(wrap("HELP CLIENTS: what MUD clients get (GMCP, compression, TLS, Mudlet, "
+                    "screen readers).", width))
     if admin:
         out.append("HELP ADMIN: the admin commands, each with an example.")
     return out
+
+
+def _clients_help(ctx: Context) -> str:
+    """HELP CLIENTS: what the server speaks to a MUD client, as this server is set up."""
+    offers = ctx.client_options()
+    tls = (f"Telnet over TLS (encrypted, your password included) on port "
+           f"{offers['tls_port']} of this server (TinTin++: #ssl)."
+           if offers["tls_port"] else "Telnet over TLS is not offered on this server.")
+    mccp = ("Compressed output (MCCP2) is offered: a client that speaks it (Mudlet, "
+            "TinTin++, MUSHclient) turns it on by itself, and a slow line carries about a "
+            "quarter of the bytes." if offers["mccp"] else
+            "Compressed output (MCCP2) is not offered on this server.")
+    paragraphs = [
+        "GMCP: Char.Name, Char.Status (where you are, your game, whose move, the games "
+        "waiting for your move), Room.Info (room ids and exits for a mapper), the open "
+        "seeks (Seek.List, Seek.Add, Seek.Remove) and one <Game>.Game package per game with "
+        "the board's whole view. MUDLET installs a package that draws the board in its own "
+        "window; the text stays as it is.",
+        mccp, tls,
+        "MSSP: the server's facts for MUD listings.",
+        "Screen readers: SET SCREENREADER ON reads boards out, a fact a line, instead of "
+        "drawing them; SET WIDTH fits every line to your window.",
+    ]
+    width = ctx.session.width
+    lines = [bold("MUD clients")]
+    for text in paragraphs:
+        lines.extend(wrap(text, width))
+    return "\n".join(lines)
 
 
 async def help_(ctx: Context, rest: str) -> None:
@@ -336,6 +366,9 @@ async def help_(ctx: Context, rest: str) -> None:
         await _game_help(ctx, game[0], parts[game[1]:])
         return
     cmd = registry.find(parts[0])
+    if cmd is None and parts == ["clients"]:
+        ctx.send(_clients_help(ctx))
+        return
     if cmd is None or (cmd.admin and not admin):
         owners = _typed_after(ctx, parts[0], admin) if len(parts) == 1 else []
         text = _sub_help(ctx, parts[0], owners) if owners else \

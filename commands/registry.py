@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 import attrs
 
@@ -80,7 +80,8 @@ class Context:
     - ``publish(topic, event)``: an event on the bus (talk); ``tell(account_id, text)``: a
       notice to one player; ``log_admin(what)``: an admin's act in the log
     - ``request_shutdown(message)``: stop the server (``@SHUTDOWN``)
-    - ``mudlet_url()``: the Mudlet package's address for this player (MUDLET)
+    - ``mudlet_url()``: the Mudlet package's address for this player (MUDLET);
+      ``client_options()``: what the server offers a client (HELP CLIENTS)
 
     What a command did through the context beyond the database (a line written, an event
     published, a player moved) is noted in ``acted``: a command that lost its database
@@ -209,6 +210,12 @@ class Context:
     def node(self) -> str:
         """This node's name (the host name when it is the only one)."""
         return self._parlor.node
+
+    def client_options(self) -> dict[str, Any]:
+        """What this server offers a player's client beyond plain telnet: ``mccp``
+        (compressed output offered), ``tls_port`` (telnet over TLS; 0: none)."""
+        server = self._parlor.config.server
+        return {"mccp": server.mccp, "tls_port": server.tls_port}
 
     @property
     def clustered(self) -> bool:

@@ -147,3 +147,17 @@ async def test_a_taller_screen_gets_a_longer_page(clients):
     await reply(ann, "set height 200")
     whole = await reply(ann, "help triad rules")
     assert not any(line.startswith("-- More") for line in whole)
+
+
+async def test_help_clients_says_what_this_server_offers_a_client(clients):
+    """HELP CLIENTS: GMCP, compression, TLS, Mudlet and screen readers, as this server is
+    set up (the tests' parlor offers neither MCCP2 nor TLS), on one screen."""
+    ann = await screen(clients, "Ann")
+    assert "HELP CLIENTS" in " ".join(await reply(ann, "help"))
+    lines = await reply(ann, "help clients")
+    fits(lines)
+    text = " ".join(lines)
+    assert lines[0] == "MUD clients" and "Room.Info" in text and "MUDLET" in text
+    assert "Compressed output (MCCP2) is not offered on this server." in text
+    assert "Telnet over TLS is not offered on this server." in text
+    assert "SET SCREENREADER ON" in text

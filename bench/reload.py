@@ -36,8 +36,10 @@ Prints a row per gap: the wait (from the first word typed in the gap until its a
 over the sample: p50, p99; what a player feels), the time from the signal until that
 answer (p50, p99, max; a reload's next parlor loads meanwhile while the old one
 serves), the words heard once, lost and doubled, the players who heard theirs out of
-order, the connections closed, and the players told to carry on. Then the resident memory (VmRSS) of the holder and of the parlor, per idle
-session: after the logins minus before, over the players; and the games still playable.
+order, the connections closed, and the players told to carry on. Then the resident
+memory (VmRSS) of the holder and of the parlor, per idle session: after the logins (and
+``--idle`` seconds idle, past the parlor's collector period) minus before, over the
+players; and the games still playable.
 Exits 1 if a connection closed, a word was lost, doubled or heard out of order, a player
 could not log in, a parlor did not come back, or a game did not answer its move.
 """
@@ -625,7 +627,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
         if failures:
             failed = True
             say(f"!! {len(failures)} could not log in, e.g. {failures[:2]}")
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(ns.idle)
         after = rss(holder), rss(parlor)
 
         # -- the games, and the sample -------------------------------------------------
@@ -668,7 +670,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
             if not gap.back:
                 failed = True
                 break
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(ns.idle)
         restarted = rss(holder), rss(parlor)
         spares = [pid for pid, name in parlors(holder).items() if name == WAITING]
 
@@ -821,6 +823,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="the parlor's database (default: SQLite in a temporary folder)")
     p.add_argument("--login-concurrency", type=int, default=50, metavar="K")
     p.add_argument("--login-timeout", type=float, default=60.0, metavar="S")
+    p.add_argument("--idle", type=float, default=12.0, metavar="S",
+                   help="seconds the players idle before memory is read (default 12: past "
+                        "the parlor's collector period, [server] gc_freeze_every 10 s)")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, db)")
     ns = p.parse_args(argv)
     if ns.players < 2 * ns.games + 2:

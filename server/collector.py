@@ -14,17 +14,40 @@ garbage in reference cycles waits (a closed session leaves about 145 objects in 
 until the frozen objects have grown by ``growth`` (a quarter, CPython's own rule) since
 the last full collection: then one full collection frees it. A parlor whose population
 is steady never pauses for a full collection; one that grows pauses as CPython's would,
-but for the growth only, not for every burst of commands.
+but for the growth only, not for every burst of commands. After a full collection the
+heap's free pages go back to the system (:func:`give_back`, glibc's ``malloc_trim``): a
+burst of logins frees much of what it allocated, which the process kept before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import gc
 import logging
 import time
+from typing import Callable
 
 log = logging.getLogger(__name__)
+
+
+def _malloc_trim() -> "Callable[[int], int] | None":
+    """glibc's ``malloc_trim``, where there is one."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def give_back() -> None:
+    """Return the heap's free pages to the system (glibc ``malloc_trim``): a burst of
+    logins, or a restart carrying thousands of sessions on, frees much of what it
+    allocated, and without this the process keeps those pages for good."""
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 class Collector:
@@ -40,6 +63,7 @@ class Collector:
         gc.unfreeze()
         found = gc.collect()
         gc.freeze()
+        give_back()
         self.base = gc.get_freeze_count()
         self.full_runs += 1
         log.info("full garbage collection: %d objects live, %d freed, %.0f ms", self.base,
@@ -68,6 +92,7 @@ class Collector:
             self.full()
         else:
             gc.freeze()
+            give_back()
             self.base = gc.get_freeze_count()
         try:
             while True:

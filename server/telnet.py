@@ -45,6 +45,7 @@ import logging
 import re
 import resource
 import socket
+import sys
 import time
 import zlib
 from typing import Any, Callable, Iterable
@@ -573,7 +574,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             # and what the client answers to the options asked again comes as it comes
             self.connect_maxwait = 0.0
             # its address before anything logs it (a relayed TLS socket has none of its own)
-            self._extra["peername"] = (self.carried.address, self.carried.port)
+            self._extra["peername"] = (sys.intern(self.carried.address), self.carried.port)
             self._begin(transport)
             self._carry_on(self.carried)
             return
@@ -602,8 +603,9 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         included), window, terminal and GMCP. The options are asked again at connect
         (a client answers, or keeps what it had); GMCP is taken as agreed, since a MUD
         client does not answer an offer it already took."""
-        self._extra["peername"] = (carried.address, carried.port)
-        self._extra["TERM"] = carried.terminal or self._extra.get("TERM")
+        self._extra["peername"] = (sys.intern(carried.address), carried.port)
+        self._extra["TERM"] = sys.intern(carried.terminal) if carried.terminal else \
+            self._extra.get("TERM")
         window = carried.window
         self.on_naws(window.rows, window.cols)
         self.writer.remote_option[NAWS] = True  # it told its window before: it may again

@@ -10,6 +10,7 @@ import gc
 import logging
 import os
 import socket
+import sys
 from typing import TYPE_CHECKING
 
 from server.session import shared_supports
@@ -116,7 +117,8 @@ class HandOver:
         """A connection the parlor before this one had: its session goes on where it was
         (True), or, if it had not logged in, its login starts again (False)."""
         session.gmcp_supports = shared_supports(frozenset(carried.supports))
-        session.client_name = carried.client
+        # (strings every session has alike, one copy each: they came apart from JSON)
+        session.client_name = sys.intern(carried.client) if carried.client else None
         if not carried.pending:  # idle: the last thing on the screen is the prompt
             session.on_a_prompt()
         account, ignoring = self._accounts.pop(carried.account, (None, set()))
@@ -127,9 +129,11 @@ class HandOver:
             session.carry_in(carried.pending)
             session.protocol.carried = None   # (kept no longer than needed)
             return False
-        if carried.room in self.parlor.world.rooms:
-            session.room = carried.room
-        session.watching = frozenset(carried.watching)
+        rooms = self.parlor.world.rooms
+        if carried.room in rooms:
+            session.room = next(r for r in rooms if r == carried.room)  # the world's own
+        if carried.watching:
+            session.watching = frozenset(carried.watching)
         await self.parlor.enter(session, account, carried=True, ignoring=ignoring)
         session.logged_in()   # (the holder knows it as it was: nothing to tell it)
         await self._all_carried_on(carried.conn)

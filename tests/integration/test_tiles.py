@@ -452,6 +452,20 @@ async def test_a_busy_computer_takes_more_tiles_from_stock(parlor):
     assert all(g.outcome is not None for g in started)
 
 
+async def traded_out(parlor: Parlor, game, loser: Account) -> None:  # noqa: ANN001
+    """Until the trading phase of ``game`` ends on its clock (bounded): seat 0 won, the
+    last move is the DONE the clock typed, and the loser's tiles are home."""
+    for _ in range(200):
+        if game.outcome is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert game.outcome is not None and game.outcome.winner == 0
+    _, moves = await parlor.host.replay(game.id)
+    assert moves[-1].notation == "DONE"
+    assert set((await places(parlor, loser.id)).values()) == {"deck", "inventory"}
+    await audit_clean(parlor)
+
+
 async def test_trading_times_out_and_survives_a_restart(db_url, tmp_path):
     parlor = await make_parlor(db_url, tmp_path, own={"tt": {"trade_timeout": 1}})
     alice = await player(parlor, "Alice", CHAIN_ALICE)
@@ -472,15 +486,7 @@ async def test_trading_times_out_and_survives_a_restart(db_url, tmp_path):
         restored = parlor.host.get_live(game.id)
         assert restored.state.phase == "trading"
         await audit_clean(parlor)
-        for _ in range(60):
-            if restored.outcome is not None:
-                break
-            await asyncio.sleep(0.05)
-        assert restored.outcome is not None and restored.outcome.winner == 0
-        _, moves = await parlor.host.replay(game.id)
-        assert moves[-1].notation == "DONE"
-        assert set((await places(parlor, bob.id)).values()) == {"deck", "inventory"}
-        await audit_clean(parlor)
+        await traded_out(parlor, restored, bob)
     finally:
         await parlor.host.close()
         await parlor.db.close()
@@ -511,15 +517,7 @@ async def test_triptycha_by_correspondence_trades_on_its_days(db_url, tmp_path):
         assert [(g.game, g.mine) for g in letters] == [(game.id, True)]   # hers to trade
         host.correspondence.day = 0.001   # now her days run out
         host.turns.schedule(game)
-        for _ in range(200):
-            if game.outcome is not None:
-                break
-            await asyncio.sleep(0.02)
-        assert game.outcome is not None and game.outcome.winner == 0
-        _, moves = await host.replay(game.id)
-        assert moves[-1].notation == "DONE"
-        assert set((await places(parlor, bob.id)).values()) == {"deck", "inventory"}
-        await audit_clean(parlor)
+        await traded_out(parlor, game, bob)
     finally:
         await parlor.host.close()
         await parlor.db.close()

@@ -68,7 +68,7 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.pyramid import ai, notation, rules, solver, solver_build
 from games.pyramid.cards import card_text
-from games.pyramid.match import (SAVE, MatchEvent, Table, counts, deal_scores, new_table,
+from games.pyramid.match import (SAVE, MatchEvent, Table, deal_scores, new_table,
                                  state_from_json, state_to_json, to_move)
 from games.pyramid.spec import SPEC
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext, WebPage

@@ -209,10 +209,12 @@ async def test_tiles_the_shop_and_wrong_uses(parlor, clients, tmp_path):
                         ("tt inspect 1 2", "TT INSPECT"), ("tt display 1 2", "TT DISPLAY"),
                         ("tt challenge", "TT CHALLENGE <person>"), ("tt status a b",
                                                                      "TT STATUS"),
-                        ("tt rankings x", "TT RANKINGS"), ("tt games x", "TT GAMES"),
+                        ("tt games x", "TT GAMES"),
                         ("tt rotate", "TT ROTATE <tile>"), ("tt flip x", "TT FLIP <tile>"),
                         ("tt done now", "TT DONE"), ("tt resign now", "TT RESIGN")]:
         await alice.cmd(line, f"Usage: {usage}")
+    await alice.cmd("tt rankings x", "RANKINGS TT CORR ranks the correspondence games of "
+                                     "Triptycha")   # (it is played by correspondence too)
     await alice.cmd("tt display", "TT DISPLAY <game> watches a game")
     await alice.cmd("tt lay 1 in 2", "You are not playing Triptycha")
     out = await alice.cmd("itd sort sum", "ITD\\s+HELP\\)")

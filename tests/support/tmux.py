@@ -39,11 +39,14 @@ class Screen:
             args += ["-S", "-"]
         return [line.rstrip() for line in self._tmux(*args).split("\n")]
 
-    def wait_for(self, text: str, timeout: float = 10.0) -> list[str]:
+    def wait_for(self, text: str | tuple[str, ...], timeout: float = 10.0) -> list[str]:
+        """The screen's lines once one of them holds ``text`` (or one of the texts of a
+        tuple), within ``timeout`` seconds."""
+        texts = (text,) if isinstance(text, str) else text
         deadline = time.monotonic() + timeout
         while True:
             lines = self.lines()
-            if any(text in line for line in lines):
+            if any(t in line for line in lines for t in texts):
                 return lines
             if time.monotonic() > deadline:
                 raise AssertionError(f"{text!r} never appeared on the screen:\n"

@@ -405,14 +405,12 @@ class Correspondence:
         # what the game does when a player's time is up (Triptycha's trading: the winner
         # is done taking tiles), else the mover loses on time
         clock = game.kind.clock(game.state)
+        note = (f"Time is up in game #{game.id}: {name} did not move within "
+                f"{counted(game.days, 'day')}")
         if clock is not None and clock[1] == seat:
-            action = clock[2]
-            note = (f"Time is up in game #{game.id}: {name} did not move within "
-                    f"{counted(game.days, 'day')}.")
+            action, note = clock[2], note + "."
         else:
-            action = game.kind.resign_action
-            note = (f"Time is up in game #{game.id}: {name} did not move within "
-                    f"{counted(game.days, 'day')}, and loses on time.")
+            action, note = game.kind.resign_action, note + ", and loses on time."
         try:
             async with game.lock:
                 if game.version != version or not self.games.holds(game):

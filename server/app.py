@@ -77,7 +77,7 @@ class Parlor:
         self.node = config.cluster.node or socket.gethostname()
         self.bus: Bus = LocalBus()
         self.cluster: "Cluster | None" = None
-        if config.cluster.enabled:  # one node of several (server/cluster.py)
+        if config.cluster.enabled:  # one node of several (server/cluster/)
             from server.redis_bus import RedisBus
 
             self.bus = RedisBus(config.cluster.redis, self.node)
@@ -111,7 +111,7 @@ class Parlor:
         self.creations = Sliding(lc.new_accounts_per_address, 3600)
         self.creations_everywhere = Sliding(lc.new_accounts_per_minute, 60)
         self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
-        # players logged in on the other nodes of a cluster (server/cluster.py), by id
+        # players logged in on the other nodes of a cluster (server/cluster/), by id
         self.remote: dict[int, "RemotePlayer"] = {}
         # every logged-in player, here or on another node:
         self._by_name: dict[str, "Session | RemotePlayer"] = {}  # by lower-cased name
@@ -155,7 +155,7 @@ class Parlor:
         if not handed:  # a restart with players waiting audits once they are back
             await self.audit_ledger()
         restored = await self.host.restore(
-            self.cluster.take if self.cluster is not None else None)
+            self.cluster.games.take if self.cluster is not None else None)
         if restored:
             log.info("restored %d game(s) in progress", restored)
         cfg = self.config.server
@@ -310,7 +310,7 @@ class Parlor:
         close the database. Every action was committed when it was acknowledged, so
         nothing else needs saving."""
         self.draining = True
-        handed = hand_over and self.cluster is not None and await self.cluster.drain()
+        handed = hand_over and self.cluster is not None and await self.cluster.games.drain()
         self.farewell = message or (MOVING if handed else GOODBYE)
         for session in list(self.sessions.values()) if notice else ():
             session.notify(paint(notice, "red", bold=True))
@@ -391,7 +391,7 @@ class Parlor:
     def online_count(self) -> int:
         return len(self._by_name)
 
-    # -- the other nodes' players (server/cluster.py) --------------------------------------
+    # -- the other nodes' players (server/cluster/) --------------------------------------
     def _list(self, player: "Session | RemotePlayer") -> None:
         key = sys.intern(player.name.lower())  # the one copy the throttles share
         if key not in self._by_name:
@@ -484,7 +484,7 @@ class Parlor:
     def connections_from(self, address: str) -> int:
         """Open connections from ``address``, on every node."""
         here = self.per_address.get(address, 0)
-        return here + (self.cluster.connections_from(address) if self.cluster else 0)
+        return here + (self.cluster.roster.connections_from(address) if self.cluster else 0)
 
     def tell(self, account_id: int, text: str) -> None:
         """A notice to one player, on whichever node they are."""
@@ -535,7 +535,7 @@ class Parlor:
         back = next((d for d, r in self.world.rooms[room].exits.items() if r == old), None)
         self._announce(room, f"{name} arrives{' from the ' + back if back else ''}.", session)
         if self.cluster is not None:
-            self.cluster.moved(session)
+            self.cluster.roster.moved(session)
         self.send_room_info(session)
 
     def _announce(self, room: str, text: str, session: Session) -> None:
@@ -603,10 +603,11 @@ class Parlor:
                     session.prompt()
                     continue
                 session.last_command_at = time.time()
-                await self.host.games.check()  # a node paused past its lease: see cluster.py
-                node = self.cluster.route(session, line) if self.cluster is not None else None
-                if node is not None:  # a game another node drives (server/cluster.py)
-                    await self.cluster.relay(node, session, line)
+                await self.host.games.check()  # a node paused past its lease (cluster/lease.py)
+                router = self.cluster.router if self.cluster is not None else None
+                node = router.route(session, line) if router is not None else None
+                if node is not None:  # a game another node drives (server/cluster/)
+                    await router.relay(node, session, line)
                 else:
                     await self.registry.dispatch(session, line)
                 session.prompt()
@@ -639,7 +640,7 @@ class Parlor:
         self.connections.add(session)
         self.per_address[session.address] += 1
         if self.cluster is not None:
-            self.cluster.connection(session.address, +1)
+            self.cluster.roster.connection(session.address, +1)
         if self.connections_from(session.address) > cap:
             session.close(f"Too many connections from your address (at most {cap}).")
             return False
@@ -740,7 +741,7 @@ class Parlor:
         self._list(session)
         self._place(session, session.room)
         if self.cluster is not None:
-            self.cluster.joined(session)
+            self.cluster.roster.joined(session)
         if not carried:  # (a carried session never left)
             await self.accounts.update(account.id, last_seen_at=time.time())
         for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
@@ -827,7 +828,7 @@ class Parlor:
             if self.per_address[session.address] <= 0:
                 del self.per_address[session.address]
             if self.cluster is not None:
-                self.cluster.connection(session.address, -1)
+                self.cluster.roster.connection(session.address, -1)
         account = session.account
         if account is None or self.sessions.get(account.id) is not session:
             # never logged in, or taken over by a newer connection: whatever it was given
@@ -841,7 +842,7 @@ class Parlor:
         if self.remote.get(account.id) is None:  # not taken over on another node
             self._announce(session.room, f"{account.name} has left.", session)
             if self.cluster is not None:
-                self.cluster.left(session)
+                self.cluster.roster.left(session)
             self.host.player_left(account.id, account.name)
         try:
             await self.accounts.update(account.id, last_seen_at=time.time())

@@ -3,7 +3,7 @@
 Topics are strings: ``"chat"``, ``"room:plaza"``, ``"account:42"``, ``"game:7"``,
 ``"all"``. An event is a small frozen value; a subscriber is a plain callable that must
 not block (sessions queue text and return). Today the bus is in-process; the interface
-is what ``server/cluster.py``'s Redis bus implements to link several server nodes.
+is what ``server/redis_bus.py`` implements to link several server nodes.
 """
 
 from __future__ import annotations

@@ -194,7 +194,7 @@ class WebSection:
 
 @attrs.frozen
 class ClusterSection:
-    """``[cluster]``: several nodes, one parlor (``server/cluster.py``). Without ``redis``
+    """``[cluster]``: several nodes, one parlor (``server/cluster/``). Without ``redis``
     the parlor is one process, as ever; with it, this process is node ``node`` of a
     cluster sharing that Redis and one PostgreSQL."""
 

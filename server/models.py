@@ -96,7 +96,7 @@ class GameRecord(Base):
     state: Mapped[dict[str, Any]] = mapped_column()
     version: Mapped[int] = mapped_column(default=0)
     # the fencing token of the node driving the game: raised by every adoption, and every
-    # write of the game is made only under the epoch its writer holds (server/cluster.py)
+    # write of the game is made only under the epoch its writer holds (server/cluster/)
     epoch: Mapped[int] = mapped_column(default=0, server_default="0")
     node: Mapped[str] = mapped_column(sa.String(64), default="", server_default="")
     result: Mapped[dict[str, Any] | None] = mapped_column(default=None)

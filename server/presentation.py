@@ -249,7 +249,7 @@ class Presentation:
         """A game event from the bus (a frame with its lines), for one session."""
         frame = event.data
         if not self.current(frame, ending=event.kind == "game.end"):
-            return  # from a node that has lost the game (server/cluster.py)
+            return  # from a node that has lost the game (server/cluster/)
         game_id, version = frame["game"], frame["version"]
         last = session.seen_versions.get(game_id)
         shown = decide(frame, event.kind)

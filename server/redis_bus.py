@@ -5,10 +5,10 @@ and published on the Redis channel of its topic (``esterport:<topic>``) for the 
 nodes; a node subscribes in Redis to exactly the topics its own sessions follow. A topic
 may be made *personal* (``personal``): its events then go on the channel of one node
 (``esterport:node:<name>``) rather than a channel of their own; the cluster makes none
-personal at present (``server/cluster.py`` says why). Events are plain data already (JSON), so a consumer on another
-node draws what it shows from the event alone. When Redis goes away the bus says so once
+personal at present (``server/cluster/node.py`` says why). Events are plain data
+already (JSON), so a consumer on another node draws what it shows from the event alone. When Redis goes away the bus says so once
 in the log, keeps delivering here, and when Redis is back subscribes again and runs
-``on_heal`` (``server/cluster.py`` writes this node into Redis again).
+``on_heal`` (``server/cluster/`` writes this node into Redis again).
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
-"""Commands relayed between a cluster's nodes (``server/cluster.py``).
+"""Commands relayed between a cluster's nodes (``server/cluster/``).
 
 Each game in play is driven by one node, its owner: the node that started it, or that
 adopted it when its owner died. The owner alone applies its actions, runs its clocks and
 its computer players. Ownership is fenced: every adoption raises the game's epoch in the
 store, every write of the game is made under the epoch its writer holds
 (``services/play.py``), and a node whose lease lapsed (it was paused) asks the store which
-of its games are still its own before it acts on any (``Cluster.fence``). Who plays which game on which node is in the Redis hash
+of its games are still its own before it acts on any (``Lease.fence``,
+server/cluster/lease.py). Who plays which game on which node is in the Redis hash
 ``<prefix>games`` (game number -> owner, kind, players) and mirrored on every node by
-``games`` events, so a node knows where to send a player's game commands.
+``game`` events (server/cluster/games.py), so a node knows where to send a player's game
+commands (server/cluster/routing.py).
 
 A command about a game driven by another node is *relayed* there: the player's node
 sends the line (and what the command needs of the player: name, screen, settings) on

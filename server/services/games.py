@@ -97,7 +97,7 @@ class OtherNodes:
     """What the other nodes of a cluster hold that a player here may ask about: their
     games in play (GAMES, the web's lists and boards) and the offers made there to players
     here (PENDING, ACCEPT). A lone server has no other node: this is it, holding nothing;
-    ``server/cluster.py`` is the cluster's."""
+    ``server/cluster/`` is the cluster's."""
 
     async def frames(self, kind_key: str | None) -> list[dict[str, Any]]:
         """The watchers' frames (no view) of the games the other nodes drive, each with
@@ -126,7 +126,7 @@ class GameHost:
         self.reconnect_grace = reconnect_grace
         self.computer_delay = computer_delay
         self.kinds: dict[str, GameKind] = {}
-        self.other_nodes = OtherNodes()  # the other nodes of a cluster (server/cluster.py)
+        self.other_nodes = OtherNodes()  # the other nodes of a cluster (server/cluster/)
         self._names: dict[str, GameKind] = {}  # key, prefix and title, lower case
         self.games = LiveGames(self.kinds)
         self.live = self.games.live

@@ -182,12 +182,12 @@ class LiveGames:
         self._focus: dict[tuple[int, str], int] = {}
         self.starting: set[tuple[int, str]] = set()
         # told when a game comes into play here, changes seats, or leaves (True, False):
-        # a cluster tells the other nodes which node plays it (server/cluster.py). A game
+        # a cluster tells the other nodes which node plays it (server/cluster/). A game
         # leaves finished (its ``outcome`` set) or let go (another node drives it now).
         self.listeners: list[Callable[[LiveGame, bool], None]] = []
         # awaited before this node acts on any game it holds: a cluster's node whose lease
         # lapsed (it was paused) first lets go of the games adopted elsewhere meanwhile
-        # (``Cluster.fence``); a lone server has nothing to check
+        # (``Lease.fence``, server/cluster/lease.py); a lone server has nothing to check
         self.fence: Callable[[], Awaitable[None]] | None = None
         self.node = ""  # the name of this node, stored with each game it drives (a cluster's)
 

@@ -154,7 +154,7 @@ class Seeks:
         self.by_id: dict[int, Seek] = {}
         self._ids = itertools.count(1)
         # a new seek's number, and whether this server may take a seek (in a cluster, the
-        # numbers and the taking are shared by every node: server/cluster.py)
+        # numbers and the taking are shared by every node: server/cluster/)
         self.new_id: Callable[[], Awaitable[int]] = self._next_id
         self.claim: Callable[[int], Awaitable[bool]] = self._claim
         # told of every change: (kind "add"|"remove", data), after it is applied here

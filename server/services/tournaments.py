@@ -38,8 +38,8 @@ tournament, ``server/services/pyramid_par.py``; Triad's sit-and-go,
 schedule, and hands them the start, their games and their standings (``system_of``).
 
 In a cluster every node runs this clock, and ``lock`` is one lock for every node
-(``server/cluster.py``'s ``ClusterLock``): each change reads the row afresh under it, so
-a round is paired once, whichever node sees its last result. A node paused past the
+(``server/cluster/lock.py``'s ``ClusterLock``): each change reads the row afresh under
+it, so a round is paired once, whichever node sees its last result. A node paused past the
 lock's time (SIGSTOP, a long stall) may wake in the middle of a change another node has
 made since: the row's ``version`` is its fencing token. ``save`` writes only over the
 version it read, and nothing is started, barred or saved once the lock is no longer
@@ -90,7 +90,7 @@ class TournamentMoved(GameError):
 
 class DirectorLock(asyncio.Lock):
     """The director's lock on one node: held while it is held. In a cluster,
-    ``server/cluster.py``'s ``ClusterLock`` stands in for it, whose hold can run out."""
+    ``server/cluster/lock.py``'s ``ClusterLock`` stands in for it, whose hold can run out."""
 
     def held(self) -> bool:
         return self.locked()
@@ -600,7 +600,7 @@ class Tournaments:
         past ``open_expire_minutes``, and let every running one go on (no-shows; an
         arena's pairing and end)."""
         now = time.time() if now is None else now
-        async with self.lock:  # one node at a time (server/cluster.py: a lock in Redis)
+        async with self.lock:  # one node at a time (server/cluster/lock.py: a lock in Redis)
             await self.schedule.open_due(now)
             for row in await self._due_rows(now):
                 if row.status == "open" and row.starts_at is not None:

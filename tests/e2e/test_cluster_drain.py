@@ -46,7 +46,7 @@ async def test_a_node_shut_down_hands_its_game_over_before_closing_its_sessions(
     await bob.expect("Alice: PLAY 2")
     assert _drivers(three, number) == ["alpha"]
 
-    drain, seen = alpha.cluster.drain, {}
+    drain, seen = alpha.cluster.games.drain, {}
 
     async def drain_and_look() -> bool:  # where the game is once alpha has handed it over
         handed = await drain()
@@ -54,7 +54,7 @@ async def test_a_node_shut_down_hands_its_game_over_before_closing_its_sessions(
                     open=sorted(s.name for s in alpha.sessions.values()))
         return handed
 
-    alpha.cluster.drain = drain_and_look
+    alpha.cluster.games.drain = drain_and_look
     await root.cmd("@shutdown node alpha upgrade", "Shutting down node alpha")
     await alice.expect("restarting this part of Esterport", timeout=10)  # after the hand-over
     await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=4)  # at once: no lease (6 s) to lapse

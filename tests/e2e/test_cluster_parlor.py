@@ -162,7 +162,7 @@ async def test_a_game_between_players_on_two_nodes_with_a_watcher(nodes):
     out = await alice.expect(r"Game #(\d+): Noughts and Crosses, Alice vs Bob")
     number = int(out.rsplit("Game #", 1)[1].split(":")[0])
     await bob.expect("begins")
-    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") == "alpha")
+    await _settle(lambda: beta.cluster.games.owner_for(bob_id(beta), "ttt") == "alpha")
     await carol.cmd(f"observe {number}", "You are now watching")
     await alice.cmd("ttt play 1", "Alice: PLAY 1")
     await bob.expect("Alice: PLAY 1")
@@ -175,7 +175,7 @@ async def test_a_game_between_players_on_two_nodes_with_a_watcher(nodes):
     await alice.cmd("ttt play 3", r"Alice wins \(three in a row\)")
     await bob.expect("Alice wins")
     await carol.expect("Alice wins")
-    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") is None)
+    await _settle(lambda: beta.cluster.games.owner_for(bob_id(beta), "ttt") is None)
     for c in (alice, bob, carol):
         await c.close()
 
@@ -235,7 +235,8 @@ async def test_redis_restarted_mid_game_the_nodes_carry_on_and_heal(nodes, redis
     await alice.cmd("look", "Exits")  # a node without Redis still serves its players
     await down
     await _settle(lambda: caplog.text.count("Redis is back") >= 2, timeout=15)
-    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") == "alpha", timeout=10)
+    await _settle(lambda: beta.cluster.games.owner_for(bob_id(beta), "ttt") == "alpha",
+                  timeout=10)
     await bob.cmd("ttt play 5", "Bob: PLAY 5", timeout=10)
     await alice.expect("Bob: PLAY 5", timeout=10)
     await alice.cmd("tell bob still here", "You tell Bob")
@@ -259,7 +260,7 @@ async def test_a_triad_table_opened_on_one_node_is_joined_from_the_other(nodes):
     await _settle(lambda: number in beta.cluster.games)
     await bob.cmd(f"triad join {number}", r"(Bob sits|You sit|sits down)[^\n]*", timeout=10)
     await alice.expect("Bob", timeout=10)
-    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "triad") == "alpha")
+    await _settle(lambda: beta.cluster.games.owner_for(bob_id(beta), "triad") == "alpha")
     await bob.cmd("triad leave", r"(leave|left)[^\n]*", timeout=10)
     for c in (alice, bob):
         await c.close()
@@ -270,7 +271,7 @@ async def test_turn_last_and_claim_about_a_game_driven_on_another_node(nodes):
     that game (they run where it is driven), not "You are not playing or watching"."""
     alpha, beta = nodes
     alice, bob = await _game_begun(alpha, beta)  # driven on alpha; Bob is on beta
-    await _settle(lambda: beta.cluster.owner_for(bob_id(beta), "ttt") == "alpha")
+    await _settle(lambda: beta.cluster.games.owner_for(bob_id(beta), "ttt") == "alpha")
     await bob.cmd("turn", r"Game #\d+ \(Noughts and Crosses\): your move")
     await bob.cmd("turn ttt", r"Game #\d+ \(Noughts and Crosses\): your move")
     await bob.cmd("last", r"Game #\d+, move 1: Alice: PLAY 1")
@@ -318,9 +319,10 @@ async def test_a_node_sharing_out_a_dead_nodes_games_keeps_track_of_one_taken_el
                          .values(node="gamma", epoch=GameRecord.epoch + 1))
         await tx.commit()
     redis_server.command("HSET", "esterport:games", str(number), json.dumps(entry))
-    beta.cluster.games[number] = ("ghost", "ttt", tuple(entry["players"]))  # the dead node
-    await beta.cluster._adopt("ghost")
-    assert beta.cluster.owner_for(bob_id(beta), "ttt") == "gamma"
+    # beta last heard it was driven by the dead node
+    beta.cluster.games.elsewhere[number] = ("ghost", "ttt", tuple(entry["players"]))
+    await beta.cluster.games.adopt("ghost")
+    assert beta.cluster.games.owner_for(bob_id(beta), "ttt") == "gamma"
     assert number not in beta.host.live  # not adopted twice
     for c in (alice, bob):
         await c.close()

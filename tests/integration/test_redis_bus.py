@@ -50,7 +50,7 @@ async def test_a_players_own_topic_goes_to_their_node_only(redis_server):
     tag = uuid.uuid4().hex[:8]
     a, b, c = (RedisBus(redis_server.url(), f"{n}-{tag}") for n in "abc")
     topic = "account:7"
-    # the roster, as server/cluster.py reads it: account 7 is on node b
+    # the roster, as server/cluster/ reads it: account 7 is on node b
     a.personal = c.personal = lambda t: b.node if t == topic else None
     b.personal = lambda t: "" if t == topic else None
     heard: dict[str, list[Event]] = {"b": [], "c": []}

@@ -1,6 +1,6 @@
 """Frames carry their game's epoch (the fencing token of the node that drives it): a
 consumer drops a frame of an older epoch than it has seen, which can only come from a
-node that has lost the game (server/cluster.py)."""
+node that has lost the game (server/cluster/)."""
 
 from __future__ import annotations
 

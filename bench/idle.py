@@ -93,7 +93,7 @@ async def run(ns: argparse.Namespace) -> int:
         if grown["failed"]:
             print(f"{grown['failed']} logins failed: {grown['failures']}")
         n = ns.players
-        print(f"{len(parlor.sessions)} players logged in; resident memory grew "
+        print(f"{len(parlor.online.sessions)} players logged in; resident memory grew "
               f"{(after - before) / 1024:.1f} MiB over {n}: "
               f"{(after - before) * 1024 / n:,.0f} bytes per idle logged-in session")
         if ns.trace:
@@ -134,7 +134,7 @@ async def rounds(ns: argparse.Namespace, parlor, pool, total: int) -> int:  # no
         alive.update(s for s in parlor.connections if isinstance(s, Session))
         await asyncio.sleep(2)
         logged_in = rss_kib(os.getpid()) / 1024
-        players = len(parlor.sessions)
+        players = len(parlor.online.sessions)
         if ns.trace:
             tracemalloc.start(ns.trace_depth)
             snapshot = tracemalloc.take_snapshot()

@@ -181,11 +181,11 @@ async def measure(ns: argparse.Namespace) -> dict:
         await asyncio.sleep(4 if ns.run == "ended" else 2)   # (every stream ends in 2 s)
         after = resident()
         open_streams = sum(bool(getattr(s.protocol, "compressing", False))
-                           for s in parlor.sessions.values())
+                           for s in parlor.online.sessions.values())
         await go_on()
         counted = await said()
         return {"bytes": (after - before) * 1024 / ns.players, "open": open_streams,
-                "sessions": len(parlor.sessions), **counted}
+                "sessions": len(parlor.online.sessions), **counted}
     finally:
         if child.returncode is None:
             child.stdin.close()

@@ -86,11 +86,11 @@ def _wire_meeting(parlor: Parlor) -> None:
 
     def stream(change: str, data: dict) -> None:
         package = "Seek.Add" if change == "add" else "Seek.Remove"
-        for session in list(parlor.sessions.values()):
+        for session in list(parlor.online.sessions.values()):
             session.gmcp(package, data)
 
     def arrived(account_id: int, name: str) -> None:
-        session = parlor.sessions.get(account_id)
+        session = parlor.online.sessions.get(account_id)
         if session is not None:  # here, not on another node
             session.gmcp("Seek.List", [s.to_json() for s in host.seeks.by_id.values()])
             host.notify.arrived(account_id, name)
@@ -127,7 +127,7 @@ def _wire_correspondence(parlor: Parlor, config: Config) -> None:
     host.correspondence.day = config.games.correspondence_day
 
     def arrived(account_id: int, name: str) -> None:  # noqa: ARG001
-        if parlor.sessions.get(account_id) is not None:  # here, not on another node
+        if parlor.online.sessions.get(account_id) is not None:  # here, not on another node
             host.spawn(host.correspondence.arrived(account_id))
 
     host.arrivals.append(arrived)

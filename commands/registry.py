@@ -156,21 +156,21 @@ class Context:
     def online(self, account_id: int) -> "Session | RemotePlayer | None":
         """A logged-in account: its session, or (in a cluster) where it is on another
         node; None when it is not logged in."""
-        return self._parlor.present(account_id)
+        return self._parlor.online.present(account_id)
 
     def online_count(self) -> int:
-        return self._parlor.online_count
+        return self._parlor.online.count
 
     def session_named(self, name: str) -> "Session | RemotePlayer | None":
-        return self._parlor.session_named(name)
+        return self._parlor.online.named(name)
 
     def named_from(self, prefix: str, limit: int) -> "tuple[list[Session | RemotePlayer], int]":
-        return self._parlor.named_from(prefix, limit)
+        return self._parlor.online.named_from(prefix, limit)
 
     @property
     def who_cache(self) -> dict[str, tuple[float, str]]:
         """WHO listings by name prefix, with when they were built (commands/people.py)."""
-        return self._parlor.who_cache
+        return self._parlor.online.who_cache
 
     # -- messages and admin ----------------------------------------------------------------
     def publish(self, topic: str, event: "Event") -> None:
@@ -181,7 +181,7 @@ class Context:
         """A notice to one player: now, or at their next login if they are away."""
         self.acted.append("tell")
         self._parlor.tell(account_id, text)
-        if self._parlor.present(account_id) is None:
+        if self._parlor.online.present(account_id) is None:
             self._parlor.host.notify.keep(account_id, text)
 
     async def tell_or_keep(self, account_id: int, text: str) -> None:

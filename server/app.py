@@ -9,10 +9,8 @@ imports ``commands/``)."""
 from __future__ import annotations
 
 import asyncio
-import bisect
 import logging
 import socket
-import sys
 import time
 from collections import Counter
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Protocol
@@ -25,6 +23,7 @@ from server.config import Config
 from server.db import Database, connection_lost
 from server.hosting import GameKind
 from server.login import login
+from server.online import Online
 from server.presentation import Presentation, game_status
 from server.services.accounts import Accounts, Member
 from server.services.games import GameHost
@@ -41,7 +40,7 @@ from server.throttle import KeyedLocks, LoginThrottle, Sliding
 from server.world import World, describe_room
 
 if TYPE_CHECKING:
-    from server.cluster import Cluster, RemotePlayer
+    from server.cluster import Cluster
     from server.holder.handover import HandOver
     from server.holder.link import HolderLink
     from server.mudlet import MudletOffer
@@ -82,6 +81,7 @@ class Parlor:
 
             self.bus = RedisBus(config.cluster.redis, self.node)
         self.world = World.load()
+        self.online = Online()  # who is logged in, here and on the other nodes
         acc = config.accounts
         self.accounts = Accounts(self.db, acc.starting_cubits,
                                  argon2_time_cost=acc.argon2_time_cost,
@@ -89,7 +89,7 @@ class Parlor:
                                  hashing_at_once=acc.hashing_at_once)
         self.ratings = Ratings(self.db)
         self.resume = ResumeTokens(self.db)
-        self.host = GameHost(self.db, self.bus, self.accounts, is_online=self.is_online,
+        self.host = GameHost(self.db, self.bus, self.accounts, is_online=self.online.is_online,
                              reconnect_grace=config.games.reconnect_grace,
                              computer_delay=config.games.computer_delay)
         for kind in kinds:
@@ -110,14 +110,6 @@ class Parlor:
         self.checking = KeyedLocks()  # one password check per account at a time
         self.creations = Sliding(lc.new_accounts_per_address, 3600)
         self.creations_everywhere = Sliding(lc.new_accounts_per_minute, 60)
-        self.sessions: dict[int, Session] = {}      # logged-in sessions by account id
-        # players logged in on the other nodes of a cluster (server/cluster/), by id
-        self.remote: dict[int, "RemotePlayer"] = {}
-        # every logged-in player, here or on another node:
-        self._by_name: dict[str, "Session | RemotePlayer"] = {}  # by lower-cased name
-        self.names: list[str] = []                   # their lower-cased names, sorted
-        self.who_cache: dict[str, tuple[float, str]] = {}  # WHO listings (commands/people.py)
-        self._rooms: dict[str, set["Session | RemotePlayer"]] = {}  # by the room they are in
         self.connections: set[Session] = set()       # every open connection
         self.per_address: Counter[str] = Counter()
         self.started_at = time.time()
@@ -312,7 +304,7 @@ class Parlor:
         self.draining = True
         handed = hand_over and self.cluster is not None and await self.cluster.games.drain()
         self.farewell = message or (MOVING if handed else GOODBYE)
-        for session in list(self.sessions.values()) if notice else ():
+        for session in list(self.online.sessions.values()) if notice else ():
             session.notify(paint(notice, "red", bold=True))
         for hook in list(self.before_stop):  # the web door stops taking requests first
             try:
@@ -370,117 +362,12 @@ class Parlor:
         """One sweep (a function of its own: a loop variable left in the sweeping task's
         frame would keep the last session it saw alive until the next sweep)."""
         now = time.time()
-        for session in list(self.sessions.values()):
+        for session in list(self.online.sessions.values()):
             if now - session.last_command_at > limit:
                 session.log.info("%s idle for %d s; closing", session.name, int(limit))
                 session.close(f"Timeout: no command for {int(limit)} seconds. Goodbye.")
 
     # -- presence --------------------------------------------------------------------------
-    def is_online(self, account_id: int) -> bool:
-        """Logged in, on this node or another."""
-        return account_id in self.sessions or account_id in self.remote
-
-    def present(self, account_id: int) -> "Session | RemotePlayer | None":
-        """A logged-in player: their session here, or where they are on another node."""
-        return self.sessions.get(account_id) or self.remote.get(account_id)
-
-    def session_named(self, name: str) -> "Session | RemotePlayer | None":
-        return self._by_name.get(name.lower())
-
-    @property
-    def online_count(self) -> int:
-        return len(self._by_name)
-
-    # -- the other nodes' players (server/cluster/) --------------------------------------
-    def _list(self, player: "Session | RemotePlayer") -> None:
-        key = sys.intern(player.name.lower())  # the one copy the throttles share
-        if key not in self._by_name:
-            bisect.insort(self.names, key)
-        self._by_name[key] = player
-        self.who_cache.clear()
-
-    def remote_join(self, player: "RemotePlayer", since: float) -> None:
-        """``player`` logged in on another node at ``since``. A session of theirs here
-        that logged in earlier is taken over (every node decides alike: the newer login
-        wins)."""
-        mine = self.sessions.get(player.account_id)
-        if mine is not None:
-            if mine.logged_in_at >= since:
-                return  # ours is the newer login: their node closes theirs
-            mine.close(f"Your account has been taken over by a new connection (on "
-                       f"{player.node}).")
-            self._unregister(mine)
-        self.remote_leave(player.account_id, None)
-        self.remote[player.account_id] = player
-        self._list(player)
-        self._place(player, player.room)
-        for game in self.host.player_returned(player.account_id, player.name):
-            self.tell(player.account_id, f"You have a game in progress: {game.title} "
-                                         f"(#{game.id}).")
-
-    def remote_move(self, player: "RemotePlayer") -> None:
-        known = self.remote.get(player.account_id)
-        if known is None or known.node != player.node:
-            return
-        self._place(known, player.room)
-        self.who_cache.clear()
-
-    def remote_leave(self, account_id: int, node: str | None) -> None:
-        """A player left another node (``node``; None: wherever they were)."""
-        player = self.remote.get(account_id)
-        if player is None or (node is not None and player.node != node):
-            return
-        del self.remote[account_id]
-        if self.host.games_of(account_id):  # their games here wait for them
-            self.host.player_left(account_id, player.name)
-        else:  # the offers made here to or by them lapse
-            self.host.offers.lapse(account_id, player.name)
-        key = player.name.lower()
-        if self._by_name.get(key) is player:
-            del self._by_name[key]
-            self._unlist(key)
-        self._place(player, None)
-        self.who_cache.clear()
-
-    def remote_active(self, node: str, times: dict[int, float]) -> None:
-        for account_id, at in times.items():
-            player = self.remote.get(account_id)
-            if player is not None and player.node == node:
-                player.active = at
-
-    def remote_node_gone(self, node: str) -> None:
-        for player in [p for p in self.remote.values() if p.node == node]:
-            self.remote_leave(player.account_id, node)
-
-    def remote_nodes(self) -> set[str]:
-        return {p.node for p in self.remote.values()}
-
-    def _unlist(self, name_key: str) -> None:
-        i = bisect.bisect_left(self.names, name_key)
-        if i < len(self.names) and self.names[i] == name_key:
-            del self.names[i]
-
-    def named_from(self, prefix: str, limit: int) -> tuple[list[Session], int]:
-        """Up to ``limit`` connected players whose names start with ``prefix``, in name
-        order, and how many match in all (a sorted index: WHO stays cheap in a crowd)."""
-        start = bisect.bisect_left(self.names, prefix)
-        end = bisect.bisect_left(self.names, prefix + "\U0010ffff") if prefix else len(self.names)
-        return [self._by_name[k] for k in self.names[start:min(end, start + limit)]], end - start
-
-    def in_room(self, room: str) -> set[Session]:
-        return self._rooms.get(room, set())
-
-    def _place(self, session: Session, room: str | None) -> None:
-        """Keep the room index: take the session out of its room, put it in ``room``."""
-        here = self._rooms.get(session.room)
-        if here is not None:
-            here.discard(session)
-            if not here:
-                del self._rooms[session.room]
-        if room is not None:
-            session.room = room
-            self._rooms.setdefault(room, set()).add(session)
-
     def connections_from(self, address: str) -> int:
         """Open connections from ``address``, on every node."""
         here = self.per_address.get(address, 0)
@@ -500,7 +387,7 @@ class Parlor:
         web = self.config.web
         found = {
             "NAME": self.config.server.name,
-            "PLAYERS": str(self.online_count),
+            "PLAYERS": str(self.online.count),
             "UPTIME": str(int(self.started_at)),
             "CODEBASE": "Esterport",
             "GENRE": "Game Parlor",
@@ -529,8 +416,7 @@ class Parlor:
         name = session.name
         self._announce(old, f"{name} leaves{' ' + direction if direction else ''}.", session)
         session.unsubscribe(f"room:{old}")
-        self._place(session, room)
-        self.who_cache.clear()
+        self.online.place(session, room)
         session.subscribe(f"room:{room}")
         back = next((d for d, r in self.world.rooms[room].exits.items() if r == old), None)
         self._announce(room, f"{name} arrives{' from the ' + back if back else ''}.", session)
@@ -541,7 +427,7 @@ class Parlor:
     def _announce(self, room: str, text: str, session: Session) -> None:
         """Tell a room that someone came or went; a crowded room is not told (every
         arrival would reach everyone: noise for them, and O(N²) work for the server)."""
-        if len(self.in_room(room)) <= CROWD:
+        if len(self.online.in_room(room)) <= CROWD:
             self.bus.publish(f"room:{room}", Event("notice", {
                 "text": text, "exclude": session.account_id}))
 
@@ -708,19 +594,20 @@ class Parlor:
             return  # gone while we looked
         # From here to the registration nothing awaits, so two logins to one account at
         # once cannot both register: the second finds the first and takes it over.
-        old = self.sessions.get(account.id)
-        elsewhere = self.remote.get(account.id)
+        old = self.online.sessions.get(account.id)
+        elsewhere = self.online.remote.get(account.id)
         if old is not None and old is not session:
             old.close(f"Your account has been taken over by a new connection from "
                       f"{session.address}.")
             session.room = old.room
             session.watching = old.watching
             self._detach(old)
-            self._place(old, None)
+            self.online.place(old, None)
             taken_over = True
-        elif elsewhere is not None:  # on another node: it closes it when told we are here
+        elif elsewhere is not None and self.cluster is not None:  # on another node: it
+            # closes it when told we are here
             session.room = elsewhere.room if elsewhere.room in self.world.rooms else session.room
-            self.remote_leave(account.id, elsewhere.node)
+            self.cluster.roster.left_elsewhere(account.id, elsewhere.node)
             taken_over = True
         else:
             taken_over = False
@@ -737,9 +624,7 @@ class Parlor:
         session.screenreader = settings.get("screenreader", False)
         session.board = settings.get("board", "full")
         session.ignoring = frozenset(ignoring) if ignoring else session.ignoring
-        self.sessions[account.id] = session
-        self._list(session)
-        self._place(session, session.room)
+        self.online.add(session)
         if self.cluster is not None:
             self.cluster.roster.joined(session)
         if not carried:  # (a carried session never left)
@@ -799,18 +684,6 @@ class Parlor:
         except Exception:
             log.warning("resume token of %s not updated", session.account.name, exc_info=True)
 
-    def _unregister(self, session: Session) -> None:
-        """Take a logged-in session out of the indexes (it has left, or been taken over
-        from another node)."""
-        account = session.account
-        if self.sessions.get(account.id) is session:
-            del self.sessions[account.id]
-        if self._by_name.get(account.name_key) is session:
-            del self._by_name[account.name_key]
-            self._unlist(account.name_key)
-        self.who_cache.clear()
-        self._place(session, None)
-
     def _detach(self, session: Session) -> None:
         """Forget a session's subscriptions (it stays open only to be closed)."""
         for topic in ("all", "chat", f"room:{session.room}",
@@ -830,16 +703,16 @@ class Parlor:
             if self.cluster is not None:
                 self.cluster.roster.connection(session.address, -1)
         account = session.account
-        if account is None or self.sessions.get(account.id) is not session:
+        if account is None or self.online.sessions.get(account.id) is not session:
             # never logged in, or taken over by a newer connection: whatever it was given
             # (a place in a room, subscriptions) goes with it, so no ghost stays behind
-            self._place(session, None)
+            self.online.place(session, None)
             self._detach(session)
             return
-        self._unregister(session)
+        self.online.remove(session)
         self._detach(session)
         await self._resume_ended(session)
-        if self.remote.get(account.id) is None:  # not taken over on another node
+        if self.online.remote.get(account.id) is None:  # not taken over on another node
             self._announce(session.room, f"{account.name} has left.", session)
             if self.cluster is not None:
                 self.cluster.roster.left(session)

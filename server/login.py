@@ -30,7 +30,7 @@ BANNER = r"""
 def welcome(session: Session) -> str:
     """The banner, the parlor's name and its games (the titles of the kinds it hosts)."""
     parlor = session.parlor
-    online = parlor.online_count
+    online = parlor.online.count
     games = listing([kind.title for kind in parlor.host.kinds.values()])
     lines = [
         paint(BANNER.strip("\n"), "yellow", bold=True) if session.width >= 50 else "",
@@ -122,7 +122,7 @@ async def login(session: Session) -> "Account":
             throttle.begin(pair)
             by_name.begin(*name_keys)
             account = None
-            urgent = not parlor.logins.count(name_key) and parlor.session_named(name_key) is None
+            urgent = not parlor.logins.count(name_key) and parlor.online.named(name_key) is None
             try:
                 account = await parlor.accounts.authenticate(word, password, urgent=urgent)
             finally:  # a failure (or a dropped connection mid-check) counts; a success clears

@@ -77,7 +77,7 @@ def describe_room(parlor: "Parlor", session: "Session") -> str:
     nobody entered or left since the last one wraps nothing."""
     width = session.width
     room = parlor.world.rooms[session.room]
-    present = parlor.in_room(session.room)
+    present = parlor.online.in_room(session.room)
     here = _HERE.get(room.key)
     if here is None or not here.holds(present):
         here = _HERE[room.key] = _Here.of(present)

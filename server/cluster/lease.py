@@ -52,7 +52,7 @@ class Lease:
         sent = time.monotonic()
         await self.cluster.redis.set(
             BEAT_KEY + self.cluster.node,
-            json.dumps({"at": time.time(), "players": len(parlor.sessions),
+            json.dumps({"at": time.time(), "players": len(parlor.online.sessions),
                         "draining": parlor.draining, "pid": os.getpid()}),
             px=int(self.seconds * 1000))
         if sent - self._beaten_at >= self.seconds:

@@ -158,7 +158,7 @@ class Cluster:
         elif op == "offer":
             self.offers.heard(data)
         elif op == "close":
-            session = parlor.sessions.get(int(data["account_id"]))
+            session = parlor.online.sessions.get(int(data["account_id"]))
             if session is not None:
                 session.close(data.get("message") or None)
         elif op == "throttle":
@@ -214,7 +214,7 @@ class Cluster:
                     lease.rejoin_due = False
                     await self._rejoin()
                     continue
-                nodes = self.roster.nodes() | {g[0] for g in self.games.elsewhere.values()
+                nodes = self.parlor.online.nodes() | {g[0] for g in self.games.elsewhere.values()
                                                if g[0]}
                 if nodes and time.monotonic() >= lease.judge_after:
                     alive = await lease.alive(nodes)

@@ -63,16 +63,16 @@ class Roster:
 
     async def load(self) -> None:
         """Mirror the players of the other live nodes, as the hash has them."""
-        parlor, node = self.cluster.parlor, self.cluster.node
+        online, node = self.cluster.parlor.online, self.cluster.node
         roster = await self.cluster.redis.hgetall(ROSTER)
         alive = await self.cluster.lease.alive({json.loads(v)["node"] for v in roster.values()})
         for raw in roster.values():
             entry = json.loads(raw)
-            known = parlor.remote.get(int(entry["id"]))
+            known = online.remote.get(int(entry["id"]))
             if known is not None and known.node == entry["node"]:
                 continue  # known already (read again after Redis or this node was away)
             if entry["node"] != node and entry["node"] in alive:
-                parlor.remote_join(self._remote(entry), float(entry.get("since", 0.0)))
+                self._joined_elsewhere(self._remote(entry), float(entry.get("since", 0.0)))
 
     def _remote(self, entry: dict[str, Any]) -> RemotePlayer:
         # rooms and nodes are few: one string each, not one per player (every node keeps
@@ -110,14 +110,14 @@ class Roster:
     async def write_all(self) -> None:
         """Every player of this node into the roster again (Redis may have lost them, or
         the others dropped this node while it was paused)."""
-        for session in list(self.cluster.parlor.sessions.values()):
+        for session in list(self.cluster.parlor.online.sessions.values()):
             entry = _entry(session, self.cluster.node)
             await self.cluster.redis.hset(ROSTER, str(entry["id"]), json.dumps(entry))
             self.cluster.control("join", entry=entry)
 
     async def leave_all(self, wait: float) -> None:
         """This node stops: its players out of the roster (bounded by ``wait``)."""
-        mine = [str(s.account.id) for s in self.cluster.parlor.sessions.values()]
+        mine = [str(s.account.id) for s in self.cluster.parlor.online.sessions.values()]
         if mine:
             await asyncio.wait_for(self.cluster.redis.hdel(ROSTER, *mine), wait)
 
@@ -129,7 +129,7 @@ class Roster:
             await asyncio.sleep(ACTIVE_EVERY)
             since, self._reported_at = self._reported_at, time.time()
             times = {str(account_id): session.last_command_at
-                     for account_id, session in list(self.cluster.parlor.sessions.items())
+                     for account_id, session in list(self.cluster.parlor.online.sessions.items())
                      if session.last_command_at >= since}
             if times:
                 self.cluster.control("active", times=times)
@@ -138,20 +138,59 @@ class Roster:
     def heard(self, op: str, data: dict[str, Any]) -> None:
         """Another node's news on the ``cluster`` topic: ``join``, ``move``, ``leave``,
         ``active`` or ``conn``."""
-        parlor = self.cluster.parlor
+        online = self.cluster.parlor.online
         if op == "join":
-            parlor.remote_join(self._remote(data["entry"]), float(data["entry"].get("since", 0.0)))
+            self._joined_elsewhere(self._remote(data["entry"]),
+                                   float(data["entry"].get("since", 0.0)))
         elif op == "move":
-            parlor.remote_move(self._remote(data["entry"]))
+            player = self._remote(data["entry"])
+            known = online.remote.get(player.account_id)
+            if known is not None and known.node == player.node:
+                online.place(known, player.room)
         elif op == "leave":
-            parlor.remote_leave(int(data["account_id"]), data["node"])
+            self.left_elsewhere(int(data["account_id"]), data["node"])
         elif op == "active":
-            parlor.remote_active(data["node"], {int(k): v for k, v in data["times"].items()})
+            for account_id, at in data["times"].items():
+                known = online.remote.get(int(account_id))
+                if known is not None and known.node == data["node"]:
+                    known.active = at
         elif op == "conn":
             counts = self._addresses[data["node"]]
             counts[data["address"]] += int(data["delta"])
             if counts[data["address"]] <= 0:
                 del counts[data["address"]]
+
+    def _joined_elsewhere(self, player: RemotePlayer, since: float) -> None:
+        """``player`` logged in on another node at ``since``. A session of theirs here
+        that logged in earlier is taken over (every node decides alike: the newer login
+        wins)."""
+        parlor = self.cluster.parlor
+        mine = parlor.online.sessions.get(player.account_id)
+        if mine is not None:
+            if mine.logged_in_at >= since:
+                return  # ours is the newer login: their node closes theirs
+            mine.close(f"Your account has been taken over by a new connection (on "
+                       f"{player.node}).")
+            parlor.online.remove(mine)
+        self.left_elsewhere(player.account_id, None)
+        parlor.online.add_remote(player)
+        for game in parlor.host.player_returned(player.account_id, player.name):
+            parlor.tell(player.account_id, f"You have a game in progress: {game.title} "
+                                           f"(#{game.id}).")
+
+    def left_elsewhere(self, account_id: int, node: str | None) -> None:
+        """A player left another node (``node``; None: wherever they were): out of the
+        parlor's index; their games here wait for them, or the offers made here to or by
+        them lapse."""
+        parlor = self.cluster.parlor
+        player = parlor.online.remote.get(account_id)
+        if player is None or (node is not None and player.node != node):
+            return
+        parlor.online.remove(player)
+        if parlor.host.games_of(account_id):
+            parlor.host.player_left(account_id, player.name)
+        else:
+            parlor.host.offers.lapse(account_id, player.name)
 
     async def purge(self, node: str) -> None:
         """Take a dead node's players out of the roster (any node may: it is idempotent)."""
@@ -160,13 +199,10 @@ class Roster:
         if dead:
             await self.cluster.redis.hdel(ROSTER, *dead)
 
-    def nodes(self) -> set[str]:
-        """The other nodes with players logged in, as this node knows them."""
-        return self.cluster.parlor.remote_nodes()
-
     def node_gone(self, node: str) -> None:
         """``node`` stopped or died: its players and connections go with it."""
-        self.cluster.parlor.remote_node_gone(node)
+        for player in [p for p in self.cluster.parlor.online.remote.values() if p.node == node]:
+            self.left_elsewhere(player.account_id, node)
         self._addresses.pop(node, None)
 
     # -- the per-address cap across nodes -------------------------------------------------

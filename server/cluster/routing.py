@@ -99,7 +99,7 @@ class Router:
 
     def _node_of_player(self, name: str) -> str | None:
         """The other node the player called ``name`` is on (None: here, or nobody)."""
-        player = self.cluster.parlor.session_named(name)
+        player = self.cluster.parlor.online.named(name)
         node = getattr(player, "node", None)
         return node if isinstance(node, str) and node != self.cluster.node else None
 

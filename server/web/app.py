@@ -287,7 +287,7 @@ class Pages:
                 games=await data.games_in_play(self.parlor),
                 seeks_status=data.seeks_status(data.seeks(self.parlor))))
 
-        version = (self.parlor.online_count, self._in_play(), self.seeks_changes)
+        version = (self.parlor.online.count, self._in_play(), self.seeks_changes)
         return await self.cached(request, "/", version, draw, REDRAW)
 
     async def static(self, request: Request) -> Response:
@@ -603,7 +603,7 @@ class Pages:
         async def draw() -> Copy:
             return json_copy(data.who(self.parlor))
 
-        return await self.cached(request, "/api/who", self.parlor.online_count, draw, REDRAW)
+        return await self.cached(request, "/api/who", self.parlor.online.count, draw, REDRAW)
 
     async def api_games(self, request: Request) -> Response:
         async def draw() -> Copy:

@@ -34,7 +34,7 @@ def kinds(parlor: "Parlor") -> list[dict[str, Any]]:
 
 
 def who(parlor: "Parlor") -> dict[str, Any]:
-    sessions, _ = parlor.named_from("", MAX_WHO)
+    sessions, _ = parlor.online.named_from("", MAX_WHO)
     players = []
     for s in sessions:
         players.append({
@@ -43,7 +43,7 @@ def who(parlor: "Parlor") -> dict[str, Any]:
             "idle": int(s.idle()),
             "games": [{"id": g.id, "kind": g.kind.key} for g in parlor.host.games_of(s.account_id)],
         })
-    return {"online": parlor.online_count, "players": players}
+    return {"online": parlor.online.count, "players": players}
 
 
 def summary(frame: dict[str, Any], watchers: int) -> dict[str, Any]:
@@ -187,7 +187,7 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
     acc = await parlor.accounts.get(name)
     if acc is None:
         return None
-    online = parlor.present(acc.id)
+    online = parlor.online.present(acc.id)
     ratings = []
     titles = {key: kind.title for key, kind in parlor.host.kinds.items()}
     for r in await parlor.ratings.for_account(acc.id):

@@ -34,7 +34,7 @@ async def test_a_node_shut_down_hands_its_game_over_before_closing_its_sessions(
     root = await _player(gamma, "Root", new=False)
     alice = await _player(alpha, "Alice")  # alpha will drive the game
     bob = await _player(beta, "Bob")
-    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await _settle(lambda: all(p.online.count == 3 for p in three))
     await alice.cmd("ttt challenge bob", "You challenge Bob")
     await bob.expect("Alice challenges you")
     bob.send("ttt accept alice")
@@ -51,7 +51,7 @@ async def test_a_node_shut_down_hands_its_game_over_before_closing_its_sessions(
     async def drain_and_look() -> bool:  # where the game is once alpha has handed it over
         handed = await drain()
         seen.update(handed=handed, drivers=_drivers(three, number),
-                    open=sorted(s.name for s in alpha.sessions.values()))
+                    open=sorted(s.name for s in alpha.online.sessions.values()))
         return handed
 
     alpha.cluster.games.drain = drain_and_look
@@ -81,8 +81,8 @@ async def test_a_stopping_node_s_clocks_and_computer_play_on_where_its_games_wen
     alice = await _player(beta, "Alice")
     bob = await _player(gamma, "Bob")
     carol = await _player(beta, "Carol")
-    await _settle(lambda: alpha.online_count == 3)
-    ids = {s.name: s.account_id for s in alpha.remote.values()}
+    await _settle(lambda: alpha.online.count == 3)
+    ids = {s.name: s.account_id for s in alpha.online.remote.values()}
     timed = await alpha.host.start_game("ttt", (Seat(ids["Alice"], "Alice"),
                                                 Seat(ids["Bob"], "Bob")),
                                         {"ranked": False, "clock": 3.0})

@@ -39,11 +39,11 @@ async def test_pending_accept_games_and_the_web_across_nodes(three):
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
     carol = await _player(gamma, "Carol")
-    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await _settle(lambda: all(p.online.count == 3 for p in three))
     await alice.cmd("ttt challenge bob", "You challenge Bob")
     await bob.expect("Alice challenges you")
     # the offer lives on alpha; beta lists it, and a bare ACCEPT finds it there
-    bob_id = beta.session_named("Bob").account.id
+    bob_id = beta.online.named("Bob").account.id
     await _settle(lambda: beta.host.pending(bob_id)[0])
     out = await bob.cmd("pending", r"Offers to you:(.|\n)*?No offers from you")
     assert "from Alice: Noughts and Crosses" in out and "TTT ACCEPT Alice" in out
@@ -91,7 +91,7 @@ async def test_offers_lapse_when_their_player_leaves_another_node(three):
     alpha, beta, _gamma = three
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
-    await _settle(lambda: alpha.online_count == 2 and beta.online_count == 2)
+    await _settle(lambda: alpha.online.count == 2 and beta.online.count == 2)
     await alice.cmd("ttt challenge bob", "You challenge Bob")
     await bob.expect("Alice challenges you")
     await bob.close()
@@ -105,7 +105,7 @@ async def test_seeks_are_numbered_once_and_taken_once_across_nodes(three):
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
     carol = await _player(gamma, "Carol")
-    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await _settle(lambda: all(p.online.count == 3 for p in three))
     one = int(re.search(r"Your seek (\d+)", await alice.cmd(
         "ttt seek ranked", r"Your seek \d+ is posted")).group(1))
     two = int(re.search(r"Your seek (\d+)", await carol.cmd(
@@ -133,7 +133,7 @@ async def test_a_triad_table_with_players_on_three_nodes(three):
     bob = await _player(beta, "Bob")
     carol = await _player(gamma, "Carol")
     clients = {"Alice": alice, "Bob": bob, "Carol": carol}
-    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await _settle(lambda: all(p.online.count == 3 for p in three))
     out = await alice.cmd("triad open 10 seats 3", r"Triad table #\d+")
     number = int(re.search(r"table #(\d+)", out).group(1))
     await _settle(lambda: number in beta.cluster.games and number in gamma.cluster.games)
@@ -172,7 +172,7 @@ async def test_a_pyramid_tournament_between_players_on_two_nodes(three):
     alpha, beta, _gamma = three
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
-    await _settle(lambda: alpha.online_count == 2 and beta.online_count == 2)
+    await _settle(lambda: alpha.online.count == 2 and beta.online.count == 2)
     await alice.cmd("pyr tour human bob", r"You offer Bob Pyramid")
     await bob.expect(r"Alice challenges you to Pyramid")
     bob.send("pyr accept alice")
@@ -216,7 +216,7 @@ async def test_a_whole_dice_game_across_nodes_watched_from_a_third(three):
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
     carol = await _player(gamma, "Carol")
-    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await _settle(lambda: all(p.online.count == 3 for p in three))
     await alice.cmd("dice challenge bob", "You challenge Bob")
     await bob.expect("Alice challenges you")
     bob.send("dice accept alice")
@@ -260,7 +260,7 @@ async def test_a_whole_triptycha_game_across_nodes_watched_from_a_third(three, t
         account = await alpha.accounts.get(name)
         for design in designs:
             await Tiles(alpha.db).grant_tiles(account.id, proving(design))
-    await _settle(lambda: all(p.online_count == 3 for p in three))
+    await _settle(lambda: all(p.online.count == 3 for p in three))
     await alice.cmd("tt challenge bob Take 1 Ranked", "You challenge Bob to Triptycha")
     await bob.expect("Alice challenges you to Triptycha")
     bob.send("tt accept alice")
@@ -338,7 +338,7 @@ async def test_a_swiss_tournament_with_players_on_every_node_pairs_each_round_on
     from tests.e2e.test_e2e_tournaments import _player as resigner
     names = ["Ann", "Bea", "Cal", "Dan", "Eve", "Fay"]
     players = [await _player(three[k % 3], n) for k, n in enumerate(names)]
-    await _settle(lambda: all(p.online_count == 6 for p in three))
+    await _settle(lambda: all(p.online.count == 6 for p in three))
     ann = players[0]
     await ann.cmd("tourney create ttt swiss 3", r"Tournament 1 is open")
     for p in players:
@@ -364,7 +364,7 @@ async def test_results_written_on_two_nodes_at_once_are_both_kept(three):
     alpha, beta, _gamma = three
     names = ["Ann", "Bea", "Cal", "Dan"]
     players = [await _player(alpha, n) for n in names]
-    await _settle(lambda: beta.online_count == 4)
+    await _settle(lambda: beta.online.count == 4)
     await players[0].cmd("tourney create ttt swiss 1", r"Tournament 1 is open")
     for p in players:
         await p.cmd("tourney join 1", "You enter tournament 1")

@@ -63,7 +63,7 @@ async def test_players_on_two_nodes_see_and_talk_to_each_other(nodes):
     alpha, beta = nodes
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
-    await _settle(lambda: alpha.is_online(bob_id(beta)) and beta.online_count == 2)
+    await _settle(lambda: alpha.online.is_online(bob_id(beta)) and beta.online.count == 2)
     who = await alice.cmd("who", r"2 players connected")
     assert "Bob" in who and "Alice" in who
     finger = await alice.cmd("finger bob", r"Member since")
@@ -89,7 +89,7 @@ async def _game_begun(alpha, beta) -> tuple[Client, Client]:
     beta, and Alice has played cell 1."""
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
-    await _settle(lambda: alpha.online_count == 2)
+    await _settle(lambda: alpha.online.count == 2)
     await alice.cmd("ttt challenge bob", "You challenge Bob")
     await bob.expect("Alice challenges you")
     bob.send("ttt accept alice")
@@ -100,17 +100,17 @@ async def _game_begun(alpha, beta) -> tuple[Client, Client]:
 
 
 def bob_id(parlor) -> int:
-    return next((s.account.id for s in parlor.sessions.values() if s.name == "Bob"), -1)
+    return next((s.account.id for s in parlor.online.sessions.values() if s.name == "Bob"), -1)
 
 
 async def test_a_login_on_one_node_takes_over_the_session_on_the_other(nodes):
     alpha, beta = nodes
     first = await _player(alpha, "Carol")
-    await _settle(lambda: beta.online_count == 1)
+    await _settle(lambda: beta.online.count == 1)
     second = await _player(beta, "Carol", new=False)
     # the older connection is closed, with a line saying why
     assert "taken over" in await first.closed()
-    await _settle(lambda: not alpha.sessions and alpha.online_count == 1)
+    await _settle(lambda: not alpha.online.sessions and alpha.online.count == 1)
     watcher = await _player(alpha, "Dave")
     who = await watcher.cmd("who", "players connected")
     assert who.count("Carol") == 1 and "2 players connected" in who
@@ -126,10 +126,10 @@ async def test_kick_and_shutdown_reach_the_other_node(nodes):
     await admin.close()
     admin = await _player(alpha, "Root", new=False)
     eve = await _player(beta, "Eve")
-    await _settle(lambda: alpha.online_count == 2)
+    await _settle(lambda: alpha.online.count == 2)
     await admin.cmd("@kick eve go away", "Eve has been kicked")
     assert "disconnected by an admin: go away" in await eve.closed()
-    await _settle(lambda: alpha.online_count == 1)
+    await _settle(lambda: alpha.online.count == 1)
     await admin.cmd("@shutdown node beta", "Shutting down node beta")
     await asyncio.wait_for(beta.stopped.wait(), 10)
     assert not alpha.stopped.is_set()
@@ -140,10 +140,10 @@ async def test_a_node_that_stops_takes_its_players_out_of_every_roster(nodes):
     alpha, beta = nodes
     frank = await _player(beta, "Frank")
     grace = await _player(alpha, "Grace")
-    await _settle(lambda: alpha.online_count == 2)
+    await _settle(lambda: alpha.online.count == 2)
     await beta.stop()
     await frank.closed()
-    await _settle(lambda: alpha.online_count == 1)
+    await _settle(lambda: alpha.online.count == 1)
     await grace.expect("Frank has left.")  # the room hears it, from the node he was on
     who = await grace.cmd("who", "player connected")
     assert "Frank" not in who
@@ -155,7 +155,7 @@ async def test_a_game_between_players_on_two_nodes_with_a_watcher(nodes):
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
     carol = await _player(beta, "Carol")
-    await _settle(lambda: alpha.online_count == 3)
+    await _settle(lambda: alpha.online.count == 3)
     await alice.cmd("ttt challenge bob", "You challenge Bob")
     await bob.expect("Alice challenges you to Noughts and Crosses")
     bob.send("ttt accept alice")  # the offer is on alpha: the answer runs there
@@ -254,7 +254,7 @@ async def test_a_triad_table_opened_on_one_node_is_joined_from_the_other(nodes):
     alpha, beta = nodes
     alice = await _player(alpha, "Alice")
     bob = await _player(beta, "Bob")
-    await _settle(lambda: alpha.online_count == 2)
+    await _settle(lambda: alpha.online.count == 2)
     out = await alice.cmd("triad open", r"Triad table #(\d+)")
     number = int(re.search(r"#(\d+)", out).group(1))
     await _settle(lambda: number in beta.cluster.games)
@@ -298,7 +298,7 @@ async def test_a_lost_games_table_is_written_again_by_the_nodes_driving_them(nod
 
 
 def alice_id(parlor) -> int:
-    return parlor.session_named("Alice").account.id
+    return parlor.online.named("Alice").account.id
 
 
 async def test_a_node_sharing_out_a_dead_nodes_games_keeps_track_of_one_taken_elsewhere(

@@ -115,7 +115,7 @@ async def test_one_second_idle_is_one_second(parlor, clients):
     alice = await clients("Alice")
     bob = await clients("Bob")
     account = await parlor.accounts.get("Bob")
-    session = parlor.sessions[account.id]
+    session = parlor.online.sessions[account.id]
     session.last_command_at = time.time() - 1.2
     await alice.cmd("look bob", "Bob is here, idle 1 second\\.")
     session.last_command_at = time.time() - 1.2

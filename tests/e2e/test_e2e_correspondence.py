@@ -61,7 +61,7 @@ async def stored(parlor, number: int) -> GameRecord:  # noqa: ANN001
 async def wait_until_offline(parlor, *names: str) -> None:  # noqa: ANN001
     """Until the parlor has seen each of ``names`` leave (bounded)."""
     deadline = time.monotonic() + 10
-    while any(parlor.session_named(n) is not None for n in names):
+    while any(parlor.online.named(n) is not None for n in names):
         assert time.monotonic() < deadline, f"{names} still online"
         await parlor_pause()
 

@@ -179,7 +179,7 @@ async def test_core_supports_add_and_remove_change_what_a_client_takes(parlor):
     mud = await _mudlet_client(parlor.port)
     try:
         await mud.create("Adder")
-        session = parlor.session_named("Adder")
+        session = parlor.online.named("Adder")
         # (telnetlib3's client sends a Set of its own when GMCP comes on: this one is last)
         mud.writer.send_gmcp("Core.Supports.Set", ["Char 1", "Room 1", "External.Discord 1"])
         mud.writer.send_gmcp("Core.Supports.Add", ["Esterport.Board 1", "Esterport.Spoken 1"])

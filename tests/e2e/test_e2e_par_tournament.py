@@ -101,7 +101,7 @@ async def _par_tournament(parlor, clients, http):
     await gone.cmd("tourney join 1", "You enter tournament 1")
     await gone.close()
     for _ in range(200):
-        if not any(s.account.name == "Wanda" for s in parlor.sessions.values()):
+        if not any(s.account.name == "Wanda" for s in parlor.online.sessions.values()):
             break
         await asyncio.sleep(0.02)
 

@@ -79,7 +79,7 @@ async def test_logging_in_again_takes_over_the_old_connection(parlor, clients):
     assert "taken over" in out
     out = await second.cmd("look", "Exits:")
     assert "Tile Shop" in out  # the new connection stands where the old one was
-    assert len(parlor.sessions) == 1 and parlor.names == ["alice"]
+    assert len(parlor.online.sessions) == 1 and parlor.online.names == ["alice"]
 
 
 async def test_ignore_blocks_tells_and_challenges(parlor, clients):
@@ -219,7 +219,7 @@ async def test_idle_connections_are_closed(sqlite_url):
         out = await idle.closed(timeout=5)
         assert "Timeout" in out
         await asyncio.sleep(0.2)
-        assert not parlor.sessions and not parlor.connections
+        assert not parlor.online.sessions and not parlor.connections
     finally:
         await parlor.stop()
 

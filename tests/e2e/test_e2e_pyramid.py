@@ -27,7 +27,7 @@ KEY = "pyr"
 
 # -- helpers --------------------------------------------------------------------------------
 def live(parlor: Parlor, name: str):  # noqa: ANN201
-    session = parlor.session_named(name)
+    session = parlor.online.named(name)
     return parlor.host.game_of(session.account.id, KEY)
 
 

@@ -210,7 +210,7 @@ async def play_pyramid(parlor, client: Client, name: str, moves: int = 60) -> li
     aside)."""
     await client.cmd("pyr new", r"Game #\d+: Pyramid, \S+ begins")
     await settle(client)
-    account = parlor.session_named(name).account.id
+    account = parlor.online.named(name).account.id
     game = parlor.host.game_of(account, "pyr")
     start, per_move = len(client.seen), []
     for n in range(moves):

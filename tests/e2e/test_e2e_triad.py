@@ -136,7 +136,7 @@ async def deal(parlor: Parlor, number: int, players: dict[str, Client]) -> None:
 
 
 def account_id(parlor: Parlor, name: str) -> int:
-    return parlor.session_named(name).account.id
+    return parlor.online.named(name).account.id
 
 
 async def test_three_players_and_a_bot_play_to_showdown_and_a_restart_resumes(tmp_path):

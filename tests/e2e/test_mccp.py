@@ -128,7 +128,7 @@ def header(window_bits: int, level: int) -> bytes:
 
 
 def session_of(parlor, name: str):  # noqa: ANN001, ANN201
-    return next(s for s in parlor.sessions.values() if s.name == name)
+    return next(s for s in parlor.online.sessions.values() if s.name == name)
 
 
 async def until(condition, within: float = 10.0) -> None:  # noqa: ANN001
@@ -307,8 +307,8 @@ async def test_compressing_sessions_are_freed_as_their_players_leave(squeezing,
     collector off) frees every compressing session, open stream or ended."""
     parlor = await squeezing(mccp_idle=0.5)
     players = [await (await Client.connect(parlor.port)).create(f"Zip{i}") for i in range(4)]
-    assert all(session.protocol.compressing for session in parlor.sessions.values())
-    await until(lambda: not any(s.protocol.compressing for s in parlor.sessions.values()))
+    assert all(session.protocol.compressing for session in parlor.online.sessions.values())
+    await until(lambda: not any(s.protocol.compressing for s in parlor.online.sessions.values()))
     await players[0].cmd("look", "Exits:")   # one stream open again, three ended
     refs = _refs(parlor)
     await players[1].cmd("quit", "Goodbye")

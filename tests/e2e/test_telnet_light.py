@@ -14,7 +14,7 @@ from tests.support.client import Client
 
 
 def _session(parlor, name: str):  # noqa: ANN001, ANN202
-    return next(s for s in parlor.sessions.values() if s.name == name)
+    return next(s for s in parlor.online.sessions.values() if s.name == name)
 
 
 async def test_a_logged_in_connection_holds_little_of_its_own(parlor, clients):

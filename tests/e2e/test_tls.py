@@ -309,7 +309,7 @@ async def test_the_tls_port_shares_the_plain_ports_caps(secure_parlor):
         await asyncio.sleep(0.05)
     secure = await tls_client(tls_port)
     await secure.create("Tess")
-    session = parlor.session_named("Tess")
+    session = parlor.online.named("Tess")
     assert session.writer.get_extra_info("ssl_object").version() in ("TLSv1.2", "TLSv1.3")
     await secure.close()
 
@@ -348,7 +348,7 @@ async def test_chromium_plays_on_the_https_web_door(secure_parlor):
             await screen_has(page, "Welcome, Wanda!")
             await screen_has(page, "The Plaza of Esterport")  # drawn once she is listed
             assert sockets and all(url.startswith("wss://") for url in sockets), sockets
-            assert parlor.session_named("Wanda") is not None
+            assert parlor.online.named("Wanda") is not None
             await context.close()
         finally:
             await browser.close()

@@ -122,7 +122,7 @@ async def test_a_browser_player_plays_dice_to_the_end_while_another_watches(
     await screen_has(player, "The Plaza of Esterport")  # drawn once she is listed
     await player.locator("#line").wait_for(state="visible")
     assert "hunter22" not in await player.locator("#screen").text_content()
-    session = parlor.session_named("Wanda")
+    session = parlor.online.named("Wanda")
     assert session is not None and session.address == "127.0.0.1"
     assert 60 <= session.width <= 250      # the page's width in columns, sent as NAWS
     # colours arrive as styled text, not escape codes

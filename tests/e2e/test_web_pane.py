@@ -589,10 +589,10 @@ async def test_play_reconnects_after_a_restart_and_finishes_the_game(
         await screen_has(page, "(reconnecting as Resto)", timeout=30000)
         await until(page, "document.getElementById('client').dataset.connected === '1'")
         for _ in range(500):   # logged in again, by the page itself
-            if parlor.session_named("Resto") is not None:
+            if parlor.online.named("Resto") is not None:
                 break
             await asyncio.sleep(0.02)
-        assert parlor.session_named("Resto") is not None
+        assert parlor.online.named("Resto") is not None
         assert await page.locator("#secret").is_hidden()   # no password asked, none typed
         # used once, and a new one given for the next drop
         await until(page, "t => (sessionStorage.getItem('esterport.resume') || t) !== t", first)
@@ -622,12 +622,12 @@ async def test_play_asks_for_the_password_when_its_token_is_refused(parlor, web,
     account = await parlor.accounts.get("Tokyo")
     await until(page, "sessionStorage.getItem('esterport.resume') !== null")
     await parlor.resume.revoke(account.id)   # as if it had expired
-    parlor.session_named("Tokyo").close("Dropped for the test.")
+    parlor.online.named("Tokyo").close("Dropped for the test.")
     await screen_has(page, "cannot be resumed", timeout=30000)
     await until(page, "document.getElementById('secret').offsetParent !== null")
     await type_line(page, "hunter22")
     await screen_has(page, "You have a game in progress")
-    assert parlor.session_named("Tokyo") is not None
+    assert parlor.online.named("Tokyo") is not None
     await until(page, "v => document.getElementById('pane').dataset.game === v", str(game.id))
     await play_out(page, parlor, game, seat, "dice", limit=2)
 

@@ -66,7 +66,7 @@ async def test_compressed_input_is_never_inflated_unless_agreed(sqlite_url):
 
 
 def _session_of(parlor: Parlor, name: str):  # noqa: ANN202
-    return next(s for s in parlor.sessions.values() if s.name == name)
+    return next(s for s in parlor.online.sessions.values() if s.name == name)
 
 
 async def test_a_session_is_read_no_faster_than_it_is_served(sqlite_url):

@@ -207,10 +207,10 @@ async def test_simultaneous_logins_leave_one_session_and_no_ghost(db_url):
         for c in clients:
             c.send("secret")
         seen = [await _drain(c) for c in clients]
-        live = [s for s in parlor.sessions.values() if s.name == "Dave"]
+        live = [s for s in parlor.online.sessions.values() if s.name == "Dave"]
         assert len(live) == 1
-        assert parlor.names.count("dave") == 1
-        assert [s.name for s in parlor.in_room("plaza")].count("Dave") <= 1
+        assert parlor.online.names.count("dave") == 1
+        assert [s.name for s in parlor.online.in_room("plaza")].count("Dave") <= 1
         assert sum("taken over" in text for text in seen) == n - 1, [t[-300:] for t in seen]
         watcher = await Client.connect(parlor.port)
         await watcher.create("Gina")
@@ -219,7 +219,7 @@ async def test_simultaneous_logins_leave_one_session_and_no_ghost(db_url):
         for c in clients:
             await c.close()
         await asyncio.sleep(0.5)
-        assert not [s for s in parlor.in_room("plaza") if s.name == "Dave"]
+        assert not [s for s in parlor.online.in_room("plaza") if s.name == "Dave"]
         await _drain(watcher)
         watcher.buffer = ""
         assert "Dave" not in await watcher.cmd("look", "Exits:")

@@ -88,7 +88,7 @@ async def test_an_unterminated_line_past_max_line_closes_the_connection(sqlite_u
         assert "too long" in out or out == "<RST>"
         await bob.cmd("look", "Exits:")
         await asyncio.sleep(0.2)
-        assert [s.name for s in parlor.sessions.values()] == ["Bob"]
+        assert [s.name for s in parlor.online.sessions.values()] == ["Bob"]
     finally:
         await parlor.stop()
 

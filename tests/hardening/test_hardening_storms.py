@@ -126,7 +126,7 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
             await asyncio.sleep(0.1)
         freed_after = time.monotonic() - t0
         assert not parlor.connections, f"{len(parlor.connections)} still open"
-        assert not parlor.sessions and not parlor.per_address and not parlor._rooms
+        assert not parlor.online.sessions and not parlor.per_address and not parlor.online._rooms
         for s in quiet:
             s.close()
 
@@ -186,7 +186,7 @@ async def test_half_open_sockets_are_dropped_by_keepalive(sqlite_url):
         freed_after = time.monotonic() - t0
         assert [s.name for s in parlor.connections] == ["Watcher"], \
             f"{len(parlor.connections) - 1} half-open connections survived"
-        assert [s.name for s in parlor.sessions.values()] == ["Watcher"]
+        assert [s.name for s in parlor.online.sessions.values()] == ["Watcher"]
         await _games_wait_for(parlor, games, "Half03")
         await watcher.close()
         for c in players:

@@ -24,7 +24,7 @@ async def test_a_token_logs_in_once_and_is_stored_as_a_digest(parlor, clients):
     page = await clients()
     await page.expect("Name: ")
     await page.cmd(f"#resume {token}", r"Exits:")
-    assert parlor.session_named("Alice") is not None
+    assert parlor.online.named("Alice") is not None
     again = await clients()
     await again.expect("Name: ")
     await again.cmd(f"#resume {token}", r"cannot be resumed")   # used: gone

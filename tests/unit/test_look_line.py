@@ -34,8 +34,8 @@ class Room:
             login=SimpleNamespace(lines_per_second=10.0),
             server=SimpleNamespace(commands_per_second=10.0, command_burst=10, max_line=2000))
         self.present: set[Session] = set()
-        self.parlor = SimpleNamespace(world=WORLD, config=config,
-                                      in_room=lambda room: self.present)
+        self.parlor = SimpleNamespace(world=WORLD, config=config, online=SimpleNamespace(
+            in_room=lambda room: self.present))
 
     def player(self, name: str, *, inside: bool = True) -> Session:
         s = Session(self.parlor, None, FakeWriter())

@@ -222,7 +222,7 @@ async def test_play_is_a_session_like_telnet(parlor, door, clients):
     assert player.ws.subprotocol == "telnet.mudstandards.org"
     await player.create("Webby")
     assert player.echo_changes[:2] == [True, False]   # the password was asked with echo off
-    session = parlor.session_named("Webby")
+    session = parlor.online.named("Webby")
     assert session is not None and session.address == "127.0.0.1"
     assert session.width == 77
     await player.naws(120)
@@ -239,10 +239,10 @@ async def test_play_is_a_session_like_telnet(parlor, door, clients):
     assert any(pkg == "Dice.Game" for pkg, _ in player.gmcp)
     await player.close()
     for _ in range(100):
-        if parlor.session_named("Webby") is None:
+        if parlor.online.named("Webby") is None:
             break
         await asyncio.sleep(0.02)
-    assert parlor.session_named("Webby") is None and session.closed
+    assert parlor.online.named("Webby") is None and session.closed
 
 
 class SilentOnNaws(WsPlayer):

@@ -660,6 +660,20 @@ class Parlor:
         if offer is not None:
             session.gmcp("Client.GUI", offer)
 
+    def greet_by_gmcp(self, session: Session) -> None:
+        """GMCP agreed only after login (a client slow to answer the options asked at
+        connect): what a login sends by GMCP, sent now."""
+        session.gmcp("Char.Name", {"name": session.name, "fullname": session.name})
+        self.offer_mudlet(session)
+        self.send_room_info(session)
+
+    def issue_resume_token(self, session: Session) -> None:
+        """A resume token for a client that declared ``Esterport.Resume`` only after its
+        login (see :meth:`_resume_token`)."""
+        task = asyncio.create_task(self._resume_token(session))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     async def _resume_token(self, session: Session) -> None:
         """A browser client (``Esterport.Resume`` in its GMCP supports) gets the token that
         logs it back in after a drop (``server/services/resume.py``), rotated at every

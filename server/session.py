@@ -681,31 +681,41 @@ class Session:
         except Exception:
             pass
 
-    def offer_mud_protocols(self) -> None:
+    def offer_mud_protocols(self, late: bool = False) -> None:
         """Offer GMCP and MSSP; MSSP data goes out once the client agrees. A client that
-        never answered the telnet options asked at connect (nc) is offered nothing: it
-        would print the option bytes (MSSP's is "F")."""
-        if getattr(self.writer, "pending_option", {}).get(DO + TTYPE):
+        has not answered the telnet options asked at connect is offered nothing yet: nc
+        never answers, and would print the option bytes (MSSP's is "F"); one that answers
+        later is offered them then (``late``: its answer came, and nothing was offered)."""
+        writer = self.writer
+        if self.closed or not late and getattr(writer, "pending_option", {}).get(DO + TTYPE):
             return
+        if late and (writer.pending_option.get(WILL + GMCP)
+                     or writer.local_option.get(GMCP) is not None):
+            return  # offered already (or carried on with it agreed)
         try:
-            self.writer.iac(WILL, GMCP)
-            self.writer.iac(WILL, MSSP)
+            writer.iac(WILL, GMCP)
+            writer.iac(WILL, MSSP)
             if not hasattr(self.protocol, "on_gmcp"):  # telnet's protocol wires its own
-                self.writer.set_ext_callback(GMCP, self.on_gmcp)
+                writer.set_ext_callback(GMCP, self.on_gmcp)
         except Exception:
             self.log.debug("could not offer MUD protocols", exc_info=True)
             return
-        local = getattr(self.writer, "local_option", None)
+        local = getattr(writer, "local_option", None)
         if local is not None and local.enabled(MSSP):  # the client agreed before it was
             self.agreed(MSSP)                            # offered (MUD clients ask first)
 
     def agreed(self, option: bytes) -> None:
-        """The client agreed to an option offered: MSSP's data goes out then."""
-        if option == MSSP and not self.closed:
+        """The client agreed to an option offered: MSSP's data goes out then; GMCP agreed
+        only after login (the client answered late) gets what a login sends."""
+        if self.closed:
+            return
+        if option == MSSP:
             try:
                 self.writer.send_mssp(self.parlor.mssp())
             except Exception:
                 self.log.debug("MSSP not sent", exc_info=True)
+        elif option == GMCP and self.account is not None and self.logged_in_at:
+            self.parlor.greet_by_gmcp(self)
 
     def on_gmcp(self, package: str, data: Any) -> None:
         verb = str(package).lower()
@@ -721,6 +731,9 @@ class Session:
                     self.gmcp_supports = shared_supports(self.gmcp_supports | named)
             else:
                 self.gmcp_supports = shared_supports(self.gmcp_supports - named)
+            if "esterport.resume" in self.gmcp_supports and self.logged_in_at \
+                    and self.account is not None and not self.resume_digest:
+                self.parlor.issue_resume_token(self)  # declared only after login
         elif str(package).lower() == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None

@@ -58,7 +58,8 @@ from telnetlib3 import slc
 from telnetlib3.server_base import logger as _TELNET_LOG
 from telnetlib3.accessories import TRACE
 
-from telnetlib3.telopt import BINARY, DO, GMCP, LINEMODE, MCCP2_COMPRESS, NAWS, WILL, WONT
+from telnetlib3.telopt import (BINARY, DO, GMCP, LINEMODE, MCCP2_COMPRESS, NAWS, TTYPE, WILL,
+                              WONT)
 
 from server import proxy_protocol
 
@@ -433,6 +434,21 @@ class Writer(TelnetWriterUnicode):
         if opt == LINEMODE:
             self._own_slctab()
         super().handle_will(opt)
+        if opt == TTYPE:
+            self._answered()
+
+    def handle_wont(self, opt: bytes) -> None:  # noqa: D102
+        super().handle_wont(opt)
+        if opt == TTYPE:
+            self._answered()
+
+    def _answered(self) -> None:
+        """The client answered DO TTYPE: it speaks telnet. One that answered only after
+        its session began (a browser on a busy machine, a slow link) is offered the MUD
+        protocols now (``Session.offer_mud_protocols`` skipped them)."""
+        session = getattr(self._protocol, "session", None)
+        if session is not None:
+            session.offer_mud_protocols(late=True)
 
     def handle_do(self, opt: bytes) -> bool:
         """DO MCCP2 is agreed where the connection may compress (the protocol says;

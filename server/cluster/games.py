@@ -49,12 +49,19 @@ class GameTable:
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
         # the other nodes' games, as last asked: kind key (None: all) -> (when, the asking)
         self._lists: dict[str | None, tuple[float, asyncio.Task]] = {}
+        # games their node said it drives no more: number -> (that node, when: monotonic).
+        # The table may still list one for a moment (the node's write comes after its
+        # word), and a read of it then must not bring the game back (``_stale``)
+        self._gone: dict[int, tuple[str, float]] = {}
 
     def __contains__(self, number: int) -> bool:
         return number in self.elsewhere
 
     def __len__(self) -> int:
         return len(self.elsewhere)
+
+    def __repr__(self) -> str:
+        return f"GameTable(elsewhere={self.elsewhere!r})"
 
     def get(self, number: int) -> DrivenElsewhere | None:
         """Game ``number``, when another node drives it (or it is being taken over)."""
@@ -99,11 +106,20 @@ class GameTable:
         ``entry`` None when it drives it no more."""
         number = int(data["number"])
         if data.get("entry") is None:
+            self._gone[number] = (data["node"], time.monotonic())
             known = self.elsewhere.get(number)
             if known is not None and known[0] in (data["node"], ""):
                 self.forget(number)
         else:
+            self._gone.pop(number, None)
             self.remember(number, data["entry"])
+
+    def _stale(self, number: int, entry: dict[str, Any]) -> bool:
+        """Whether the table's ``entry`` for game ``number`` is one its node has just
+        said it dropped (within a lease: by then its node has cleared it)."""
+        gone = self._gone.get(number)
+        return gone is not None and gone[0] == entry["node"] \
+            and time.monotonic() - gone[1] < self.cluster.lease.seconds
 
     async def lookup(self, number: int) -> None:
         """Learn from the games table which live node drives game ``number`` now."""
@@ -111,7 +127,8 @@ class GameTable:
         if raw is None:
             return
         entry = json.loads(raw)
-        if entry["node"] != self.cluster.node and await self.cluster.lease.alive({entry["node"]}):
+        if entry["node"] != self.cluster.node and not self._stale(number, entry) \
+                and await self.cluster.lease.alive({entry["node"]}):
             self.remember(number, entry)
 
     # -- this node's games ------------------------------------------------------------
@@ -209,10 +226,17 @@ class GameTable:
                             game.id, table[game.id]["node"])
                 host.games.drop(game)
         for number, entry in table.items():
-            if entry["node"] != node and entry["node"] in alive and number not in host.live:
+            if entry["node"] == node and number not in host.live:
+                await self._release(number)  # over or let go here, and not cleared then
+            elif entry["node"] != node and entry["node"] in alive and number not in host.live \
+                    and not self._stale(number, entry):
                 known = self.elsewhere.get(number)
                 if known is None or known[0] != entry["node"]:
                     self.remember(number, entry)
+        now = time.monotonic()
+        for number, (_node, when) in list(self._gone.items()):
+            if now - when >= self.cluster.lease.seconds:
+                del self._gone[number]
         if sweep:
             await self._sweep()
 

@@ -326,3 +326,28 @@ async def test_a_node_sharing_out_a_dead_nodes_games_keeps_track_of_one_taken_el
     assert number not in beta.host.live  # not adopted twice
     for c in (alice, bob):
         await c.close()
+
+
+async def test_a_game_that_ended_is_not_brought_back_by_a_stale_read_of_the_games_table(
+        nodes, redis_server):
+    """Alpha says a game is over, then clears it from the games table. Beta's beat may
+    read the table between the two: it mirrored the game again, as driven by alpha, and
+    nothing ever took it out (a whole run's cluster test waited for ever for beta to
+    forget a finished Pyramid match)."""
+    alpha, beta = nodes
+    alice, bob = await _game_begun(alpha, beta)
+    number = alpha.host.game_of(alice_id(alpha), "ttt").id
+    await _settle(lambda: number in beta.cluster.games)
+    entry = redis_server.command("HGET", "esterport:games", str(number)).split(b"\r\n")[1]
+    await alice.cmd("ttt resign", "wins")
+    await _settle(lambda: number not in beta.cluster.games)
+    # the read beta made before alpha's clearing landed
+    redis_server.command("HSET", "esterport:games", str(number), entry.decode())
+    await beta.cluster.games.reconcile(sweep=False)
+    assert number not in beta.cluster.games
+    await alpha.cluster.games.reconcile(sweep=False)  # alpha clears what names it wrongly
+    assert redis_server.command("HGET", "esterport:games", str(number)) == b"$-1\r\n"
+    await beta.cluster.games.reconcile(sweep=False)
+    assert number not in beta.cluster.games
+    for c in (alice, bob):
+        await c.close()

@@ -91,3 +91,36 @@ async def test_garbage_at_the_socket_never_crashes_the_server(parlor):
     await c.create("Survivor")
     await c.cmd("say caf\u00e9 \u2014 ok", "caf\u00e9 \u2014 ok")
     await c.close()
+
+
+async def test_a_client_slow_to_answer_the_options_is_offered_gmcp_when_it_answers(parlor):
+    """A browser on a busy machine answered DO TTYPE after its session had begun (past
+    the half second the server waits): it was offered no GMCP, ever, and /play's pane
+    stayed on its login form. The offer now comes with the answer, and GMCP agreed
+    after login sends what a login sends (the name first)."""
+    IAC, WILL, DO, SB, TTYPE, GMCP = b"\xff", b"\xfb", b"\xfd", b"\xfa", b"\x18", b"\xc9"
+    reader, writer = await asyncio.open_connection("127.0.0.1", parlor.port)
+    seen = b""
+
+    async def until(wanted: bytes) -> None:
+        nonlocal seen
+        while wanted not in seen:
+            seen += await asyncio.wait_for(reader.read(4096), 5)
+
+    try:
+        await until(b"Name:")  # the session began with DO TTYPE unanswered
+        assert IAC + WILL + GMCP not in seen
+        for line in (b"new", b"Slowpoke", b"hunter22", b"hunter22"):
+            writer.write(line + b"\r\n")
+            await writer.drain()
+            await until(b"Welcome, Slowpoke!" if line == b"hunter22" and seen.count(
+                b"Type it again") else b": ")
+        await until(b"> ")
+        assert IAC + WILL + GMCP not in seen
+        writer.write(IAC + WILL + TTYPE)  # the answer, at last
+        await until(IAC + WILL + GMCP)
+        writer.write(IAC + DO + GMCP)
+        await until(IAC + SB + GMCP + b"Char.Name")
+        await until(b"Room.Info")
+    finally:
+        writer.close()

@@ -12,7 +12,7 @@ from games.errors import BadNotation, RuleError
 from server.services.correspondence import MAX_DAYS, MIN_DAYS
 from server.services.games import GameError, GameHost, LiveGame, Offer
 from server.services.ratings import RATED_MOVES, pool, rating_text
-from server.text import bold, counted, table, wrap
+from server.text import bold, counted, wrap
 
 if TYPE_CHECKING:
     from server.hosting import GameKind

@@ -4,7 +4,6 @@ adds: a player's notes and their last games of each game (``server/services/noti
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from commands import args

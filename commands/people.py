@@ -7,7 +7,7 @@ import time
 from commands import args, notify
 from commands.registry import Command, CommandError, Context
 from server.services.ratings import pool_title, rating_text
-from server.text import ago, bold, counted, table
+from server.text import ago, bold, counted
 
 
 MAX_WHO = 50  # rows WHO prints; WHO <prefix> narrows a long list

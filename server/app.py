@@ -31,7 +31,9 @@ from server.services.ratings import Ratings
 from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
-from server.session import Disconnect, LoadGovernor, Session
+from server.line_input import Disconnect
+from server.pacing import LoadGovernor
+from server.session import Session
 from server.tasks import cancel_and_wait
 from server.telnet import (ACCEPT_BATCH, AcceptErrors, Compression, TelnetProtocol,
                            connection_cap, listen_backlog)

@@ -13,7 +13,7 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from server.session import shared_supports
+from server.mud_protocols import shared_supports
 
 if TYPE_CHECKING:
     from server.app import Parlor

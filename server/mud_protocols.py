@@ -103,7 +103,7 @@ class MudProtocols:
             except Exception:
                 self.log.debug("MSSP not sent", exc_info=True)
         elif option == GMCP and self.account is not None and self.logged_in_at:
-            self.parlor.greet_by_gmcp(self)
+            self.parlor.connections.greet_by_gmcp(self)
 
     def on_gmcp(self, package: str, data: Any) -> None:
         verb = str(package).lower()
@@ -121,7 +121,7 @@ class MudProtocols:
                 self.gmcp_supports = shared_supports(self.gmcp_supports - named)
             if "esterport.resume" in self.gmcp_supports and self.logged_in_at \
                     and self.account is not None and not self.resume_digest:
-                self.parlor.issue_resume_token(self)  # declared only after login
+                self.parlor.connections.issue_resume_token(self)  # declared after login
         elif str(package).lower() == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None

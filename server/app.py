@@ -12,7 +12,6 @@ import asyncio
 import logging
 import socket
 import time
-from collections import Counter
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Protocol
 
 import telnetlib3
@@ -20,24 +19,25 @@ import telnetlib3
 from server.bus import Bus, Event, LocalBus
 from server.collector import Collector
 from server.config import Config
-from server.db import Database, connection_lost
+from server.db import Database
 from server.hosting import GameKind
-from server.login import login
+from server.connections import GOODBYE, MOVING, Connections
 from server.online import Online
 from server.presentation import Presentation, game_status
-from server.services.accounts import Accounts, Member
+from server.services.accounts import Accounts
 from server.services.games import GameHost
 from server.services.ratings import Ratings
 from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
-from server.session import Disconnect, LoadGovernor, Session
+from server.pacing import LoadGovernor
+from server.session import Session
 from server.tasks import cancel_and_wait
 from server.telnet import (ACCEPT_BATCH, AcceptErrors, Compression, TelnetProtocol,
                            connection_cap, listen_backlog)
 from server.text import paint
 from server.throttle import KeyedLocks, LoginThrottle, Sliding
-from server.world import World, describe_room
+from server.world import World
 
 if TYPE_CHECKING:
     from server.cluster import Cluster
@@ -47,15 +47,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Lines past the rate limit that wait their turn rather than being dropped (a pasted
-# block, a MUD client's script); past these, a flood's lines are dropped.
-PASTE_QUEUE = 50
-
 CROWD = 50  # rooms with more people than this hear no arrivals and departures
 
-GOODBYE = "Esterport is shutting down. Your games are saved."
-MOVING = ("This part of Esterport is stopping. Connect again: you will be put through to "
-          "another part, and your games are waiting.")
 
 
 class Commands(Protocol):
@@ -110,15 +103,13 @@ class Parlor:
         self.checking = KeyedLocks()  # one password check per account at a time
         self.creations = Sliding(lc.new_accounts_per_address, 3600)
         self.creations_everywhere = Sliding(lc.new_accounts_per_minute, 60)
-        self.connections: set[Session] = set()       # every open connection
-        self.per_address: Counter[str] = Counter()
+        self.connections = Connections(self)  # every open connection, and its life
         self.started_at = time.time()
         self.server: telnetlib3.Server | None = None
         self.stopped = asyncio.Event()
         self.draining = False  # stopping: no login is taken (its games go to other nodes)
         self.farewell = GOODBYE  # what every connection is told when it stops
-        self._shell_tasks: set[asyncio.Task] = set()
-        self._background: set[asyncio.Task] = set()
+        self.background: set[asyncio.Task] = set()
         self.counter = {"open": 0, "refused": 0}  # telnet connections (server/telnet.py)
         self.governor = LoadGovernor()
         self.telnet_protocol: type[TelnetProtocol] | None = None  # set by start()
@@ -167,7 +158,7 @@ class Parlor:
         # inflate what clients send), no telnetlib3 idle timer (it counts any byte as activity; the parlor's own sweep counts commands).
         self.telnet_protocol = protocol
         self.telnet_options = dict(
-            shell=self._shell, encoding="utf8", encoding_errors="replace", force_binary=True,
+            shell=self.connections.shell, encoding="utf8", encoding_errors="replace", force_binary=True,
             line_mode=True, connect_maxwait=0.5, timeout=False, compression=False,
             cols=80, rows=24)  # no NAWS: 80x24 (docs/design.md, Screens, principle 1)
         if self.holder is not None:  # the holder listens; the connections it holds go on
@@ -181,11 +172,11 @@ class Parlor:
         listen_backlog(self.server.sockets, cfg.backlog)  # accepted ACCEPT_BATCH a turn
         await self._listen_tls()
         if cfg.fairness:
-            self._background.add(asyncio.create_task(self.governor.run()))
+            self.background.add(asyncio.create_task(self.governor.run()))
         if cfg.idle_timeout:
-            self._background.add(asyncio.create_task(self._sweep_idle(cfg.idle_timeout)))
+            self.background.add(asyncio.create_task(self._sweep_idle(cfg.idle_timeout)))
         if cfg.gc_freeze_every:
-            self._background.add(asyncio.create_task(self._collect(cfg.gc_freeze_every)))
+            self.background.add(asyncio.create_task(self._collect(cfg.gc_freeze_every)))
         log.info("%s listening on %s:%d (database %s)", cfg.name, cfg.host, self.port,
                  self.db.engine.url.render_as_string(hide_password=True))
 
@@ -320,9 +311,9 @@ class Parlor:
                 await asyncio.wait_for(self.server.wait_closed(), timeout=5)
             except asyncio.TimeoutError:
                 log.warning("some connections did not close in time")
-        for task in self._background:
+        for task in self.background:
             task.cancel()
-        await cancel_and_wait(self._shell_tasks, 10.0, "sessions")
+        await cancel_and_wait(self.connections.shell_tasks, 10.0, "sessions")
         await self.host.close()
         if self.cluster is not None:
             await self.cluster.close()
@@ -368,11 +359,6 @@ class Parlor:
                 session.close(f"Timeout: no command for {int(limit)} seconds. Goodbye.")
 
     # -- presence --------------------------------------------------------------------------
-    def connections_from(self, address: str) -> int:
-        """Open connections from ``address``, on every node."""
-        here = self.per_address.get(address, 0)
-        return here + (self.cluster.roster.connections_from(address) if self.cluster else 0)
-
     def tell(self, account_id: int, text: str) -> None:
         """A notice to one player, on whichever node they are."""
         self.bus.publish(f"account:{account_id}", Event("notice", {"text": text}))
@@ -414,17 +400,17 @@ class Parlor:
         if old == room:
             return
         name = session.name
-        self._announce(old, f"{name} leaves{' ' + direction if direction else ''}.", session)
+        self.announce(old, f"{name} leaves{' ' + direction if direction else ''}.", session)
         session.unsubscribe(f"room:{old}")
         self.online.place(session, room)
         session.subscribe(f"room:{room}")
         back = next((d for d, r in self.world.rooms[room].exits.items() if r == old), None)
-        self._announce(room, f"{name} arrives{' from the ' + back if back else ''}.", session)
+        self.announce(room, f"{name} arrives{' from the ' + back if back else ''}.", session)
         if self.cluster is not None:
             self.cluster.roster.moved(session)
         self.send_room_info(session)
 
-    def _announce(self, room: str, text: str, session: Session) -> None:
+    def announce(self, room: str, text: str, session: Session) -> None:
         """Tell a room that someone came or went; a crowded room is not told (every
         arrival would reach everyone: noise for them, and O(N²) work for the server)."""
         if len(self.online.in_room(room)) <= CROWD:
@@ -444,294 +430,3 @@ class Parlor:
         game = (game_status(games[0].frame(games[0].seat_of(session.account_id)))
                 if games else None)
         session.gmcp("Char.Status", {"room": room.key, "area": "Esterport", "game": game})
-
-    # -- connections -----------------------------------------------------------------------
-    def _forget_clients(self, gone: Session | None = None) -> None:
-        """telnetlib3 keeps every connection in two places the parlor never reads: a
-        queue (the last 1000) for ``Server.wait_for_client()``, and a list of protocols it
-        prunes only when the next connection arrives. A closed connection in either keeps
-        its protocol, buffers and Session alive, so after a disconnect storm a whole
-        storm's worth of memory would wait for the next login. Empty the queue, and drop
-        closed protocols (and ``gone``'s) from the list."""
-        queue = getattr(self.server, "_new_client", None)
-        while queue is not None and not queue.empty():
-            queue.get_nowait()
-        protocols = getattr(self.server, "_protocols", None)
-        if protocols:
-            mine = getattr(gone.writer, "protocol", None) if gone is not None else None
-            protocols[:] = [p for p in protocols
-                            if p is not mine and not getattr(p, "_closing", False)]
-
-    async def _shell(self, reader, writer) -> None:  # noqa: ANN001
-        """A connection's life: admitted and logged in, then its commands in turn.
-
-        The command loop is here rather than in a coroutine of its own: an idle session
-        waits in it, and each coroutine it waits through is 256 bytes."""
-        task = asyncio.current_task()
-        self._shell_tasks.add(task)
-        self._forget_clients()
-        session = Session(self, reader, writer)
-        try:
-            if not await self._admit(session):
-                return
-            while not session.closed:
-                if self.handover is not None and self.handing_over:
-                    await self.handover.parked()  # the process ends under it
-                session.busy = False
-                line = await session.read_line()
-                session.busy = True
-                if self.handing_over:  # read before the hand-over: it goes with the rest
-                    session.unread_line(line)
-                    continue
-                if not await self._turn(session):
-                    continue
-                if not line:
-                    session.prompt()
-                    continue
-                session.last_command_at = time.time()
-                await self.host.games.check()  # a node paused past its lease (cluster/lease.py)
-                router = self.cluster.router if self.cluster is not None else None
-                node = router.route(session, line) if router is not None else None
-                if node is not None:  # a game another node drives (server/cluster/)
-                    await router.relay(node, session, line)
-                else:
-                    await self.registry.dispatch(session, line)
-                session.prompt()
-        except (Disconnect, asyncio.CancelledError):
-            pass
-        except Exception as err:
-            if connection_lost(err):  # e.g. logging in while PostgreSQL restarts
-                session.log.warning("session ended: the database connection was lost (%s)",
-                                    type(err).__name__)
-                session.close("The parlor lost its database for a moment; please connect "
-                              "again.")
-            elif isinstance(err, ConnectionError):  # the player's own connection
-                pass
-            else:
-                session.log.exception("session crashed")
-                session.close("Sorry, something went wrong; please reconnect.")
-        finally:
-            self._shell_tasks.discard(task)
-            if self.handover is not None:
-                self.handover.gone(session)
-            await self._leave(session)
-            release = getattr(session.protocol, "release", None)
-            if release is not None:  # freed at once, not by a full garbage collection
-                release()
-
-    async def _admit(self, session: Session) -> bool:
-        """Let a new connection in (the caps), log it in and enter it in the parlor;
-        False when it was turned away."""
-        cap = self.config.server.max_connections_per_address
-        self.connections.add(session)
-        self.per_address[session.address] += 1
-        if self.cluster is not None:
-            self.cluster.roster.connection(session.address, +1)
-        if self.connections_from(session.address) > cap:
-            session.close(f"Too many connections from your address (at most {cap}).")
-            return False
-        if self.draining:  # stopping: in a cluster, its games are going to the others
-            session.close(MOVING if self.cluster is not None else GOODBYE)
-            return False
-        carried = getattr(session.protocol, "carried", None)
-        if carried is not None and self.handover is not None:  # handed over by the holder
-            if await self.handover.carry_on(session, carried):
-                return True
-        else:
-            session.offer_mud_protocols()
-        try:  # asyncio.timeout, not wait_for: on Python 3.11 the login's task (with the
-            # session in its frames) and its error refer to each other, and a player who
-            # left mid-login stayed in memory until a full garbage collection
-            async with asyncio.timeout(self.config.server.login_timeout or None):
-                account = await login(session)
-        except TimeoutError:
-            session.close("You took too long to log in. Goodbye.")
-            return False
-        if self.draining:  # stopping while they logged in
-            session.close(MOVING if self.cluster is not None else GOODBYE)
-            return False
-        await self.enter(session, account)  # the row is not kept: the session has a Member
-        session.logged_in()
-        if self.handover is not None:
-            self.handover.tell(session)
-        return True
-
-    async def _turn(self, session: Session) -> bool:
-        """Wait until the line just read may run; False when it is dropped.
-
-        Every line counts, empty or not (10 MB of bare CR LF used to skip the limit). A
-        line past the rate limit waits its turn (a paste, a client's burst); past
-        ``PASTE_QUEUE`` of them in a row it is a flood: what the session sent is
-        dropped unread, and nothing more is read until it may send again, so the flood
-        backs up in the sender's socket rather than in the server's memory. While the
-        server lags, a session that has been sending hard also waits for the governor."""
-        limiter = session.limiter
-        if limiter.allow():
-            session.queued = 0
-        elif session.queued < PASTE_QUEUE:
-            session.queued += 1
-            await asyncio.sleep(limiter.wait())
-            if session.closed:
-                return False
-            limiter.allow()
-        else:
-            if not session.flooding:  # one warning per flood, not one per line
-                session.write("You are sending commands too fast; commands are being "
-                              "dropped until you slow down.")
-                session.flooding = True
-            session.drop_input()
-            await asyncio.sleep(limiter.wait())
-            return False
-        session.flooding = False
-        await self.governor.turn(session)
-        return not session.closed  # gone while it waited: its command dies with it
-
-    async def enter(self, session: Session, account, *,  # noqa: ANN001
-                     carried: bool = False, ignoring: set[int] | None = None) -> None:
-        if ignoring is None:
-            ignoring = await self.accounts.ignored_by(account.id)
-        if session.closed:
-            return  # gone while we looked
-        # From here to the registration nothing awaits, so two logins to one account at
-        # once cannot both register: the second finds the first and takes it over.
-        old = self.online.sessions.get(account.id)
-        elsewhere = self.online.remote.get(account.id)
-        if old is not None and old is not session:
-            old.close(f"Your account has been taken over by a new connection from "
-                      f"{session.address}.")
-            session.room = old.room
-            session.watching = old.watching
-            self._detach(old)
-            self.online.place(old, None)
-            taken_over = True
-        elif elsewhere is not None and self.cluster is not None:  # on another node: it
-            # closes it when told we are here
-            session.room = elsewhere.room if elsewhere.room in self.world.rooms else session.room
-            self.cluster.roster.left_elsewhere(account.id, elsewhere.node)
-            taken_over = True
-        else:
-            taken_over = False
-        session.account = Member.of(account)
-        session.logged_in_at = time.time()
-        session.name = account.name
-        session.log.info("%s logged in from %s (terminal %s%s)", account.name, session.address,
-                         session.terminal,
-                         f", client {session.client_name}" if session.client_name else "")
-        settings = account.settings or {}
-        session.color = settings.get("color", True)
-        session.width = settings.get("width")
-        session.height = settings.get("height")
-        session.screenreader = settings.get("screenreader", False)
-        session.board = settings.get("board", "full")
-        session.ignoring = frozenset(ignoring) if ignoring else session.ignoring
-        self.online.add(session)
-        if self.cluster is not None:
-            self.cluster.roster.joined(session)
-        if not carried:  # (a carried session never left)
-            await self.accounts.update(account.id, last_seen_at=time.time())
-        for topic in ("all", "chat", f"account:{account.id}", f"room:{session.room}",
-                      *(f"game:{g}" for g in session.watching)):
-            session.subscribe(topic)
-        if carried:  # a reload or a crash of the parlor: the player never left
-            session.write("The parlor has restarted; carry on.")
-        elif taken_over:
-            session.write("You take over your earlier connection.")
-        else:
-            self._announce(session.room, f"{account.name} has arrived.", session)
-        session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
-        self.offer_mudlet(session)
-        await self._resume_token(session)
-        self.send_room_info(session)
-        if not carried:
-            session.write(describe_room(self, session))
-        for game in self.host.player_returned(account.id, account.name, arriving=not carried):
-            session.write(f"You have a game in progress: {game.title}.")
-            self.presentation.show(session, game)
-        session.prompt()
-
-    def offer_mudlet(self, session: Session) -> None:
-        """GMCP ``Client.GUI`` at login: the Mudlet package's version and address
-        (server/mudlet.py), for a client that agreed to GMCP, while the web door serves
-        it. Mudlet installs it, or replaces an older one; a browser's /play, whose
-        connection has no socket address, is not offered it."""
-        if self.mudlet is None or not session.gmcp_on:
-            return
-        offer = self.mudlet.gmcp(session.writer.get_extra_info("sockname"))
-        if offer is not None:
-            session.gmcp("Client.GUI", offer)
-
-    def greet_by_gmcp(self, session: Session) -> None:
-        """GMCP agreed only after login (a client slow to answer the options asked at
-        connect): what a login sends by GMCP, sent now."""
-        session.gmcp("Char.Name", {"name": session.name, "fullname": session.name})
-        self.offer_mudlet(session)
-        self.send_room_info(session)
-
-    def issue_resume_token(self, session: Session) -> None:
-        """A resume token for a client that declared ``Esterport.Resume`` only after its
-        login (see :meth:`_resume_token`)."""
-        task = asyncio.create_task(self._resume_token(session))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _resume_token(self, session: Session) -> None:
-        """A browser client (``Esterport.Resume`` in its GMCP supports) gets the token that
-        logs it back in after a drop (``server/services/resume.py``), rotated at every
-        login: the password is never kept by the page."""
-        if "esterport.resume" not in session.gmcp_supports:
-            return
-        try:
-            token, session.resume_digest = await self.resume.issue(session.account.id)
-        except Exception:
-            log.warning("no resume token for %s", session.account.name, exc_info=True)
-            return
-        session.gmcp("Esterport.Resume", {"token": token, "ttl": self.resume.ttl})
-
-    async def _resume_ended(self, session: Session) -> None:
-        """The connection is gone: after QUIT its account's tokens end; after a drop its
-        token is good for a few more minutes."""
-        try:
-            if session.quitting:
-                await self.resume.revoke(session.account.id)
-            elif session.resume_digest:
-                await self.resume.dropped(session.resume_digest)
-        except Exception:
-            log.warning("resume token of %s not updated", session.account.name, exc_info=True)
-
-    def _detach(self, session: Session) -> None:
-        """Forget a session's subscriptions (it stays open only to be closed)."""
-        for topic in ("all", "chat", f"room:{session.room}",
-                      *(f"game:{g}" for g in session.watching)):
-            session.unsubscribe(topic)
-        if session.account is not None:
-            session.unsubscribe(f"account:{session.account.id}")
-
-    async def _leave(self, session: Session) -> None:
-        session.closed = True
-        self._forget_clients(gone=session)
-        if session in self.connections:
-            self.connections.discard(session)
-            self.per_address[session.address] -= 1
-            if self.per_address[session.address] <= 0:
-                del self.per_address[session.address]
-            if self.cluster is not None:
-                self.cluster.roster.connection(session.address, -1)
-        account = session.account
-        if account is None or self.online.sessions.get(account.id) is not session:
-            # never logged in, or taken over by a newer connection: whatever it was given
-            # (a place in a room, subscriptions) goes with it, so no ghost stays behind
-            self.online.place(session, None)
-            self._detach(session)
-            return
-        self.online.remove(session)
-        self._detach(session)
-        await self._resume_ended(session)
-        if self.online.remote.get(account.id) is None:  # not taken over on another node
-            self._announce(session.room, f"{account.name} has left.", session)
-            if self.cluster is not None:
-                self.cluster.roster.left(session)
-            self.host.player_left(account.id, account.name)
-        try:
-            await self.accounts.update(account.id, last_seen_at=time.time())
-        except Exception:
-            log.warning("could not record last seen for %s", account.name, exc_info=True)

@@ -7,7 +7,8 @@ import logging
 from typing import TYPE_CHECKING
 
 from server.services.accounts import AccountError, check_name
-from server.session import Disconnect, Session
+from server.line_input import Disconnect
+from server.session import Session
 from server.text import listing, paint, wrap
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from server.session import shared_supports
+from server.mud_protocols import shared_supports
 
 if TYPE_CHECKING:
     from server.app import Parlor
@@ -134,7 +134,7 @@ class HandOver:
             session.room = next(r for r in rooms if r == carried.room)  # the world's own
         if carried.watching:
             session.watching = frozenset(carried.watching)
-        await self.parlor.enter(session, account, carried=True, ignoring=ignoring)
+        await self.parlor.connections.enter(session, account, carried=True, ignoring=ignoring)
         session.logged_in()   # (the holder knows it as it was: nothing to tell it)
         await self._all_carried_on(carried.conn)
         session.carry_in(carried.pending)

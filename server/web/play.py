@@ -20,7 +20,7 @@ would otherwise be the page's own origin), and its ``Origin`` the page's own (or
 ``[web] origins``); a message is at most ``[web] max_message`` bytes (uvicorn closes
 the socket, 1009); a browser may send ``messages_per_second`` messages a second with a
 burst of ``message_burst`` (past it the socket closes, 1008, with the reason); output a browser does not
-read is dropped with the connection past ``server.session.MAX_PENDING_OUTPUT``, as for
+read is dropped with the connection past ``server.output.MAX_PENDING_OUTPUT``, as for
 telnet. The socket counts once in the budget of connections: the telnet protocol counts
 it while the session runs (and refuses it when the parlor is full, as it would a telnet
 client), the door's budget before and after.
@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server.session import RateLimiter
+from server.pacing import RateLimiter
 from server.web.held import HeldSocket, ResumedWebSocket
 
 if TYPE_CHECKING:

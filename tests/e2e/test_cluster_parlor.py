@@ -216,12 +216,12 @@ async def test_login_throttles_and_the_address_cap_count_across_nodes(nodes):
     await elsewhere.close()
     cap = alpha.config.server.max_connections_per_address
     held = [await Client.connect(alpha.port) for _ in range(cap)]
-    await _settle(lambda: beta.connections_from("127.0.0.1") >= cap)
+    await _settle(lambda: beta.connections.from_address("127.0.0.1") >= cap)
     refused = await Client.connect(beta.port)
     assert "Too many connections from your address" in await refused.closed()
     for c in held:
         await c.close()
-    await _settle(lambda: beta.connections_from("127.0.0.1") == 0)
+    await _settle(lambda: beta.connections.from_address("127.0.0.1") == 0)
 
 
 async def test_redis_restarted_mid_game_the_nodes_carry_on_and_heal(nodes, redis_server, caplog):

@@ -185,9 +185,9 @@ class Harness:
             await accounts.set_admin(name, True)
         account = await accounts.get(name)
         session = Session(self.parlor, None, FakeWriter(address))
-        self.parlor.connections.add(session)
-        self.parlor.per_address[session.address] += 1
-        await self.parlor.enter(session, account)
+        self.parlor.connections.open.add(session)
+        self.parlor.connections.per_address[session.address] += 1
+        await self.parlor.connections.enter(session, account)
         player = Player(self, name, session)
         player.new_output()
         self.players[name] = player
@@ -196,7 +196,7 @@ class Harness:
     async def drop(self, player: Player) -> None:
         """The connection goes away (what the telnet shell does when it ends)."""
         player.session.closed = True
-        await self.parlor._leave(player.session)
+        await self.parlor.connections.leave(player.session)
 
     async def revive(self, player: Player) -> Player:
         """After QUIT, a kick or a ban in a fuzz run: log the player in again."""

@@ -483,7 +483,7 @@ class Table:
         await self.bob.close()
         await self.carol.close()
         for _ in range(250):  # let the sessions leave (each records its last-seen time)
-            if not self.parlor.connections and not self.parlor._shell_tasks:
+            if not self.parlor.connections and not self.parlor.connections.shell_tasks:
                 break
             await asyncio.sleep(0.02)
         await self.parlor.stop()

@@ -126,7 +126,7 @@ async def test_hundreds_drop_at_once_and_everything_is_freed(sqlite_url):
             await asyncio.sleep(0.1)
         freed_after = time.monotonic() - t0
         assert not parlor.connections, f"{len(parlor.connections)} still open"
-        assert not parlor.online.sessions and not parlor.per_address and not parlor.online._rooms
+        assert not parlor.online.sessions and not parlor.connections.per_address and not parlor.online._rooms
         for s in quiet:
             s.close()
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
-from server.session import MAX_HELD_LINES, Session
+from server.output import MAX_HELD_LINES
+from server.session import Session
 from tests.hardening.harness import FakeWriter
 
 MORE = re.compile(r"-- More: (\d+) lines left\. Enter or MORE: next page; anything else: stop --")

@@ -11,7 +11,7 @@ from commands.app import GAMES
 from commands.registry import Command, build
 from server.config import Config
 from server.glicko2 import Glicko, update
-from server.session import RateLimiter
+from server.pacing import RateLimiter
 from server.text import clean, strip_sgr, visible_len, wrap
 from server.throttle import LoginThrottle, Sliding
 from server.world import World

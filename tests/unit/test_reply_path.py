@@ -10,7 +10,7 @@ import asyncio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import server.session
+import server.output
 import server.text
 from server.session import Session
 from server.text import lay_out
@@ -30,7 +30,7 @@ def counting(monkeypatch) -> list[str]:  # noqa: ANN001
         return wrap(text, width)
 
     monkeypatch.setattr(server.text, "wrap_wide_lines", counted)
-    monkeypatch.setattr(server.session, "wrap_wide_lines", counted, raising=False)
+    monkeypatch.setattr(server.output, "wrap_wide_lines", counted, raising=False)
     return calls
 
 

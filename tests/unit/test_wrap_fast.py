@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wcwidth import wcwidth
 
-from server.session import MAX_HELD_LINES, PROMPT, Session
+from server.output import MAX_HELD_LINES, PROMPT
+from server.session import Session
 from server.telnet import TelnetProtocol
 from server.text import _wrap_wide, fits, strip_sgr, visible_len, wrap_wide_lines
 from tests.hardening.harness import FakeWriter

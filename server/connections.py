@@ -284,7 +284,7 @@ class Connections:
 
     def issue_resume_token(self, session: Session) -> None:
         """A resume token for a client that declared ``Esterport.Resume`` only after its
-        login (see :meth:`_resume_token`)."""
+        login (see :meth:`resume_token`)."""
         task = asyncio.create_task(self.resume_token(session))
         self.parlor.background.add(task)
         task.add_done_callback(self.parlor.background.discard)

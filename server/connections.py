@@ -252,10 +252,8 @@ class Connections:
             session.write("You take over your earlier connection.")
         else:
             self.parlor.announce(session.room, f"{account.name} has arrived.", session)
-        session.gmcp("Char.Name", {"name": account.name, "fullname": account.name})
-        self.offer_mudlet(session)
+        self.greet_by_gmcp(session)
         await self.resume_token(session)
-        self.parlor.send_room_info(session)
         if not carried:
             session.write(describe_room(self.parlor, session))
         host = self.parlor.host
@@ -276,8 +274,8 @@ class Connections:
             session.gmcp("Client.GUI", offer)
 
     def greet_by_gmcp(self, session: Session) -> None:
-        """GMCP agreed only after login (a client slow to answer the options asked at
-        connect): what a login sends by GMCP, sent now."""
+        """What a login sends by GMCP (the name, the Mudlet offer, the room): at login, or
+        once GMCP is agreed, for a client slow to answer the options asked at connect."""
         session.gmcp("Char.Name", {"name": session.name, "fullname": session.name})
         self.offer_mudlet(session)
         self.parlor.send_room_info(session)

@@ -44,7 +44,6 @@ class MudProtocols:
     account: "Member | None"
     closed: bool
     log: logging.LoggerAdapter
-    logged_in_at: float
     resume_digest: str | None
     client_name: str | None
     gmcp_supports: frozenset[str]
@@ -102,7 +101,7 @@ class MudProtocols:
                 self.writer.send_mssp(self.parlor.mssp())
             except Exception:
                 self.log.debug("MSSP not sent", exc_info=True)
-        elif option == GMCP and self.account is not None and self.logged_in_at:
+        elif option == GMCP and self.account is not None:  # agreed only after login
             self.parlor.connections.greet_by_gmcp(self)
 
     def on_gmcp(self, package: str, data: Any) -> None:
@@ -119,9 +118,9 @@ class MudProtocols:
                     self.gmcp_supports = shared_supports(self.gmcp_supports | named)
             else:
                 self.gmcp_supports = shared_supports(self.gmcp_supports - named)
-            if "esterport.resume" in self.gmcp_supports and self.logged_in_at \
-                    and self.account is not None and not self.resume_digest:
+            if "esterport.resume" in self.gmcp_supports and self.account is not None \
+                    and not self.resume_digest:
                 self.parlor.connections.issue_resume_token(self)  # declared after login
-        elif str(package).lower() == "core.hello" and isinstance(data, dict):
+        elif verb == "core.hello" and isinstance(data, dict):
             self.client_name = clean(f"{data.get('client', '')} {data.get('version', '')}",
                                      max_len=60).strip() or None

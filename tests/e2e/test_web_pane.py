@@ -291,8 +291,14 @@ async def pyramid_move(page, view: dict, rng: random.Random, moves: int) -> str:
 
 async def tt_move(page, view: dict, seat: int, rng: random.Random) -> str:  # noqa: ANN001
     if view["phase"] == "draw":
-        free = [d["pos"] for d in view["deck"] if not d["drawn"]]
-        return await click(page, f'#pane [data-key="deck:{rng.choice(free)}"]')
+        # the tiles the pane offers now (a tile drawn is no button): the view checked
+        # before this move can be a version behind the pane when a draw of ours was
+        # still on its way, as a player clicks what is on the screen
+        free = await page.evaluate("""Array.from(document.querySelectorAll(
+            '#pane button[data-key^="deck:"]'), b => b.dataset.key)""")
+        if not free:
+            free = [f'deck:{d["pos"]}' for d in view["deck"] if not d["drawn"]]
+        return await click(page, f'#pane [data-key="{rng.choice(sorted(free))}"]')
     if view["phase"] == "trading":   # the trading clock, shown while the winner takes
         await page.locator("#clock").wait_for()
         assert re.match(r"Trading ends in \d+:\d\d", await page.locator("#clock").text_content())

@@ -43,12 +43,11 @@ async def _games_table(ctx: Context, kind_key: str | None = None) -> str:
     """The games in play (on every node of a cluster), from their watchers' frames."""
     rows = []
     for f in await ctx.host.frames_in_play(kind_key):
-        seats = f["seats"]
-        turn = "(adjourned)" if f.get("adjourned") else \
-            ", ".join(seats[s]["name"] for s in f["to_move"]) or "-"
-        rows.append([f"#{f['game']}", f["kind_title"],
-                     " vs ".join(s["name"] for s in seats if not s.get("left")),
-                     str(f["version"]), turn, str(f["watchers"])])
+        turn = "(adjourned)" if f.adjourned else \
+            ", ".join(f.seats[s].name for s in f.to_move) or "-"
+        rows.append([f"#{f.game}", f.kind_title,
+                     " vs ".join(s.name for s in f.seats if not s.left),
+                     str(f.version), turn, str(f.watchers)])
     if not rows:
         return "No games in play."
     return "\n".join(ctx.table(["Game", "Kind", "Players", "Moves", "To move", "Watching"],

@@ -1,7 +1,7 @@
 """What each viewer is shown of a game: the one presentation path.
 
-A game reaches a screen as a *frame* (``LiveGame.frame``): plain data about one game as
-one audience (a seat, or the watchers) sees it, with that audience's view, decided by the
+A game reaches a screen as a *frame* (``Frame``, server/frames.py): one game as one
+audience (a seat, or the watchers) sees it, with that audience's view, decided by the
 game's own visibility rules when the frame was made. Every game event on the bus is a
 frame with the lines its audience is told and the facts of the action
 (``Play.publish``, server/services/play.py); asking for a board (the game's view command, OBSERVE, REPLAY, a
@@ -17,18 +17,22 @@ change. The web door draws the same frames (``server/web/live.py``).
 
 from __future__ import annotations
 
+import logging
 import time
 import weakref
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping
 
 from server.bus import Event
+from server.frames import Frame, OtherSchema
 from server.hosting import GameKind
 from server.text import bold, strip_sgr, visible_len, wrap
 
 if TYPE_CHECKING:
     from server.services.games import LiveGame
     from server.session import Session
+
+log = logging.getLogger(__name__)
 
 #: The version of the game stream's GMCP (docs/gmcp.md), in every ``<Game>.Game``
 #: message: it rises when a field is renamed, removed or changes meaning.
@@ -43,7 +47,7 @@ class Shown(Enum):
     NOTHING = "nothing"
 
 
-def decide(frame: Mapping[str, Any], kind: str = "game.update") -> Shown:
+def decide(frame: Frame, kind: str = "game.update") -> Shown:
     """What the audience of ``frame`` (an event's) is sent.
 
     docs/design.md, Screens, principle 2, decided here and nowhere else. A board is drawn
@@ -55,41 +59,40 @@ def decide(frame: Mapping[str, Any], kind: str = "game.update") -> Shown:
     moves) is its lines alone; an audience told no lines (another player's hidden
     action: principle 4) is sent nothing.
     """
-    seat = frame["seat"]
-    if kind != "game.update" or "actor" not in frame or frame["new_phase"]:
+    seat, facts = frame.seat, frame.facts
+    if kind != "game.update" or facts is None or facts.new_phase:
         board = True  # the start, the end, or an event without an action's facts
     elif seat is None:
-        board = frame["board"] and not frame["auto"]
-    elif seat not in frame["to_move"]:
+        board = facts.board and not facts.auto
+    elif seat not in frame.to_move:
         board = False
-    elif seat not in frame["was_to_move"]:
+    elif seat not in facts.was_to_move:
         board = True  # your move now
     else:
-        board = frame["actor"] == seat and frame["board"] and not frame["auto"]
+        board = facts.actor == seat and facts.board and not facts.auto
     if board:
         return Shown.BOARD
-    return Shown.LINES if frame.get("lines") else Shown.NOTHING
+    return Shown.LINES if frame.lines else Shown.NOTHING
 
 
-def header(frame: Mapping[str, Any]) -> str:
+def header(frame: Frame) -> str:
     """The board's first line: the game's title and whose move it is."""
-    text = bold(frame["title"])
-    movers, seat = frame["to_move"], frame["seat"]
+    text = bold(frame.title)
+    movers, seat = frame.to_move, frame.seat
     if seat is not None and seat in movers:
         text += "  [your move]"
     elif movers:
-        names = [frame["seats"][s]["name"] for s in movers]
+        names = [frame.seats[s].name for s in movers]
         text += f"  [to move: {', '.join(names)}]"
     return text
 
 
-def board_text(kind: GameKind, frame: Mapping[str, Any], *, width: int, height: int,
+def board_text(kind: GameKind, frame: Frame, *, width: int, height: int,
                color: bool, screenreader: bool, titled: bool = True) -> str:
     """The header (if ``titled``) and the board drawn from the frame's view: read out as
     short lines, no drawing, for a screen reader (``PlaySpec.speak``), else the game's
     renderer."""
-    names = tuple(s["name"] for s in frame["seats"])
-    view = frame["view"]
+    names, view = frame.names, frame.view
     board = None
     if not screenreader:
         board = kind.spec.render(view, width=width, color=color, names=names,
@@ -109,13 +112,13 @@ def _spoken(kind: GameKind, view: Mapping[str, Any], names: tuple, width: int) -
     return [line for fact in kind.spec.speak(view, names=names) for line in wrap(fact, width)]
 
 
-def around_board(lines: list[str], frame: Mapping[str, Any],
+def around_board(lines: list[str], frame: Frame,
                  kind: str = "game.update") -> tuple[list[str], list[str]]:
     """An event's lines split in two: those told before its board, and those told after
     it. The end of a game is told after its last board (the result, then what follows
     it: tiles changing hands, ratings), so it is what the player reads last, just above
     the prompt, however tall the board; everything else comes before the board."""
-    result = frame.get("result")
+    result = frame.result
     if kind == "game.end" and result and result in lines:
         at = len(lines) - 1 - lines[::-1].index(result)
         return lines[:at], lines[at:]
@@ -127,11 +130,11 @@ def rows(lines: list[str], width: int) -> int:
     return sum(len(wrap(part, width)) for line in lines for part in line.split("\n"))
 
 
-def your_move(frame: Mapping[str, Any]) -> bool:
+def your_move(frame: Frame) -> bool:
     """Whether the frame's action made it its audience's move (it was not before)."""
-    seat = frame["seat"]
-    return (seat is not None and seat in frame["to_move"]
-            and seat not in frame.get("was_to_move", frame["to_move"]))
+    seat, facts = frame.seat, frame.facts
+    return (seat is not None and seat in frame.to_move
+            and seat not in (frame.to_move if facts is None else facts.was_to_move))
 
 
 def fold(lines: list[str], width: int) -> list[str]:
@@ -201,10 +204,10 @@ class Presentation:
         # node): a frame of an older one comes from a node that has lost the game
         self._epochs: dict[int, int] = {}
 
-    def current(self, frame: Mapping[str, Any], ending: bool = False) -> bool:
+    def current(self, frame: Frame, ending: bool = False) -> bool:
         """Whether ``frame`` is of the newest epoch seen of its game (then it may be
         drawn); ``ending``: the game's last frame (its epoch is forgotten after it)."""
-        game_id, epoch = frame["game"], frame.get("epoch", 0)
+        game_id, epoch = frame.game, frame.epoch
         newest = self._epochs.get(game_id, 0)
         if epoch < newest:
             return False
@@ -214,19 +217,19 @@ class Presentation:
             self._epochs[game_id] = epoch
         return True
 
-    def _remember(self, session: "Session", frame: Mapping[str, Any]) -> None:
+    def _remember(self, session: "Session", frame: Frame) -> None:
         drawn = self._drawn.setdefault(session, {})
-        if frame["finished"]:
-            drawn.pop(frame["game"], None)
-        else:
-            drawn[frame["game"]] = frame["view"]
+        if frame.finished:
+            drawn.pop(frame.game, None)
+        elif frame.view is not None:
+            drawn[frame.game] = frame.view
 
-    def board(self, session: "Session", frame: Mapping[str, Any], titled: bool = True,
+    def board(self, session: "Session", frame: Frame, titled: bool = True,
               told: int = 0) -> str:
         """The frame's board as ``session`` reads it, in the rows its screen has left
         (docs/design.md, Screens, principle 1) once ``told`` rows (the event's own lines)
         and the prompt after it all are on the screen."""
-        return board_text(self.kinds[frame["kind"]], frame, width=session.width,
+        return board_text(self.kinds[frame.kind], frame, width=session.width,
                           height=session.height - 1 - told, color=session.color,
                           screenreader=session.screenreader, titled=titled)
 
@@ -236,28 +239,32 @@ class Presentation:
         seat = game.seat_of(session.account.id) if session.account else None
         self.show_frame(session, game.frame(seat))
 
-    def show_frame(self, session: "Session", frame: Mapping[str, Any]) -> None:
+    def show_frame(self, session: "Session", frame: Frame) -> None:
         """A board the player asked for (a game as it stands, a replayed position)."""
         session.write(self.board(session, frame))
         self._gmcp(session, frame)
-        if not frame["finished"]:
-            session.seen_versions[frame["game"]] = frame["version"]
-            if frame.get("seat") is not None or frame["game"] in session.watching:
+        if not frame.finished:
+            session.seen_versions[frame.game] = frame.version
+            if frame.seat is not None or frame.game in session.watching:
                 self._remember(session, frame)
 
     def on_event(self, session: "Session", event: Event) -> None:
-        """A game event from the bus (a frame with its lines), for one session."""
-        frame = event.data
+        """A game event from the bus (a frame with its lines, as JSON), for one session."""
+        try:
+            frame = Frame.from_json(event.data)
+        except OtherSchema as err:  # a node of another release, during a rolling reload
+            log.warning("game event dropped: %s", err)
+            return
         if not self.current(frame, ending=event.kind == "game.end"):
             return  # from a node that has lost the game (server/cluster/)
-        game_id, version = frame["game"], frame["version"]
+        game_id, version = frame.game, frame.version
         last = session.seen_versions.get(game_id)
         shown = decide(frame, event.kind)
         if last is not None and version > last + 1 and shown is not Shown.BOARD:
             shown = Shown.BOARD  # events were missed: the board as it stands, once
         missed = last is not None and version > last + 1
         session.seen_versions[game_id] = max(version, last or 0)
-        lines = list(frame.get("lines", ()))
+        lines = list(frame.lines)
         style = getattr(session, "board", "full")
         if shown is Shown.BOARD and style != "full":
             if style == "compact" and not session.screenreader:
@@ -280,7 +287,7 @@ class Presentation:
                 session.watching = session.watching - {game_id}
                 session.unsubscribe(f"game:{game_id}")
 
-    def _quiet(self, session: "Session", frame: Mapping[str, Any], kind: str, style: str,
+    def _quiet(self, session: "Session", frame: Frame, kind: str, style: str,
                missed: bool) -> list[str]:
         """What a board becomes in COMPACT or OFF (``style``): the lines added to the
         event's own. The end: nothing (its lines tell the result).
@@ -294,66 +301,68 @@ class Presentation:
         Whose move it is, is said when it becomes the viewer's ("Your move."), and at the
         start or a new phase whoever it is ("Bob to move.") when no board's header says
         it."""
-        game_kind = self.kinds[frame["kind"]]
-        if kind == "game.end" or frame["finished"]:
+        game_kind = self.kinds[frame.kind]
+        if kind == "game.end" or frame.finished:
             return []
-        old = self._drawn.get(session, {}).get(frame["game"])
-        begins = kind == "game.start" or bool(frame.get("new_phase"))
-        names = tuple(s["name"] for s in frame["seats"])
+        old = self._drawn.get(session, {}).get(frame.game)
+        begins = kind == "game.start" or (frame.facts is not None and frame.facts.new_phase)
+        names = frame.names
         added: list[str] = []
         if style == "compact":
             changes = None
             if kind != "game.start" and old is not None and not missed:
                 changes = game_kind.spec.render_changes(
-                    old, frame["view"], width=session.width,
+                    old, frame.view, width=session.width,
                     color=session.color and not session.screenreader, names=names)
             if changes is None:  # the whole board, its header saying whose move it is
                 self._remember(session, frame)
                 board = self.board(session, frame)
-                return [board, *(["Your move."] if your_move(frame) and len(frame["seats"]) > 1
+                return [board, *(["Your move."] if your_move(frame) and len(frame.seats) > 1
                                  and not tells_move([board]) else [])]
             if session.screenreader:
-                changes = "\n".join(spoken_changes(game_kind, old, frame["view"], names,
+                changes = "\n".join(spoken_changes(game_kind, old, frame.view, names,
                                                     session.width or 80))
             self._remember(session, frame)
             if changes:
                 added.append(changes)
         elif kind == "game.start":
             added.append(f"(Board {style.upper()}: {game_kind.prefix} DISPLAY shows the board.)")
-        elif begins and frame["seat"] is not None:
-            added.extend(line for fact in own_lines(game_kind, frame["view"], names)
+        elif begins and frame.seat is not None:
+            added.extend(line for fact in own_lines(game_kind, frame.view, names)
                          for line in wrap(fact, session.width or 80))
-        if len(frame["seats"]) > 1 and not tells_move(added):
-            if your_move(frame) or (begins and frame["seat"] in frame["to_move"]):
+        if len(frame.seats) > 1 and not tells_move(added):
+            if your_move(frame) or (begins and frame.seat in frame.to_move):
                 added.append("Your move.")
-            elif begins and frame["to_move"] and frame["seat"] not in frame["to_move"]:
-                movers = [frame["seats"][s]["name"] for s in frame["to_move"]]
+            elif begins and frame.to_move and frame.seat not in frame.to_move:
+                movers = [frame.seats[s].name for s in frame.to_move]
                 added.append(f"{', '.join(movers)} to move.")
         return added
 
-    def _gmcp(self, session: "Session", frame: Mapping[str, Any]) -> None:
+    def _gmcp(self, session: "Session", frame: Frame) -> None:
+        """The frame as the game's GMCP message (docs/gmcp.md: its own protocol, with
+        its own version), and the player's ``Char.Status``."""
         if not getattr(session, "gmcp_on", True):  # a plain telnet client: nothing to build
             return
-        kind = self.kinds[frame["kind"]]
+        kind = self.kinds[frame.kind]
         if kind.gmcp_package:
-            names = [s["name"] for s in frame["seats"]]
-            data = {"protocol": GMCP_PROTOCOL, "game": frame["game"],
-                    "title": frame["kind_title"], "version": frame["version"],
-                    "seat": frame["seat"], "players": names, "to_move": list(frame["to_move"]),
-                    "finished": frame["finished"], "result": frame.get("result"),
-                    "left": _left(frame), "view": frame["view"]}
-            if frame.get("legal") is not None:
+            names = list(frame.names)
+            data = {"protocol": GMCP_PROTOCOL, "game": frame.game,
+                    "title": frame.kind_title, "version": frame.version,
+                    "seat": frame.seat, "players": names, "to_move": list(frame.to_move),
+                    "finished": frame.finished, "result": frame.result,
+                    "left": frame.left, "view": frame.view}
+            if frame.legal is not None:
                 # the moves the player may make, for a game that lists them
-                data["legal"] = frame["legal"]
-            clock = frame.get("clock")
+                data["legal"] = list(frame.legal)
+            clock = frame.clock
             if clock:
                 # the seconds left as sent (a browser counts down from when it reads them)
-                data["clock"] = {"seat": clock["seat"], "seconds": clock["seconds"],
-                                 "left": round(max(0.0, clock["deadline"] - time.time()), 1)}
+                data["clock"] = {"seat": clock.seat, "seconds": clock.seconds,
+                                 "left": round(max(0.0, clock.deadline - time.time()), 1)}
             supports = getattr(session, "gmcp_supports", ())
             if "esterport.spoken" in supports:
                 # the board in words (SET SCREENREADER's lines): a browser's text alternative
-                data["spoken"] = list(kind.spec.speak(frame["view"], names=tuple(names)))
+                data["spoken"] = list(kind.spec.speak(frame.view, names=tuple(names)))
             if "esterport.board" in supports:
                 # the board as the game draws it, without colour, at the player's width:
                 # the Mudlet package's window (server/mudlet.py)
@@ -361,27 +370,19 @@ class Presentation:
                     kind, frame, width=session.width or 80, height=session.height or 24,
                     color=False, screenreader=False, titled=False).split("\n")
             session.gmcp(kind.gmcp_package, data)
-        if frame["seat"] is not None:  # their own game: what a status bar shows of it
+        if frame.seat is not None:  # their own game: what a status bar shows of it
             session.gmcp("Char.Status", {"game": game_status(frame)})
 
 
-def _left(frame: Mapping[str, Any]) -> bool:
-    """Whether the frame's seat has left its game (a table they got up from, or were
-    stood up from): the last frame they are sent of it."""
-    seat, seats = frame["seat"], frame["seats"]
-    return seat is not None and seat < len(seats) and bool(seats[seat].get("left"))
-
-
-def game_status(frame: Mapping[str, Any]) -> dict[str, Any] | None:
+def game_status(frame: Frame) -> dict[str, Any] | None:
     """GMCP ``Char.Status``'s ``game`` for a player's own frame: which game, who moves,
     and whether it is their move; None once it is over for them (it ended, or they left
     its table)."""
-    if frame["finished"] or _left(frame):
+    if frame.finished or frame.left:
         return None
-    return {"id": frame["game"], "title": frame["kind_title"],
-            "players": [s["name"] for s in frame["seats"]],
-            "to_move": [frame["seats"][s]["name"] for s in frame["to_move"]],
-            "your_move": frame["seat"] in frame["to_move"]}
+    return {"id": frame.game, "title": frame.kind_title, "players": list(frame.names),
+            "to_move": [frame.seats[s].name for s in frame.to_move],
+            "your_move": frame.seat in frame.to_move}
 
 
 __all__ = ["Presentation", "Shown", "around_board", "board_text", "decide", "game_status",

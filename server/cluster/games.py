@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
+from server.frames import Frame, OtherSchema
 from server.redis_bus import PREFIX
 from server.services.live import GameUnreachable
 
@@ -336,18 +337,20 @@ class GameTable:
 
     # -- the other nodes' games, as their watchers see them -----------------------------
     def frames_here(self, kind_key: str | None) -> list[dict[str, Any]]:
-        """The watchers' frames of the games driven here (another node asked)."""
+        """The watchers' frames of the games driven here, as JSON (another node asked)."""
         host = self.cluster.parlor.host
-        return [{**g.frame(None, with_view=False), "watchers": host.watchers(g.id)}
+        return [g.frame(None, with_view=False).watched(host.watchers(g.id)).to_json()
                 for g in host.live.values() if kind_key is None or g.kind.key == kind_key]
 
     def frame_here(self, number: int) -> dict[str, Any] | None:
-        """Game ``number``'s watchers' frame, with its view, if it is driven here."""
+        """Game ``number``'s watchers' frame, with its view, as JSON, if it is driven
+        here."""
         host = self.cluster.parlor.host
         game = host.live.get(number)
-        return None if game is None else {**game.frame(None), "watchers": host.watchers(game.id)}
+        return None if game is None else \
+            game.frame(None).watched(host.watchers(game.id)).to_json()
 
-    async def frames(self, kind_key: str | None) -> list[dict[str, Any]]:
+    async def frames(self, kind_key: str | None) -> list[Frame]:
         """The games the other nodes drive (GAMES, the web's lists), asked of each: once
         for every GAMES typed at the same time, and again after ``LIST_FRESH`` seconds
         (a crowd typing GAMES costs the other nodes one question a second)."""
@@ -359,15 +362,21 @@ class GameTable:
             self._lists[kind_key] = asked
         return await asyncio.shield(asked[1])
 
-    async def _ask_frames(self, kind_key: str | None) -> list[dict[str, Any]]:
+    async def _ask_frames(self, kind_key: str | None) -> list[Frame]:
         nodes = sorted({node for node, kind, _p in self.elsewhere.values()
                         if node and (kind_key is None or kind == kind_key)})
         ask = self.cluster.questions.ask
         answers = await asyncio.gather(*(ask(n, "frames", ASK_TIMEOUT, {"kind": kind_key})
                                          for n in nodes))
-        return [f for answer in answers if answer for f in answer["frames"]]
+        frames = []
+        for data in (f for answer in answers if answer for f in answer["frames"]):
+            try:
+                frames.append(Frame.from_json(data))
+            except OtherSchema:  # a node of another release, during a rolling reload
+                continue
+        return frames
 
-    async def frame(self, game_id: int) -> dict[str, Any] | None:
+    async def frame(self, game_id: int) -> Frame | None:
         """A game another node drives, as its watchers see it (a web page's board)."""
         known = self.elsewhere.get(game_id)
         if known is None:
@@ -380,4 +389,7 @@ class GameTable:
                                                       {"game": game_id})
         if answer is None or answer["frame"] is None:
             raise GameUnreachable(game_id)  # dead, paused, or being taken over
-        return answer["frame"]
+        try:
+            return Frame.from_json(answer["frame"])
+        except OtherSchema:  # a node of another release: asked again once it is reloaded
+            raise GameUnreachable(game_id) from None

@@ -19,6 +19,7 @@ from server.cluster.offers import OffersElsewhere
 from server.cluster.questions import Questions
 from server.cluster.roster import Roster
 from server.cluster.routing import Router
+from server.frames import Frame
 from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
 from server.services.offers import Offer
 from server.tasks import cancel_and_wait
@@ -235,10 +236,10 @@ class Cluster:
         await self.games.purge(node)
 
     # -- ``GameHost.other_nodes`` ---------------------------------------------------------
-    async def frames(self, kind_key: str | None) -> list[dict[str, Any]]:
+    async def frames(self, kind_key: str | None) -> list[Frame]:
         return await self.games.frames(kind_key)
 
-    async def frame(self, game_id: int) -> dict[str, Any] | None:
+    async def frame(self, game_id: int) -> Frame | None:
         return await self.games.frame(game_id)
 
     def offers_to(self, account_id: int) -> list[Offer]:

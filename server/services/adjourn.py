@@ -26,6 +26,7 @@ from typing import Any, Callable
 import sqlalchemy as sa
 
 from server.db import Database
+from server.frames import Facts
 from server.models import GameRecord
 from server.services.live import GameError, LiveGame, LiveGames, Told
 from server.services.play import Play
@@ -64,9 +65,8 @@ class Adjournments:
                     "you are both here; MYGAMES lists it.")
             # its line alone, no board (nobody is to move in an adjourned game); every
             # audience's frame says it is adjourned
-            self.play.publish(game, "game.update", Told([line], {
-                "actor": seat, "was_to_move": [], "board": False, "auto": False,
-                "new_phase": False}))
+            self.play.publish(game, "game.update", Told([line], Facts(
+                actor=seat, was_to_move=(), board=False)))
             return ""
         self._asked[game.id] = ("adjourn", seat, game.version)
         me = game.seats[seat].name
@@ -128,7 +128,7 @@ class Adjournments:
         if self._asked.get(game.id) == ("resume", other, game.version):
             await self._set(game, False)
             self.play.publish(game, "game.update", Told(
-                [f"{game.title} resumes."], {}))
+                [f"{game.title} resumes."], None))
             self.turns.schedule(game)
             return ""
         self._asked[game.id] = ("resume", seat, game.version)

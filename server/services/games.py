@@ -28,6 +28,7 @@ from games.errors import RuleError
 from games.outcome import Outcome
 from server.bus import Bus
 from server.db import Database
+from server.frames import Frame
 from server.hosting import GameKind, Seat
 from server.models import GameMove, GameRecord
 from server.services.accounts import Accounts
@@ -99,12 +100,12 @@ class OtherNodes:
     here (PENDING, ACCEPT). A lone server has no other node: this is it, holding nothing;
     ``server/cluster/`` is the cluster's."""
 
-    async def frames(self, kind_key: str | None) -> list[dict[str, Any]]:
+    async def frames(self, kind_key: str | None) -> list[Frame]:
         """The watchers' frames (no view) of the games the other nodes drive, each with
         ``watchers``: how many watch it there."""
         return []
 
-    async def frame(self, game_id: int) -> dict[str, Any] | None:
+    async def frame(self, game_id: int) -> Frame | None:
         """Game ``game_id``'s watchers' frame, when another node drives it.
 
         :raises GameUnreachable: another node drives it but does not answer now."""
@@ -271,33 +272,32 @@ class GameHost:
         """How many watch ``game_id`` on this node."""
         return self.bus.subscribers(f"game:{game_id}")
 
-    async def frames_in_play(self, kind_key: str | None = None) -> list[dict[str, Any]]:
+    async def frames_in_play(self, kind_key: str | None = None) -> list[Frame]:
         """Every game in play, on this node and the others, in number order: its
         watchers' frame without the view (``LiveGame.frame``), with ``watchers``."""
-        here = [{**g.frame(None, with_view=False), "watchers": self.watchers(g.id)}
+        here = [g.frame(None, with_view=False).watched(self.watchers(g.id))
                 for g in self.live.values() if kind_key is None or g.kind.key == kind_key]
-        there = [{**f, "watchers": f["watchers"] + self.watchers(f["game"])}
-                 for f in await self.other_nodes.frames(kind_key) if f["game"] not in self.live]
+        there = [f.watched(f.watchers + self.watchers(f.game))
+                 for f in await self.other_nodes.frames(kind_key) if f.game not in self.live]
         # once each: should two nodes answer for one game (one of them about to find it
         # lost), the newer epoch's (then version's) frame is the game
-        newest: dict[int, dict[str, Any]] = {}
+        newest: dict[int, Frame] = {}
         for f in here + there:
-            known = newest.get(f["game"])
-            if known is None or (f.get("epoch", 0), f["version"]) > \
-                    (known.get("epoch", 0), known["version"]):
-                newest[f["game"]] = f
+            known = newest.get(f.game)
+            if known is None or (f.epoch, f.version) > (known.epoch, known.version):
+                newest[f.game] = f
         return [newest[n] for n in sorted(newest)]
 
-    async def watchers_frame(self, game_id: int) -> dict[str, Any] | None:
+    async def watchers_frame(self, game_id: int) -> Frame | None:
         """Game ``game_id`` as its watchers see it now, with ``watchers``, wherever it is
         driven; None when it is not in play."""
         await self.games.check()
         game = self.live.get(game_id)
         if game is not None:
-            return {**game.frame(None), "watchers": self.watchers(game_id)}
+            return game.frame(None).watched(self.watchers(game_id))
         frame = await self.other_nodes.frame(game_id)
         if frame is not None:
-            frame = {**frame, "watchers": frame["watchers"] + self.watchers(game_id)}
+            frame = frame.watched(frame.watchers + self.watchers(game_id))
         return frame
 
     # -- offers ------------------------------------------------------------------------

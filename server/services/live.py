@@ -13,6 +13,7 @@ from typing import Any, Awaitable, Callable
 import attrs
 
 from games.outcome import Outcome
+from server.frames import Clock, Facts, Frame
 from server.hosting import GameKind, Seat
 
 
@@ -33,11 +34,12 @@ class GameUnreachable(GameError):
 @attrs.frozen
 class Told:
     """What a change of a game tells: its ``lines`` and the ``facts`` the presentation
-    decides from, to the seats in ``seats`` (None: every seat) and, if ``watchers``, to
-    the watchers; everyone else gets ``others`` (None: the same)."""
+    decides from (None: no move made it), to the seats in ``seats`` (None: every seat)
+    and, if ``watchers``, to the watchers; everyone else gets ``others`` (None: the
+    same)."""
 
     lines: list[str]
-    facts: dict[str, Any]
+    facts: Facts | None
     seats: tuple[int, ...] | None = None
     watchers: bool = True
     others: "Told | None" = None
@@ -125,28 +127,24 @@ class LiveGame:
         """How the game ended, in a sentence ("Game #3: Alice wins (...)")."""
         return self.kind.spec.describe_outcome(self.state, self.id, outcome, self.names)
 
-    def frame(self, seat: int | None, *, with_view: bool = True) -> dict[str, Any]:
-        """The game as one audience sees it now (``seat``; None: its watchers), as plain
-        data a consumer draws from alone, on this node or another: which game and kind,
-        its version and epoch (a consumer drops a frame of an older epoch than it has
-        seen: it comes from a node that has lost the game), the seats, whose move it is, how it ended, and the view the game's
-        own visibility rules give that audience, ``legal``: the moves that seat may make
-        when the game lists them (else None), and ``withheld``: why nobody but its
-        players may see it at all (``PlaySpec.withheld``), or None. Every game event is a
-        frame with the lines that audience is told (``Play.publish``, server/services/play.py)."""
+    def frame(self, seat: int | None, *, with_view: bool = True) -> Frame:
+        """The game as one audience sees it now (``seat``; None: its watchers): a
+        ``Frame`` (server/frames.py), which a consumer draws from alone, on this node or
+        another. ``with_view=False``: without the view and the legal moves (a list of
+        games draws no board)."""
         finished = self.outcome is not None
-        return {"game": self.id, "kind": self.kind.key, "kind_title": self.kind.title,
-                "title": self.title, "version": self.version, "epoch": self.epoch,
-                "seat": seat,
-                "seats": [s.to_json() for s in self.seats], "ranked": self.ranked,
-                "to_move": [] if finished or self.adjourned
-                else list(self.kind.spec.to_move(self.state)),
-                "finished": finished, "adjourned": self.adjourned,
-                "result": self.describe(self.outcome) if finished else None,
-                "withheld": self.kind.spec.withheld(self.state),
-                "clock": None if finished or self.now is not None else self.clock(),
-                "view": self.view(seat) if with_view else None,
-                "legal": self.legal(seat) if with_view and not finished else None}
+        legal = self.legal(seat) if with_view and not finished else None
+        return Frame(
+            game=self.id, kind=self.kind.key, kind_title=self.kind.title, title=self.title,
+            version=self.version, epoch=self.epoch, seat=seat, seats=self.seats,
+            ranked=self.ranked,
+            to_move=() if finished or self.adjourned else tuple(self.kind.spec.to_move(self.state)),
+            finished=finished, adjourned=self.adjourned,
+            result=self.describe(self.outcome) if finished else None,
+            withheld=self.kind.spec.withheld(self.state),
+            clock=None if finished or self.now is not None else self.clock(),
+            view=self.view(seat) if with_view else None,
+            legal=None if legal is None else tuple(legal))
 
     def legal(self, seat: int | None) -> list[str] | None:
         """The moves ``seat`` may make now, in the game's notation, when the game lists
@@ -156,14 +154,14 @@ class LiveGame:
             return None
         return self.kind.spec.legal_moves(self.state, seat)
 
-    def clock(self) -> dict[str, Any] | None:
+    def clock(self) -> Clock | None:
         """The game's clock now (``GameKind.clock``): whose it is, the seconds it was
         set to and when it runs out (epoch seconds); None when the game has none or it
         acts at once (a player away)."""
         clock = self.kind.clock(self.state)
         if clock is None or clock[0] <= 0:
             return None
-        return {"seat": clock[1], "seconds": clock[0], "deadline": self.since + clock[0]}
+        return Clock(clock[1], clock[0], self.since + clock[0])
 
 
 class LiveGames:

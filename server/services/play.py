@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from games.outcome import Outcome
 from server.bus import Bus, Event
 from server.db import Database
+from server.frames import Facts
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import GameMove, GameRecord
 from server.services.live import GameError, LiveGame, LiveGames, Told
@@ -47,7 +48,7 @@ class Change:
     outcome: Outcome | None
     seats: tuple[Seat, ...]
     step: int
-    facts: dict[str, Any]
+    facts: Facts
     seat_change: bool
     claimant: int | None
 
@@ -107,7 +108,7 @@ class Play:
         self.games.add(game)
         opts = kind.spec.describe_options(options)
         self.publish(game, "game.start", Told(
-            [f"{game.title} begins{' (' + opts + ')' if opts else ''}."], {}))
+            [f"{game.title} begins{' (' + opts + ')' if opts else ''}."], None))
         return game
 
     async def apply(self, game: LiveGame, seat: int | None, action: Any, note: str | None = None,
@@ -153,10 +154,9 @@ class Play:
         and the facts the presentation decides from. Nothing is changed yet."""
         state, events = game.kind.spec.apply(game.state, seat, action, game.rng(game.version + 1))
         outcome = game.kind.spec.outcome(state)
-        facts = {"actor": seat, "was_to_move": list(game.kind.spec.to_move(game.state)),
-                 "to_move": [] if outcome else list(game.kind.spec.to_move(state)),
-                 "board": not events or not all(_fact(e, "private") for e in events),
-                 "new_phase": any(_fact(e, "new_phase") for e in events), "auto": auto}
+        facts = Facts(actor=seat, was_to_move=tuple(game.kind.spec.to_move(game.state)),
+                      board=not events or not all(_fact(e, "private") for e in events),
+                      new_phase=any(_fact(e, "new_phase") for e in events), auto=auto)
         return Change(
             seat=seat, notation=game.kind.spec.format_action(action), action=action, state=state,
             events=events, outcome=outcome, seats=game.kind.seats_of(state, game.seats),
@@ -247,7 +247,7 @@ class Play:
         if audience is not None:  # the kind tells it in full to some only
             return Told(lines, facts, seats=audience.seats, watchers=audience.watchers,
                         others=self._outline(game, seat, note, audience, facts))
-        if hidden and not facts["new_phase"]:
+        if hidden and not facts.new_phase:
             # its player is told all; everyone else what is public of it (the action that
             # starts a new phase, which everyone must look at, is told to all)
             return Told(lines, facts, seats=(seat,), watchers=False, others=Told(public, facts))
@@ -272,7 +272,7 @@ class Play:
         return worded
 
     def _outline(self, game: LiveGame, seat: int, note: str | None, audience: Any,
-                 facts: dict[str, Any]) -> "Told":
+                 facts: Facts) -> "Told":
         """The action as told to those the kind's ``audience`` does not tell in full: the
         note and its public events' sentences, with the actor's name; and its facts, with
         the board changed only if a public event tells of it."""
@@ -280,8 +280,8 @@ class Play:
         said = " ".join(t for t in (game.kind.spec.describe_event(e, game.names) for e in public)
                         if t)
         lines = ([note] if note else []) + ([f"{game.seats[seat].name}: {said}"] if said else [])
-        return Told(lines, {**facts, "board": bool(said),
-                            "new_phase": any(_fact(e, "new_phase") for e in public)})
+        return Told(lines, attrs.evolve(facts, board=bool(said), new_phase=any(
+            _fact(e, "new_phase") for e in public)))
 
     async def _finish(self, tx, game: LiveGame, state: Any, outcome: Outcome,
                       seats: tuple[Seat, ...]) -> list[str]:
@@ -328,13 +328,13 @@ class Play:
             if seat is None:
                 continue
             part = told.to(seat)
-            self.bus.publish(f"account:{account_id}", Event(kind, {
-                **game.frame(seat), "lines": part.lines, **part.facts}))
+            self.bus.publish(f"account:{account_id}", Event(
+                kind, game.frame(seat).told(part.lines, part.facts).to_json()))
         topic = f"game:{game.id}"
         if self.bus.wanted(topic):
             part = told.to(None)
-            self.bus.publish(topic, Event(kind, {**game.frame(None), "lines": part.lines,
-                                                 **part.facts}))
+            self.bus.publish(topic, Event(
+                kind, game.frame(None).told(part.lines, part.facts).to_json()))
 
     def tell(self, account_id: int, text: str, kind: str = "notice") -> None:
         """A notice to one player, on their account topic."""

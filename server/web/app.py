@@ -26,6 +26,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.bus import Event
+from server.frames import Frame
 from server.mudlet import PATH as MUDLET_PATH
 from server.services import seeks as seeks_service
 from server.services import tournaments as tournaments_service
@@ -216,9 +217,9 @@ class Pages:
         except asyncio.TimeoutError:
             raise HTTPException(503, "The parlor is busy; try again in a moment.") from None
 
-    def board_html(self, frame: dict[str, Any]) -> str:
+    def board_html(self, frame: Frame) -> str:
         """The board of a watchers' frame, drawn once per game, version and ending."""
-        key = (frame["game"], frame["version"], frame["finished"])
+        key = (frame.game, frame.version, frame.finished)
         html = self.boards.get(key)
         if html is None:
             if len(self.boards) >= BOARD_CACHE:
@@ -228,9 +229,9 @@ class Pages:
             self.boards[key] = html
         return html
 
-    def draw(self, frame: dict[str, Any]) -> dict:
+    def draw(self, frame: Frame) -> dict:
         """A live page's update from a watchers' frame: the summary and the board."""
-        watchers = self.parlor.host.watchers(frame["game"])
+        watchers = self.parlor.host.watchers(frame.game)
         return {"summary": data.summary(frame, watchers), "board": self.board_html(frame)}
 
     def _kind(self, request: Request):  # noqa: ANN202
@@ -249,7 +250,7 @@ class Pages:
             raise HTTPException(404, f"There is no game #{text[:20]}.")
         return number
 
-    async def _frame(self, request: Request) -> dict[str, Any]:
+    async def _frame(self, request: Request) -> Frame:
         """The game in play the path names, as its watchers see it (driven by this node or,
         in a cluster, another)."""
         number = self._number(request)
@@ -257,17 +258,16 @@ class Pages:
         if frame is None:
             raise HTTPException(404, f"Game #{number} is not in play (its replay may be: "
                                      f"/games/{number}/replay).")
-        self._shown(frame)
+        self._shown(frame.game, frame.withheld)
         return frame
 
     @staticmethod
-    def _shown(frame: dict[str, Any]) -> None:
+    def _shown(number: int, withheld: str | None) -> None:
         """A game its kind withholds from all but its players (``PlaySpec.withheld``,
-        carried by its frame) is refused at every door: its page, its JSON and its live
-        stream, whichever node drives it."""
-        if frame.get("withheld") is not None:
-            raise HTTPException(403, f"Game #{frame['game']} may not be shown: "
-                                     f"{frame['withheld']}")
+        carried by its frame: ``withheld``) is refused at every door: its page, its JSON
+        and its live stream, whichever node drives it."""
+        if withheld is not None:
+            raise HTTPException(403, f"Game #{number} may not be shown: {withheld}")
 
     @staticmethod
     def _move(request: Request) -> int | None:
@@ -341,15 +341,15 @@ class Pages:
         if game is None:
             frame = await self._watchers_frame(number)  # another node's?
             if frame is not None:
-                self._shown(frame)
-                return self.page("game.html", game=data.summary(frame, frame["watchers"]),
+                self._shown(frame.game, frame.withheld)
+                return self.page("game.html", game=data.summary(frame, frame.watchers),
                                  board=self.board_html(frame))
             try:
                 replay = await self.bounded(data.replay(self.parlor, number, None))
             except GameError as err:
                 raise HTTPException(404, str(err)) from None
             return self.page("replay.html", game=replay)
-        self._shown({"game": game.id, "withheld": game.kind.spec.withheld(game.state)})
+        self._shown(game.id, game.kind.spec.withheld(game.state))
         # Many readers of one game get one drawing per change of the game.
         watchers = self.parlor.host.watchers(game.id)
 
@@ -363,14 +363,14 @@ class Pages:
 
     async def game_events(self, request: Request) -> Response:
         first = await self._frame(request)
-        number = first["game"]
+        number = first.game
         address = self._address(request)
-        refused = self.door.watchers.admit(number, address, bounded=not first["finished"])
+        refused = self.door.watchers.admit(number, address, bounded=not first.finished)
         if refused is not None:
             return self._refused(refused)
         host = self.parlor.host
 
-        async def snapshot() -> dict[str, Any] | None:  # the game as it stands, at the start
+        async def snapshot() -> Frame | None:  # the game as it stands, at the start
             try:
                 return await host.watchers_frame(number)
             except GameUnreachable:
@@ -379,7 +379,7 @@ class Pages:
         stream = GameStream(self.parlor, number, snapshot, self.draw, self.door.closing)
         return self._streamed(stream, number, address)
 
-    async def _watchers_frame(self, number: int) -> dict[str, Any] | None:
+    async def _watchers_frame(self, number: int) -> Frame | None:
         """``GameHost.watchers_frame``; a game whose node does not answer now (dead or
         paused, its game not yet taken over) is 503 with Retry-After, not 404."""
         try:
@@ -618,8 +618,8 @@ class Pages:
         game = host.live.get(number)
         if game is None:           # another node's, or none
             frame = await self._frame(request)
-            return JSONResponse(data.board(frame, frame["watchers"]))
-        self._shown({"game": game.id, "withheld": game.kind.spec.withheld(game.state)})
+            return JSONResponse(data.board(frame, frame.watchers))
+        self._shown(game.id, game.kind.spec.withheld(game.state))
         watchers = host.watchers(game.id)
 
         async def draw() -> Copy:

@@ -14,6 +14,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from server.frames import Frame
 from server.hosting import GameKind
 from server.services.correspondence import days_a_move
 from server.services.games import GameError, GameHost, LiveGame
@@ -46,22 +47,22 @@ def who(parlor: "Parlor") -> dict[str, Any]:
     return {"online": parlor.online.count, "players": players}
 
 
-def summary(frame: dict[str, Any], watchers: int) -> dict[str, Any]:
+def summary(frame: Frame, watchers: int) -> dict[str, Any]:
     """One game, as a list shows it (no board), from a frame of it (``LiveGame.frame``)."""
-    seats = frame["seats"]
+    seats = frame.seats
     return {
-        "id": frame["game"],
-        "kind": frame["kind"],
-        "title": frame["kind_title"],
-        "players": [s["name"] for s in seats if not s.get("left")],
-        "seats": [{"seat": i, "name": s["name"], "computer": s.get("computer"),
-                   "left": bool(s.get("left"))} for i, s in enumerate(seats)],
-        "ranked": frame["ranked"],
-        "moves": frame["version"],
-        "to_move": [seats[s]["name"] for s in frame["to_move"]],
+        "id": frame.game,
+        "kind": frame.kind,
+        "title": frame.kind_title,
+        "players": [s.name for s in seats if not s.left],
+        "seats": [{"seat": i, "name": s.name, "computer": s.computer, "left": s.left}
+                  for i, s in enumerate(seats)],
+        "ranked": frame.ranked,
+        "moves": frame.version,
+        "to_move": [seats[s].name for s in frame.to_move],
         "watchers": watchers,
-        "finished": frame["finished"],
-        "result": frame["result"],
+        "finished": frame.finished,
+        "result": frame.result,
     }
 
 
@@ -70,9 +71,9 @@ def game_summary(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
     return summary(game.frame(None, with_view=False), parlor.host.watchers(game.id))
 
 
-def board(frame: dict[str, Any], watchers: int) -> dict[str, Any]:
+def board(frame: Frame, watchers: int) -> dict[str, Any]:
     """One game with its board, from a watchers' frame (what a telnet watcher is shown)."""
-    return {**summary(frame, watchers), "view": frame["view"]}
+    return {**summary(frame, watchers), "view": frame.view}
 
 
 def game_board(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
@@ -83,7 +84,7 @@ def game_board(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
 async def games_in_play(parlor: "Parlor", kind: GameKind | None = None
                         ) -> list[dict[str, Any]]:
     """Every game in play, on this node and (in a cluster) the others."""
-    return [summary(f, f["watchers"])
+    return [summary(f, f.watchers)
             for f in await parlor.host.frames_in_play(kind.key if kind else None)]
 
 

@@ -27,11 +27,12 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Hashable
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Hashable
 
 import attrs
 
 from server.bus import Event
+from server.frames import Frame, OtherSchema
 from server.text import clean
 
 if TYPE_CHECKING:
@@ -125,8 +126,8 @@ class GameStream:
     (``snapshot``: from this node, or the node that drives it), and never again."""
 
     def __init__(self, parlor: "Parlor", game_id: int,
-                 snapshot: Callable[[], Awaitable[dict[str, Any] | None]],
-                 draw: Callable[[dict[str, Any]], dict], closing: asyncio.Event) -> None:
+                 snapshot: Callable[[], Awaitable[Frame | None]],
+                 draw: Callable[[Frame], dict], closing: asyncio.Event) -> None:
         self.parlor = parlor
         self.game_id = game_id
         self.snapshot = snapshot
@@ -134,17 +135,20 @@ class GameStream:
         self.closing = closing
         self.idle = parlor.config.web.stream_idle
         self.changed = asyncio.Event()
-        self.frame: dict[str, Any] | None = None  # the newest the page has not been sent
+        self.frame: Frame | None = None  # the newest the page has not been sent
         self.lines: list[str] = []
 
     def on_event(self, topic: str, event: Event) -> None:  # noqa: ARG002 - the bus's shape
         if not event.kind.startswith("game."):
             return
-        frame = event.data
-        if self.frame is not None and (frame.get("epoch", 0), frame["version"]) < (
-                self.frame.get("epoch", 0), self.frame["version"]):
+        try:
+            frame = Frame.from_json(event.data)
+        except OtherSchema:
+            return  # a node of another release, during a rolling reload
+        if self.frame is not None and (frame.epoch, frame.version) < (
+                self.frame.epoch, self.frame.version):
             return  # older than what the page has (or from a node that lost the game)
-        for line in frame.get("lines", ()):
+        for line in frame.lines:
             self.lines.append(clean(str(line)))
         del self.lines[:-MAX_LINES]
         self.frame = frame
@@ -169,11 +173,11 @@ class GameStream:
             if first is None:
                 yield sse("end", {"reason": "gone"})
                 return
-            if self.frame is None or self.frame["version"] < first["version"]:
+            if self.frame is None or self.frame.version < first.version:
                 self.frame = first
             self.changed.clear()
             yield self._update()
-            if self.frame["finished"]:
+            if self.frame.finished:
                 yield sse("end", {"reason": "finished"})
                 return
             loop = asyncio.get_running_loop()
@@ -191,7 +195,7 @@ class GameStream:
                 if self.closing.is_set():
                     break
                 yield self._update()
-                if self.frame["finished"]:
+                if self.frame.finished:
                     yield sse("end", {"reason": "finished"})
                     return
         finally:

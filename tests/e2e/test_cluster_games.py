@@ -205,7 +205,7 @@ async def test_games_of_a_node_are_listed_by_none_once_it_stops(three):
     await _settle(lambda: sum(len(p.host.live) for p in three[1:]) == 1, timeout=20)
     out = await bob.cmd("games", r"(Triad Dice|No games)[^\n]*")
     assert "Triad Dice" in out
-    assert json.dumps(await beta.host.frames_in_play())  # plain data, every node alike
+    assert json.dumps([f.to_json() for f in await beta.host.frames_in_play()])
     await bob.close()
 
 

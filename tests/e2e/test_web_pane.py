@@ -217,11 +217,11 @@ async def check_pane(page, game, seat: int) -> dict:  # noqa: ANN001
     for _ in range(50):
         frame = game.frame(seat)
         await until(page, "v => Number(document.getElementById('pane').dataset.version) >= v",
-                    arg=frame["version"], timeout=20000)
+                    arg=frame.version, timeout=20000)
         shown = await page.evaluate(DIGEST_JS)
-        if shown["version"] != frame["version"]:
+        if shown["version"] != frame.version:
             continue
-        want = digest(frame["view"], seat, [s["name"] for s in frame["seats"]])
+        want = digest(frame.view, seat, list(frame.names))
         got = {k: v for k, v in shown.items() if k in want}
         if isinstance(want.get("said"), bool):   # Triad: a line or none, whatever its words
             got["said"] = bool(got["said"])
@@ -378,8 +378,8 @@ async def play_out(page, parlor, game, seat: int, kind: str, *, limit: int = 400
         if game.outcome is not None or game.id not in parlor.host.live or moves >= limit:
             break
         frame = await check_pane(page, game, seat)
-        view = frame["view"]
-        mine = seat in frame["to_move"] or (kind == "triad" and view["phase"] == "hand_over")
+        view = frame.view
+        mine = seat in frame.to_move or (kind == "triad" and view["phase"] == "hand_over")
         if not mine:
             await asyncio.sleep(0.05)
             continue
@@ -387,7 +387,7 @@ async def play_out(page, parlor, game, seat: int, kind: str, *, limit: int = 400
             await at(moves)
         version = MARK["version"] = game.version
         line = await move(page, kind, view, seat, rng, moves, hands)
-        LOG.append((view.get("phase"), frame["version"], frame["to_move"], line, game.version))
+        LOG.append((view.get("phase"), frame.version, frame.to_move, line, game.version))
         await screen_has(page, line.split(" IN ")[0])   # the click's command, in the scrollback
         moves += 1
         version = MARK["version"]
@@ -446,7 +446,7 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     checked, hinted, clocks = [], [], []
 
     async def look(moves: int) -> None:
-        if kind == "pyr" and not hinted and pyramid_removable(game.frame(seat)["view"]):
+        if kind == "pyr" and not hinted and pyramid_removable(game.frame(seat).view):
             await hint_highlighted(page, artifacts / f"pane-pyr-{size}-hint.png", hinted)
         if kind == "triad" and moves == 3:
             # the clock: whose it is and the time left, counting down between updates
@@ -542,7 +542,7 @@ async def test_two_pages_play_while_a_third_watches(parlor, web, browser, artifa
         assert "Your move" in await page.locator("#turn").text_content()
         assert (await page.evaluate("document.title")).startswith("● Your move")
         version = game.version
-        await dice_move(page, frame["view"], rng)
+        await dice_move(page, frame.view, rng)
         for _ in range(250):
             if game.version > version:
                 break

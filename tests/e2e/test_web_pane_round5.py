@@ -92,7 +92,7 @@ async def test_the_keyboard_stays_on_the_dice_board(parlor, web, browser, artifa
         await caught_up(page, game)
         if not await page.evaluate(ON_BOARD):
             lost.append((moves, await page.evaluate("document.activeElement.tagName")))
-        line = rng.choice(game.frame(seat)["view"]["legal"])
+        line = rng.choice(game.frame(seat).view["legal"])
         w = line.split()
         version = game.version
         await kb.reach(f"die:{w[1]}")

@@ -12,6 +12,7 @@ import random
 import pytest
 
 from server.bus import Event, LocalBus
+from server.frames import Frame
 from server.hosting import Seat
 from server.presentation import board_text
 
@@ -84,12 +85,14 @@ async def test_every_event_of_a_whole_game_round_trips_through_json(parlor, key)
     seat = game.seat_of(alice.id)
     for topic, event in recorder.events:
         if event.kind.startswith("game."):
-            assert event.data["game"] == game.id and isinstance(event.data["version"], int)
+            frame = Frame.from_json(event.data)   # of this release's schema
+            assert frame.to_json() == event.data   # and it round-trips
+            assert frame.game == game.id and isinstance(frame.version, int)
             # self-contained: the audience's own frame, drawn with no look-up of the game
-            assert event.data["seat"] == (None if topic.startswith("game:") else seat)
-            assert board_text(parlor.host.kinds[event.data["kind"]], event.data, width=80,
+            assert frame.seat == (None if topic.startswith("game:") else seat)
+            assert board_text(parlor.host.kinds[frame.kind], frame, width=80,
                               height=24, color=False, screenreader=True)
-            assert board_text(parlor.host.kinds[event.data["kind"]], event.data, width=80,
+            assert board_text(parlor.host.kinds[frame.kind], frame, width=80,
                               height=24, color=True, screenreader=False)
 
 

@@ -21,14 +21,14 @@ async def test_triptycha_trading_has_a_clock_play_has_none(parlor):
     kind = parlor.host.kinds["tt"]
     s = position({5: (1, 1, uniform(1, 9))}, Rules(take=1), mover_hand=(uniform(2, 9),))
     game = live(parlor, "tt", s)
-    assert game.clock() is None and game.frame(0)["clock"] is None   # in play: no clock
+    assert game.clock() is None and game.frame(0).clock is None   # in play: no clock
     trading, _ = apply(s, 1, Resign())
     assert trading.phase == "trading"
     game = live(parlor, "tt", trading)
     game.since = time.time() - 10
-    clock = game.frame(None)["clock"]
-    assert clock["seat"] == 0 and clock["seconds"] == kind.trade_timeout
-    assert abs(clock["deadline"] - (game.since + kind.trade_timeout)) < 1e-6
+    clock = game.frame(None).clock
+    assert clock.seat == 0 and clock.seconds == kind.trade_timeout
+    assert abs(clock.deadline - (game.since + kind.trade_timeout)) < 1e-6
 
 
 async def test_the_gmcp_view_tells_the_seconds_left(parlor, clients):

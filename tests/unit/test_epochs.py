@@ -7,16 +7,17 @@ from __future__ import annotations
 from server.bus import Event
 from server.presentation import Presentation
 from server.web.live import GameStream
+from tests.unit.test_frames import a_frame
 
 
 def test_the_presentation_draws_no_frame_of_an_older_epoch():
     shown = Presentation({})
-    assert shown.current({"game": 7, "epoch": 0})
-    assert shown.current({"game": 7, "epoch": 2})      # adopted twice since
-    assert not shown.current({"game": 7, "epoch": 1})  # the node that lost it
-    assert shown.current({"game": 8, "epoch": 1})      # each game on its own
-    assert shown.current({"game": 7, "epoch": 2}, ending=True)
-    assert shown.current({"game": 7, "epoch": 0})      # forgotten once it ended
+    assert shown.current(a_frame(7, epoch=0))
+    assert shown.current(a_frame(7, epoch=2))      # adopted twice since
+    assert not shown.current(a_frame(7, epoch=1))  # the node that lost it
+    assert shown.current(a_frame(8, epoch=1))      # each game on its own
+    assert shown.current(a_frame(7, epoch=2), ending=True)
+    assert shown.current(a_frame(7, epoch=0))      # forgotten once it ended
 
 
 class _Parlor:
@@ -27,11 +28,11 @@ class _Parlor:
 
 def test_a_live_board_keeps_the_newest_epoch_then_version():
     stream = GameStream(_Parlor(), 7, None, None, None)  # type: ignore[arg-type]
-    frame = {"game": 7, "epoch": 2, "version": 5, "lines": ["new"]}
-    stream.on_event("game:7", Event("game.update", frame))
-    stream.on_event("game:7", Event("game.update", {"game": 7, "epoch": 1, "version": 9,
-                                                    "lines": ["stale"]}))
-    assert stream.frame is frame and stream.lines == ["new"]
-    newer = {"game": 7, "epoch": 3, "version": 5, "lines": []}
-    stream.on_event("game:7", Event("game.update", newer))
-    assert stream.frame is newer
+    frame = a_frame(7, epoch=2, version=5, lines=("new",))
+    stream.on_event("game:7", Event("game.update", frame.to_json()))
+    stale = a_frame(7, epoch=1, version=9, lines=("stale",))
+    stream.on_event("game:7", Event("game.update", stale.to_json()))
+    assert stream.frame == frame and stream.lines == ["new"]
+    newer = a_frame(7, epoch=3, version=5)
+    stream.on_event("game:7", Event("game.update", newer.to_json()))
+    assert stream.frame == newer

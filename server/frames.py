@@ -165,4 +165,21 @@ class Frame:
             watchers=data["watchers"])
 
 
-__all__ = ["SCHEMA", "Clock", "Facts", "Frame", "OtherSchema"]
+_last_heard: tuple[dict[str, Any], Frame] | None = None
+
+
+def heard(data: dict[str, Any]) -> Frame:
+    """The frame of a game event's JSON (``Event.data``), read once however many
+    subscribers hear it: the bus hands each subscriber of a topic the same data in turn,
+    so a game watched by a thousand is read once, not a thousand times.
+
+    :raises OtherSchema: the frame is of another schema than this release reads."""
+    global _last_heard
+    if _last_heard is not None and _last_heard[0] is data:
+        return _last_heard[1]
+    frame = Frame.from_json(data)
+    _last_heard = (data, frame)
+    return frame
+
+
+__all__ = ["SCHEMA", "Clock", "Facts", "Frame", "OtherSchema", "heard"]

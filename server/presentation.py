@@ -24,7 +24,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping
 
 from server.bus import Event
-from server.frames import Frame, OtherSchema
+from server.frames import Frame, OtherSchema, heard
 from server.hosting import GameKind
 from server.text import bold, strip_sgr, visible_len, wrap
 
@@ -251,7 +251,7 @@ class Presentation:
     def on_event(self, session: "Session", event: Event) -> None:
         """A game event from the bus (a frame with its lines, as JSON), for one session."""
         try:
-            frame = Frame.from_json(event.data)
+            frame = heard(event.data)
         except OtherSchema as err:  # a node of another release, during a rolling reload
             log.warning("game event dropped: %s", err)
             return

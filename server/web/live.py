@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Hashable
 import attrs
 
 from server.bus import Event
-from server.frames import Frame, OtherSchema
+from server.frames import Frame, OtherSchema, heard
 from server.text import clean
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ class GameStream:
         if not event.kind.startswith("game."):
             return
         try:
-            frame = Frame.from_json(event.data)
+            frame = heard(event.data)
         except OtherSchema:
             return  # a node of another release, during a rolling reload
         if self.frame is not None and (frame.epoch, frame.version) < (

@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 from server.bus import Event, LocalBus
-from server.frames import SCHEMA, Clock, Facts, Frame, OtherSchema
+from server.frames import SCHEMA, Clock, Facts, Frame, OtherSchema, heard
 from server.hosting import Seat
 
 
@@ -61,3 +61,10 @@ def test_left_is_the_audience_seat_having_left():
     seats = (Seat(1, "Ann", left=True), Seat(2, "Bo"))
     assert a_frame(seats=seats, seat=0).left
     assert not a_frame(seats=seats, seat=1).left and not a_frame(seats=seats).left
+
+
+def test_an_event_heard_by_many_is_read_once():
+    data = a_frame(version=3).to_json()
+    first = heard(data)
+    assert heard(data) is first                       # the same event's data: read once
+    assert heard(dict(data)) == first and heard(dict(data)) is not first

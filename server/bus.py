@@ -19,9 +19,10 @@ log = logging.getLogger(__name__)
 
 @attrs.frozen
 class Event:
-    """``kind`` names what happened ("say", "tell", "game.update"); ``data`` carries it."""
+    """``type`` names what happened ("say", "tell", "game.update"); ``data`` carries it
+    (plain data: JSON on the way to another node)."""
 
-    kind: str
+    type: str
     data: dict[str, Any] = attrs.field(factory=dict)
 
 
@@ -75,7 +76,7 @@ class LocalBus:
         the way, as it would between nodes: a live object cannot travel (a TypeError
         says so at once), and no subscriber shares the publisher's objects."""
         if topic in self._subs:
-            self.deliver(topic, Event(event.kind, json.loads(json.dumps(event.data))))
+            self.deliver(topic, Event(event.type, json.loads(json.dumps(event.data))))
 
     def deliver(self, topic: str, event: Event) -> None:
         """Hand ``event`` (plain data already, as from another node) to the subscribers
@@ -85,7 +86,7 @@ class LocalBus:
             try:
                 fn(topic, event)
             except Exception:  # one broken subscriber must not starve the others
-                log.exception("subscriber %r failed on %s %s", fn, topic, event.kind)
+                log.exception("subscriber %r failed on %s %s", fn, topic, event.type)
 
     def subscribers(self, topic: str) -> int:
         return len(self._subs.get(topic, ()))

@@ -47,7 +47,7 @@ class Shown(Enum):
     NOTHING = "nothing"
 
 
-def decide(frame: Frame, kind: str = "game.update") -> Shown:
+def decide(frame: Frame, event_type: str = "game.update") -> Shown:
     """What the audience of ``frame`` (an event's) is sent.
 
     docs/design.md, Screens, principle 2, decided here and nowhere else. A board is drawn
@@ -60,7 +60,7 @@ def decide(frame: Frame, kind: str = "game.update") -> Shown:
     action: principle 4) is sent nothing.
     """
     seat, facts = frame.seat, frame.facts
-    if kind != "game.update" or facts is None or facts.new_phase:
+    if event_type != "game.update" or facts is None or facts.new_phase:
         board = True  # the start, the end, or an event without an action's facts
     elif seat is None:
         board = facts.board and not facts.auto
@@ -113,13 +113,13 @@ def _spoken(kind: GameKind, view: Mapping[str, Any], names: tuple, width: int) -
 
 
 def around_board(lines: list[str], frame: Frame,
-                 kind: str = "game.update") -> tuple[list[str], list[str]]:
+                 event_type: str = "game.update") -> tuple[list[str], list[str]]:
     """An event's lines split in two: those told before its board, and those told after
     it. The end of a game is told after its last board (the result, then what follows
     it: tiles changing hands, ratings), so it is what the player reads last, just above
     the prompt, however tall the board; everything else comes before the board."""
     result = frame.result
-    if kind == "game.end" and result and result in lines:
+    if event_type == "game.end" and result and result in lines:
         at = len(lines) - 1 - lines[::-1].index(result)
         return lines[:at], lines[at:]
     return lines, []
@@ -255,11 +255,11 @@ class Presentation:
         except OtherSchema as err:  # a node of another release, during a rolling reload
             log.warning("game event dropped: %s", err)
             return
-        if not self.current(frame, ending=event.kind == "game.end"):
+        if not self.current(frame, ending=event.type == "game.end"):
             return  # from a node that has lost the game (server/cluster/)
         game_id, version = frame.game, frame.version
         last = session.seen_versions.get(game_id)
-        shown = decide(frame, event.kind)
+        shown = decide(frame, event.type)
         if last is not None and version > last + 1 and shown is not Shown.BOARD:
             shown = Shown.BOARD  # events were missed: the board as it stands, once
         missed = last is not None and version > last + 1
@@ -269,10 +269,10 @@ class Presentation:
         if shown is Shown.BOARD and style != "full":
             if style == "compact" and not session.screenreader:
                 lines = fold(lines, session.width or 80)
-            lines.extend(self._quiet(session, frame, event.kind, style, missed))
+            lines.extend(self._quiet(session, frame, event.type, style, missed))
             shown = Shown.LINES if lines else Shown.NOTHING
         if shown is Shown.BOARD:
-            before, after = around_board(lines, frame, event.kind)
+            before, after = around_board(lines, frame, event.type)
             told = rows(lines, session.width or 80)
             session.notify("\n".join([*before, self.board(session, frame, told=told),
                                       *after]))
@@ -280,14 +280,14 @@ class Presentation:
         elif shown is Shown.LINES:
             session.notify("\n".join(lines))
         self._gmcp(session, frame)
-        if event.kind == "game.end":
+        if event.type == "game.end":
             self._drawn.get(session, {}).pop(game_id, None)
             session.seen_versions.pop(game_id, None)
             if game_id in session.watching:
                 session.watching = session.watching - {game_id}
                 session.unsubscribe(f"game:{game_id}")
 
-    def _quiet(self, session: "Session", frame: Frame, kind: str, style: str,
+    def _quiet(self, session: "Session", frame: Frame, event_type: str, style: str,
                missed: bool) -> list[str]:
         """What a board becomes in COMPACT or OFF (``style``): the lines added to the
         event's own. The end: nothing (its lines tell the result).
@@ -302,15 +302,15 @@ class Presentation:
         start or a new phase whoever it is ("Bob to move.") when no board's header says
         it."""
         game_kind = self.kinds[frame.kind]
-        if kind == "game.end" or frame.finished:
+        if event_type == "game.end" or frame.finished:
             return []
         old = self._drawn.get(session, {}).get(frame.game)
-        begins = kind == "game.start" or (frame.facts is not None and frame.facts.new_phase)
+        begins = event_type == "game.start" or (frame.facts is not None and frame.facts.new_phase)
         names = frame.names
         added: list[str] = []
         if style == "compact":
             changes = None
-            if kind != "game.start" and old is not None and not missed:
+            if event_type != "game.start" and old is not None and not missed:
                 changes = game_kind.spec.render_changes(
                     old, frame.view, width=session.width,
                     color=session.color and not session.screenreader, names=names)
@@ -325,7 +325,7 @@ class Presentation:
             self._remember(session, frame)
             if changes:
                 added.append(changes)
-        elif kind == "game.start":
+        elif event_type == "game.start":
             added.append(f"(Board {style.upper()}: {game_kind.prefix} DISPLAY shows the board.)")
         elif begins and frame.seat is not None:
             added.extend(line for fact in own_lines(game_kind, frame.view, names)

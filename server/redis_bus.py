@@ -80,11 +80,11 @@ class RedisBus:
         """Deliver to this node's subscribers now; queue for the other nodes (a personal
         topic's event only for the node its player is on)."""
         where = self.personal(topic)
-        body = {"n": self.node, "k": event.kind, "d": event.data}
+        body = {"n": self.node, "k": event.type, "d": event.data}
         if where:
             body["t"] = topic
         payload = json.dumps(body)
-        self._deliver(topic, event.kind, json.loads(payload)["d"])
+        self._deliver(topic, event.type, json.loads(payload)["d"])
         if where is None:
             self._out.append((topic, payload))
         elif where and where != self.node:
@@ -146,8 +146,8 @@ class RedisBus:
             except (RedisError, OSError, AttributeError, asyncio.TimeoutError):
                 pass
 
-    def _deliver(self, topic: str, kind: str, data: dict) -> None:
-        self._local.deliver(topic, Event(kind, data))
+    def _deliver(self, topic: str, event_type: str, data: dict) -> None:
+        self._local.deliver(topic, Event(event_type, data))
 
     async def _flush(self) -> None:
         """Send the subscription changes, then the events queued, in one round trip."""

@@ -175,22 +175,22 @@ class Session(Output, LineInput, MudProtocols):
         if self.closed:
             return
         data = event.data
-        if data.get("from") in self.ignoring and event.kind in ("say", "tell", "chat", "emote"):
+        if data.get("from") in self.ignoring and event.type in ("say", "tell", "chat", "emote"):
             return
         if self.account is not None and data.get("exclude") == self.account.id:
             return  # one's own say or arrival (by account: session numbers are per node)
-        if event.kind.startswith("game."):
+        if event.type.startswith("game."):
             self.parlor.presentation.on_event(self, event)
             return
-        if event.kind == "room.changed":
+        if event.type == "room.changed":
             return
-        if event.kind == "status":  # for the client's status bar (docs/gmcp.md)
+        if event.type == "status":  # for the client's status bar (docs/gmcp.md)
             if self.gmcp_on:
                 self.gmcp("Char.Status", data)
             return
         text = data.get("text")
         if text:
-            if event.kind == "tell" and self.account is not None:
+            if event.type == "tell" and self.account is not None:
                 self.reply_to = data.get("from_name")
             self.notify(text)
 

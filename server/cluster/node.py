@@ -146,7 +146,7 @@ class Cluster:
         self.bus.publish(CONTROL, Event(op, {"node": self.node, **data}))
 
     def _on_control(self, _topic: str, event: Event) -> None:
-        op, data = event.kind, event.data
+        op, data = event.type, event.data
         if data.get("node") == self.node and op in _OWN_NEWS:
             return  # our own news: already known here
         parlor = self.parlor
@@ -177,7 +177,7 @@ class Cluster:
                                         hand_over=data.get("only") is not None)
 
     def _on_node(self, _topic: str, event: Event) -> None:
-        op, data = event.kind, event.data
+        op, data = event.type, event.data
         if op == "run":
             task = asyncio.create_task(self.router.run(data))
             self._tasks.add(task)

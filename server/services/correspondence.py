@@ -177,7 +177,7 @@ class Correspondence:
             await tx.commit()
         offer = self._offer(row, kind)
         if self.is_online(target.id):  # else told at their next login (``arrived``)
-            self.play.tell(target.id, self._challenge_words(offer), kind="challenge")
+            self.play.tell(target.id, self._challenge_words(offer), event_type="challenge")
         return offer
 
     @staticmethod

@@ -30,7 +30,6 @@ class AwayNews(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), index=True)
-    kind: Mapped[str] = mapped_column(sa.String(20))
     text: Mapped[str] = mapped_column(sa.String(500))
     created_at: Mapped[float]
 

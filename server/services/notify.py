@@ -106,13 +106,13 @@ class Notify:
                 self.tell(listener, text)
 
     # -- news kept while away ----------------------------------------------------------
-    def keep(self, account_id: int, text: str, kind: str = "notice") -> None:
+    def keep(self, account_id: int, text: str) -> None:
         """Keep ``text`` for ``account_id``'s next login (they are away now)."""
-        self.spawn(self._keep(account_id, text, kind))
+        self.spawn(self._keep(account_id, text))
 
-    async def _keep(self, account_id: int, text: str, kind: str) -> None:
+    async def _keep(self, account_id: int, text: str) -> None:
         async with self.db.session() as tx:
-            tx.add(AwayNews(account_id=account_id, kind=kind, text=text[:500],
+            tx.add(AwayNews(account_id=account_id, text=text[:500],
                             created_at=time.time()))
             await tx.flush()
             old = list(await tx.scalars(
@@ -122,12 +122,12 @@ class Notify:
                 await tx.execute(sa.delete(AwayNews).where(AwayNews.id.in_(old)))
             await tx.commit()
 
-    def tell_or_keep(self, account_id: int, text: str, kind: str = "notice") -> None:
+    def tell_or_keep(self, account_id: int, text: str) -> None:
         """Tell ``account_id`` now if they are logged in, else at their next login."""
         if self.is_online(account_id):
             self.tell(account_id, text)
         else:
-            self.keep(account_id, text, kind)
+            self.keep(account_id, text)
 
     async def take_news(self, account_id: int) -> list[tuple[float, str]]:
         """The news kept for ``account_id``, oldest first, and forget it."""

@@ -122,7 +122,7 @@ class Offers:
         again = f", a rematch of game #{rematch_of}" if rematch_of is not None else ""
         self.tell(target.id, f"{challenger.name} challenges you to {offer.describe()}{again}. "
                                 f"Type {kind.prefix} ACCEPT {challenger.name} or "
-                                f"{kind.prefix} DECLINE {challenger.name}.", kind="challenge")
+                                f"{kind.prefix} DECLINE {challenger.name}.", event_type="challenge")
         return offer
 
     def has_offer(self, kind_key: str | None, challenger: str, target: str) -> bool:

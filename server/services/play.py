@@ -311,7 +311,7 @@ class Play:
                 lines.append(f"{seat.name}'s {title} rating: {old:.0f} -> {new:.0f}")
         return lines
 
-    def publish(self, game: LiveGame, kind: str, told: "Told",
+    def publish(self, game: LiveGame, event_type: str, told: "Told",
                  also: set[int] = frozenset()) -> None:
         """Tell every audience of ``game`` what it is told of this change, each as one
         self-contained event (a :meth:`LiveGame.frame` with its ``lines`` and the
@@ -329,16 +329,16 @@ class Play:
                 continue
             part = told.to(seat)
             self.bus.publish(f"account:{account_id}", Event(
-                kind, game.frame(seat).told(part.lines, part.facts).to_json()))
+                event_type, game.frame(seat).told(part.lines, part.facts).to_json()))
         topic = f"game:{game.id}"
         if self.bus.wanted(topic):
             part = told.to(None)
             self.bus.publish(topic, Event(
-                kind, game.frame(None).told(part.lines, part.facts).to_json()))
+                event_type, game.frame(None).told(part.lines, part.facts).to_json()))
 
-    def tell(self, account_id: int, text: str, kind: str = "notice") -> None:
+    def tell(self, account_id: int, text: str, event_type: str = "notice") -> None:
         """A notice to one player, on their account topic."""
-        self.bus.publish(f"account:{account_id}", Event(kind, {"text": text}))
+        self.bus.publish(f"account:{account_id}", Event(event_type, {"text": text}))
 
     def tell_status(self, account_id: int, fields: dict) -> None:
         """Fields of the player's status for their client (GMCP ``Char.Status``), on

@@ -164,15 +164,15 @@ class Seeks:
 
     # -- the table: changed only by the bus's events -------------------------------------
     def _on_event(self, _topic: str, event: Event) -> None:
-        if event.kind == "seek.add":
+        if event.type == "seek.add":
             seek = Seek.from_json(event.data)
             self.by_id[seek.id] = seek
             self._ids = itertools.count(max(self.by_id) + 1)
             self._told("add", seek.to_json())
-        elif event.kind == "seek.remove":
+        elif event.type == "seek.remove":
             if self.by_id.pop(event.data["id"], None) is not None:
                 self._told("remove", {"id": event.data["id"]})
-        elif event.kind == "formula.changed":
+        elif event.type == "formula.changed":
             self.formulas.forget(event.data["account"])
 
     async def _next_id(self) -> int:

@@ -488,13 +488,13 @@ class Pages:
             return self._seeks_update(), False
 
         return self._live(request, "seeks", "The seeks page", seeks_service.TOPIC,
-                          lambda e: e.kind in ("seek.add", "seek.remove"), draw)
+                          lambda e: e.type in ("seek.add", "seek.remove"), draw)
 
     async def api_seeks(self, request: Request) -> Response:
         return JSONResponse(data.seeks(self.parlor))
 
     def _tournament_changed(self, topic: str, event: Event) -> None:  # noqa: ARG002
-        if event.kind == "tournament.changed":
+        if event.type == "tournament.changed":
             self.generations[event.data.get("id")] += 1
             self.generations["list"] += 1
 
@@ -555,7 +555,7 @@ class Pages:
 
         return self._live(request, "tournaments", "The tournaments page",
                           tournaments_service.TOPIC,
-                          lambda e: e.kind == "tournament.changed", draw)
+                          lambda e: e.type == "tournament.changed", draw)
 
     async def tournament(self, request: Request) -> Response:
         t = await self._tournament(self._tournament_number(request))
@@ -574,7 +574,7 @@ class Pages:
 
         return self._live(request, ("tournament", number), f"Tournament {number}",
                           tournaments_service.TOPIC,
-                          lambda e: e.kind == "tournament.changed"
+                          lambda e: e.type == "tournament.changed"
                           and e.data.get("id") == number, draw,
                           bounded=first["status"] != "finished")
 

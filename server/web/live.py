@@ -139,7 +139,7 @@ class GameStream:
         self.lines: list[str] = []
 
     def on_event(self, topic: str, event: Event) -> None:  # noqa: ARG002 - the bus's shape
-        if not event.kind.startswith("game."):
+        if not event.type.startswith("game."):
             return
         try:
             frame = heard(event.data)

@@ -131,8 +131,8 @@ class Audiences:
 
     def _check(self, audience: int | None, topic: str, event) -> None:  # noqa: ANN001
         game, data = self.game, event.data
-        if game is None or not event.kind.startswith("game.") or data.get("game") != game.id:
-            if game is not None and event.kind == "notice" and self.notice is not None:
+        if game is None or not event.type.startswith("game.") or data.get("game") != game.id:
+            if game is not None and event.type == "notice" and self.notice is not None:
                 for problem in self.notice(self, audience, data["text"], game.state):
                     self.leaks.append(f"notice to {_who(audience)}: {problem}: {data['text']!r}")
             return
@@ -144,7 +144,7 @@ class Audiences:
         self.frames[audience] += 1
         self.versions.setdefault(audience, []).append(game.version)
         for problem in self.check(self, audience, data, before, now):
-            self.leaks.append(f"v{data['version']} {event.kind} to {_who(audience)}: {problem}"
+            self.leaks.append(f"v{data['version']} {event.type} to {_who(audience)}: {problem}"
                               f"; lines {data['lines']!r}")
 
     def verdict(self) -> None:

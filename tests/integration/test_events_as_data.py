@@ -30,11 +30,11 @@ class Recorder:
     def assert_plain_data(self) -> None:
         """Every event was published and ended (``game.end``), and each is plain data
         that JSON carries unchanged."""
-        kinds = {e.kind for _, e in self.events}
-        assert {"game.update", "game.end"} <= kinds, kinds
+        types = {e.type for _, e in self.events}
+        assert {"game.update", "game.end"} <= types, types
         for topic, event in self.events:
-            wire = json.loads(json.dumps({"kind": event.kind, "data": event.data}))
-            assert wire == {"kind": event.kind, "data": event.data}, (topic, event)
+            wire = json.loads(json.dumps({"type": event.type, "data": event.data}))
+            assert wire == {"type": event.type, "data": event.data}, (topic, event)
 
 
 def test_the_bus_refuses_a_live_object_and_delivers_a_copy():
@@ -78,13 +78,13 @@ async def test_every_event_of_a_whole_game_round_trips_through_json(parlor, key)
     recorder.watch(f"game:{game.id}")
     await _play_out(parlor, game, game.seat_of(alice.id), random.Random(5))
     for _ in range(200):  # the last computer moves and the end are told
-        if any(e.kind == "game.end" for _, e in recorder.events):
+        if any(e.type == "game.end" for _, e in recorder.events):
             break
         await asyncio.sleep(0.01)
     recorder.assert_plain_data()
     seat = game.seat_of(alice.id)
     for topic, event in recorder.events:
-        if event.kind.startswith("game."):
+        if event.type.startswith("game."):
             frame = Frame.from_json(event.data)   # of this release's schema
             assert frame.to_json() == event.data   # and it round-trips
             assert frame.game == game.id and isinstance(frame.version, int)

@@ -76,7 +76,7 @@ class Clock:
 class Frame:
     """One game as one audience sees it.
 
-    ``game`` and ``kind`` (the game's key) say which; ``version`` counts its actions and
+    ``game`` (its number) and ``kind_key`` (its kind's: "dice") say which; ``version`` counts its actions and
     ``epoch`` is the fencing token of the node that drives it (a consumer drops a frame
     of an older epoch than it has seen: it comes from a node that has lost the game).
     ``seat`` is the audience (None: its watchers). ``to_move`` are the seats whose move
@@ -89,7 +89,7 @@ class Frame:
     a frame in a list of games has how many ``watchers`` it has."""
 
     game: int
-    kind: str
+    kind_key: str
     kind_title: str
     title: str
     version: int
@@ -131,7 +131,7 @@ class Frame:
 
     def to_json(self) -> dict[str, Any]:
         """The frame as it travels on the bus and between nodes."""
-        return {"schema": SCHEMA, "game": self.game, "kind": self.kind,
+        return {"schema": SCHEMA, "game": self.game, "kind_key": self.kind_key,
                 "kind_title": self.kind_title, "title": self.title,
                 "version": self.version, "epoch": self.epoch, "seat": self.seat,
                 "seats": [s.to_json() for s in self.seats], "ranked": self.ranked,
@@ -153,7 +153,7 @@ class Frame:
             raise OtherSchema(f"a frame of schema {data.get('schema')!r}, not {SCHEMA}")
         clock, facts, legal = data["clock"], data["facts"], data["legal"]
         return cls(
-            game=data["game"], kind=data["kind"], kind_title=data["kind_title"],
+            game=data["game"], kind_key=data["kind_key"], kind_title=data["kind_title"],
             title=data["title"], version=data["version"], epoch=data["epoch"],
             seat=data["seat"], seats=tuple(Seat.from_json(s) for s in data["seats"]),
             ranked=data["ranked"], to_move=tuple(data["to_move"]),

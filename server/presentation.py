@@ -229,7 +229,7 @@ class Presentation:
         """The frame's board as ``session`` reads it, in the rows its screen has left
         (docs/design.md, Screens, principle 1) once ``told`` rows (the event's own lines)
         and the prompt after it all are on the screen."""
-        return board_text(self.kinds[frame.kind], frame, width=session.width,
+        return board_text(self.kinds[frame.kind_key], frame, width=session.width,
                           height=session.height - 1 - told, color=session.color,
                           screenreader=session.screenreader, titled=titled)
 
@@ -301,7 +301,7 @@ class Presentation:
         Whose move it is, is said when it becomes the viewer's ("Your move."), and at the
         start or a new phase whoever it is ("Bob to move.") when no board's header says
         it."""
-        game_kind = self.kinds[frame.kind]
+        game_kind = self.kinds[frame.kind_key]
         if event_type == "game.end" or frame.finished:
             return []
         old = self._drawn.get(session, {}).get(frame.game)
@@ -343,7 +343,7 @@ class Presentation:
         its own version), and the player's ``Char.Status``."""
         if not getattr(session, "gmcp_on", True):  # a plain telnet client: nothing to build
             return
-        kind = self.kinds[frame.kind]
+        kind = self.kinds[frame.kind_key]
         if kind.gmcp_package:
             names = list(frame.names)
             data = {"protocol": GMCP_PROTOCOL, "game": frame.game,

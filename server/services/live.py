@@ -135,7 +135,7 @@ class LiveGame:
         finished = self.outcome is not None
         legal = self.legal(seat) if with_view and not finished else None
         return Frame(
-            game=self.id, kind=self.kind.key, kind_title=self.kind.title, title=self.title,
+            game=self.id, kind_key=self.kind.key, kind_title=self.kind.title, title=self.title,
             version=self.version, epoch=self.epoch, seat=seat, seats=self.seats,
             ranked=self.ranked,
             to_move=() if finished or self.adjourned else tuple(self.kind.spec.to_move(self.state)),

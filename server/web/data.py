@@ -52,7 +52,7 @@ def summary(frame: Frame, watchers: int) -> dict[str, Any]:
     seats = frame.seats
     return {
         "id": frame.game,
-        "kind": frame.kind,
+        "kind": frame.kind_key,
         "title": frame.kind_title,
         "players": [s.name for s in seats if not s.left],
         "seats": [{"seat": i, "name": s.name, "computer": s.computer, "left": s.left}

@@ -90,9 +90,9 @@ async def test_every_event_of_a_whole_game_round_trips_through_json(parlor, key)
             assert frame.game == game.id and isinstance(frame.version, int)
             # self-contained: the audience's own frame, drawn with no look-up of the game
             assert frame.seat == (None if topic.startswith("game:") else seat)
-            assert board_text(parlor.host.kinds[frame.kind], frame, width=80,
+            assert board_text(parlor.host.kinds[frame.kind_key], frame, width=80,
                               height=24, color=False, screenreader=True)
-            assert board_text(parlor.host.kinds[frame.kind], frame, width=80,
+            assert board_text(parlor.host.kinds[frame.kind_key], frame, width=80,
                               height=24, color=True, screenreader=False)
 
 

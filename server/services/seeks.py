@@ -41,10 +41,12 @@ Start = Callable[[GameKind, tuple[Seat, ...], dict[str, Any]], Awaitable[LiveGam
 
 @attrs.frozen
 class Seek:
-    """One open seek. ``low``/``high``: the ratings it accepts (None: any)."""
+    """One open seek, of the game ``kind_key`` names. ``low``/``high``: the ratings it
+    accepts (None: any). Its JSON (the bus, GMCP's ``Seek.List``) names the game
+    ``kind``."""
 
     id: int
-    kind: str
+    kind_key: str
     account_id: int
     name: str
     options: dict[str, Any]
@@ -57,10 +59,13 @@ class Seek:
     describe: str = ""  # the game and its options in words ("Triad Dice (ranked)")
 
     def to_json(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        data = attrs.asdict(self)
+        data["kind"] = data.pop("kind_key")
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Seek":
+        data = {**data, "kind_key": data.get("kind")}
         return cls(**{f.name: data[f.name] for f in attrs.fields(cls) if f.name in data})
 
     def accepts(self, rating: float) -> bool:
@@ -215,7 +220,7 @@ class Seeks:
                     round(rating), round(rd), low, high, time.time(),
                     f"{kind.title}{' (' + opts + ')' if opts else ''}")
         for old in self.of(me.account_id):
-            if old.kind == kind_key:
+            if old.kind_key == kind_key:
                 self._remove(old.id)
         for other in sorted(self.by_id.values(), key=lambda s: s.id):
             if await self._fits(seek, other) and await self.claim(other.id):
@@ -228,17 +233,17 @@ class Seeks:
     async def _fits(self, new: Seek, old: Seek) -> bool:
         """Whether two seeks make a game: one game, the same options, each player in the
         other's range, neither refused by the other's formula."""
-        if (old.kind != new.kind or old.account_id == new.account_id
+        if (old.kind_key != new.kind_key or old.account_id == new.account_id
                 or old.options != new.options or not old.accepts(new.rating)
                 or not new.accepts(old.rating)):
             return False
-        kind = self.kinds[new.kind]
+        kind = self.kinds[new.kind_key]
         a, b = Seat(old.account_id, old.name), Seat(new.account_id, new.name)
         return not (await self.formulas.refusal(a, b, kind, old.options)
                     or await self.formulas.refusal(b, a, kind, old.options))
 
     async def _start_match(self, older: Seek, newer: Seek) -> LiveGame:
-        kind = self.kinds[older.kind]
+        kind = self.kinds[older.kind_key]
         for seek, other in ((older, newer), (newer, older)):
             self.tell(seek.account_id, f"Your seek of {seek.describe} is met by {other.name}.")
         return await self.start(kind, (Seat(older.account_id, older.name),
@@ -251,11 +256,11 @@ class Seeks:
             raise GameError(f"There is no seek {number}. (SEEKS lists them.)")
         if seek.account_id == me.account_id:
             raise GameError("That is your own seek; UNSEEK takes it back.")
-        kind = self.kinds[seek.kind]
-        if self.games.taken(me.account_id, seek.kind) and seek.options.get("days") is None:
+        kind = self.kinds[seek.kind_key]
+        if self.games.taken(me.account_id, seek.kind_key) and seek.options.get("days") is None:
             raise GameError(f"You are already playing {kind.title}.")
         rating, _ = await self.formulas.rating(me.account_id,
-                                               pool(seek.kind, seek.options.get("days")))
+                                               pool(seek.kind_key, seek.options.get("days")))
         if not seek.accepts(rating):
             raise GameError(f"{seek.name}'s seek is for ratings {seek.range_text}; "
                             f"yours is {round(rating)}.")
@@ -275,7 +280,7 @@ class Seeks:
         return await self.start(kind, (owner, me), seek.options)
 
     def withdraw(self, account_id: int, kind_key: str | None = None) -> list[Seek]:
-        gone = [s for s in self.of(account_id) if kind_key is None or s.kind == kind_key]
+        gone = [s for s in self.of(account_id) if kind_key is None or s.kind_key == kind_key]
         for seek in gone:
             self._remove(seek.id)
         return gone
@@ -286,7 +291,7 @@ class Seeks:
         shown, hidden = [], 0
         for seek in sorted(self.by_id.values(), key=lambda s: s.id):
             if seek.account_id != me.account_id:
-                kind = self.kinds[seek.kind]
+                kind = self.kinds[seek.kind_key]
                 owner = Seat(seek.account_id, seek.name)
                 if (await self.formulas.refusal(me, owner, kind, seek.options)
                         or await self.formulas.refusal(owner, me, kind, seek.options)):

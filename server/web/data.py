@@ -233,9 +233,9 @@ def seeks(parlor: "Parlor") -> dict[str, Any]:
     seeks from one player) hide nothing here; nor is the owner's account number shown."""
     listed = []
     for seek in sorted(parlor.host.seeks.by_id.values(), key=lambda s: s.id):
-        kind = parlor.host.kinds.get(seek.kind)
+        kind = parlor.host.kinds.get(seek.kind_key)
         listed.append({
-            "id": seek.id, "kind": seek.kind, "title": kind.title if kind else seek.kind,
+            "id": seek.id, "kind": seek.kind_key, "title": kind.title if kind else seek.kind_key,
             "name": seek.name, "rating": seek.rating, "rd": seek.rd,
             "rating_text": rating_text(seek.rating, seek.rd),
             "low": seek.low, "high": seek.high, "range": seek.range_text,

@@ -381,7 +381,7 @@ class Tournaments:
         for who in told:
             if who != but:
                 self.tell_or_keep(who, f"Tournament {row.id} ({row.title}) is cancelled: "
-                                       f"{why}.", "tournament")
+                                       f"{why}.")
 
     async def _begin(self, row: TournamentRecord) -> None:
         own = self.system_of(row.kind, row.system)
@@ -410,7 +410,7 @@ class Tournaments:
             await self.save(row, {**row.state, "invited": [*invited, target.account_id]},
                             row.status)
         self.tell_or_keep(target.account_id, f"{by.name} invites you to tournament {row.id}: "
-                          f"{row.title}. (TOURNEY JOIN {row.id} enters it.)", "invitation")
+                          f"{row.title}. (TOURNEY JOIN {row.id} enters it.)")
         return row
 
     # -- pairings and their games (called by the systems, under the lock) -------------
@@ -516,7 +516,7 @@ class Tournaments:
                 bar.until, bar.reason = until, reason
             await tx.commit()
         self.tell_or_keep(account_id, f"{reason} ({row.title}): you forfeit it, and may "
-                          f"enter tournaments again at {when(until)}.", "tournament")
+                          f"enter tournaments again at {when(until)}.")
 
     async def finish(self, row: TournamentRecord, state: dict[str, Any], winner: str) -> None:
         await self.save(row, state, "finished")

@@ -1,7 +1,7 @@
 """The computer's levels play rated games among themselves: Glicko-2 ratings per game.
 
     .venv/bin/python bench/level_ratings.py [--games pyramid,triad,triptycha,dice]
-        [--rounds 30] [--budget 0.25] [--seed 0]
+        [--rounds 30] [--budget 1.0] [--seed 0] [--write]
 
 Every round each pair of a game's levels (its spec's ``levels``: easy, normal, hard, and
 Triptycha's expert) plays one game of each game kind,
@@ -18,7 +18,11 @@ every level starts at 1500, RD 350).  What a "game" is:
 Budgets are the levels' ``budget_s`` per move (``--budget``); Pyramid and Triad read it
 as a count (solver nodes, hand evaluations) so their results do not depend on the load.
 Prints each level's rating with its RD (a 95 % interval is about rating +- 2 RD), and the
-score of each pairing.  So a player knows what beating HARD means: a rating is a player's,
+score of each pairing. ``--write`` also writes them beside each game's spec
+(``games/<game>/levels.json``, with the command that measured them): the parlor reads its
+levels' ratings from there (``games.spec.measured_ratings``), and the suite checks that
+every level is rated (tests/unit/test_level_ratings.py). Measure Triptycha and Triad Dice
+on a quiet machine: their budget is wall-clock time.  So a player knows what beating HARD means: a rating is a player's,
 and a difference of 200 is about a 76 % expected score.
 """
 
@@ -27,13 +31,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
+import json
 import random
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
+from games.spec import LEVELS_FILE  # noqa: E402
 from server.glicko2 import Glicko, update  # noqa: E402
 
 SPECS = {"pyramid": "games.pyramid.spec", "triad": "games.triad.spec",
@@ -133,8 +140,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", default="pyramid,triad,triptycha,dice")
     ap.add_argument("--rounds", type=int, default=30)
-    ap.add_argument("--budget", type=float, default=0.25, help="each level's budget a move")
+    ap.add_argument("--budget", type=float, default=1.0,
+                    help="each level's budget a move (the server's: 1.0)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--write", action="store_true",
+                    help="write the ratings beside each game's spec (games/<game>/levels.json)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     print(f"levels' Glicko-2 ratings: {args.rounds} rounds (rating periods), each pair of "
@@ -146,6 +156,25 @@ def main(argv: list[str] | None = None) -> None:
                          f"{ratings[level].rd:.0f})" for level in ratings)
         pairs = ", ".join(f"{a}-{b} {pts:g}/{n}" for (a, b), (pts, n) in scores.items())
         print(f"{kind:9s}: {line};  scores {pairs};  {time.perf_counter() - t0:.0f} s")
+        if args.write:
+            path = write(kind, ratings, scores,
+                         f"bench/level_ratings.py --games {kind} --rounds {args.rounds} "
+                         f"--budget {args.budget:g} --seed {args.seed}")
+            print(f"{'':9s}  written to {path.relative_to(ROOT)}")
+
+
+def write(kind: str, ratings: dict, scores: dict, command: str) -> Path:
+    """The ratings and scores of ``kind``'s levels, beside its spec, as the parlor reads
+    them (``games.spec.measured_ratings``)."""
+    spec = importlib.import_module(SPECS[kind])
+    path = Path(spec.__file__).with_name(LEVELS_FILE)
+    data = {"measured_by": command, "date": time.strftime("%Y-%m-%d"),
+            "ratings": {level: {"rating": round(g.rating), "rd": round(g.rd)}
+                        for level, g in ratings.items()},
+            "scores": {f"{a}-{b}": {"points": pts, "games": n}
+                       for (a, b), (pts, n) in scores.items()}}
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 if __name__ == "__main__":

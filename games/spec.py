@@ -14,6 +14,8 @@ game with nothing special there; a game gives its own in its ``SPEC``.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Callable
 
 import attrs
@@ -44,6 +46,23 @@ def no_option_words(options: dict[str, Any]) -> str:  # noqa: ARG001 - the contr
 
 def always_counts(outcome: Outcome) -> bool:  # noqa: ARG001 - the contract's
     return True
+
+
+#: The file beside a game's spec where bench/level_ratings.py --write records how strong
+#: the computer's levels are (``measured_ratings``).
+LEVELS_FILE = "levels.json"
+
+
+def measured_ratings(spec_file: str) -> tuple[tuple[str, int], ...]:
+    """The computer's levels' ratings, weakest first, as bench/level_ratings.py measured
+    them and wrote them beside the game's spec (``spec_file``: the spec's ``__file__``):
+    ``levels.json``, with the command that measured them, each level's Glicko-2 rating
+    and RD, and each pairing's score. No file: no ratings (RANKINGS says nothing)."""
+    path = Path(spec_file).with_name(LEVELS_FILE)
+    if not path.exists():
+        return ()
+    ratings = json.loads(path.read_text(encoding="utf-8"))["ratings"]
+    return tuple((level, round(r["rating"])) for level, r in ratings.items())
 
 
 def _plain_outcome(spec: "PlaySpec") -> Callable[..., str]:
@@ -154,7 +173,8 @@ class PlaySpec:
     # The levels ``choose_action`` plays, weakest first; a game need not have them all.
     levels: tuple[str, ...] = ("easy", "normal", "hard")
     # The computer's levels' Glicko-2 ratings among themselves, weakest first, as
-    # bench/level_ratings.py measured them (what beating a level means; RANKINGS shows them).
+    # bench/level_ratings.py measured them (what beating a level means; RANKINGS shows
+    # them): ``measured_ratings(__file__)`` reads what the bench wrote beside the spec.
     level_ratings: tuple[tuple[str, int], ...] = ()
 
     apply: Callable[..., tuple[Any, list]]

@@ -3,14 +3,13 @@ hidden information, one clockless turn at a time; its rule errors read as senten
 
 from __future__ import annotations
 
-from games.spec import PlaySpec
+from games.spec import PlaySpec, measured_ratings
 
 from . import ai, notation, render, rules, spoken, words
 
 SPEC = PlaySpec(
     key="dice", title="Triad Dice", prefix="DICE", gmcp_package="Dice.Game",
-    # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
-    level_ratings=(("easy", 915), ("normal", 1548), ("hard", 2009)),
+    level_ratings=measured_ratings(__file__),  # bench/level_ratings.py --write
     resign_action=rules.Resign(), correspondence=True,
     new_game=rules.new_game, apply=words.sentences(rules.apply), outcome=rules.outcome,
     to_move=rules.to_move, parse_action=words.sentences(notation.parse_action),

@@ -7,14 +7,13 @@ service makes it."""
 
 from __future__ import annotations
 
-from games.spec import PlaySpec
+from games.spec import PlaySpec, measured_ratings
 
 from . import match, spoken
 
 SPEC = PlaySpec(
     key="pyr", title="Pyramid", prefix="PYR", gmcp_package="Pyramid.Game",
-    # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
-    level_ratings=(("easy", 1203), ("normal", 1601), ("hard", 1704)),
+    level_ratings=measured_ratings(__file__),  # bench/level_ratings.py --write
     seats=1, min_seats=1, resign_action=match.Close(match.RESIGN), simultaneous=True,
     apply=match.apply, outcome=match.outcome, to_move=match.to_move,
     parse_action=match.parse_action, format_action=match.format_action,

@@ -5,14 +5,13 @@ parlor's service makes it, and the action clock is a setting of the parlor's."""
 
 from __future__ import annotations
 
-from games.spec import PlaySpec
+from games.spec import PlaySpec, measured_ratings
 
 from . import rules, spoken, table
 
 SPEC = PlaySpec(
     key="triad", title="Triad", prefix="TRIAD", gmcp_package="Triad.Game",
-    # bench/level_ratings.py --rounds 30 --budget 1.0 (Glicko-2 among themselves)
-    level_ratings=(("easy", 1399), ("normal", 1485), ("hard", 1606)),
+    level_ratings=measured_ratings(__file__),  # bench/level_ratings.py --write
     seats=rules.MAX_SEATS, min_seats=1, resign_action=table.Leave(), open_table=True,
     apply=table.apply, outcome=table.outcome, to_move=table.to_move,
     parse_action=table.parse_action, format_action=table.format_action,

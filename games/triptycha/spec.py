@@ -4,16 +4,14 @@ the trading clock is a setting of the parlor's, so it keeps that too."""
 
 from __future__ import annotations
 
-from games.spec import PlaySpec
+from games.spec import PlaySpec, measured_ratings
 
 from . import ai, notation, render, rules, spoken, words
 
 SPEC = PlaySpec(
     key="tt", title="Triptycha", prefix="TT", gmcp_package="Triptycha.Game",
     levels=ai.LEVELS,
-    # bench/level_ratings.py --games triptycha --rounds 30 --budget 1.0 (Glicko-2 among
-    # themselves; 180 games, RD 65-84)
-    level_ratings=(("easy", 1084), ("normal", 1326), ("hard", 1715), ("expert", 1869)),
+    level_ratings=measured_ratings(__file__),  # bench/level_ratings.py --write
     resign_action=rules.Resign(), correspondence=True,
     apply=rules.apply, outcome=rules.outcome, to_move=rules.to_move,
     parse_action=notation.parse_action, format_action=notation.format_action,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from server.bus import Event
 from server.presentation import Presentation
 from server.web.live import GameStream
-from tests.unit.test_frames import a_frame
+from tests.support.frames import a_frame
 
 
 def test_the_presentation_draws_no_frame_of_an_older_epoch():

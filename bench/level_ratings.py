@@ -15,15 +15,15 @@ every level starts at 1500, RD 350).  What a "game" is:
 - **Triptycha** and **Triad Dice**: one game (the seats and the first player alternate
   round by round).
 
-Budgets are the levels' ``budget_s`` per move (``--budget``); Pyramid and Triad read it
-as a count (solver nodes, hand evaluations) so their results do not depend on the load.
+Budgets are the levels' ``budget_s`` per move (``--budget``); every game reads it as a
+count (search nodes, solver nodes, hand evaluations), so the results do not depend on the
+load (a wall-clock guard that fires says so in a warning).
 Prints each level's rating with its RD (a 95 % interval is about rating +- 2 RD), and the
 score of each pairing. ``--write`` also writes them beside each game's spec
 (``games/<game>/levels.json``, with the command that measured them): the parlor reads its
 levels' ratings from there (``games.spec.measured_ratings``), and the suite checks that
-every level is rated (tests/unit/test_level_ratings.py). Measure Triptycha and Triad Dice
-on a quiet machine: their budget is wall-clock time.  So a player knows what beating HARD means: a rating is a player's,
-and a difference of 200 is about a 76 % expected score.
+every level is rated (tests/unit/test_levels_file.py). So a player knows what beating
+HARD means: a rating is a player's, and a difference of 200 is about a 76 % expected score.
 """
 
 from __future__ import annotations

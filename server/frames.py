@@ -76,9 +76,10 @@ class Clock:
 class Frame:
     """One game as one audience sees it.
 
-    ``game`` (its number) and ``kind_key`` (its kind's: "dice") say which; ``version`` counts its actions and
-    ``epoch`` is the fencing token of the node that drives it (a consumer drops a frame
-    of an older epoch than it has seen: it comes from a node that has lost the game).
+    ``game`` (its number) and ``kind_key`` (its kind's: "dice") say which; ``version``
+    counts its actions and ``epoch`` is the fencing token of the node that drives it (a
+    consumer drops a frame of an older epoch than it has seen: it comes from a node that
+    has lost the game).
     ``seat`` is the audience (None: its watchers). ``to_move`` are the seats whose move
     it is; ``result`` says how it ended, once ``finished``. ``withheld`` says why nobody
     but its players may see it at all (a Par tournament's sealed deals), else None.

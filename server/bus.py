@@ -30,6 +30,12 @@ Subscriber = Callable[[str, Event], None]
 
 
 class Bus(Protocol):
+    # Whether every event published on any node reaches this one now, and how often the
+    # bus has come back after losing the others (what was published meanwhile may never
+    # have arrived): what a copy kept current by events checks before it trusts itself.
+    connected: bool
+    heals: int
+
     def subscribe(self, topic: str, fn: Subscriber) -> None: ...
     def unsubscribe(self, topic: str, fn: Subscriber) -> None: ...
     def publish(self, topic: str, event: Event) -> None: ...
@@ -42,6 +48,9 @@ SMALL = 8  # a topic with at most this many subscribers keeps them in a tuple
 
 class LocalBus:
     """Delivers events to subscribers in this process, in order, at once."""
+
+    connected = True  # there is no other node to lose
+    heals = 0
 
     def __init__(self) -> None:
         # topic -> subscribers, in the order they came: a tuple while they are few (most

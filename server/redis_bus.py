@@ -53,6 +53,7 @@ class RedisBus:
         self._changes: dict[str, bool] = {}  # topic -> subscribe (True) or not, to send
         self._tasks: list[asyncio.Task] = []
         self.connected = False
+        self.heals = 0  # how often Redis came back after a loss (``server/bus.py``)
         self.closing = False
         self.on_heal: list[Callable[[], Any]] = []  # run when Redis is back after a loss
         # Which node follows a *personal* topic (a player's own, "account:42"): its
@@ -231,6 +232,7 @@ class RedisBus:
         if self.closing:
             return
         self.connected = True
+        self.heals += 1
         log.warning("cluster: Redis is back; this node rejoins")
         for heal in self.on_heal:
             try:

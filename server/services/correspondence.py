@@ -32,6 +32,7 @@ from typing import Any, Awaitable, Callable
 import attrs
 import sqlalchemy as sa
 
+from server.bus import Bus, Event
 from server.db import Database
 from server.hosting import GameKind, Seat
 from server.models import GameMove, GameRecord
@@ -47,6 +48,8 @@ log = logging.getLogger(__name__)
 
 MIN_DAYS, MAX_DAYS = 1, 14
 MAX_OFFERS = 20          # correspondence challenges one player may have waiting
+KNOWN = 4096             # players whose challenges a node keeps in memory at most
+TOPIC = "letters"        # the bus topic on which every node says whose challenges changed
 DAY = 86400.0            # seconds in a day, unless ``[games] correspondence_day`` says
 
 
@@ -109,15 +112,22 @@ class Correspondence:
     """Correspondence challenges, the games' clocks, and what their players are told.
 
     ``start`` starts an accepted game (the host's); ``tell`` is a notice to a player
-    wherever they are connected, ``keep`` one kept for their next login."""
+    wherever they are connected, ``keep`` one kept for their next login.
 
-    def __init__(self, db: Database, kinds: dict[str, GameKind], games: LiveGames,
+    The challenges are kept in the database; what PENDING (and ACCEPT or DECLINE typed
+    alone) reads of a player's is kept in memory too, once read, until a node changes
+    them: every change is told on the bus (``TOPIC``), and every node forgets that
+    player's. While the bus cannot hear the other nodes, and once after it hears them
+    again, the database is read (a change told meanwhile may be lost)."""
+
+    def __init__(self, db: Database, bus: Bus, kinds: dict[str, GameKind], games: LiveGames,
                  accounts: Accounts, play: Play, turns: Turns,
                  is_online: Callable[[int], bool],
                  start: Callable[[GameKind, tuple[Seat, ...], dict[str, Any]],
                                  Awaitable[LiveGame]],
                  keep: Callable[[int, str], None]) -> None:
         self.db = db
+        self.bus = bus
         self.kinds = kinds
         self.games = games
         self.accounts = accounts
@@ -129,7 +139,13 @@ class Correspondence:
         self.day = DAY
         self._told: dict[int, int] = {}  # game -> the version its mover was last told of
         self._counting: set[int] = set()  # players whose count of games waiting is due
+        # account -> (challenges to them, from them), as last read from the database;
+        # good while ``_heals`` is the bus's and the bus is connected
+        self._known: dict[int, tuple[list[Offer], list[Offer]]] = {}
+        self._heals = bus.heals
+        self._forgot = 0  # rises with every change heard: a read begun before it is stale
         turns.after.append(self.changed)
+        bus.subscribe(TOPIC, self._heard)
 
     def seconds(self, days: int) -> float:
         return days * self.day
@@ -175,6 +191,7 @@ class Correspondence:
                               target_name=target.name, options=options, created_at=now)
             tx.add(row)
             await tx.commit()
+        self._changed(challenger.account_id, target.id)
         offer = self._offer(row, kind)
         if self.is_online(target.id):  # else told at their next login (``arrived``)
             self.play.tell(target.id, self._challenge_words(offer), event_type="challenge")
@@ -214,6 +231,9 @@ class Correspondence:
                 if gone.rowcount == 1:
                     taken.append(self._offer(row, kind))
             await tx.commit()
+        if taken:
+            self._changed(*{a for o in taken
+                            for a in (o.challenger.account_id, o.target.account_id)})
         return taken
 
     async def accept(self, kind_key: str | None, acceptor: Seat,
@@ -253,13 +273,36 @@ class Correspondence:
 
     async def pending(self, account_id: int) -> tuple[list[Offer], list[Offer]]:
         """(correspondence challenges to ``account_id``, from them), oldest first."""
+        if self.bus.heals != self._heals or not self.bus.connected:
+            self._known.clear()   # a change told meanwhile may never have come
+            self._heals = self.bus.heals
+        trusted = self.bus.connected
+        if trusted and account_id in self._known:
+            to_me, from_me = self._known[account_id]
+            return list(to_me), list(from_me)
+        began = self._forgot
         async with self.db.session() as tx:
             rows = list(await tx.scalars(sa.select(LetterOffer).where(sa.or_(
                 LetterOffer.target_id == account_id, LetterOffer.challenger_id == account_id))
                 .order_by(LetterOffer.id)))
         offers = [self._offer(r, self.kinds[r.kind]) for r in rows if r.kind in self.kinds]
-        return ([o for o in offers if o.target.account_id == account_id],
-                [o for o in offers if o.challenger.account_id == account_id])
+        to_me = [o for o in offers if o.target.account_id == account_id]
+        from_me = [o for o in offers if o.challenger.account_id == account_id]
+        if trusted and began == self._forgot and self.bus.heals == self._heals:
+            if len(self._known) >= KNOWN:
+                self._known.clear()
+            self._known[account_id] = (to_me, from_me)
+        return list(to_me), list(from_me)
+
+    def _changed(self, *accounts: int) -> None:
+        """The challenges to or from ``accounts`` changed here: every node (this one
+        too, at once) forgets what it kept of theirs."""
+        self.bus.publish(TOPIC, Event("letters.changed", {"accounts": list(accounts)}))
+
+    def _heard(self, topic: str, event: Event) -> None:
+        self._forgot += 1
+        for account_id in event.data.get("accounts", ()):
+            self._known.pop(account_id, None)
 
     def tell_or_keep(self, account_id: int, text: str) -> None:
         if self.is_online(account_id):

@@ -145,8 +145,8 @@ class GameHost:
         self.notify = Notify(db, self.games, is_online, self.play.tell, self.spawn)
         # correspondence games: their challenges, clocks and notices (its ``day`` is
         # ``[games] correspondence_day``, set where the parlor is assembled)
-        self.correspondence = Correspondence(db, self.kinds, self.games, accounts, self.play,
-                                             self.turns, is_online, self._start,
+        self.correspondence = Correspondence(db, bus, self.kinds, self.games, accounts,
+                                             self.play, self.turns, is_online, self._start,
                                              self.notify.keep)
         self.tournaments = Tournaments(db, bus, self.kinds, self.games, self.formulas,
                                        self._start, is_online, self.play.tell,

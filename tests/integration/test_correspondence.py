@@ -15,7 +15,7 @@ from commands.app import assemble
 from games.dice import rules
 from server.hosting import Seat
 from server.models import GameRecord
-from server.services.correspondence import time_left
+from server.services.correspondence import Correspondence, time_left
 from server.services.live import GameError
 from tests.conftest import make_config
 from tests.support.teardown import cleanup
@@ -69,6 +69,59 @@ async def test_offer_accept_letters_and_a_loss_on_time(parlor):
         record = await tx.get(GameRecord, game.id)
     assert record.status == "finished"
     assert await host.correspondence.letters(alice.id) == []
+
+
+async def test_pending_is_read_once_and_forgotten_on_any_nodes_change(parlor, monkeypatch):
+    """PENDING reads a player's correspondence challenges from the store once and keeps
+    them until a change is told on the bus, by this node or another (here a second
+    ``Correspondence`` on the same store and bus, as another node's); while the bus
+    cannot hear the others, and after it comes back, it reads the store again."""
+    here = parlor.host.correspondence
+    there = Correspondence(here.db, here.bus, here.kinds, here.games, here.accounts,
+                           here.play, here.turns, here.is_online, here.start, here.keep)
+    parlor.host.turns.after.remove(there.changed)
+    alice = await parlor.accounts.create("Alice", "secret")
+    bob = await parlor.accounts.create("Bob", "secret")
+    carol = await parlor.accounts.create("Carol", "secret")
+    ann, bo = Seat(alice.id, "Alice"), Seat(bob.id, "Bob")
+    reads = []
+    maker = parlor.db.session
+    monkeypatch.setattr(parlor.db, "session", lambda: (reads.append(1), maker())[1])
+
+    def names(pending):
+        return [[o.challenger.name + ">" + o.target.name for o in side] for side in pending]
+
+    assert names(await here.pending(bob.id)) == [[], []] and len(reads) == 1
+    assert names(await here.pending(bob.id)) == [[], []] and len(reads) == 1  # kept
+    await there.offer("dice", ann, "Bob", {"ranked": False, "days": 2})   # another node
+    reads.clear()
+    assert names(await here.pending(bob.id)) == [["Alice>Bob"], []] and len(reads) == 1
+    assert names(await here.pending(alice.id)) == [[], ["Alice>Bob"]] and len(reads) == 2
+    assert names(await here.pending(bob.id)) == [["Alice>Bob"], []] and len(reads) == 2
+    # a change for other players leaves Bob's kept
+    await there.offer("dice", Seat(carol.id, "Carol"), "Alice", {"ranked": False, "days": 3})
+    reads.clear()
+    assert names(await here.pending(bob.id)) == [["Alice>Bob"], []] and reads == []
+    assert names(await here.pending(alice.id)) == [["Carol>Alice"], ["Alice>Bob"]]
+    assert len(reads) == 1
+    # the bus cannot hear the other nodes: every PENDING reads the store
+    monkeypatch.setattr(here.bus, "connected", False, raising=False)
+    reads.clear()
+    await here.pending(bob.id)
+    await here.pending(bob.id)
+    assert len(reads) == 2
+    # back: what was kept before the loss is forgotten once, then kept again
+    monkeypatch.setattr(here.bus, "connected", True, raising=False)
+    monkeypatch.setattr(here.bus, "heals", here.bus.heals + 1, raising=False)
+    reads.clear()
+    await here.pending(bob.id)
+    await here.pending(bob.id)
+    assert len(reads) == 1
+    # taken here (Bob declines): both players' kept lists are forgotten on every node
+    assert names(await there.pending(alice.id)) == names(await here.pending(alice.id))
+    await here.decline("dice", bo, "Alice")
+    assert names(await there.pending(alice.id)) == [["Carol>Alice"], []]
+    assert names(await here.pending(bob.id)) == [[], []]
 
 
 def test_time_left_in_the_clocks_days():

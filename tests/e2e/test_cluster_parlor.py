@@ -281,6 +281,27 @@ async def test_turn_last_and_claim_about_a_game_driven_on_another_node(nodes):
     await bob.close()
 
 
+async def test_pending_on_one_node_hears_correspondence_challenges_changed_on_the_other(nodes):
+    """PENDING keeps a player's correspondence challenges once read; a challenge made or
+    withdrawn on another node is told on the bus, so the next PENDING shows it."""
+    alpha, beta = nodes
+    alice = await _player(alpha, "Alice")
+    bob = await _player(beta, "Bob")
+    await _settle(lambda: alpha.online.count == 2)
+    await bob.cmd("pending", "No offers to you")
+    await bob.cmd("pending", "No offers to you")   # kept: the same answer
+    await alice.cmd("dice challenge bob days 2", "by correspondence")
+    await bob.expect("Alice challenges you")
+    await bob.cmd("pending", r"from Alice: Triad Dice \(unranked, 2 days a move\)")
+    await alice.cmd("withdraw bob", "You withdraw your offer")
+    deadline = asyncio.get_running_loop().time() + 5   # (the word travels through Redis)
+    while "No offers to you" not in await bob.cmd("pending", "offers? (to|from) you"):
+        assert asyncio.get_running_loop().time() < deadline, "beta kept the withdrawn offer"
+        await asyncio.sleep(0.05)
+    for c in (alice, bob):
+        await c.close()
+
+
 async def test_a_lost_games_table_is_written_again_by_the_nodes_driving_them(nodes, redis_server):
     """The games table in Redis is lost (restarted empty, or cleared) while the nodes'
     connections live on, so no node hears of it: each node writes its own games into it

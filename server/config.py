@@ -187,6 +187,8 @@ class WebSection:
     # live streams (a game, the seeks, tournaments) one address holds open at once
     streams_per_address: int = attrs.field(default=8, validator=_at_least("web", 1))
     request_timeout: float = 10.0      # a request head arriving (400), an answer made (503)
+    # page requests answered at once; the others wait their turn behind the players'
+    pages_at_once: int = attrs.field(default=2, validator=_at_least("web", 1))
     # the same pages over HTTPS on a port of their own (0: none), with [server]
     # tls_certificate and tls_key
     tls_port: int = attrs.field(default=0, validator=_at_least("web", 0))

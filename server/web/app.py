@@ -701,11 +701,34 @@ def build_app(door: "WebDoor") -> Starlette:
                                                        Exception: p.error})
     app.state.door = door
     app.state.pages = p
-    return SecurityHeadersApp(app)
+    return DoorApp(app, door.parlor.config.web.pages_at_once)
 
 
-class SecurityHeadersApp(SecurityHeaders):
-    """The Starlette app wrapped in :class:`SecurityHeaders`, keeping ``.state``."""
+class DoorApp(SecurityHeaders):
+    """The Starlette app as uvicorn runs it: :data:`HEADERS` on every response, and the
+    requests for a page taking turns with the players, keeping ``.state``.
+
+    The door shares the players' event loop. Readers in a closed loop (50 fetching ``/``
+    as fast as it comes) filled each turn of the loop with their pages, and a telnet
+    command or a live board's update waited behind all of them (half a second). So at
+    most ``at_once`` page requests are answered at a time, and a request keeps its turn
+    for one pass of the loop after its answer is sent (a cached page is sent without
+    waiting for anything, so without that pass the next reader would go on at once):
+    in that pass the loop runs everything else that is ready, and the players' work is
+    never queued behind more than ``at_once`` pages. Live streams (``.../events``) and
+    WebSockets hold their connection long and do not take a turn."""
+
+    def __init__(self, app: ASGIApp, at_once: int) -> None:
+        super().__init__(app)
+        self.turns = asyncio.Semaphore(at_once)   # first come, first served
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].endswith("/events"):
+            await super().__call__(scope, receive, send)
+            return
+        async with self.turns:
+            await super().__call__(scope, receive, send)
+            await asyncio.sleep(0)   # the pass of the loop that is the players'
 
     @property
     def state(self):  # noqa: ANN201

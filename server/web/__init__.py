@@ -14,7 +14,9 @@ command, with no second process or copy of the state.
 in the one budget of descriptors it shares with telnet (``server/web/budget.py``), and
 each is timed from its opening (``server/web/protocol.py``). Since the pages share the
 players' loop, each public page is drawn once per change and every reader is sent that
-copy, and static files are gzip'd once at start (``server/web/cache.py``).
+copy, and static files are gzip'd once at start (``server/web/cache.py``); and page
+requests take turns with the players (``[web] pages_at_once``, ``DoorApp`` in
+``server/web/app.py``).
 """
 
 from __future__ import annotations

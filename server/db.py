@@ -13,6 +13,15 @@ before handing it out (``pool_pre_ping``), so a command after the restart gets a
 one; a command that was using a connection when it died fails with an error that
 :func:`connection_lost` recognises, and the command dispatch tries it once more when it
 had committed nothing (:class:`Commits`), or tells the player :data:`LOST`.
+
+SQLite is reached through aiosqlite, whose connection runs sqlite3 in a thread of its
+own. Its ``close`` waits for that thread to stop, even when the thread was told to stop
+already and is gone: the wait never ends. SQLAlchemy does exactly that when a task is
+cancelled in a query (it closes the connection in a shielded task and, cancelled again,
+stops the thread under it), and a task that can never end hangs whoever waits for every
+task to end (a test's event loop closing, a stopping server). So the engine makes its
+SQLite connections itself (:class:`SQLiteConnection`), with a ``close`` that does not
+wait for a thread already told to stop.
 """
 
 from __future__ import annotations
@@ -20,14 +29,18 @@ from __future__ import annotations
 import contextvars
 import errno
 import logging
+import sqlite3
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
-from typing import AsyncIterator
+from typing import AsyncIterator, Awaitable, Callable
 
+import aiosqlite
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import event, exc, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.dialects.sqlite.aiosqlite import SQLiteDialect_aiosqlite
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 log = logging.getLogger(__name__)
@@ -49,6 +62,39 @@ LOCK_NAMES = {MIGRATION_LOCK: "migration", SEED_LOCK: "default data"}
 LOST = "The parlor lost its database for a moment; type that again."
 
 
+class SQLiteConnection(aiosqlite.Connection):
+    """aiosqlite's connection, whose :meth:`close` never waits for a thread that was
+    told to stop already (see the module's docstring)."""
+
+    async def close(self) -> None:
+        if self._connection is None:
+            return
+        try:
+            if self._running:
+                await self._execute(self._conn.close)
+        finally:
+            self._connection = None
+            if self._running:   # nobody has told the thread to stop: it is there to answer
+                stopped = self.stop()
+                if stopped is not None:
+                    await stopped
+
+
+def sqlite_connector(url: URL) -> Callable[[], Awaitable[aiosqlite.Connection]]:
+    """The engine's ``async_creator`` for the SQLite ``url``: a :class:`SQLiteConnection`
+    opened as SQLAlchemy's aiosqlite dialect would open it (the same arguments; a daemon
+    thread, so a connection never closed cannot keep the process from ending)."""
+    args, kwargs = SQLiteDialect_aiosqlite().create_connect_args(url)
+
+    async def connect() -> aiosqlite.Connection:
+        connection = SQLiteConnection(partial(sqlite3.connect, *args, **kwargs),
+                                      iter_chunk_size=64)
+        connection._thread.daemon = True  # noqa: SLF001
+        return await connection
+
+    return connect
+
+
 def make_engine(url: str) -> AsyncEngine:
     """An async engine for ``url``; SQLite gets WAL and a busy timeout, and its folder is
     made; any other database gets connections checked before use (``pool_pre_ping``), so
@@ -60,7 +106,8 @@ def make_engine(url: str) -> AsyncEngine:
         # One connection: SQLite has one writer at a time anyway, and queueing in the pool
         # (in asyncio) avoids "database is locked" when a read transaction would upgrade to a
         # write while another writer holds the lock.
-        engine = create_async_engine(url, pool_size=1, max_overflow=0, pool_timeout=120)
+        engine = create_async_engine(url, pool_size=1, max_overflow=0, pool_timeout=120,
+                                     async_creator=sqlite_connector(parsed))
 
         @event.listens_for(engine.sync_engine, "connect")
         def _pragmas(dbapi_conn, _record):  # noqa: ANN001

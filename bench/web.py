@@ -3,6 +3,8 @@
     .venv/bin/python bench/web.py                    # 50 readers, 100 players, 10 s a phase
     .venv/bin/python bench/web.py --readers 20 --players 20 --seconds 3
     .venv/bin/python bench/web.py --code ../main     # the same load on another checkout
+    .venv/bin/python bench/web.py --readers-nice 10  # readers that yield the CPU the
+                                                     # players' process measures with
 
 One parlor (``python -m commands.app serve`` run from ``--code``, this checkout unless
 given; its own SQLite in a temporary folder, web door on a free port). M telnet players
@@ -17,7 +19,9 @@ board's update showing it.
 
 After ``--warmup`` seconds of play, one phase of ``--seconds`` with the players alone
 ("quiet"), then one for each of ``--paths``: N readers (in a process of their own, so they
-do not share the players' event loop) fetch that page in a closed loop over keep-alive
+do not share the players' event loop; on a machine of two cores that process, the
+parlor's and the players' want three, and the players' own timing suffers unless the
+readers run at a lower priority, ``--readers-nice``) fetch that page in a closed loop over keep-alive
 connections, ``<n>`` being the games in play in turn. Then the players stop (their games
 stay in play) and the readers read each page again, alone: the server's CPU in that phase
 over the pages served is the page's CPU a request. Last, a bare Starlette app
@@ -352,10 +356,13 @@ async def games_in_play(http: Http) -> list[int]:
 
 # -- page readers (a process of their own) -----------------------------------------------------
 def readers_main(url: str, n: int, seconds: float, path: str, out: multiprocessing.Queue,
-                 go: multiprocessing.Event) -> None:
+                 go: multiprocessing.Event, nice: int = 0) -> None:
     """``n`` keep-alive connections, each fetching ``path`` in a closed loop (``<n>`` in it:
     the games in play in turn, their list read again every second). A page counts as
-    served when it is 200 with what the page holds, or 404 (its game ended meanwhile)."""
+    served when it is 200 with what the page holds, or 404 (its game ended meanwhile).
+    ``nice``: this process's niceness (``--readers-nice``)."""
+    if nice:
+        os.nice(nice)
     host, port = split_url(url)
     expect = EXPECT.get(path, b"")
 
@@ -557,7 +564,8 @@ async def read_pages(url: str, ns: argparse.Namespace, path: str, pid: int) -> d
     context = multiprocessing.get_context("spawn")
     queue, go = context.Queue(), context.Event()
     readers = context.Process(target=readers_main,
-                              args=(url, ns.readers, ns.seconds, path, queue, go))
+                              args=(url, ns.readers, ns.seconds, path, queue, go,
+                                    ns.readers_nice))
     readers.start()
     ready = await asyncio.to_thread(queue.get, True, 120)
     assert ready == "ready", ready
@@ -634,7 +642,8 @@ def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards
             for command, text in p.missed:
                 print(f"unanswered: {p.name} {command!r}; got ...{text[-160:]!r}")
     print(f"web door bench: {ns.players} telnet players playing Triad Dice, {ns.readers} "
-          f"page readers, {ns.seconds:g} s a phase; the parlor's code: {code}")
+          f"page readers (niceness {ns.readers_nice}), {ns.seconds:g} s a phase; the "
+          f"parlor's code: {code}")
     print(f"{'phase':28}{'telnet p50':>11}{'p99 ms':>8}{'live n':>7}{'p50':>8}{'p99':>8}"
           f"{'max ms':>8}{'pages/s':>9}{'p50':>8}{'p99 ms':>8}{'CPU %':>7}")
     for name, began, ended, pages in phases:
@@ -673,6 +682,10 @@ def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--readers", type=int, default=50, help="concurrent page readers")
+    parser.add_argument("--readers-nice", type=int, default=0, metavar="N",
+                        help="the readers' process's niceness (10: on a machine of few "
+                             "cores, the readers' closed loop takes no CPU the players' "
+                             "process, which measures, needs; the parlor's is unchanged)")
     parser.add_argument("--players", type=int, default=100, help="telnet players")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
     parser.add_argument("--warmup", type=float, default=3.0,

@@ -180,7 +180,7 @@ async def measure(ns: argparse.Namespace) -> dict:
         await said()
         await asyncio.sleep(4 if ns.run == "ended" else 2)   # (every stream ends in 2 s)
         after = resident()
-        open_streams = sum(bool(getattr(s.protocol, "compressing", False))
+        open_streams = sum(bool(s.terminal.compressing)
                            for s in parlor.online.sessions.values())
         await go_on()
         counted = await said()

@@ -204,7 +204,7 @@ class Context:
         offer = self._parlor.mudlet
         if offer is None:
             return None
-        return offer.url(self.session.writer.get_extra_info("sockname"))
+        return offer.url(self.session.terminal.get_extra_info("sockname"))
 
     @property
     def node(self) -> str:

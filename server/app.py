@@ -225,9 +225,9 @@ class Parlor:
         async def close() -> None:
             server.close()
             farewell = self.farewell
-            tls = [s for s in self.connections if isinstance(s.protocol, protocol)]
+            tls = [s for s in self.connections if isinstance(s.terminal, protocol)]
             sockets = [t.get_extra_info("socket") for s in tls
-                       if (t := getattr(s.protocol, "_transport", None)) is not None]
+                       if (t := s.terminal.transport) is not None]
             for session in tls:
                 session.close(farewell)
             loop = asyncio.get_running_loop()  # the farewell and TLS's close_notify go out

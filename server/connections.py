@@ -70,7 +70,7 @@ class Connections:
             queue.get_nowait()
         protocols = getattr(self.parlor.server, "_protocols", None)
         if protocols:
-            mine = getattr(gone.writer, "protocol", None) if gone is not None else None
+            mine = gone.terminal if gone is not None else None
             protocols[:] = [p for p in protocols
                             if p is not mine and not getattr(p, "_closing", False)]
 
@@ -82,7 +82,7 @@ class Connections:
         task = asyncio.current_task()
         self.shell_tasks.add(task)
         self.forget_clients()
-        session = Session(self.parlor, reader, writer)
+        session = Session(self.parlor, writer.protocol)  # the terminal: server/telnet.py
         try:
             if not await self.admit(session):
                 return
@@ -128,9 +128,7 @@ class Connections:
             if self.parlor.handover is not None:
                 self.parlor.handover.gone(session)
             await self.leave(session)
-            release = getattr(session.protocol, "release", None)
-            if release is not None:  # freed at once, not by a full garbage collection
-                release()
+            session.terminal.release()  # freed at once, not by a full garbage collection
 
     async def admit(self, session: Session) -> bool:
         """Let a new connection in (the caps), log it in and enter it in the parlor;
@@ -146,7 +144,7 @@ class Connections:
         if self.parlor.draining:  # stopping: in a cluster, its games are going to the others
             session.close(MOVING if self.parlor.cluster is not None else GOODBYE)
             return False
-        carried = getattr(session.protocol, "carried", None)
+        carried = getattr(session.terminal, "carried", None)
         if carried is not None and self.parlor.handover is not None:  # handed over by the holder
             if await self.parlor.handover.carry_on(session, carried):
                 return True
@@ -229,7 +227,7 @@ class Connections:
         session.logged_in_at = time.time()
         session.name = account.name
         session.log.info("%s logged in from %s (terminal %s%s)", account.name, session.address,
-                         session.terminal,
+                         session.terminal_type,
                          f", client {session.client_name}" if session.client_name else "")
         settings = account.settings or {}
         session.color = settings.get("color", True)
@@ -269,7 +267,7 @@ class Connections:
         connection has no socket address, is not offered it."""
         if self.parlor.mudlet is None or not session.gmcp_on:
             return
-        offer = self.parlor.mudlet.gmcp(session.writer.get_extra_info("sockname"))
+        offer = self.parlor.mudlet.gmcp(session.terminal.get_extra_info("sockname"))
         if offer is not None:
             session.gmcp("Client.GUI", offer)
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server.text import clean
 
 if TYPE_CHECKING:
     from server.app import Parlor
+    from server.terminal import Terminal
 
 
 class Disconnect(Exception):
@@ -24,7 +25,7 @@ class LineInput:
 
     __slots__ = ()
     parlor: "Parlor"
-    reader: Any
+    terminal: "Terminal"
     closed: bool
     log: logging.LoggerAdapter
     _buffer: str
@@ -42,21 +43,20 @@ class LineInput:
 
     def drop_input(self) -> None:
         """Forget what the player sent and was not yet served (a flood): the lines read,
-        and what the telnet reader holds, without splitting or cleaning any of it. The
+        and what the terminal holds unread, without splitting or cleaning any of it. The
         rest of a line cut in two here is dropped with it."""
         partial = bool(self._buffer)
         self._lines = None
         self._buffer = ""
-        discard = getattr(self.reader, "discard", None)
-        dropped = discard() if discard is not None else None
+        dropped = self.terminal.discard()
         self._skip_partial = partial if dropped is None else dropped
 
     async def read_line(self) -> str:
         """The next line, without its ending, cleaned of control characters.
 
         The socket is read only when every line read before has been taken, so a
-        session is read no faster than it is served (the telnet reader pauses the socket
-        while it holds too much). Lines longer than ``max_line`` are refused with one
+        session is read no faster than it is served (the terminal pauses the socket while
+        it holds too much). Lines longer than ``max_line`` are refused with one
         message and dropped whole.
         :raises Disconnect: at end of input.
         """
@@ -67,7 +67,7 @@ class LineInput:
         while not self._lines:
             waited = True
             try:
-                chunk = await self.reader.read(4096)
+                chunk = await self.terminal.read()
             except (OSError, asyncio.IncompleteReadError) as err:
                 # a reset, or a dead peer found by keepalive (ETIMEDOUT is a TimeoutError)
                 raise Disconnect(str(err)) from None
@@ -116,8 +116,7 @@ class LineInput:
     def unread(self) -> str:
         """Everything typed and not run yet, as typed (for the next parlor)."""
         lines = "".join(f"{line}\n" for line in self._lines or ())
-        buffered = getattr(self.reader, "_buffer", b"")
-        return lines + self._buffer + bytes(buffered).decode("utf-8", errors="replace")
+        return lines + self._buffer + self.terminal.unread().decode("utf-8", errors="replace")
 
     def _feed(self, chunk: str, limit: int) -> None:
         if self._after_cr and chunk.startswith("\n"):

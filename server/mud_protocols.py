@@ -7,13 +7,12 @@ import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
-from telnetlib3.telopt import DO, GMCP, MSSP, TTYPE, WILL
-
 from server.text import clean
 
 if TYPE_CHECKING:
     from server.app import Parlor
     from server.services.accounts import Member
+    from server.terminal import Terminal
 
 # GMCP Core.Supports messages heard, and the packages a client may name (a bound on
 # what one connection keeps)
@@ -39,8 +38,7 @@ class MudProtocols:
 
     __slots__ = ()
     parlor: "Parlor"
-    writer: Any
-    protocol: Any
+    terminal: "Terminal"
     account: "Member | None"
     closed: bool
     log: logging.LoggerAdapter
@@ -52,56 +50,43 @@ class MudProtocols:
     def gmcp_on(self) -> bool:
         """Whether the client agreed to GMCP: for one that did not, nothing is built or
         sent (and queued text is not flushed early)."""
-        writer = self.writer
-        local = getattr(writer, "local_option", None)
-        if local is None:  # a writer of another kind: its send_gmcp decides
-            return True
-        remote = getattr(writer, "remote_option", None)
-        return bool(local.enabled(GMCP) or (remote is not None and remote.enabled(GMCP)))
+        return self.terminal.gmcp_on
 
     def gmcp(self, package: str, data: Any) -> None:
         if self.closed or not self.gmcp_on:
             return
         self.flush()  # keep the order: text queued before this goes first
         try:
-            self.writer.send_gmcp(package, data)
+            self.terminal.send_gmcp(package, data)
         except Exception:
             self.log.debug("GMCP %s not sent", package, exc_info=True)
 
     def offer_mud_protocols(self, late: bool = False) -> None:
-        """Offer GMCP and MSSP; MSSP data goes out once the client agrees. A client that
-        has not answered the telnet options asked at connect is offered nothing yet: nc
-        never answers, and would print the option bytes (MSSP's is "F"); one that answers
-        later is offered them then (``late``: its answer came, and nothing was offered)."""
-        writer = self.writer
-        if self.closed or not late and getattr(writer, "pending_option", {}).get(DO + TTYPE):
+        """Offer GMCP and MSSP (``Terminal.offer_mud_protocols``: not to a client that has
+        not answered the options asked at connect; ``late``: its answer came since); MSSP's
+        data goes out once the client agrees."""
+        if self.closed:
             return
-        if late and (writer.pending_option.get(WILL + GMCP)
-                     or writer.local_option.get(GMCP) is not None):
-            return  # offered already (or carried on with it agreed)
         try:
-            writer.iac(WILL, GMCP)
-            writer.iac(WILL, MSSP)
-            if not hasattr(self.protocol, "on_gmcp"):  # telnet's protocol wires its own
-                writer.set_ext_callback(GMCP, self.on_gmcp)
+            offered = self.terminal.offer_mud_protocols(late)
         except Exception:
             self.log.debug("could not offer MUD protocols", exc_info=True)
             return
-        local = getattr(writer, "local_option", None)
-        if local is not None and local.enabled(MSSP):  # the client agreed before it was
-            self.agreed(MSSP)                            # offered (MUD clients ask first)
+        if offered and self.terminal.mssp_on:  # the client agreed before it was offered
+            self.agreed("mssp")                 # (MUD clients ask first)
 
-    def agreed(self, option: bytes) -> None:
-        """The client agreed to an option offered: MSSP's data goes out then; GMCP agreed
-        only after login (the client answered late) gets what a login sends."""
+    def agreed(self, option: str) -> None:
+        """The client agreed to an option offered (``"gmcp"``, ``"mssp"``): MSSP's data goes
+        out then; GMCP agreed only after login (the client answered late) gets what a
+        login sends."""
         if self.closed:
             return
-        if option == MSSP:
+        if option == "mssp":
             try:
-                self.writer.send_mssp(self.parlor.mssp())
+                self.terminal.send_mssp(self.parlor.mssp())
             except Exception:
                 self.log.debug("MSSP not sent", exc_info=True)
-        elif option == GMCP and self.account is not None:  # agreed only after login
+        elif option == "gmcp" and self.account is not None:  # agreed only after login
             self.parlor.connections.greet_by_gmcp(self)
 
     def on_gmcp(self, package: str, data: Any) -> None:

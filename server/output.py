@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-from telnetlib3.telopt import ECHO, GA, IAC, SGA, WILL, WONT
+from typing import TYPE_CHECKING
 
 from server.text import lay_out, strip_sgr, visible_len
 
 if TYPE_CHECKING:
     from server.app import Parlor
     from server.services.accounts import Member
+    from server.terminal import Terminal
 
 PROMPT = "> "
 LEAST_WIDTH, LEAST_HEIGHT = 40, 10  # a client's window (NAWS) is taken as at least this
@@ -63,15 +62,13 @@ class Output:
 
     __slots__ = ()
     parlor: "Parlor"
-    writer: Any
-    protocol: Any
+    terminal: "Terminal"
     account: "Member | None"
     closed: bool
     color: bool
     log: logging.LoggerAdapter
     _width: int | None
     _height: int | None
-    _window: Any
     _out: list[str] | None
     _ga: bool
     _prompted: bool
@@ -87,9 +84,7 @@ class Output:
     def width(self) -> int:
         if self._width:
             return self._width
-        window = self._window
-        cols = (window.cols if window is not None
-                else self.writer.get_extra_info("cols")) or 80
+        cols = self.terminal.cols or 80
         return max(LEAST_WIDTH, min(int(cols), 250))
 
     @width.setter
@@ -102,9 +97,7 @@ class Output:
         24 (docs/design.md, Screens, principle 1: the acting view fits this)."""
         if self._height:
             return self._height
-        window = self._window
-        rows = (window.rows if window is not None
-                else self.writer.get_extra_info("rows")) or 24
+        rows = self.terminal.rows or 24
         return max(LEAST_HEIGHT, min(int(rows), 200))
 
     @height.setter
@@ -170,25 +163,20 @@ class Output:
 
     def flush(self) -> None:
         """Send what is queued now (the loop calls this once a turn). Once the parlor
-        hands over to a new one (a reload), the connection's compression ends first
-        (``TelnetProtocol.hand_over``): the next parlor begins plain."""
+        hands over to a new one (a reload), the terminal is told first
+        (``Terminal.hand_over``: a compressed stream ends, and the next parlor begins
+        plain)."""
         self._flush_scheduled = False
         if getattr(self.parlor, "handing_over", False):
-            hand_over = getattr(self.protocol, "hand_over", None)
-            if hand_over is not None:
-                hand_over()
+            self.terminal.hand_over()
         if not self._out and not self._ga:
             return
         text, self._out = "".join(self._out or ()), None
         ga, self._ga = self._ga, False
         if self.closed and not self._closing:
             return
-        writer = self.writer
         try:
-            data = writer._escape_iac(writer.encode(text))  # telnetlib3's own encoder/escaper
-            if ga and not writer.local_option.enabled(SGA):
-                data += IAC + GA
-            writer._write(data, escape_iac=False)
+            self.terminal.send(text, go_ahead=ga)
         except Exception:  # a dying transport must not take the caller down
             self.closed = True
             return
@@ -196,11 +184,10 @@ class Output:
 
     def _check_backlog(self) -> None:
         """Close a connection whose client stopped reading (its queue would grow forever)."""
-        transport = getattr(self.writer, "_transport", None)
-        if transport is not None and transport.get_write_buffer_size() > MAX_PENDING_OUTPUT:
+        if self.terminal.backlog > MAX_PENDING_OUTPUT:
             self.log.warning("client is not reading; closing")
             self.closed = True
-            transport.abort()
+            self.terminal.abort()
 
     def notify(self, text: str) -> None:
         """An unprompted message (a tell, a move): on its own line, then the prompt again.
@@ -212,7 +199,7 @@ class Output:
     def echo(self, on: bool) -> None:
         """Turn the client's local echo back on (``on``) or off for a password."""
         self.flush()
-        self.writer.iac(WONT if on else WILL, ECHO)
+        self.terminal.echo(on)
 
     # -- the pager -----------------------------------------------------------------------
     # A command's own reply (what it writes between begin_reply and end_reply: the

@@ -1,4 +1,4 @@
-"""One connected player: a thin shell around a telnetlib3 reader/writer.
+"""One connected player, on a terminal (``server/terminal.py``: telnet's, for every client).
 
 Read a bounded line, clean it, rate-limit it, dispatch it, write the answer. Events
 from the bus arrive through :meth:`Session.on_event` and are written at once.
@@ -17,7 +17,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server.bus import Event
 from server.line_input import LineInput
@@ -29,6 +29,7 @@ from server.text import clean
 if TYPE_CHECKING:
     from server.app import Parlor
     from server.services.accounts import Member
+    from server.terminal import Terminal
 
 log = logging.getLogger(__name__)
 _ids = itertools.count(1)
@@ -51,21 +52,21 @@ class Session(Output, LineInput, MudProtocols):
     while lines wait, and its account is a few plain fields (:class:`Member`)."""
 
     __slots__ = (
-        "id", "parlor", "reader", "writer", "address", "account", "name", "room", "color",
+        "id", "parlor", "terminal", "address", "account", "name", "room", "color",
         "_width", "_height", "screenreader", "board", "ignoring", "watching",
         "_seen", "quit_warned_at", "quitting", "resume_digest", "client_name",
         "gmcp_supports", "closed", "flooding", "queued", "login_limiter", "limiter",
         "_buffer", "_lines", "_skip_partial", "_out", "_ga", "_prompted",
         "_flush_scheduled", "_closing", "_replying", "_rows", "_held", "_dropped",
-        "_after_cr", "connected_at", "last_command_at", "protocol", "_window", "reply_to",
+        "_after_cr", "connected_at", "last_command_at", "reply_to",
         "logged_in_at", "examining", "busy", "__weakref__")
 
-    def __init__(self, parlor: "Parlor", reader: Any, writer: Any) -> None:
+    def __init__(self, parlor: "Parlor", terminal: "Terminal") -> None:
         self.id = next(_ids)
         self.parlor = parlor
-        self.reader = reader
-        self.writer = writer
-        peer = writer.get_extra_info("peername") or ("?", 0)
+        self.terminal = terminal
+        terminal.session = self  # it tells of a lost connection, GMCP, options agreed
+        peer = terminal.get_extra_info("peername") or ("?", 0)
         self.address: str = peer[0]
         self.account: "Member | None" = None
         self.name = f"<{self.address}>"  # the account's name once logged in
@@ -108,12 +109,6 @@ class Session(Output, LineInput, MudProtocols):
         self._after_cr = False  # the last read ended with CR (its LF may come next)
         self.connected_at = time.time()
         self.last_command_at = time.time()
-        self.protocol = getattr(writer, "protocol", None)
-        # our telnet protocol keeps the client's window (``TelnetProtocol.cols``, ``rows``);
-        # width and height read it there (every long reply asks). Other writers: asked.
-        self._window = self.protocol if hasattr(self.protocol, "rows") else None
-        if self.protocol is not None and hasattr(self.protocol, "session"):
-            self.protocol.session = self  # it tells of a lost connection, GMCP, options
         self.reply_to: str | None = None  # whom REPLY answers
         self.logged_in_at = 0.0  # when this connection logged in (the newer login wins)
         self.examining: tuple[int, int] | None = None  # EXAMINE's game and move
@@ -134,11 +129,11 @@ class Session(Output, LineInput, MudProtocols):
 
     # -- identity and terminal -----------------------------------------------------------
     @property
-    def terminal(self) -> str:
+    def terminal_type(self) -> str:
         """The terminal type the client announced (TTYPE), cleaned and bounded: the client
         chose it, and it goes into the log (escapes, NULs or a CR LF there would drive the
         admin's terminal or forge log lines)."""
-        term = self.writer.get_extra_info("TERM") or self.writer.get_extra_info("term")
+        term = self.terminal.get_extra_info("TERM") or self.terminal.get_extra_info("term")
         return clean(str(term or ""), max_len=40).strip() or "unknown"
 
     def idle(self) -> float:
@@ -157,8 +152,7 @@ class Session(Output, LineInput, MudProtocols):
     # -- logged in -----------------------------------------------------------------------
     def logged_in(self) -> None:
         """The player is in: no pre-login byte budget any more, the idle clock starts."""
-        if self.protocol is not None:
-            self.protocol.logged_in = True
+        self.terminal.logged_in = True
         self.login_limiter = None  # (only the login reads it)
         self.last_command_at = time.time()
 
@@ -207,7 +201,7 @@ class Session(Output, LineInput, MudProtocols):
         self.closed = True
         self.flush()
         try:
-            self.writer.close()
+            self.terminal.close()
         except Exception:
             pass
 

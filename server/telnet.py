@@ -58,8 +58,8 @@ from telnetlib3 import slc
 from telnetlib3.server_base import logger as _TELNET_LOG
 from telnetlib3.accessories import TRACE
 
-from telnetlib3.telopt import (BINARY, DO, GMCP, LINEMODE, MCCP2_COMPRESS, NAWS, TTYPE, WILL,
-                              WONT)
+from telnetlib3.telopt import (BINARY, DO, ECHO, GA, GMCP, IAC as IAC_BYTE, LINEMODE,
+                              MCCP2_COMPRESS, MSSP, NAWS, SGA, TTYPE, WILL, WONT)
 
 from server import proxy_protocol
 
@@ -482,8 +482,12 @@ class Writer(TelnetWriterUnicode):
             raise ValueError(f"malformed subnegotiation ({type(err).__name__})") from None
 
 
+_AGREED = {GMCP: "gmcp", MSSP: "mssp"}  # the options a session is told a client agreed to
+
+
 class TelnetProtocol(telnetlib3.TelnetServer):
-    """telnetlib3's server protocol with Esterport's option policy and bounds.
+    """telnetlib3's server protocol with Esterport's option policy and bounds, and the
+    session's terminal (:class:`server.terminal.Terminal`).
 
     ``Parlor.start`` makes a subclass with the configured values (class attributes), and
     one shared ``counter`` of open connections.
@@ -569,6 +573,77 @@ class TelnetProtocol(telnetlib3.TelnetServer):
             _without_defaults(self, ("_loop", "shell", "_reader_factory", "_writer_factory",
                                      "_reader_factory_encoding", "_writer_factory_encoding",
                                      "_waiter_connected", "waiter_encoding"))
+
+    # -- the session's terminal (server/terminal.py) -------------------------------------
+    @property
+    def transport(self) -> asyncio.BaseTransport | None:
+        """The transport under the connection (a held parlor's hand-over and the TLS
+        port's close look at it)."""
+        return self._transport
+
+    async def read(self) -> str:
+        return await self.reader.read(4096)
+
+    def discard(self) -> bool | None:
+        return self.reader.discard()
+
+    def unread(self) -> bytes:
+        reader = self.reader
+        return bytes(reader._buffer) if reader is not None else b""
+
+    def send(self, text: str, go_ahead: bool = False) -> None:
+        writer = self.writer
+        data = writer._escape_iac(writer.encode(text))  # telnetlib3's own encoder/escaper
+        if go_ahead and not writer.local_option.enabled(SGA):
+            data += IAC_BYTE + GA
+        writer._write(data, escape_iac=False)
+
+    @property
+    def backlog(self) -> int:
+        transport = self._transport
+        return transport.get_write_buffer_size() if transport is not None else 0
+
+    def abort(self) -> None:
+        if self._transport is not None:
+            self._transport.abort()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+    def echo(self, on: bool) -> None:
+        self.writer.iac(WONT if on else WILL, ECHO)
+
+    @property
+    def gmcp_on(self) -> bool:
+        writer = self.writer
+        return writer is not None and bool(writer.local_option.enabled(GMCP)
+                                           or writer.remote_option.enabled(GMCP))
+
+    def send_gmcp(self, package: str, data: Any) -> None:
+        self.writer.send_gmcp(package, data)
+
+    def offer_mud_protocols(self, late: bool = False) -> bool:
+        """Offer GMCP and MSSP. A client that has not answered the options asked at
+        connect is offered nothing yet: nc never answers, and would print the option
+        bytes (MSSP's is "F"); one that answers later is offered them then (``late``),
+        unless they were offered already (or carried on with GMCP agreed)."""
+        writer = self.writer
+        if writer is None or not late and writer.pending_option.get(DO + TTYPE):
+            return False
+        if late and (writer.pending_option.get(WILL + GMCP)
+                     or writer.local_option.get(GMCP) is not None):
+            return False
+        writer.iac(WILL, GMCP)
+        writer.iac(WILL, MSSP)
+        return True
+
+    @property
+    def mssp_on(self) -> bool:
+        return self.writer is not None and bool(self.writer.local_option.enabled(MSSP))
+
+    def send_mssp(self, variables: dict[str, Any]) -> None:
+        self.writer.send_mssp(variables)
 
     # -- connecting ----------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -751,8 +826,9 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         """The client agreed to an option this end offered (DO after our WILL)."""
         if option == MCCP2:
             self._hook(self._write_resuming)  # the next output opens a stream
-        if self.session is not None:
-            self.session.agreed(option)
+        name = _AGREED.get(option)
+        if self.session is not None and name is not None:
+            self.session.agreed(name)
 
     def on_gmcp(self, package: str, data: Any) -> None:
         """A GMCP message from the client (wired for every connection, so its handler

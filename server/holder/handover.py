@@ -127,7 +127,7 @@ class HandOver:
             session.write("The parlor has restarted.")
             await self._all_carried_on(carried.conn)
             session.carry_in(carried.pending)
-            session.protocol.carried = None   # (kept no longer than needed)
+            session.terminal.carried = None   # (kept no longer than needed)
             return False
         rooms = self.parlor.world.rooms
         if carried.room in rooms:
@@ -138,12 +138,12 @@ class HandOver:
         session.logged_in()   # (the holder knows it as it was: nothing to tell it)
         await self._all_carried_on(carried.conn)
         session.carry_in(carried.pending)
-        session.protocol.carried = None
+        session.terminal.carried = None
         return True
 
     def gone(self, session: "Session") -> None:
         """A session ended: if it was one handed over, it is not awaited any more."""
-        carried = getattr(session.protocol, "carried", None)
+        carried = getattr(session.terminal, "carried", None)
         if carried is not None and carried.conn in self._carrying:  # gone in the gap
             self._carried_on(carried.conn)
 
@@ -177,7 +177,7 @@ class HandOver:
     def tell(self, session: "Session") -> None:
         """What the next parlor would need of ``session`` changed (a login): the holder
         keeps it."""
-        held = getattr(session.protocol, "held", None)
+        held = getattr(session.terminal, "held", None)
         if held is not None:
             self.link.update(held, session)
 
@@ -200,9 +200,9 @@ class HandOver:
         if parlor.server is not None:
             parlor.server.close()  # the holder's socket stays open: new players queue there
         held = [s for s in parlor.connections
-                if getattr(s.protocol, "held", None) is not None]
+                if getattr(s.terminal, "held", None) is not None]
         transports = [t for s in held
-                      if (t := getattr(s.protocol, "_transport", None)) is not None]
+                      if (t := s.terminal.transport) is not None]
         stilled = []   # /play sockets: stop reading, and let each session take what was read
         for transport in transports:
             if transport.is_closing():
@@ -227,7 +227,7 @@ class HandOver:
         link.handing_over = True  # from here, a closed connection stays held
         for session in held:
             if not session.closed:
-                link.update(session.protocol.held, session, session.unread())
+                link.update(session.terminal.held, session, session.unread())
         if not await link.handed_over():
             log.error("the holder did not take the hand-over in time")
         for transport in transports:   # the /play sockets: no close frame, no session end

@@ -149,23 +149,16 @@ class HolderLink:
 
 def carried(conn: int, session: "Session", pending: str = "") -> Carried:
     """What a new parlor needs of ``session`` to carry it on."""
-    writer = session.writer
-    protocol = session.protocol
-    local = getattr(writer, "local_option", None)
-    gmcp = False
-    if local is not None:
-        from telnetlib3.telopt import GMCP
-        gmcp = bool(local.enabled(GMCP))
-    peer = writer.get_extra_info("peername") or ("", 0)
-    side = getattr(getattr(protocol, "_transport", None), "side", None)  # a /play socket's
+    terminal = session.terminal
+    peer = terminal.get_extra_info("peername") or ("", 0)
+    side = getattr(getattr(terminal, "transport", None), "side", None)  # a /play socket's
     return Carried(
         conn=conn, address=str(peer[0]), port=int(peer[1]),
         account=session.account.id if session.account is not None else None,
-        window=Window(cols=int(getattr(protocol, "cols", 0) or 80),
-                      rows=int(getattr(protocol, "rows", 0) or 24)),
-        terminal=session.terminal, gmcp=gmcp, supports=tuple(sorted(session.gmcp_supports)),
+        window=Window(cols=int(terminal.cols or 80), rows=int(terminal.rows or 24)),
+        terminal=session.terminal_type, gmcp=terminal.gmcp_on, supports=tuple(sorted(session.gmcp_supports)),
         client=session.client_name, pending=pending[-16384:],
         room=session.room or "", watching=tuple(sorted(session.watching)),
         websocket=side is not None,
-        compressing=bool(getattr(protocol, "compressing", False)),
+        compressing=bool(getattr(terminal, "compressing", False)),
         stream=base64.b64encode(side.tail).decode() if side is not None else "")

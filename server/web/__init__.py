@@ -203,7 +203,7 @@ class WebDoor:
             stream.changed.set()
         restarting = self.parlor.handing_over  # a reload: the pages come back at once
         for session in list(self.parlor.connections):  # browsers' sessions, told as telnet's
-            transport = getattr(session.writer, "_transport", None)
+            transport = getattr(session.terminal, "transport", None)
             if transport in self.plays and not transport.handed_over:
                 if restarting:  # WebSocket's "Service Restart": the page reconnects soon,
                     transport.close_code = 1012  # keeping what its player types meanwhile

@@ -116,7 +116,7 @@ async def test_a_trusted_proxys_v1_header_names_the_player(node, caplog):
         await asyncio.sleep(0.05)
     await raw.expect("Exits:")
     assert "Proxied logged in from 10.1.2.3" in caplog.text
-    assert [s.writer.get_extra_info("proxy")[0] for s in parlor.connections] == ["127.0.0.1"]
+    assert [s.terminal.get_extra_info("proxy")[0] for s in parlor.connections] == ["127.0.0.1"]
     await raw.close()
 
 
@@ -216,7 +216,7 @@ async def test_with_no_trusted_proxies_nothing_changes(sqlite_url):
         client = await Client.connect(parlor.port)
         await client.create("Plain")
         assert addresses(parlor) == ["127.0.0.1"]
-        assert [s.writer.get_extra_info("proxy") for s in parlor.connections] == [None]
+        assert [s.terminal.get_extra_info("proxy") for s in parlor.connections] == [None]
         await client.close()
     finally:
         await parlor.stop()
@@ -254,7 +254,7 @@ async def test_telnet_players_through_haproxy_are_seen_at_their_address(proxied,
     bob = await (await _player(proxy.telnet_port)).create("Bob")
     assert addresses(parlor) == [PLAYER, PLAYER]
     ports = sorted(c.writer.get_extra_info("sockname")[1] for c in (alice, bob))
-    assert sorted(s.writer.get_extra_info("peername")[1] for s in parlor.connections) == ports
+    assert sorted(s.terminal.get_extra_info("peername")[1] for s in parlor.connections) == ports
     assert f"Alice logged in from {PLAYER}" in caplog.text
     await alice.cmd("say through the proxy", 'You say, "through the proxy"')
     await bob.expect('Alice says, "through the proxy"')

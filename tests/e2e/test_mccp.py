@@ -155,7 +155,7 @@ async def test_a_client_that_agrees_reads_a_stream_of_the_configured_window(sque
                              ("secret1", b"Type it again: "), ("secret1", b"Exits:")):
             raw.send(line)
             await raw.expect(answer)
-        assert session_of(parlor, "Zed").protocol.compressing
+        assert session_of(parlor, "Zed").terminal.compressing
         raw.send("look")
         text = await raw.expect(b"Exits:", times=2)
         assert text.count(b"The Plaza of Esterport") == 2 and raw.ended == 0
@@ -175,7 +175,7 @@ async def test_telnetlib3_players_play_a_game_compressed(squeezing):
         await bob.create("Bob")
         for client, name in ((alice, "Alice"), (bob, "Bob")):
             assert client.writer.mccp2_active
-            assert session_of(parlor, name).protocol.compressing
+            assert session_of(parlor, name).terminal.compressing
         await alice.cmd("say hello, compressed", 'You say, "hello, compressed"')
         await bob.expect('Alice says, "hello, compressed"')
         await alice.cmd("ttt challenge bob", "You challenge Bob")
@@ -206,7 +206,7 @@ async def test_a_client_that_refuses_reads_plain_text(squeezing):
         await plain.create("Plain")
         await plain.cmd("look", "Exits:")
         assert not writer.mccp2_active
-        assert not session_of(parlor, "Plain").protocol.compressing
+        assert not session_of(parlor, "Plain").terminal.compressing
         await raw.expect(b"Name: ")
         raw.send("NEW")
         await raw.expect(b"Choose a name: ")
@@ -242,7 +242,7 @@ async def test_a_quiet_stream_ends_and_the_next_output_starts_another(squeezing)
     alice = await Client.connect(parlor.port)
     try:
         await alice.create("Alice")
-        protocol = session_of(parlor, "Alice").protocol
+        protocol = session_of(parlor, "Alice").terminal
         await until(lambda: not protocol.compressing and not alice.writer.mccp2_active)
         assert protocol._deflate is None and protocol._deflate_timer is None
         await alice.cmd("look", "Exits:")
@@ -307,8 +307,8 @@ async def test_compressing_sessions_are_freed_as_their_players_leave(squeezing,
     collector off) frees every compressing session, open stream or ended."""
     parlor = await squeezing(mccp_idle=0.5)
     players = [await (await Client.connect(parlor.port)).create(f"Zip{i}") for i in range(4)]
-    assert all(session.protocol.compressing for session in parlor.online.sessions.values())
-    await until(lambda: not any(s.protocol.compressing for s in parlor.online.sessions.values()))
+    assert all(session.terminal.compressing for session in parlor.online.sessions.values())
+    await until(lambda: not any(s.terminal.compressing for s in parlor.online.sessions.values()))
     await players[0].cmd("look", "Exits:")   # one stream open again, three ended
     refs = _refs(parlor)
     await players[1].cmd("quit", "Goodbye")
@@ -333,7 +333,7 @@ async def test_mccp2_is_not_offered_over_tls(sqlite_url, pairs):
         await plain.create("Open")
         await secure.cmd("look", "Exits:")
         assert not secure.writer.mccp2_active and plain.writer.mccp2_active
-        protocol = session_of(parlor, "Secure").protocol
+        protocol = session_of(parlor, "Secure").terminal
         assert not protocol.may_compress and not protocol.compressing
         assert not protocol.writer.local_option.enabled(bytes([MCCP2]))
     finally:

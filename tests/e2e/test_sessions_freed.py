@@ -38,8 +38,9 @@ def _refs(parlor) -> list[tuple[str, weakref.ref]]:
     """Weak references to every open connection's session and its telnet objects."""
     out = []
     for session in list(parlor.connections):
-        for what in ("session", "protocol", "writer", "reader"):
-            obj = session if what == "session" else getattr(session, what)
+        terminal = session.terminal
+        for what, obj in (("session", session), ("protocol", terminal),
+                          ("writer", terminal.writer), ("reader", terminal.reader)):
             out.append((f"{what} of {session.name or 'a newcomer'}", weakref.ref(obj)))
     return out
 

@@ -20,7 +20,7 @@ def _session(parlor, name: str):  # noqa: ANN001, ANN202
 async def test_a_logged_in_connection_holds_little_of_its_own(parlor, clients):
     await clients("Alice")
     session = _session(parlor, "Alice")
-    writer, protocol = session.writer, session.protocol
+    protocol = session.terminal; writer = protocol.writer
     assert not hasattr(session, "__dict__")  # slots
     assert isinstance(session.account, Member)
     assert session._lines is None and session.watching == frozenset()
@@ -38,7 +38,7 @@ async def test_a_logged_in_connection_holds_little_of_its_own(parlor, clients):
 async def test_the_handler_tables_resolve_as_telnetlib3_wired_them(parlor, clients):
     await clients("Alice")
     session = _session(parlor, "Alice")
-    writer, protocol = session.writer, session.protocol
+    protocol = session.terminal; writer = protocol.writer
     assert writer._iac_callback[b"\xf6"] == writer.handle_ayt  # IAC AYT
     assert writer._ext_callback[NAWS] == protocol.on_naws
     assert writer._ext_callback[TTYPE] == protocol.on_ttype
@@ -80,7 +80,7 @@ async def test_gmcp_mssp_and_a_resize_after_login_still_arrive(parlor):
 
 async def test_a_linemode_client_gets_its_own_character_table(parlor, clients):
     await clients("Alice")
-    writer = _session(parlor, "Alice").writer
+    writer = _session(parlor, "Alice").terminal.writer
     shared = Writer.slctab
     writer.handle_will(LINEMODE)
     assert "slctab" in vars(writer) and writer.slctab is not shared

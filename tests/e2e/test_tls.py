@@ -310,7 +310,7 @@ async def test_the_tls_port_shares_the_plain_ports_caps(secure_parlor):
     secure = await tls_client(tls_port)
     await secure.create("Tess")
     session = parlor.online.named("Tess")
-    assert session.writer.get_extra_info("ssl_object").version() in ("TLSv1.2", "TLSv1.3")
+    assert session.terminal.get_extra_info("ssl_object").version() in ("TLSv1.2", "TLSv1.3")
     await secure.close()
 
 

@@ -1,5 +1,5 @@
 """An in-process parlor for the hardening tests: real Parlor, real Sessions, a fake
-telnet writer that captures every byte, lines fed through the session's own input
+terminal that captures every byte, lines fed through the session's own input
 path (``Session._feed`` and ``next_line``: bound, split, clean) and dispatched with the real registry.
 
 It also snapshots every table in the database (plus the in-memory state a command
@@ -49,45 +49,66 @@ def unsafe_json(value: Any, check: Callable[[str], list[str]] = unsafe) -> list[
     return []
 
 
-class _Options:
-    def enabled(self, option: bytes) -> bool:
-        return False
-
-
-class FakeWriter:
-    """The parts of telnetlib3's server writer a Session uses; output is kept."""
+class FakeTerminal:
+    """A session's terminal (server/terminal.py) that keeps what is sent to it."""
 
     def __init__(self, address: str = "10.0.0.1", cols: int = 80) -> None:
         self.address = address
-        self.cols = cols
+        self.cols, self.rows = cols, 40
+        self.session: Any = None
         self.data = bytearray()
         self.gmcp: list[tuple[str, Any]] = []
-        self.local_option = _Options()
-        self._transport = None
         self.closed = False
+        self.echoing = True
 
     def get_extra_info(self, key: str, default: Any = None) -> Any:
-        return {"peername": (self.address, 40000), "cols": self.cols, "rows": 40,
-                "TERM": "xterm"}.get(key, default)
+        return {"peername": (self.address, 40000), "TERM": "xterm"}.get(key, default)
 
-    def encode(self, text: str) -> bytes:
-        return text.encode("utf-8", "replace")
+    async def read(self) -> str:
+        return ""   # the harness runs commands itself: nothing is ever read
 
-    def _escape_iac(self, data: bytes) -> bytes:
-        return data.replace(b"\xff", b"\xff\xff")
+    def discard(self) -> bool | None:
+        return None
 
-    def _write(self, data: bytes, escape_iac: bool = False) -> None:
-        self.data += data
+    def unread(self) -> bytes:
+        return b""
 
-    def iac(self, cmd: bytes, opt: bytes) -> None:
-        pass
+    def send(self, text: str, go_ahead: bool = False) -> None:
+        self.data += text.encode("utf-8", "replace")
+        if go_ahead:
+            self.data += bytes([255, 249])  # IAC GA, as telnet ends a prompt
 
-    def send_gmcp(self, package: str, data: Any) -> None:
-        json.dumps(data)  # what the real writer does: it must serialise
-        self.gmcp.append((package, data))
+    backlog = 0
+    logged_in = False
+
+    def abort(self) -> None:
+        self.closed = True
 
     def close(self) -> None:
         self.closed = True
+
+    def echo(self, on: bool) -> None:
+        self.echoing = on
+
+    def hand_over(self) -> None:
+        pass
+
+    gmcp_on = False
+
+    def send_gmcp(self, package: str, data: Any) -> None:
+        json.dumps(data)  # what the real terminal does: it must serialise
+        self.gmcp.append((package, data))
+
+    def offer_mud_protocols(self, late: bool = False) -> bool:
+        return False
+
+    mssp_on = False
+
+    def send_mssp(self, variables: dict[str, Any]) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
 
 
 class ErrorLog(logging.Handler):
@@ -118,22 +139,22 @@ class Player:
         self.gmcp_mark = 0
 
     @property
-    def writer(self) -> FakeWriter:
-        return self.session.writer
+    def terminal(self) -> FakeTerminal:
+        return self.session.terminal
 
     def text(self) -> str:
-        return self.writer.data.decode("utf-8", "replace")
+        return self.terminal.data.decode("utf-8", "replace")
 
     def new_output(self) -> str:
         """What this player received since the last call."""
         self.session.flush()
-        data = self.writer.data[self.mark:]
-        self.mark = len(self.writer.data)
+        data = self.terminal.data[self.mark:]
+        self.mark = len(self.terminal.data)
         return data.decode("utf-8", "replace")
 
     def new_gmcp(self) -> list[tuple[str, Any]]:
-        out = self.writer.gmcp[self.gmcp_mark:]
-        self.gmcp_mark = len(self.writer.gmcp)
+        out = self.terminal.gmcp[self.gmcp_mark:]
+        self.gmcp_mark = len(self.terminal.gmcp)
         return out
 
     async def type(self, raw: str) -> list[str]:
@@ -184,7 +205,7 @@ class Harness:
         if admin:
             await accounts.set_admin(name, True)
         account = await accounts.get(name)
-        session = Session(self.parlor, None, FakeWriter(address))
+        session = Session(self.parlor, FakeTerminal(address))
         self.parlor.connections.open.add(session)
         self.parlor.connections.per_address[session.address] += 1
         await self.parlor.connections.enter(session, account)
@@ -204,7 +225,7 @@ class Harness:
         await self.parlor.accounts.set_banned(player.name, False)
         return await self.player(player.name, new=False,
                                  admin=player.session.is_admin,
-                                 address=player.writer.address)
+                                 address=player.terminal.address)
 
     # -- state -----------------------------------------------------------------------
     async def snapshot(self) -> dict[str, Any]:

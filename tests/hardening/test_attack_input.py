@@ -93,7 +93,7 @@ async def test_a_session_is_read_no_faster_than_it_is_served(sqlite_url):
             await asyncio.sleep(0)
         await asyncio.sleep(0.5)
         session = _session_of(parlor, "Mallory")
-        held = len(session.reader._buffer) + len(session._buffer) + \
+        held = len(session.terminal.unread()) + len(session._buffer) + \
             sum(len(line) for line in session._lines or ())
         assert held < 1 << 20, f"the server holds {held} bytes of unread input"
         assert not drained, f"the server read all {sent} bytes while serving 5 a second"

@@ -13,7 +13,7 @@ from server.services.triptycha_models import Disc, TileInstance
 from server.services import ledger
 from server.services import tiles as tile_service
 from server.session import Session
-from tests.hardening.harness import APOLOGY, FakeWriter, Harness, Player
+from tests.hardening.harness import APOLOGY, FakeTerminal, Harness, Player
 
 
 async def _audit(h: Harness) -> None:
@@ -35,7 +35,7 @@ async def _together(*pairs: tuple[Player, str]) -> list[str]:
 async def _second_connection(h: Harness, player: Player) -> Player:
     """Another connection of the same account that has not taken the first one over (as a
     second server node sharing the database would have)."""
-    session = Session(h.parlor, None, FakeWriter(player.writer.address))
+    session = Session(h.parlor, FakeTerminal(player.terminal.address))
     session.account = await h.parlor.accounts.get(player.name)
     session.name = session.account.name
     session.room = player.session.room

@@ -20,7 +20,7 @@ import server.world
 from server.session import Session
 from server.text import _fill, wrap
 from server.world import World, describe_room
-from tests.hardening.harness import FakeWriter
+from tests.hardening.harness import FakeTerminal
 
 WORLD = World.load()
 HERE = re.compile(r"Here: (.*?)(?: and (\d+) others?)?\.$", re.DOTALL)
@@ -38,7 +38,7 @@ class Room:
             in_room=lambda room: self.present))
 
     def player(self, name: str, *, inside: bool = True) -> Session:
-        s = Session(self.parlor, None, FakeWriter())
+        s = Session(self.parlor, FakeTerminal())
         s.name = name
         if inside:
             self.present.add(s)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from server.output import MAX_HELD_LINES
 from server.session import Session
-from tests.hardening.harness import FakeWriter
+from tests.hardening.harness import FakeTerminal
 
 MORE = re.compile(r"-- More: (\d+) lines left\. Enter or MORE: next page; anything else: stop --")
 
@@ -19,7 +19,7 @@ def session(rows: int = 24) -> Session:
         login=SimpleNamespace(lines_per_second=10.0),
         server=SimpleNamespace(commands_per_second=10.0, command_burst=10, max_line=2000))
     parlor = SimpleNamespace(world=SimpleNamespace(start="plaza"), config=config)
-    s = Session(parlor, None, FakeWriter())
+    s = Session(parlor, FakeTerminal())
     s.height = rows
     return s
 
@@ -27,8 +27,8 @@ def session(rows: int = 24) -> Session:
 def out(s: Session) -> list[str]:
     """What the session sent since the last call, as lines."""
     s.flush()
-    text = s.writer.data.decode()
-    s.writer.data.clear()
+    text = s.terminal.data.decode()
+    s.terminal.data.clear()
     return text.split("\r\n")[:-1]
 
 

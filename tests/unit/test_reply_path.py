@@ -117,9 +117,9 @@ async def test_the_replies_of_a_turn_are_flushed_by_one_callback(monkeypatch):
         s.write(f"reply {i}")
         s.end_reply()
         s.prompt()
-    assert len(scheduled) == 1 and all(s.writer.data == b"" for s in sessions)
+    assert len(scheduled) == 1 and all(s.terminal.data == b"" for s in sessions)
     await asyncio.sleep(0)  # the next turn
-    assert [bytes(s.writer.data) for s in sessions] == [
+    assert [bytes(s.terminal.data) for s in sessions] == [
         f"reply {i}\r\n> ".encode() + bytes([255, 249]) for i in range(5)]
     sessions[0].notify("a tell")  # a later turn: a callback again
     assert len(scheduled) == 2

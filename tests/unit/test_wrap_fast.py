@@ -20,7 +20,7 @@ from server.output import MAX_HELD_LINES, PROMPT
 from server.session import Session
 from server.telnet import TelnetProtocol
 from server.text import _wrap_wide, fits, strip_sgr, visible_len, wrap_wide_lines
-from tests.hardening.harness import FakeWriter
+from tests.hardening.harness import FakeTerminal
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
 
@@ -129,7 +129,7 @@ def make(cls: type[Session], *, cols: int = 80, rows: int = 24, color: bool = Tr
         login=SimpleNamespace(lines_per_second=10.0),
         server=SimpleNamespace(commands_per_second=10.0, command_burst=10, max_line=2000))
     parlor = SimpleNamespace(world=SimpleNamespace(start="plaza"), config=config)
-    s = cls(parlor, None, FakeWriter(cols=cols))
+    s = cls(parlor, FakeTerminal(cols=cols))
     s.height = rows
     s.color = color
     return s
@@ -137,8 +137,8 @@ def make(cls: type[Session], *, cols: int = 80, rows: int = 24, color: bool = Tr
 
 def sent(s: Session) -> bytes:
     s.flush()
-    data = bytes(s.writer.data)
-    s.writer.data.clear()
+    data = bytes(s.terminal.data)
+    s.terminal.data.clear()
     return data
 
 
@@ -330,8 +330,7 @@ async def test_width_and_height_follow_the_telnet_window():
         login=SimpleNamespace(lines_per_second=10.0),
         server=SimpleNamespace(commands_per_second=10.0, command_burst=10, max_line=2000))
     parlor = SimpleNamespace(world=SimpleNamespace(start="plaza"), config=config)
-    s = Session(parlor, None, protocol.writer)
-    assert s._window is not None  # read from the protocol, not asked three calls down
+    s = Session(parlor, protocol)  # the telnet protocol is the session's terminal
     assert (s.width, s.height) == (100, 30) == (protocol.writer.get_extra_info("cols"),
                                                 protocol.writer.get_extra_info("rows"))
     protocol.on_naws(50, 120)  # the client's window changed
@@ -346,7 +345,9 @@ async def test_width_and_height_follow_the_telnet_window():
     await asyncio.sleep(0.2)  # telnetlib3's negotiation timer runs out with the test
 
 
-def test_a_writer_without_a_telnet_protocol_is_asked():
+def test_a_terminal_that_knows_no_window_is_taken_as_80_by_24():
     s = make(Session, cols=90)
-    s.height = None  # make() sets a height; FakeWriter's window has 40 rows
-    assert s._window is None and (s.width, s.height) == (90, 40)
+    s.height = None  # make() sets a height; FakeTerminal's window has 40 rows
+    assert (s.width, s.height) == (90, 40)
+    s.terminal.cols = s.terminal.rows = None
+    assert (s.width, s.height) == (80, 24)

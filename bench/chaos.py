@@ -423,6 +423,7 @@ def write_config(folder: Path, url: str) -> str:
     path.write_text(textwrap.dedent(f"""
         [server]
         port = 0
+        hold = false
         commands_per_second = 200
         command_burst = 1000
         [database]

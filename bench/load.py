@@ -642,6 +642,7 @@ def parlor_config(folder: Path, database: str, players: int) -> Path:
         [server]
         host = "127.0.0.1"
         port = 0
+        hold = false
         idle_timeout = 0
         max_connections_per_address = {players + 100}
         commands_per_second = 1000000

@@ -77,6 +77,7 @@ def config(folder: Path, players: int, readers: int) -> Path:
     path.write_text(textwrap.dedent(f"""\
         [server]
         port = 0
+        hold = false
         idle_timeout = 0
         max_connections_per_address = {players + 50}
         commands_per_second = 1000

@@ -1,6 +1,7 @@
 """The application, assembled in one place: the games Esterport hosts, their commands,
-and the parlor that runs them. ``esterport`` (``python -m commands.app``) runs the
-command line of ``server/cli.py`` with :func:`assemble`; the tests' ``parlor``
+and the parlor that runs them. ``python -m commands.app`` runs the command line of
+``server/cli.py`` with :func:`assemble` (the ``esterport`` script, ``commands/entry.py``,
+does the same and imports this module only when a process serves); the tests' ``parlor``
 fixture calls :func:`assemble` too.
 
 Layers point one way (docs/design.md, principle 7): this module imports ``server/``,

@@ -64,9 +64,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="a balancer (address or network) whose PROXY headers and "
                             "X-Forwarded-For are believed; repeat for more (overrides "
                             "[server] trusted_proxies)")
-    serve.add_argument("--hold", action="store_true",
+    serve.add_argument("--hold", action=argparse.BooleanOptionalAction, default=None,
                        help="keep every connection while the parlor restarts: a holder "
-                            "process runs the parlor (overrides [server] hold)")
+                            "process runs the parlor (the default; --no-hold: the parlor "
+                            "alone, and a restart closes every connection; overrides "
+                            "[server] hold)")
     reload_ = sub.add_parser("reload", parents=[common],
                              help="reload a held parlor's code and configuration (its "
                                   "holder's [server] pid_file gets SIGHUP); nobody is "
@@ -205,7 +207,8 @@ def main(argv: list[str] | None = None, app: App | None = None) -> int:
         if ns.command == "serve":
             from server.holder.process import ENVIRON
 
-            if (ns.hold or config.server.hold) and ENVIRON not in os.environ:
+            held = config.server.hold if ns.hold is None else ns.hold
+            if held and ENVIRON not in os.environ:
                 return asyncio.run(hold(config, ns, argv))
             return asyncio.run(serve(config, app))
         if ns.command == "reload":
@@ -264,7 +267,7 @@ async def hold(config: Config, ns: argparse.Namespace, argv: list[str] | None) -
         return 1
     args = list(sys.argv[1:] if argv is None else argv)
     holder = Holder([sys.executable, "-m", "commands.app", *args], listeners,
-                    check=lambda: _config(ns), pid_file=cfg.pid_file, spare=cfg.hold_spare,
+                    check=lambda: _config(ns), pid_file=config.pid_path, spare=cfg.hold_spare,
                     tls=relay)
     return await holder.run()
 
@@ -288,7 +291,7 @@ def _tls_relay(cfg, listeners: dict) -> "TLSRelay":  # noqa: ANN001
 
 def reload(config: Config) -> int:
     """``esterport reload``: SIGHUP to the holder named in ``[server] pid_file``."""
-    path = config.server.pid_file
+    path = config.pid_path
     try:
         with open(path) as pid_file:
             pid = int(pid_file.read().split()[0])

@@ -77,13 +77,15 @@ class ServerSection:
     # (HAProxy's send-proxy / send-proxy-v2): addresses or networks; none by default
     trusted_proxies: tuple[str, ...] = attrs.field(default=(), converter=tuple,
                                                    validator=_proxies)
-    # a holder process keeps every telnet connection while the parlor restarts
-    # (server/holder): SIGHUP or `esterport reload` reloads, a crash restarts
-    hold: bool = False
+    # a holder process keeps every connection while the parlor restarts (server/holder):
+    # SIGHUP or `esterport reload` reloads, a crash restarts; false: a restart closes them
+    hold: bool = True
     # ... and keeps a spare parlor loaded beside the one that serves, to take over at once
     # after a crash (a second process of the parlor's size)
     hold_spare: bool = True
-    pid_file: str = "esterport.pid"   # the holder's process id, for `esterport reload`
+    # the holder's process id, for `esterport reload`; a cluster node's is named after
+    # the node (esterport-<node>.pid), so nodes started in one folder keep theirs apart
+    pid_file: str = "esterport.pid"
     # telnet over TLS on a port of its own (0: none), with a PEM certificate (its chain
     # after it) and its unencrypted PEM key ("": in the certificate's file); the web door's
     # HTTPS port ([web] tls_port) uses the same files (server/tls.py)
@@ -338,6 +340,15 @@ class Config:
     web: WebSection = WebSection()
     cluster: ClusterSection = ClusterSection()
     tournaments: TournamentsSection = TournamentsSection()
+
+    @property
+    def pid_path(self) -> str:
+        """Where the holder writes its process id: ``[server] pid_file``, named after the
+        node in a cluster whose node has a name (``esterport-n1.pid``)."""
+        path = Path(self.server.pid_file)
+        if self.cluster.enabled and self.cluster.node:
+            path = path.with_name(f"{path.stem}-{self.cluster.node}{path.suffix}")
+        return str(path)
 
     def check(self) -> None:
         """Refuse, with a one-line reason, settings that cannot work together."""

@@ -143,7 +143,8 @@ def write_config(tmp_path, **games) -> str:
 
 def start_server(config: str) -> tuple[subprocess.Popen, int]:
     """``esterport serve --config`` in a child process; returns it and its port."""
-    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--config", config],
+    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--no-hold",
+                             "--config", config],
                             stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
     seen = []
     for line in proc.stderr:

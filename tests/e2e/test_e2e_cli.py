@@ -30,8 +30,8 @@ def test_serve_logs_which_pyramid_solver_runs(tmp_path):
     plain Python (and, when a build failed or is stale, why)."""
     from games.pyramid import solver_build
 
-    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--config",
-                             write_config(tmp_path)], stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--no-hold",
+                             "--config", write_config(tmp_path)], stderr=subprocess.PIPE, text=True,
                             cwd=os.getcwd())
     seen = []
     try:

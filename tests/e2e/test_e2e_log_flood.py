@@ -59,8 +59,8 @@ async def _dialogue(port: int, *steps: tuple[bytes, bytes]) -> None:
 async def test_a_login_flood_leaves_a_bounded_log(tmp_path):
     log = tmp_path / "server.log"
     with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--config",
-                                 _config(tmp_path)], stderr=err, text=True)
+        proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--no-hold",
+                                 "--config", _config(tmp_path)], stderr=err, text=True)
     try:
         port = None
         for _ in range(300):

@@ -188,6 +188,9 @@ def test_a_wheel_installed_outside_the_checkout_serves(tmp_path):
         web = int(server.wait_for(r"The web door is open: point a browser at "
                                   r"http://127\.0\.0\.1:(\d+)/", 90).group(1))
         port = int(server.wait_for(r"Connect with: telnet 127\.0\.0\.1 (\d+)", 30).group(1))
+        # held, as by default: the process started is the holder, the parlor its child
+        assert any("esterport.holder: parlor started" in line for line in server.log), \
+            server.text()
         said = [line for line in server.log if "the Pyramid solver" in line]
         assert len(said) == 1, server.text()
         if shutil.which("gcc") or shutil.which("cc"):   # the wheel holds the compiled build

@@ -56,7 +56,7 @@ class Starting:
 
     def __init__(self, config: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "commands.app", "serve", "--config", config],
+            [sys.executable, "-m", "commands.app", "serve", "--no-hold", "--config", config],
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=os.getcwd())
         self.log: list[str] = []
         self.up = threading.Event()

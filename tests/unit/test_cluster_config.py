@@ -41,3 +41,12 @@ def test_serve_takes_redis_and_node_and_refuses_sqlite_in_one_line(capsys, tmp_p
                        "--redis", "redis://127.0.0.1:1/0", "--node", "n1"], app=object())
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "needs PostgreSQL" in err
+
+
+def test_a_nodes_holder_writes_a_pid_file_of_its_own():
+    """Nodes started in one folder (the README's cluster) keep their holders apart."""
+    from server.config import ClusterSection, Config
+
+    assert Config().pid_path == "esterport.pid"
+    node = Config(cluster=ClusterSection(redis="redis://127.0.0.1:6379/0", node="n2"))
+    assert node.pid_path == "esterport-n2.pid"

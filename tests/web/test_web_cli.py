@@ -17,8 +17,8 @@ from tests.support.client import Client
 
 
 def serve(config: str, *extra: str) -> tuple[subprocess.Popen, list[str], int]:
-    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--config", config,
-                             *extra], stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--no-hold", "--config",
+                             config, *extra], stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
     seen = []
     for line in proc.stderr:
         seen.append(line)

@@ -145,6 +145,14 @@ def _folder(tmp_path: Path, ports: dict[str, str]) -> Path:
     return folder
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def _wait(screen: Screen, text: str, timeout: float) -> list[str]:
     """Until ``text`` is on the screen (whose lines have no trailing blanks)."""
     return screen.wait_for(text, timeout=timeout)
@@ -173,9 +181,13 @@ def test_the_readme_cluster_block_as_a_new_user_runs_it(tmp_path, debian_root):
         _wait(screen, "1 player connected.", timeout=10)
         screen.type("quit")
         _wait(screen, "Connection closed by foreign host.", timeout=10)
+        holders = [int((folder / f"esterport-n{i}.pid").read_text()) for i in (1, 2, 3)]
         screen.type("kill $(cat haproxy.pid) $(jobs -p)")   # the README's way to stop
-        screen.type("wait; echo all-stopped")
-        _wait(screen, "all-stopped", timeout=60)
+        # what the shell prints once every job has ended (not the typed line, echoed
+        # at once: its arithmetic is not done yet)
+        screen.type("wait; echo all-stopped-$((6 * 7))")
+        _wait(screen, "all-stopped-42", timeout=60)
+        assert not [pid for pid in holders if _alive(pid)], "a node's holder outlived the stop"
         shown = "\n".join(screen.lines())
         assert "Sorry" not in shown and "Traceback" not in shown
         for i in (1, 2, 3):

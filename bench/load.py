@@ -37,7 +37,10 @@ different loads, and the ratio says more about the neighbours than about the par
 (parlor, bare, bare, parlor, ...), so both meet the same conditions; the figures are the
 sums over the slices. ``--against DIR`` adds a third server, the parlor of another
 checkout (its own database, the same accounts), measured in the same turns: a change's
-figures before and after, under one load.
+figures before and after, under one load. ``--held`` adds the parlor as ``esterport serve``
+runs it by default, under its holder (server/holder; its own database, the same accounts):
+its CPU is the holder's and the serving parlor's together, so "bare/held" beside
+"bare/parlor" is what holding the connections costs a command.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ PASSWORD = "benchpass"
 # the figures measure O(N) output, not the session path: try ``--commands WHO LOOK``.
 DEFAULT_COMMANDS = ("SET", "GAMES", "PENDING", "HELP LOOK")
 PARLOR, AGAINST = "parlor", "against"  # this checkout's parlor; another's (--against)
+HELD = "held"  # this checkout's parlor under its holder (--held)
 
 
 def raise_fd_limit() -> int:
@@ -566,6 +570,19 @@ class ServerProcess:
         self.fh.close()
 
 
+class HeldProcess(ServerProcess):
+    """``esterport serve --hold``: the holder, whose child parlor serves. Its CPU is both
+    processes' (the spare, which only waits, is not counted)."""
+
+    def cpu(self) -> float | None:
+        from server.holder.process import serving_parlor
+
+        holder = cpu_seconds(self.proc.pid)
+        parlor = serving_parlor(self.proc.pid)
+        served = cpu_seconds(parlor) if parlor is not None else None
+        return None if holder is None or served is None else holder + served
+
+
 class WorkerPool:
     """``procs`` load-generator processes connected to one server."""
 
@@ -735,7 +752,7 @@ def print_table(n: int, rows: list[dict[str, Any]], logins: dict[str, dict[str, 
                   "ms): it or the machine is busy; latency counts from the actual send",
                   file=out)
     for mode, label in (("closed", "closed-loop"), ("paced", "paced 1/s")):
-        for server in (PARLOR, AGAINST):
+        for server in (PARLOR, HELD, AGAINST):
             ratio = cpu_ratio(rows, mode, server)
             if ratio is not None:
                 print(f"{label}: CPU per command, bare/{server}: {ratio:.2f}", file=out)
@@ -821,6 +838,15 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
     seconds = seed_accounts(folder, config, top)
     print(f"database {database.split('@')[-1]}: {top} accounts seeded in {seconds:.1f} s",
           file=out)
+    if ns.held:
+        held = folder / HELD
+        held.mkdir()
+        held_config = parlor_config(held, f"sqlite+aiosqlite:///{held}/bench.db", top)
+        held_config.write_text(held_config.read_text().replace(
+            "hold = false", f'hold = true\npid_file = "{held}/esterport.pid"'))
+        seconds = seed_accounts(held, held_config, top)
+        print(f"{HELD}: the parlor under its holder, on its own database (seeded in "
+              f"{seconds:.1f} s)", file=out)
     if ns.against:
         other = folder / AGAINST
         other.mkdir()
@@ -836,6 +862,10 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> list[dict[str, A
         "bare": ServerProcess("bare", [sys.executable, str(Path(__file__).resolve()),
                                        "--_echo"], folder / "bare.log"),
     }
+    if ns.held:
+        servers[HELD] = HeldProcess(HELD, [
+            sys.executable, "-m", "commands.entry", "serve", "--config", str(held_config)],
+            folder / f"{HELD}.log")
     if ns.against:
         servers[AGAINST] = ServerProcess(AGAINST, [
             sys.executable, "-m", "commands.app", "serve", "--config", str(other_config)],
@@ -920,6 +950,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--login-timeout", type=float, default=120.0, metavar="S")
     p.add_argument("--against", type=Path, metavar="DIR",
                    help="also measure the parlor of another checkout, in the same turns")
+    p.add_argument("--held", action="store_true",
+                   help="also measure the parlor under its holder (serve's default), in "
+                        "the same turns")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, db)")
     p.add_argument("--profile-server", metavar="FILE",
                    help="run the parlor under cProfile and write its stats to FILE")

@@ -4,7 +4,7 @@ type in each gap runs once, in order.
     .venv/bin/python bench/reload.py      # 1,000 players (100 on /play), 20 games, 10 reloads, 3 kills
     .venv/bin/python bench/reload.py --players 50 --games 2 --reloads 2 --kills 1
 
-Starts ``esterport serve --hold`` (the holder, server/holder, and the parlor it runs as
+Starts ``esterport serve --hold`` (``python -m commands.entry``, as the script does: the holder, server/holder, and the parlor it runs as
 its child) on SQLite in a temporary folder, with ``bench/load.py``'s bench settings (a
 cheap argon2, rate limits no bench meets) and its seeded accounts. The players are
 telnetlib3 clients (``Client.connect`` of tests/support/client.py) that negotiate as a
@@ -597,7 +597,8 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
     config = held_config(folder, database, ns.players, web)
     seeded = await asyncio.to_thread(load.seed_accounts, folder, config, ns.players)
     say(f"database {database.split('@')[-1]}: {ns.players} accounts seeded in {seeded:.1f} s")
-    server = load.ServerProcess("held parlor", [sys.executable, "-m", "commands.app", "serve",
+    # the light entry, as the `esterport` script: the holder does not load the games
+    server = load.ServerProcess("held parlor", [sys.executable, "-m", "commands.entry", "serve",
                                                 "--hold", "--config", str(config)],
                                 folder / "holder.log")
     watch = Watch(server)

@@ -10,6 +10,7 @@ itself: the holder stays about a quarter of a parlor's memory.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from server import cli
@@ -29,3 +30,7 @@ def assemble(config: "Config") -> "Parlor":
 def main(argv: list[str] | None = None) -> int:
     """The ``esterport`` console script."""
     return cli.main(argv, assemble)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

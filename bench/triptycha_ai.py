@@ -1,7 +1,11 @@
 """Triptycha AI benchmark: HARD vs NORMAL and NORMAL vs EASY (or the matches asked for).
 
     .venv/bin/python bench/triptycha_ai.py [--games 200] [--seed 1] [--truth] [--budget 1.0]
-        [--match expert-hard ...]
+        [--match expert-hard ...] [--match normal-greedy]
+
+Besides the computer's levels a match may name ``greedy``, a baseline that is no level of
+the parlor's: the plain greedy player, whose lay flips the most tiles now (ties at random;
+``plain_greedy``). NORMAL should beat it.
 
 Each match plays ``--games`` seeded games with Random hands dealt from two 10-tile
 practice decks, alternating who is Player 1: games 2k and 2k+1 are the same deal with
@@ -21,10 +25,32 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.triptycha.ai import choose_action  # noqa: E402
+from games.triptycha import ai  # noqa: E402
 from games.triptycha.rules import (Lay, Options, Rules, apply, new_game, result,  # noqa: E402
                                    to_move)
 from games.triptycha.tiles import random_deck  # noqa: E402
+
+
+def plain_greedy(state, seat, level, rng, budget):  # noqa: ARG001 - choose_action's
+    """The baseline: the placement that flips the most tiles now, ties at random (among
+    them, the fewest FLIP/ROTATE steps first, so that the steps reach a LAY); outside
+    the play phase it plays as NORMAL."""
+    if state.phase != "play":
+        return ai.choose_action(state, seat, "normal", rng, budget)
+    pos = ai._Pos(state, seat, [])
+    best, best_key = None, None
+    for move in pos.moves(seat):
+        flipped = pos.do(seat, move)
+        pos.undo(seat, move, flipped)
+        plan = ai._plan(state, seat, pos.tiles[move[0]], move[1], move[2])
+        key = (len(flipped), -plan[4], rng.random())
+        if best_key is None or key > best_key:
+            best, best_key = plan, key
+    return ai._step_towards(state, seat, *best[:4])
+
+
+#: the players a match may name: the computer's levels, and the baseline
+PLAYERS = {level: ai.choose_action for level in ai.LEVELS} | {"greedy": plain_greedy}
 
 
 def play(seed: int, levels: tuple[str, str], rules: Rules, budget: float, times: dict,
@@ -38,7 +64,7 @@ def play(seed: int, levels: tuple[str, str], rules: Rules, budget: float, times:
     while to_move(s):
         seat = to_move(s)[0]
         t0 = time.perf_counter()
-        action = choose_action(s, seat, levels[seat], rng, budget)
+        action = PLAYERS[levels[seat]](s, seat, levels[seat], rng, budget)
         took = time.perf_counter() - t0
         times.setdefault(levels[seat], []).append(took)
         thinking += took

@@ -39,7 +39,8 @@ HELP = (
     "turns without a removal, is a draw.\n"
     "On the board >(n)< is the die just moved, + the cell it left, x a die just removed. "
     "DICE CHALLENGE <person> RANKED plays for rating; DICE CHALLENGE COMPUTER "
-    "[EASY|NORMAL|HARD] plays the computer (HARD searches about a second a move)."
+    "[EASY|NORMAL|HARD|EXPERT] plays the computer (HARD searches about a second a move, "
+    "EXPERT about three times as long)."
 )
 
 
@@ -56,7 +57,7 @@ async def _act(ctx: Context, verb: str, rest: str, least: int, most: int) -> Non
     host = ctx.host
     if host.game_of(ctx.account.id, KEY) is None:
         raise CommandError("You are not playing Triad Dice. DICE CHALLENGE <person> or "
-                           "DICE CHALLENGE COMPUTER [EASY|NORMAL|HARD] starts a game.")
+                           "DICE CHALLENGE COMPUTER [EASY|NORMAL|HARD|EXPERT] starts a game.")
     text = " ".join([verb, *parts])
     try:
         action = host.kind(KEY).spec.parse_action(text)

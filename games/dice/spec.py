@@ -9,6 +9,7 @@ from . import ai, notation, render, rules, spoken, words
 
 SPEC = PlaySpec(
     key="dice", title="Triad Dice", prefix="DICE", gmcp_package="Dice.Game",
+    levels=ai.LEVELS,
     level_ratings=measured_ratings(__file__),  # bench/level_ratings.py --write
     resign_action=rules.Resign(), correspondence=True,
     new_game=rules.new_game, apply=words.sentences(rules.apply), outcome=rules.outcome,

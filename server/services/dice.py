@@ -29,40 +29,42 @@ log = logging.getLogger(__name__)
 
 
 # -- the computer ------------------------------------------------------------------------
-# HARD searches for its whole budget (1 s a move by default). The host already calls
-# ``choose_action`` in a worker thread, but a thread busy in pure Python holds the GIL:
-# measured with four HARD games at once, another player's LOOK took up to 155 ms (26 ms
-# with processes), and all the searches shared one core. So HARD's search runs in a
-# pool of worker processes (started when needed, up to twice the cores, so that a few
-# games at once share the cores rather than queue); the host's thread only waits for the
-# answer. The budget is a deadline: a search that had to queue searches for what is
-# left (at least one full ply), so every reply comes within about the budget. EASY and
-# NORMAL take milliseconds and stay in the thread. If no process can be used the search
-# runs in the thread as before.
+# HARD searches for its whole budget (1 s a move by default), EXPERT for
+# ``ai.EXPERT_FACTOR`` times it; a budget is a count of search nodes, so a queued search
+# gets the same move as one that ran at once. The host already calls ``choose_action``
+# in a worker thread, but a thread busy in pure Python holds the GIL: measured with four
+# HARD games at once, another player's LOOK took up to 155 ms (26 ms with processes), and
+# all the searches shared one core. So their searches run in a pool of worker processes
+# (started when needed, up to twice the cores, so that a few games at once share the
+# cores rather than queue); the host's thread only waits for the answer. EASY and NORMAL
+# take milliseconds and stay in the thread. If no process can be used the search runs in
+# the thread as before.
 #
 # The workers are spawned processes (server/workers.py).
 _SEARCH = WorkerPool(2 * (os.cpu_count() or 1))
+SEARCHING = ("hard", "expert")  # the levels whose search runs in a worker process
 
 
-def _search(state: rules.State, seat: int, rng: random.Random,
+def _search(state: rules.State, seat: int, level: str, rng: random.Random,
             budget_s: float) -> rules.Action:
-    """HARD's search, in a worker process: ``budget_s`` is read as nodes (the engine's
-    fixed rate), so a busy server gets the same move as a quiet one."""
-    return ai.choose_action(state, seat, "hard", rng, budget_s)
+    """HARD's or EXPERT's search, in a worker process: ``budget_s`` is read as nodes (the
+    engine's fixed rate), so a busy server gets the same move as a quiet one."""
+    return ai.choose_action(state, seat, level, rng, budget_s)
 
 
 def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
                   budget_s: float = 1.0) -> rules.Action:
     """The engine's computer player. The host calls this in a worker thread; HARD's
-    search goes on in a worker process (same arguments, same answer). An error of the
+    and EXPERT's search goes on in a worker process (same arguments, same answer). An error of the
     engine itself is raised as it is."""
     level = (level or "normal").lower()
-    if level != "hard":
+    if level not in SEARCHING:
         return ai.choose_action(state, seat, level, rng, budget_s)
     pool = None
     try:
         pool = _SEARCH.get()
-        return pool.submit(_search, state, seat, rng, budget_s).result(timeout=budget_s + 30)
+        return pool.submit(_search, state, seat, level, rng, budget_s).result(
+            timeout=budget_s * ai.EXPERT_FACTOR + 30)
     except (OSError, RuntimeError):  # no process could start, one died, or it timed out
         log.warning("the search process failed; searching in this thread", exc_info=True)
         if pool is not None:
@@ -71,7 +73,7 @@ def choose_action(state: rules.State, seat: int, level: str, rng: random.Random,
 
 
 class Dice(GameKind):
-    """The ``dice`` kind: the game's spec, and a search process for HARD."""
+    """The ``dice`` kind: the game's spec, and a search process for HARD and EXPERT."""
 
     spec = SPEC
 
@@ -80,10 +82,10 @@ class Dice(GameKind):
         return choose_action(state, seat, level, rng, budget_s)
 
     async def on_start(self, ctx: StartContext) -> rules.State:
-        """The first position (the engine's); a game against HARD also starts a search
-        process now, while the first move is thought over, rather than at HARD's first turn
-        (a new worker imports its program before it can search)."""
-        if any(seat.computer == "hard" for seat in ctx.seats):
+        """The first position (the engine's); a game against HARD or EXPERT also starts a
+        search process now, while the first move is thought over, rather than at the
+        computer's first turn (a new worker imports its program before it can search)."""
+        if any(seat.computer in SEARCHING for seat in ctx.seats):
             try:
                 _SEARCH.get().submit(int)
             except (OSError, RuntimeError):

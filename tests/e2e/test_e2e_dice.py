@@ -223,7 +223,7 @@ async def test_help_options_offers_and_wrong_uses(parlor, clients):
                  "DICE MOVE c1 2 turns the die on c1 to 2 where it stands",
                  "DICE MOVE c1 NE moves it its current value unchanged",
                  "DICE REMOVE <cell>", "The first to remove three of their own dice wins",
-                 "DICE CHALLENGE <person>|COMPUTER [EASY|NORMAL|HARD]", "DICE RANKINGS",
+                 "DICE CHALLENGE <person>|COMPUTER [EASY|NORMAL|HARD|EXPERT]", "DICE RANKINGS",
                  "DICE STATUS [<person>]", "DICE DISPLAY [<game>]", "DICE WITHDRAW"):
         assert text in flat, text
     out = await alice.cmd("help dice move", "changing it\\.")
@@ -236,7 +236,7 @@ async def test_help_options_offers_and_wrong_uses(parlor, clients):
     await alice.cmd("dice challenge", "> Usage: DICE CHALLENGE <person>")
     await alice.cmd("dice challenge bob sideways", "'sideways' is not an option .*Usage: DICE "
                     "CHALLENGE")
-    await alice.cmd("dice challenge computer expert", "Triad Dice has no EXPERT level; the "
+    await alice.cmd("pyr challenge computer expert", "Pyramid has no EXPERT level; the "
                     "computer plays EASY, NORMAL or HARD\\.")
     await alice.cmd("dice challenge bob hard", "HARD is a level for the computer")
     await alice.cmd("dice challenge dave", "There is no player named dave")

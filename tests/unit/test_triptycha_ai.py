@@ -85,3 +85,13 @@ def test_tiny_bench_runs():
     wins, times = mod.match("hard", "normal", 2, 1, Rules(random=True), 0.3)
     assert 0 <= wins <= 2 and times["hard"]
     assert mod.main(["--games", "1", "--budget", "0.2"]) == 0
+
+
+def test_normal_beats_the_plain_greedy_player():
+    """NORMAL looks at the opponent's most damaging reply (issue 39, item 21); the plain
+    greedy player (the bench's ``plain_greedy``, what NORMAL was) only counts the tiles
+    it flips now."""
+    bench = _bench()
+    wins, pairs, _ = bench.match_pairs("normal", "greedy", 60, 1, Rules(random=True), 1.0)
+    low, _high = bench.interval(pairs)
+    assert wins >= 36 and low > 0.5, (wins, low)   # 60 % of 30 deals, both seats each

@@ -443,7 +443,7 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
     await screen_has(page, START[kind])   # the click's command, in the scrollback
     await until(page, "document.getElementById('pane').dataset.game !== undefined")
     game, seat = live_game(parlor, kind, name)
-    checked, hinted, clocks = [], [], []
+    checked, hinted, clocks, keyed = [], [], [], []
 
     async def look(moves: int) -> None:
         if kind == "pyr" and not hinted and pyramid_removable(game.frame(seat).view):
@@ -464,18 +464,22 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
                 await phone_fits(page)
             # the board in words: the game's own screen-reader lines, kept current
             assert await page.locator("#spoken li").count() >= 3
-            if kind == "dice" and size == "desktop":   # the keyboard alone picks a die
-                die = page.locator("#pane button.cell.movable").first
-                key = await die.get_attribute("data-key")
-                await die.focus()
-                await page.keyboard.press("Enter")
-                await until(page, "k => document.activeElement.dataset.key === k && "
-                                  "document.activeElement.classList.contains('picked') && "
-                                  "document.querySelectorAll('#pane button.cell.target').length > 0",
-                            arg=key)
-                await page.keyboard.press("Enter")   # and drops it again
-                await until(page, "!document.querySelector('#pane button.cell.picked')")
             checked.append(moves)
+        # the keyboard alone picks a die, on a turn from the third on where a die may move
+        # (not one where a Triad's removal is all there is to do)
+        if kind == "dice" and size == "desktop" and moves >= 3 and not keyed and any(
+                not line.startswith("REMOVE") for line in game.frame(seat).view["legal"]):
+            die = page.locator("#pane button.cell.movable").first
+            key = await die.get_attribute("data-key")
+            await die.focus()
+            await page.keyboard.press("Enter")
+            await until(page, "k => document.activeElement.dataset.key === k && "
+                              "document.activeElement.classList.contains('picked') && "
+                              "document.querySelectorAll('#pane button.cell.target').length > 0",
+                        arg=key)
+            await page.keyboard.press("Enter")   # and drops it again
+            await until(page, "!document.querySelector('#pane button.cell.picked')")
+            keyed.append(moves)
 
     moves = await play_out(page, parlor, game, seat, kind, at=look)
     assert game.outcome is not None or game.id not in parlor.host.live
@@ -484,6 +488,8 @@ async def test_a_whole_game_by_clicks(parlor, web, browser, artifacts, kind, siz
                       "document.getElementById('lobby-note') !== null")
     await page.screenshot(path=str(artifacts / f"pane-{kind}-{size}-end.png"))
     assert moves >= 2 and checked
+    if kind == "dice" and size == "desktop":
+        assert keyed, "no turn from the third on let a die move"
     if kind == "pyr":   # played to its real end, and HINT was seen highlighted
         assert game.state.matches[seat].game.how in ("won", "stuck"), game.state.matches[seat].game
         assert hinted

@@ -409,13 +409,18 @@ async def test_a_trickled_request_head_is_cut_off(sqlite_url):
 
 
 async def test_rankings_pages_show_the_computer_levels(http):
+    """The levels' ratings as bench/level_ratings.py measured them (games/<g>/levels.json)."""
+    from games.dice.spec import SPEC as DICE
+    from games.triad.spec import SPEC as TRIAD
+
     data = (await http.get("/api/rankings/dice")).json()
-    assert data["levels"] == [{"level": "easy", "rating": 915},
-                              {"level": "normal", "rating": 1548},
-                              {"level": "hard", "rating": 2009}]
+    assert data["levels"] == [{"level": level, "rating": rating}
+                              for level, rating in DICE.level_ratings]
+    assert [row["level"] for row in data["levels"]] == ["easy", "normal", "hard", "expert"]
     page = (await http.get("/rankings/triad")).text
     assert "The computer&#39;s levels" in page or "The computer's levels" in page
-    assert "HARD <span class=\"computer-level\">1606</span>" in page
+    hard = dict(TRIAD.level_ratings)["hard"]
+    assert f"HARD <span class=\"computer-level\">{hard}</span>" in page
 
 
 async def test_pages_link_players_games_and_replays(parlor, door, http, clients):

@@ -129,8 +129,10 @@ class Parlor:
     async def start(self) -> None:
         # a held parlor loads while the one before it still serves; it starts on the
         # database only once that one has handed over (server/holder/process.py)
-        if self.holder is not None and self.config.server.gc_freeze_every:
-            Collector.before_connections()
+        if self.holder is not None:
+            self.db.newest_revision()  # (its migrations' files read now, not in the gap)
+            if self.config.server.gc_freeze_every:
+                Collector.before_connections()
         handed = await self.holder.connect() if self.holder is not None else []
         await self.db.migrate()
         if self.cluster is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import logging
 import os
 import re
@@ -315,6 +316,10 @@ async def serve(config: Config, app: App) -> int:
     except HolderError as err:
         print(f"esterport: {err}", file=sys.stderr)
         return 2
+    if parlor.holder is not None and config.web.enabled:
+        # a held parlor loads while the one before it serves: the web door's code too, so
+        # that carrying on the /play sockets it is handed loads nothing in the gap
+        importlib.import_module("server.web.play")
     try:
         await parlor.start()
     except OSError as err:

@@ -226,9 +226,10 @@ class Connections:
         session.account = Member.of(account)
         session.logged_in_at = time.time()
         session.name = account.name
-        session.log.info("%s logged in from %s (terminal %s%s)", account.name, session.address,
-                         session.terminal_type,
-                         f", client {session.client_name}" if session.client_name else "")
+        if not carried:  # (a carried session logged in before: the new parlor counts them)
+            session.log.info("%s logged in from %s (terminal %s%s)", account.name,
+                             session.address, session.terminal_type,
+                             f", client {session.client_name}" if session.client_name else "")
         settings = account.settings or {}
         session.color = settings.get("color", True)
         session.width = settings.get("width")
@@ -250,10 +251,12 @@ class Connections:
             session.write("You take over your earlier connection.")
         else:
             self.parlor.announce(session.room, f"{account.name} has arrived.", session)
-        self.greet_by_gmcp(session)
-        await self.resume_token(session)
         if not carried:
+            self.greet_by_gmcp(session)
+            await self.resume_token(session)
             session.write(describe_room(self.parlor, session))
+        elif not session.resume_digest:  # (a client carried on keeps what GMCP told it,
+            await self.resume_token(session)  # and a page its resume token, if it had one)
         host = self.parlor.host
         for game in host.player_returned(account.id, account.name, arriving=not carried):
             session.write(f"You have a game in progress: {game.title}.")
@@ -297,6 +300,9 @@ class Connections:
             log.warning("no resume token for %s", session.account.name, exc_info=True)
             return
         session.gmcp("Esterport.Resume", {"token": token, "ttl": self.parlor.resume.ttl})
+        if session.terminal.logged_in and self.parlor.handover is not None:
+            self.parlor.handover.tell(session)   # (declared after the login: the holder
+            # keeps the token's digest, so that a restart goes on with it)
 
     async def resume_ended(self, session: Session) -> None:
         """The connection is gone: after QUIT its account's tokens end; after a drop its

@@ -38,6 +38,7 @@ from typing import AsyncIterator, Awaitable, Callable
 import aiosqlite
 from alembic import command
 from alembic.config import Config as AlembicConfig
+from alembic.script import ScriptDirectory
 from sqlalchemy import event, exc, text
 from sqlalchemy.dialects.sqlite.aiosqlite import SQLiteDialect_aiosqlite
 from sqlalchemy.engine import URL, make_url
@@ -241,15 +242,38 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = make_engine(url)
+        self._head: str | None = None   # the newest revision (newest_revision)
         self.session = async_sessionmaker(self.engine, expire_on_commit=False, class_=AsyncSession)
 
     def exclusive(self, key: int):  # noqa: ANN201
         """:func:`advisory_lock` on this database (an async context manager)."""
         return advisory_lock(self.engine, key)
 
+    def newest_revision(self) -> str | None:
+        """The newest alembic revision of this release's migrations (read from their
+        files once: a held parlor reads them while loading, not in a restart's gap)."""
+        if self._head is None:
+            cfg = AlembicConfig()
+            cfg.set_main_option("script_location", str(MIGRATIONS))
+            self._head = ScriptDirectory.from_config(cfg).get_current_head() or ""
+        return self._head or None
+
+    async def _revision(self) -> str | None:
+        """The schema's alembic revision, None when it has none (or cannot be read)."""
+        try:
+            async with self.engine.connect() as conn:
+                return (await conn.execute(text(
+                    "SELECT version_num FROM alembic_version"))).scalar_one_or_none()
+        except exc.SQLAlchemyError:
+            return None
+
     async def migrate(self) -> None:
         """Upgrade the schema to the newest alembic revision, one process at a time (the
-        others wait for the lock, then find the schema at the newest revision)."""
+        others wait for the lock, then find the schema at the newest revision). A schema
+        at the newest revision already is left alone, with no lock taken."""
+        newest = self.newest_revision()
+        if newest is not None and await self._revision() == newest:
+            return
         cfg = AlembicConfig()
         cfg.set_main_option("script_location", str(MIGRATIONS))
         async with self.exclusive(MIGRATION_LOCK):

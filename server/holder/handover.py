@@ -40,6 +40,7 @@ class HandOver:
         self._carried = asyncio.Event()
         self._accounts: dict[int, tuple] = {}  # their accounts, read at once
         self._bound = 3.0   # seconds the first back waits for the others, at most
+        self._bounding: asyncio.TimerHandle | None = None  # gives up on the rest then
         self._since = 0.0   # loop time this parlor began to carry sessions on
         self._parked = asyncio.Event()  # (never set: a handed-over session waits for exit)
 
@@ -66,6 +67,8 @@ class HandOver:
             {carried.account for carried, _ in handed if carried.account is not None}))
         if not self._carrying:
             self._back()
+        else:  # one timer for them all, not one a session
+            self._bounding = loop.call_later(self._bound, self._give_up)
         gone = 0
         for carried, fd in handed:
             if carried.compressing:
@@ -119,6 +122,7 @@ class HandOver:
         session.gmcp_supports = shared_supports(frozenset(carried.supports))
         # (strings every session has alike, one copy each: they came apart from JSON)
         session.client_name = sys.intern(carried.client) if carried.client else None
+        session.resume_digest = carried.resume_digest or None
         if not carried.pending:  # idle: the last thing on the screen is the prompt
             session.on_a_prompt()
         account, ignoring = self._accounts.pop(carried.account, (None, set()))
@@ -127,7 +131,8 @@ class HandOver:
             session.write("The parlor has restarted.")
             await self._all_carried_on(carried.conn)
             session.carry_in(carried.pending)
-            session.terminal.carried = None   # (kept no longer than needed)
+            session.flush()
+            session.terminal.carried_on()
             return False
         rooms = self.parlor.world.rooms
         if carried.room in rooms:
@@ -135,10 +140,13 @@ class HandOver:
         if carried.watching:
             session.watching = frozenset(carried.watching)
         await self.parlor.connections.enter(session, account, carried=True, ignoring=ignoring)
-        session.logged_in()   # (the holder knows it as it was: nothing to tell it)
+        session.logged_in()   # (the holder knows it as it was: nothing to tell it,
+        if session.resume_digest and not carried.resume_digest:  # unless a token was issued)
+            self.tell(session)
         await self._all_carried_on(carried.conn)
         session.carry_in(carried.pending)
-        session.terminal.carried = None
+        session.flush()   # (one segment: see TelnetProtocol.carried_on)
+        session.terminal.carried_on()
         return True
 
     def gone(self, session: "Session") -> None:
@@ -159,19 +167,26 @@ class HandOver:
 
     def _back(self) -> None:
         self._carried.set()
+        if self._bounding is not None:
+            self._bounding.cancel()
+            self._bounding = None
         gc.enable()
 
-    async def _all_carried_on(self, conn: int) -> None:
-        """This connection is back; wait (a bounded while: one may have gone in the gap)
-        until every other one handed over is, before what was typed in the gap runs."""
-        self._carried_on(conn)
-        try:
-            async with asyncio.timeout(self._bound):
-                await self._carried.wait()
-        except TimeoutError:
+    def _give_up(self) -> None:
+        """The bound passed with connections handed over not back (gone in the gap, or
+        stuck): those back go on without them."""
+        self._bounding = None
+        if self._carrying:
             log.warning("%d connection(s) handed over did not come back", len(self._carrying))
             self._carrying.clear()
             self._back()
+
+    async def _all_carried_on(self, conn: int) -> None:
+        """This connection is back; wait (a bounded while, ``_give_up``: one may have
+        gone in the gap) until every other one handed over is, before what was typed in
+        the gap runs."""
+        self._carried_on(conn)
+        await self._carried.wait()
 
     # -- while serving -------------------------------------------------------------------------
     def tell(self, session: "Session") -> None:
@@ -195,6 +210,7 @@ class HandOver:
         if parlor.handing_over:
             return
         parlor.handing_over = parlor.draining = True
+        gc.disable()   # (the process ends in a moment: no pause to collect its heap first)
         parlor.farewell = RESTARTING
         log.info("handing %d connection(s) over to a new parlor", len(parlor.connections))
         if parlor.server is not None:

@@ -162,4 +162,5 @@ def carried(conn: int, session: "Session", pending: str = "") -> Carried:
         room=session.room or "", watching=tuple(sorted(session.watching)),
         websocket=side is not None,
         compressing=bool(getattr(terminal, "compressing", False)),
+        resume_digest=session.resume_digest or "",
         stream=base64.b64encode(side.tail).decode() if side is not None else "")

@@ -53,6 +53,10 @@ class Carried:
     # read plain bytes (the holder's gap notice) until the stream ends; at a reload's
     # hand-over it has ended. Version 2 still: a reader that lacks it takes it as False
     compressing: bool = False
+    # the digest of the resume token the player's page was given (server/services/resume.py):
+    # the page keeps the token through a restart, and the new parlor goes on with it rather
+    # than issuing another in the gap. Version 2 still: "" (a parlor before) issues one
+    resume_digest: str = ""
 
 
 # -- the parlor to the holder -----------------------------------------------------------

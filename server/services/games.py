@@ -193,16 +193,20 @@ class GameHost:
             query = query.where(GameRecord.id == only)
         async with self.db.session() as tx:
             records = list(await tx.scalars(query.order_by(GameRecord.id)))
-        count = 0
+        taken = []
         for record in records:
-            kind = self.kinds.get(record.kind)
-            if kind is None:
+            if record.kind not in self.kinds:
                 log.warning("game #%d: kind %r is not loaded; left as it is", record.id, record.kind)
                 continue
             if record.id in self.live or (take is not None
                                           and not await take(record.id, record.node)):
                 continue
-            epoch = await self._adopt(record)
+            taken.append(record)
+        epochs = await self._adopt(taken)
+        count = 0
+        for record in taken:
+            kind = self.kinds[record.kind]
+            epoch = epochs.get(record.id)
             if epoch is None:
                 log.info("game #%d was adopted elsewhere first; left to that node", record.id)
                 continue
@@ -221,19 +225,26 @@ class GameHost:
             await self.tournaments.restore(only)  # their games, found again
         return count
 
-    async def _adopt(self, record: GameRecord) -> int | None:
-        """Make this node the one that drives the stored game ``record``: its epoch rises
-        by one, unless another node adopted or played it since it was read (then None).
-        Every write of the game is made under the epoch its writer holds (``Play.apply``),
-        so whoever held it before can store nothing more of it."""
+    async def _adopt(self, records: list[GameRecord]) -> dict[int, int]:
+        """Make this node the one that drives each stored game of ``records``: its epoch
+        rises by one, unless another node adopted or played it since it was read (then it
+        is left out). Every write of a game is made under the epoch its writer holds
+        (``Play.apply``), so whoever held it before can store nothing more of it. One
+        transaction for them all (a restart's gap waits for it): game -> its new epoch."""
+        adopted: dict[int, int] = {}
+        if not records:
+            return adopted
         async with self.db.session() as tx:
-            result = await tx.execute(
-                sa.update(GameRecord)
-                .where(GameRecord.id == record.id, GameRecord.epoch == record.epoch,
-                       GameRecord.version == record.version, GameRecord.status == "active")
-                .values(epoch=record.epoch + 1, node=self.games.node))
+            for record in records:
+                result = await tx.execute(
+                    sa.update(GameRecord)
+                    .where(GameRecord.id == record.id, GameRecord.epoch == record.epoch,
+                           GameRecord.version == record.version, GameRecord.status == "active")
+                    .values(epoch=record.epoch + 1, node=self.games.node))
+                if result.rowcount == 1:
+                    adopted[record.id] = record.epoch + 1
             await tx.commit()
-        return record.epoch + 1 if result.rowcount == 1 else None
+        return adopted
 
     async def epochs(self, numbers: list[int]) -> dict[int, int]:
         """The stored epoch of each game of ``numbers`` still in play (the others are

@@ -214,6 +214,24 @@ class WebDoor:
         self.app.state.pages.close()
         running = [(self._server, self._loop_task), (self._https, self._https_task)]
         self._server = self._https = None
+        if restarting:
+            # the process ends in a moment: uvicorn's graceful stop (a tick of its loop and
+            # a sleep, 0.1-0.2 s) would be added to every player's gap. As that stop does,
+            # take no more connections and end each (it closes once its reply is out); what
+            # is in flight when the process ends, its kernel sends out
+            for server, task in running:
+                if server is None:
+                    continue
+                for listening in server.servers:
+                    listening.close()
+                for connection in list(server.server_state.connections):
+                    connection.shutdown()
+                if task is not None:
+                    task.cancel()
+            await asyncio.sleep(0)
+            if self.stop in self.parlor.before_stop:
+                self.parlor.before_stop.remove(self.stop)
+            return
         for server, task in running:
             if server is not None:
                 server.should_exit = True

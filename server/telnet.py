@@ -862,6 +862,19 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         if self.session is not None and name is not None:
             self.session.agreed(name)
 
+    #: what a client's NEW_ENVIRON is asked for and kept of: the language and character
+    #: set (8-bit text, as telnetlib3 reads them) and the terminal. telnetlib3 asks for a
+    #: dozen names and anything else the client cares to send, and kept it all in every
+    #: connection's extras (about 400 bytes a session for telnetlib3's own client)
+    ENVIRON = ("LANG", "CHARSET", "TERM")
+
+    def on_request_environ(self) -> list[str]:
+        return list(self.ENVIRON)
+
+    def on_environ(self, mapping: dict[str, str]) -> None:
+        super().on_environ({key: value for key, value in mapping.items()
+                            if str(key).upper() in self.ENVIRON})
+
     def on_gmcp(self, package: str, data: Any) -> None:
         """A GMCP message from the client (wired for every connection, so its handler
         is the class's, not one of its own)."""

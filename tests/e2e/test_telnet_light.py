@@ -85,3 +85,15 @@ async def test_a_linemode_client_gets_its_own_character_table(parlor, clients):
     writer.handle_will(LINEMODE)
     assert "slctab" in vars(writer) and writer.slctab is not shared
     assert Writer.slctab is shared
+
+
+async def test_a_client_is_asked_only_for_its_language_and_terminal(parlor, clients):
+    """NEW_ENVIRON asks for LANG, CHARSET and TERM, and keeps nothing else a client sends
+    (telnetlib3 asked for a dozen names and whatever else the client volunteered, and kept
+    it all in every connection)."""
+    await clients("Alice")
+    protocol = _session(parlor, "Alice").terminal
+    assert protocol.on_request_environ() == ["LANG", "CHARSET", "TERM"]
+    protocol.on_environ({"USER": "alice", "COLUMNS": "80", "lang": "en_US.UTF-8"})
+    kept = {key for key in protocol._extra if key.isupper()}
+    assert kept <= {"LANG", "CHARSET", "TERM"} and "LANG" in kept

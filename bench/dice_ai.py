@@ -22,7 +22,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from scores import interval  # noqa: E402  (bench/scores.py)
 from games.dice import ai, rules  # noqa: E402
 
 #: the node budget of a searching level, as a multiple of ``--budget`` (its ``choose_action``)
@@ -62,17 +64,6 @@ def play_game(levels: tuple[str, str], seed: int, starter: int, budget: float,
             action = ai.choose_action(state, seat, level, ai_rngs[seat], budget)
         state, _ = rules.apply(state, seat, action, rng)
     return state.result.winner, state.turns
-
-
-def interval(scores: list[float]) -> tuple[float, float]:
-    """A 95 % interval of the mean of ``scores`` (normal approximation)."""
-    n = len(scores)
-    if n < 2:
-        return 0.0, 1.0
-    mean = sum(scores) / n
-    sd = (sum((x - mean) ** 2 for x in scores) / (n - 1)) ** 0.5
-    half = 1.96 * sd / n ** 0.5
-    return max(0.0, mean - half), min(1.0, mean + half)
 
 
 def run_match(levels: tuple[str, str], games: int, seed: int, budget: float,

@@ -24,7 +24,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from scores import interval  # noqa: E402  (bench/scores.py)
 from games.triptycha import ai  # noqa: E402
 from games.triptycha.rules import (Lay, Options, Rules, apply, new_game, result,  # noqa: E402
                                    to_move)
@@ -99,17 +101,6 @@ def match_pairs(a: str, b: str, games: int, seed: int, rules: Rules, budget: flo
         else:
             pairs.append(float(levels[winner] == a))
     return wins, pairs, times
-
-
-def interval(pairs: list[float]) -> tuple[float, float]:
-    """A 95 % interval of the mean of ``pairs`` (normal approximation)."""
-    n = len(pairs)
-    if n < 2:
-        return 0.0, 1.0
-    mean = sum(pairs) / n
-    sd = (sum((x - mean) ** 2 for x in pairs) / (n - 1)) ** 0.5
-    half = 1.96 * sd / n ** 0.5
-    return max(0.0, mean - half), min(1.0, mean + half)
 
 
 def main(argv=None) -> int:

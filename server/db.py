@@ -21,21 +21,25 @@ cancelled in a query (it closes the connection in a shielded task and, cancelled
 stops the thread under it), and a task that can never end hangs whoever waits for every
 task to end (a test's event loop closing, a stopping server). So the engine makes its
 SQLite connections itself (:class:`SQLiteConnection`), with a ``close`` that does not
-wait for a thread already told to stop.
+wait for a thread already told to stop, and with one trip to that thread a statement
+(:class:`SQLiteCursor`) where aiosqlite takes four.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import errno
 import logging
 import sqlite3
+from collections import deque
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import aiosqlite
+from aiosqlite.context import contextmanager as aiosqlite_result
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
@@ -63,9 +67,101 @@ LOCK_NAMES = {MIGRATION_LOCK: "migration", SEED_LOCK: "default data"}
 LOST = "The parlor lost its database for a moment; type that again."
 
 
+class SQLiteCursor(aiosqlite.Cursor):
+    """aiosqlite's cursor in one trip to the connection's thread a statement.
+
+    aiosqlite makes a trip for each step: making the cursor, executing, fetching the
+    rows, closing it; SQLAlchemy takes all four for every statement. A trip is a hand-off
+    between the threads (a queue, a wake-up, the GIL, a turn of the loop for the answer),
+    and the parlor's one SQLite connection is held meanwhile: a move's transaction took
+    eight, and now takes three (bench/moves.py: a move's CPU fell by about a seventh).
+    Here the sqlite3 cursor is made on the first execute, a query's rows come back with
+    it (``fetch*`` take them from memory), and closing is queued behind it, not waited
+    for."""
+
+    #: rows a ``fetchmany()`` gives (sqlite3's default)
+    arraysize = 1
+
+    def __init__(self, conn: "SQLiteConnection") -> None:
+        super().__init__(conn, None)  # type: ignore[arg-type] - made in the thread
+        self._rows: deque | None = None
+
+    def _run(self, method: str, *args: Any) -> list | None:
+        """In the connection's thread: the statement, and a query's rows."""
+        if self._cursor is None:
+            self._cursor = self._conn._conn.cursor()  # noqa: SLF001
+        getattr(self._cursor, method)(*args)
+        return self._cursor.fetchall() if self._cursor.description else None
+
+    async def _trip(self, method: str, *args: Any) -> "SQLiteCursor":
+        self._rows = None
+        rows = await self._execute(self._run, method, *args)
+        self._rows = None if rows is None else deque(rows)
+        return self
+
+    async def execute(self, sql: str, parameters: Any = None) -> "SQLiteCursor":
+        return await self._trip("execute", sql, [] if parameters is None else parameters)
+
+    async def executemany(self, sql: str, parameters: Any) -> "SQLiteCursor":
+        return await self._trip("executemany", sql, parameters)
+
+    async def executescript(self, sql_script: str) -> "SQLiteCursor":
+        return await self._trip("executescript", sql_script)
+
+    # what sqlite3 says of a cursor that has executed nothing yet
+    @property
+    def description(self) -> Any:
+        return None if self._cursor is None else self._cursor.description
+
+    @property
+    def rowcount(self) -> int:
+        return -1 if self._cursor is None else self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return None if self._cursor is None else self._cursor.lastrowid
+
+    async def fetchone(self) -> Any:
+        if self._rows is None:
+            return None
+        return self._rows.popleft() if self._rows else None
+
+    async def fetchmany(self, size: int | None = None) -> list:
+        if self._rows is None:
+            return []
+        count = min(len(self._rows), self.arraysize if size is None else size)
+        return [self._rows.popleft() for _ in range(count)]
+
+    async def fetchall(self) -> list:
+        rows, self._rows = self._rows, None
+        return [] if rows is None else list(rows)
+
+    async def close(self) -> None:
+        self._rows = None
+        cursor, conn = self._cursor, self._conn
+        if cursor is None or not conn._running or conn._connection is None:  # noqa: SLF001
+            return
+        done = asyncio.get_running_loop().create_future()
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody waits
+        conn._tx.put_nowait((done, cursor.close))  # noqa: SLF001 - behind its statement
+
+
 class SQLiteConnection(aiosqlite.Connection):
     """aiosqlite's connection, whose :meth:`close` never waits for a thread that was
-    told to stop already (see the module's docstring)."""
+    told to stop already (see the module's docstring), whose cursors take one trip to
+    its thread a statement (:class:`SQLiteCursor`), and whose ``rollback`` takes none
+    when no transaction is open (the pool rolls back every connection it is given back,
+    after every commit too)."""
+
+    @aiosqlite_result  # awaited, or entered as ``async with`` (SQLAlchemy does that)
+    async def cursor(self) -> SQLiteCursor:
+        return SQLiteCursor(self)
+
+    async def rollback(self) -> None:
+        # read in this thread: nothing else is queued on a connection the pool holds
+        if self._connection is not None and not self._conn.in_transaction:
+            return
+        await super().rollback()
 
     async def close(self) -> None:
         if self._connection is None:

@@ -58,13 +58,18 @@ def run_deal(seed: int, level: str, budget: float, best_nodes: int, no_solver: b
     rng = random.Random(seed)
     at_redeal = None
     t0 = time.process_time()
+    move_cpu = []  # each move's thinking: its budget is nodes, this is what they took
     while not state.over:
+        t1 = time.process_time()
         action = ai.choose_action(state, 0, level, rng, budget)
+        move_cpu.append(time.process_time() - t1)
         state, _ = rules.apply(state, 0, action, rng)
         if at_redeal is None and state.game.deal == 2 and not state.game.over:
             at_redeal = state.game
     out = {"seed": seed, "score": state.game.score, "cleared": state.game.cleared_in,
-           "won": state.game.how == "won", "cpu": time.process_time() - t0}
+           "won": state.game.how == "won", "cpu": time.process_time() - t0,
+           "moves": len(move_cpu), "move_cpu": sum(move_cpu),
+           "move_cpu_max": max(move_cpu, default=0.0)}
     if no_solver:
         return out
     best = solver.solve_par(rules.Game.dealt(seed), max_nodes=best_nodes)
@@ -111,6 +116,10 @@ def main() -> None:
           f"mean Par {interval([r['score'] for r in rows])}; pyramid cleared in deal 1/2/3: "
           f"{by_deal('cleared')}, all 52 removed {sum(r['won'] for r in rows)}; "
           f"cpu {statistics.mean(r['cpu'] for r in rows):.2f} s a deal")
+    slowest = max(rows, key=lambda r: r["move_cpu_max"])
+    per_move = sum(r["move_cpu"] for r in rows) / sum(r["moves"] for r in rows)
+    print(f"cpu a move: mean {per_move:.3f} s, the most {slowest['move_cpu_max']:.2f} s "
+          f"(seed {slowest['seed']})")
     if args.no_solver:
         print(f"total {time.perf_counter() - t0:.1f} s")
         return

@@ -26,9 +26,15 @@ the pyramid and the cards turned up, never the order of the face-down Pack".  So
 Budgets (``budget_s``) are node counts, not time: ``budget_s`` seconds are
 ``NODES_PER_SECOND`` solver nodes a second (a fixed rate), of which each level uses
 its ``NODE_SHARE``, so the same position with the same budget and the same rng
-gives the same move on a busy machine or an idle one, compiled or not.  The thinking
-thread's CPU time is only a last guard (``solver.guard_for``): should it stop the
-thinking first, the move may depend on the machine, and a warning is logged.
+gives the same move on a busy machine or an idle one, compiled or not.  A move's nodes
+are all its searches' nodes, the states their relaxations explore included (the
+solver charges ``solver.RELAX_PER_NODE`` of them as a node: early in deal 1 they are
+most of the work), and ``CALL_NODES`` for each solver call; in deal 1 a sample is begun
+only while the budget left pays for one (``_sampled_move``).  So a move's CPU time
+follows its budget: about a second at most for the server's 1.0 (it was up to 6 s
+when only the searches' own nodes counted).  The thinking thread's CPU time is only a
+last guard (``solver.guard_for``): should it stop the thinking first, the move may
+depend on the machine, and a warning is logged.
 
 It plays only through ``legal_actions`` / ``apply`` (moves come from ``legal_actions``).
 """
@@ -61,8 +67,14 @@ NODES_PER_SECOND = 100_000
 NODE_SHARE = {"easy": 0.0, "normal": 0.25, "hard": 1.0}
 #: orders of the unseen cards sampled in deal 1
 SAMPLES = {"easy": 0, "normal": 6, "hard": 16}
-#: the fewest nodes one sampled evaluation gets, whatever the budget
+#: the fewest nodes one sampled evaluation gets: when the budget cannot give every
+#: move that many in every sample, fewer orders are sampled (one at least)
 MIN_EVAL_NODES = 300
+#: what one solver call costs beyond its nodes, in nodes (setting the position up,
+#: replaying the line it finds through the rules: about 1.7 ms compiled, where a node
+#: with its relaxations' states, ``solver.RELAX_PER_NODE``, takes some 7 µs): charged to
+#: the budget for each evaluation
+CALL_NODES = 250
 
 log = logging.getLogger(__name__)
 
@@ -149,11 +161,15 @@ def _probe_nodes(nodes: int) -> int:
     return max(1, min(solver.PROBE_NODES, nodes // 6))
 
 
-def par_line(game: Game, nodes: int, clock: _Clock | None = None) -> solver.Solution:
-    """The solver's best Par line from ``game`` (every card known) on ``nodes`` nodes."""
+def par_line(game: Game, nodes: int, clock: _Clock | None = None,
+             shared: dict | None = None) -> solver.Solution:
+    """The solver's best Par line from ``game`` (every card known) on ``nodes`` nodes,
+    its relaxations' work included (``solver.RELAX_PER_NODE``); ``shared``: the tables
+    of the pyramid alone, kept from one search to the next (``solver.solve_par``)."""
     left = clock.left() if clock is not None else solver.GUARD_SECONDS
     sol = solver.solve_par(game, max_nodes=nodes, time_limit=left,
-                           probe_nodes=_probe_nodes(nodes))
+                           probe_nodes=_probe_nodes(nodes),
+                           relax_per_node=solver.RELAX_PER_NODE, shared=shared)
     return clock.note(sol) if clock is not None else sol
 
 
@@ -163,29 +179,51 @@ def _par_move(game: Game, nodes: int, clock: _Clock) -> Action | None:
     return sol.moves[0] if sol.moves else None
 
 
-def _value(game: Game, nodes: int, clock: _Clock) -> float:
-    """The best Par the solver finds from ``game`` (all cards known) on ``nodes``."""
+def _value(game: Game, nodes: int, clock: _Clock, shared: dict) -> tuple[float, int]:
+    """The best Par the solver finds from ``game`` (all cards known) on ``nodes``, and
+    what that cost: the nodes the solver spent and ``CALL_NODES``."""
     if game.over:
-        return float(game.score)
-    return float(par_line(game, nodes, clock).lower)
+        return float(game.score), 0
+    sol = par_line(game, nodes, clock, shared)
+    return float(sol.lower), sol.nodes + CALL_NODES
+
+
+def _eval_budget(nodes: int, samples: int, moves: int) -> tuple[int, int]:
+    """(samples, nodes an evaluation) for ``moves`` moves on a budget of ``nodes``: each
+    evaluation (one move in one sample) costs its nodes and ``CALL_NODES``, so that they
+    all fit in ``nodes``; when they cannot all have ``MIN_EVAL_NODES``, fewer samples
+    (one at least: then the move spends ``moves`` evaluations at the floor)."""
+    samples = max(1, min(samples, nodes // (moves * (MIN_EVAL_NODES + CALL_NODES))))
+    return samples, max(MIN_EVAL_NODES, nodes // (samples * moves) - CALL_NODES)
 
 
 def _sampled_move(game: Game, rng: random.Random, nodes: int, samples: int,
                   clock: _Clock) -> Action:
     """Deal 1: rank the moves by their mean Par over sampled orders of the unseen
-    cards (the same orders for every move), each valued by the solver."""
+    cards (the same orders for every move), each valued by the solver.
+
+    The budget is ``nodes`` in all: an evaluation may cost more than its share (the
+    solver checks its budget between nodes, and the first nodes of a deal 1 position
+    can take many relaxation states), so a sample is begun only if the budget left
+    would pay for the dearest sample so far (the first always is)."""
     actions = [a for a in game_actions(game) if a is not END]
     if len(actions) == 1:
         return actions[0]
-    per = max(MIN_EVAL_NODES, nodes // (samples * len(actions)))
+    samples, per = _eval_budget(nodes, samples, len(actions))
     totals = {a: 0.0 for a in actions}
-    for _ in range(samples):
-        if clock.passed():
+    spent = dearest = 0
+    shared: dict = {}  # the solver's tables of each pyramid, for this move's searches
+    for done in range(samples):
+        if clock.passed() or (done and spent + dearest > nodes):
             break
         sample = _determinize(game, rng)
+        before = spent
         for a in actions:
             after, _ = play(sample, a)
-            totals[a] += _value(after, per, clock)
+            value, cost = _value(after, per, clock, shared)
+            totals[a] += value
+            spent += cost
+        dearest = max(dearest, spent - before)
     return max(actions, key=lambda a: (totals[a], _heuristic(game, a)))
 
 

@@ -67,12 +67,16 @@ cleared, so it is used only once a line scoring -1 or more is known.  When its b
 runs out it reports the best line found and an upper bound (``lower``/``upper``).
 
 Budgets.  The search is bounded by *nodes* (``max_nodes``: positions expanded, the root
-probes' included), so the same position with the same budget gives the same answer
-whatever the load, compiled or not (the search order and every cut are the same in
-both).  ``time_limit`` is only a last guard, in the searching thread's CPU time
-(``cpu_time``): when it stops a search first, the answer may depend on the machine, so ``Solution.timed_out`` says so and a warning is
-logged.  ``solve_for`` reads a budget given in seconds as nodes at ``NODES_PER_SECOND``
-with a guard ``GUARD_FACTOR`` times as long.
+probes' included, and with ``solve_par(relax_per_node=...)`` the states the bounds'
+relaxations explore, ``RELAX_PER_NODE`` of them as a node), so the same position with
+the same budget gives the same answer whatever the load, compiled or not (the search
+order and every cut are the same in both).  The budget is checked between nodes, so a
+search may end a little past it: by what its last node's relaxations cost.
+``time_limit`` is only a last guard, in the searching thread's CPU time (``cpu_time``):
+when it stops a search first, the answer may depend on the machine, so
+``Solution.timed_out`` says so and a warning is logged.  ``solve_for`` reads a budget
+given in seconds as nodes at ``NODES_PER_SECOND`` with a guard ``GUARD_FACTOR`` times as
+long.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ from typing import Final
 import attrs
 
 from games.pyramid.cards import COVERED_BY, PYRAMID_SIZE, SHADOW, rank, spot_name
-from games.pyramid.rules import DEAL, DEALS, PAR_BASE, Action, Game, play
+from games.pyramid.rules import DEAL, DEALS, PAR_BASE, Action, Game
 
 # Built as a C extension with mypyc when installed with a C compiler (setup.py): the
 # same code, about four times as fast.  Plain Python otherwise.
@@ -122,6 +126,16 @@ STAGE_NODES: Final = 2_000  # the budget of each fewer-passes probe of the win g
 # the most states one stack relaxation (``_Search.waste_stuck``) explores before it
 # gives up (and cuts nothing)
 STACK_EFFORT: Final = 400
+# With ``solve_par(relax_per_node=...)``, the states the bounds' relaxations explore are
+# charged to the node budget, that many of them as one node: each state once, when it
+# is not in their tables yet (the joker relaxation's ``_Search._clearable``, the stack
+# relaxation's ``_Search._stack_clearable``, ``_Par._most``, ``_Par._stack_most``, the
+# pyramids ``_Par._free_ranks`` visits, the cards of each ``_Search.stock_pairs``).  Early
+# in deal 1 they take some 60 % of a small Par search's time, with 20 to 40 of them to a
+# node and more in some positions than others, so a budget that counts nodes alone let
+# one search take several times as long as another on the same budget.  Compiled, a
+# node (move generation and its own checks) costs about as much as four such states.
+RELAX_PER_NODE: Final = 4
 COUNT_MASK: Final = (1 << 52) - 1  # the count fields of ranks 0..12 (4 bits a rank), Kings aside
 JOKER_MASK: Final = ((1 << 39) - 1) & ~7  # the count fields of ranks 1..12 (3 bits a rank)
 # Best Par: the budget of each root probe (``_Par.probe``), and the smallest node budget
@@ -216,6 +230,14 @@ def _count_table(ranks: list[int], bits: int) -> list[int]:
     return table
 
 
+# The memo tables whose facts depend on the pyramid alone (its cards by spot and a mask
+# of those gone), never on the stock's order: which cards are available (``avail``), the
+# joker relaxation (``relax``: ``_Search._clearable``), ``_Par._most`` and
+# ``_Par._free_ranks`` (both keyed by the stock's counts by rank, not its order).
+# ``solve_par(shared=...)`` keeps them from one search to the next.
+PYRAMID_TABLES: Final = ("avail", "relax", "most", "free")
+
+
 class _Position:
     """The solver's view of a Game: ranks and bitmasks."""
 
@@ -228,9 +250,10 @@ class _Position:
         self.ptr = len(game.waste)
         self.ps = game.deal - 1
         self.full_st = (1 << self.n) - 1
-        # the searches' memo tables (``_Search``): they hold facts of this position
+        # the searches' memo tables (``_Search``, and ``_Par``'s "most" and "free"): they
+        # hold facts of this position; those of ``PYRAMID_TABLES`` of its pyramid alone
         self.memo: dict[str, dict] = {name: {} for name in (
-            "avail", "kings", "hopeless", "relax", "stack", "stuck", "lost")}
+            "avail", "kings", "hopeless", "relax", "stack", "stuck", "lost", "most", "free")}
         # stock masks by rank, for the "has a partner left" test
         self.st_by_rank = [0] * 14
         for j, r in enumerate(self.st):
@@ -252,6 +275,16 @@ class _Position:
             (self.pyr_by_rank[13 - r] & ~BLOCK_MASK[i]) if r and r != 13 else 0
             for i, r in enumerate(self.pr)
         ]
+
+    def share(self, shared: dict) -> None:
+        """Use the tables of ``PYRAMID_TABLES`` kept in ``shared`` for this pyramid (its
+        cards by spot, the gone ones as 0), made there if it has none yet."""
+        key = tuple(self.pr)
+        tables = shared.get(key)
+        if tables is None:
+            tables = shared[key] = {name: self.memo[name] for name in PYRAMID_TABLES}
+        for name in PYRAMID_TABLES:
+            self.memo[name] = tables[name]
 
     def pyr_counts(self, live: int) -> int:
         """Packed counts by rank of the pyramid cards in ``live``."""
@@ -298,6 +331,20 @@ class _Search:
         self.clear_ps = DEALS - 1
         self.final: tuple[int, int, int, int] = (0, 0, 0, 0)  # where ``_dfs`` found its goal
         self.timed_out = False  # the time limit (a guard) stopped ``_dfs``
+        # relaxation states a node costs (``RELAX_PER_NODE``; 0: they cost nothing), and
+        # those explored since the last node charged for them
+        self.relax_per_node = 0
+        self.relaxed = 0
+
+    def relax_state(self, n: int = 1) -> None:
+        """A relaxation explored ``n`` new states: every ``relax_per_node`` of them count
+        as one node expanded (``relax_per_node`` 0: none do)."""
+        per = self.relax_per_node
+        if per:
+            self.relaxed += n
+            if self.relaxed >= per:
+                self.expanded += self.relaxed // per
+                self.relaxed %= per
 
     def avail(self, pm: int) -> tuple[tuple[int, ...], int]:
         """Available pyramid cards and the bitmask of their ranks (cached by pm)."""
@@ -500,6 +547,7 @@ class _Search:
         ok = memo.get(key)
         if ok is not None:
             return ok
+        self.relax_state()
         if not self._clearable(pm, jok & JOKER_MASK):
             memo[key] = False
             return False
@@ -555,6 +603,7 @@ class _Search:
         ok = self.relax_memo.get(key)
         if ok is not None:
             return ok
+        self.relax_state()
         pr = self.pos.pr
         av = self.avail(pm)[0]
         ok = False
@@ -1073,24 +1122,30 @@ def _finish_line(game: Game, actions) -> tuple[Game, tuple[Action, ...]]:
 
 
 def solve_par(game: Game, max_nodes: int = 2_000_000, time_limit: float = GUARD_SECONDS,
-              probe_nodes: int = PROBE_NODES) -> Solution:
+              probe_nodes: int = PROBE_NODES, relax_per_node: int = 0,
+              shared: dict | None = None) -> Solution:
     """The best Par score reachable from ``game``, a line reaching it, and bounds.
 
     Returns a Solution whose ``lower`` is the score of the line given (the best found)
     and whose ``upper`` no line can beat; ``proven`` when they meet.  See ``_Par``.
     ``probe_nodes`` is the budget of each root probe (``_Par.probe``; they run when
     ``max_nodes`` is at least six times it): a smaller one lets a small search probe.
+    ``relax_per_node`` (``RELAX_PER_NODE``; 0, the default: not at all) charges the
+    relaxations' states to ``max_nodes``, that many as one node, in the root probes
+    and the search alike, so the budget bounds their work too (``nodes`` counts them).
+    ``shared``, a dict the caller keeps (empty at first), carries the tables that depend
+    on the pyramid alone (``PYRAMID_TABLES``) to its next searches of positions with the
+    same pyramid, whatever their stock: what is found there is not searched (nor
+    charged) again.  The answer then depends on the searches made with it before.
     """
     t0 = time.perf_counter()
     if game.over:
         return Solution("par", "win" if game.cards_left == 0 else "lose", (),
                         game.score, True, 0, 0.0, game.score, game.score)
-    par = _Par(game, max_nodes, cpu_time() + time_limit)
+    par = _Par(game, max_nodes, cpu_time() + time_limit, shared=shared)
     par.root_probe = probe_nodes
-    lower, upper, line = par.run()
-    end = game
-    for action in line:
-        end, _ = play(end, action)
+    par.gen.relax_per_node = relax_per_node
+    lower, upper, line, end = par.run()  # ``end``: where ``line`` ends, replayed by run
     assert end.over and end.score == lower, (end, lower)
     return _timed_out(Solution("par", "win" if end.cards_left == 0 else "lose", line, lower,
                                lower == upper, par.gen.expanded + par.probe_expanded,
@@ -1172,9 +1227,11 @@ class _Par:
     """
 
     def __init__(self, game: Game, max_nodes: int, deadline: float,
-                 probe_nodes: int = 20_000):
+                 probe_nodes: int = 20_000, shared: dict | None = None):
         self.game = game
         self.pos = _Position(game)
+        if shared is not None:  # before the searches take their tables from it
+            self.pos.share(shared)
         self.gen = _Search(self.pos, "par")
         self.gen.cut_dead = False
         self.max_nodes = max_nodes
@@ -1190,12 +1247,12 @@ class _Par:
         self.tt0: dict[int, tuple[int, int]] = {}
         self.probe_nodes = probe_nodes
         self.stock_memo: dict = {}
-        self.left_memo: dict = {}
+        self.left_memo: dict = self.pos.memo["most"]
         self.stack_memo: dict = {}
         self.pairs_memo: dict[int, int] = {}
         self.cap_memo: dict[int, int] = {}
         self.joker_left_memo: dict[int, int] = {}
-        self.free_memo: dict[int, int] = {}
+        self.free_memo: dict[int, int] = self.pos.memo["free"]
         # a position whose pyramid is already gone keeps the base of the deal it went in
         self.cleared_base = BASE[game.cleared_in] if game.cleared_in else None
         # the earliest pass (0-based) the pyramid may still be cleared in: the root
@@ -1340,6 +1397,7 @@ class _Par:
             memo = self.pairs_memo
             cap = memo.get(key)
             if cap is None:
+                self.gen.relax_state(self.pos.n - _popcount(sm))  # its cards
                 cap = memo[key] = self.gen.stock_pairs(sm, key >> 24)
             self.cap_memo[pm | (sm << 28)] = cap
         return cap
@@ -1392,6 +1450,7 @@ class _Par:
             low = gone & -gone
             gone ^= low
             free |= 1 << (13 - pr[low.bit_length() - 1])
+        self.gen.relax_state(len(seen))
         memo[key] = free
         return free
 
@@ -1408,6 +1467,7 @@ class _Par:
         hit = memo.get(key)
         if hit is not None:
             return hit
+        self.gen.relax_state()
         pr, st = self.pos.pr, self.pos.st
         av = self.gen.avail(pm)[0]
         for i in av:
@@ -1457,6 +1517,7 @@ class _Par:
         hit = memo.get(key)
         if hit is not None:
             return hit
+        self.gen.relax_state()
         pr = self.pos.pr
         av = self.gen.avail(pm)[0]
         for i in av:
@@ -1502,6 +1563,7 @@ class _Par:
         for k in range(pos.ps, DEALS):
             search = _Search(pos, "pyramid")
             search.last_ps = search.clear_ps = k
+            search.relax_per_node = self.gen.relax_per_node
             try:
                 found = _dfs(search, root, self.root_probe, deadline)
             except _Budget:
@@ -1526,6 +1588,7 @@ class _Par:
             for stock_first, budget in ((True, all_nodes // 2), (False, all_nodes)):
                 search = _Search(pos, "all")
                 search.clear_ps, search.stock_first = k, stock_first
+                search.relax_per_node = self.gen.relax_per_node
                 try:
                     found = _dfs(search, root, budget, deadline)
                     finished = True
@@ -1541,7 +1604,7 @@ class _Par:
             return True
         return False
 
-    def run(self) -> tuple[int, int, tuple[Action, ...]]:
+    def run(self) -> tuple[int, int, tuple[Action, ...], Game]:
         pos, gen = self.pos, self.gen
         lead: list = []
         pm, sm, ptr = gen.settle(pos.pm, 0, pos.ptr, lead)
@@ -1550,7 +1613,7 @@ class _Par:
             end, line = _finish_line(self.game, _to_actions(self.best_moves))
             if end.score != best:
                 raise AssertionError(f"the Par line scores {end.score}, not {best}")
-            return best, best, line
+            return best, best, line, end
         self.max_nodes -= self.probe_expanded
         # 1. plain depth first, on a small budget
         self.path = list(lead)
@@ -1586,7 +1649,7 @@ class _Par:
         end, line = _finish_line(self.game, _to_actions(self.best_moves))
         if end.score != self.best:
             raise AssertionError(f"the Par line scores {end.score}, not {self.best}")
-        return self.best, upper, line
+        return self.best, upper, line, end
 
     def visit(self, pm: int, sm: int, ptr: int, ps: int, cap: int) -> int:
         """Search from (pm, sm, ptr, ps); returns an upper bound on its value that is

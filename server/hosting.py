@@ -208,6 +208,14 @@ class GameKind:
             for name in cls.FACTS:
                 setattr(cls, name, getattr(spec, name))
 
+    def challenge_line(self) -> str | None:
+        """What a player types before a name to offer that player a game of this kind
+        (the /play lobby's Challenge form): ``<PREFIX> CHALLENGE`` for a game of two fixed
+        seats; None when no game of it is offered to a named player."""
+        if self.seats == 2 and self.min_seats == 2 and not self.open_table:
+            return f"{self.prefix} CHALLENGE"
+        return None
+
     @property
     def hosted(self) -> ParlorAccess:
         """The parlor this kind is hosted in (a RuntimeError before it is)."""

@@ -471,6 +471,11 @@ class Pyramid(GameKind):
     def _spawn(self, coro: Awaitable[Any]) -> Any:
         return self.hosted.spawn(coro) if self.parlor is not None else asyncio.ensure_future(coro)
 
+    def challenge_line(self) -> str:
+        """A person is offered a tournament (``PYR TOUR HUMAN <person>``): Pyramid has
+        no CHALLENGE."""
+        return "PYR TOUR HUMAN"
+
     def asker(self, account_id: int, address: str) -> Asker:
         """Who asks the solver: a player at an address (kept, for the turns of their
         verdicts, which no command asks for)."""

@@ -312,11 +312,13 @@ class Pages:
     def pane_games(self) -> list[dict[str, Any]]:
         """What /play's pane knows of each game before any of its frames arrives: which
         GMCP package is its frames, its prefix and title (the lobby's buttons), whether
-        it takes challenges and rematches (two fixed players), and its pane's script and
+        it takes rematches (two fixed players), what a challenge to a name types
+        (``GameKind.challenge_line``; None: it takes none), and its pane's script and
         styles, loaded when a frame of the game first arrives (None: it has none, and
         gets the generic pane)."""
         return [{"key": kind.key, "prefix": kind.prefix, "title": kind.title,
                  "gmcp": kind.gmcp_package, "pairs": self.parlor.host.takes_rematches(kind),
+                 "challenge": kind.challenge_line(),
                  "js": self.statics.find(f"games/{kind.key}/pane.js"),
                  "css": self.statics.find(f"games/{kind.key}/pane.css")}
                 for kind in self.parlor.host.kinds.values()]

@@ -366,10 +366,15 @@ async def test_the_lobby_offers_levels_challenges_seeks_and_tournaments(  # noqa
     await screen_has(page, f"You enter tournament {cup.id}")
     # a challenge to Bob, at Triptycha
     await page.locator("#challenge-name").fill("Bob")
-    await page.locator("#challenge-game").select_option("TT")
+    await page.locator("#challenge-game").select_option(label="Triptycha")
     await page.get_by_role("button", name="Challenge", exact=True).tap()
     await screen_has(page, "TT CHALLENGE Bob")
     await bob.expect("Ada challenges you", timeout=10)
+    # and at Pyramid, whose challenge is a tournament offered
+    await page.locator("#challenge-game").select_option(label="Pyramid")
+    await page.get_by_role("button", name="Challenge", exact=True).tap()
+    await screen_has(page, "PYR TOUR HUMAN Bob")
+    await bob.expect("Ada challenges you to Pyramid", timeout=10)
     # the computer at the level chosen
     await page.get_by_role("radio", name="Hard").check()
     vs = page.locator('#pane button[data-level="DICE CHALLENGE COMPUTER"]')

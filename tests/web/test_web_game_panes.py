@@ -45,8 +45,13 @@ async def test_play_names_each_game_s_pane_and_serves_it_like_any_static_file(ht
     assert set(games) == {"tt", "dice", "triad", "pyr", "ttt"}
     # the plugin has no pane of its own (the generic one draws it); it plays in pairs
     assert games["ttt"] == {"key": "ttt", "prefix": "TTT", "title": "Noughts and Crosses",
-                            "gmcp": "Ttt.Game", "pairs": True, "js": None, "css": None}
+                            "gmcp": "Ttt.Game", "pairs": True, "challenge": "TTT CHALLENGE",
+                            "js": None, "css": None}
     assert [k for k, g in games.items() if g["pairs"]] == ["tt", "dice", "ttt"]
+    # what the lobby's Challenge form types before a name: Pyramid offers a tournament
+    assert {k: g["challenge"] for k, g in games.items()} == {
+        "tt": "TT CHALLENGE", "dice": "DICE CHALLENGE", "triad": None,
+        "pyr": "PYR TOUR HUMAN", "ttt": "TTT CHALLENGE"}
     for key in ("tt", "dice", "triad", "pyr"):
         for name, media in (("js", "text/javascript"), ("css", "text/css")):
             address = games[key][name]
@@ -66,7 +71,7 @@ async def test_play_names_each_game_s_pane_and_serves_it_like_any_static_file(ht
     starts = page.split('<template id="pane-start">')[1].split("</template>")[0]
     assert re.findall(r'data-(?:level|line)="([^"]+)"', starts) == [
         "TT CHALLENGE COMPUTER", "DICE CHALLENGE COMPUTER", "TRIAD OPEN", "PYR NEW",
-        "TTT CHALLENGE COMPUTER"]
+        "PYR TOUR NONE", "PYR TOUR COMPUTER", "TTT CHALLENGE COMPUTER"]
 
 
 async def test_a_game_s_pages_link_its_styles_and_only_its_own(parlor, http, clients):

@@ -191,12 +191,12 @@
     const challenged = h("input", { id: "challenge-name", list: "online", autocomplete: "off", autocapitalize: "off",
       spellcheck: "false", value: challengeName, oninput: (ev) => { challengeName = ev.target.value; } });
     const kinds = h("select", { id: "challenge-game", onchange: (ev) => { challengeGame = ev.target.value; } },
-      CHALLENGES.map(([prefix, title]) => h("option", { value: prefix, selected: prefix === challengeGame }, title)));
+      CHALLENGES.map(([line, title]) => h("option", { value: line, selected: line === challengeGame }, title)));
     const challenge = h("form", { class: "challenge", onsubmit: (ev) => {
       ev.preventDefault();
       const name = challengeName.trim().split(/\s+/)[0];
       if (!name) { challenged.focus(); return; }
-      E.command(challengeGame + " CHALLENGE " + name, ev);
+      E.command(challengeGame + " " + name, ev);
     } },
       h("label", { for: "challenge-name" }, "Name"), challenged,
       h("label", { for: "challenge-game" }, "Game"), kinds,
@@ -240,7 +240,7 @@
   }
 
   const LEVELS = ["easy", "normal", "hard"];   // the computer's levels every game has
-  const CHALLENGES = GAMES.filter((g) => g.pairs).map((g) => [g.prefix, g.title]);   // the games for two
+  const CHALLENGES = GAMES.filter((g) => g.challenge).map((g) => [g.challenge, g.title]);   // what a challenge to a name types, by game
   let computerLevel = "easy";
   let challengeName = "", challengeGame = CHALLENGES.length ? CHALLENGES[0][0] : "";
   let me = null;          // the name logged in as (GMCP Char.Name), null before login

@@ -5,6 +5,7 @@ while the parlor's one SQLite connection was held. What the cursors give is unch
 
 from __future__ import annotations
 
+import pytest
 import sqlalchemy as sa
 
 from server.db import SQLiteConnection, make_engine, sqlite_connector
@@ -25,37 +26,36 @@ def _count_trips(monkeypatch) -> list[str]:  # noqa: ANN001
     return trips
 
 
-async def test_a_transaction_of_two_statements_takes_three_trips(tmp_path, monkeypatch):
-    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path}/t.db")
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(sa.text("CREATE TABLE t (x INTEGER)"))
-        trips = _count_trips(monkeypatch)
-        async with engine.begin() as conn:
-            await conn.execute(T.insert(), {"x": 1})
-            await conn.execute(T.update().values(x=2))
-        assert len(trips) == 3, trips   # two statements and the commit; no rollback after
-        async with engine.connect() as conn:
-            assert (await conn.execute(sa.select(T.c.x))).scalars().all() == [2]
-    finally:
-        await engine.dispose()
+@pytest.fixture
+async def engine(tmp_path):
+    """An engine on a new SQLite file with the table ``t``."""
+    made = make_engine(f"sqlite+aiosqlite:///{tmp_path}/t.db")
+    async with made.begin() as conn:
+        await conn.execute(sa.text("CREATE TABLE t (x INTEGER)"))
+    yield made
+    await made.dispose()
 
 
-async def test_what_a_query_gives_is_unchanged(tmp_path):
-    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path}/t.db")
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(sa.text("CREATE TABLE t (x INTEGER)"))
-            await conn.execute(T.insert(), [{"x": n} for n in range(5)])   # executemany
-            result = await conn.execute(sa.select(T.c.x).order_by(T.c.x))
-            assert result.fetchone() == (0,)
-            assert result.fetchmany(2) == [(1,), (2,)]
-            assert result.fetchall() == [(3,), (4,)]
-            assert (await conn.execute(sa.select(T.c.x).where(T.c.x > 9))).all() == []
-            updated = await conn.execute(T.update().where(T.c.x < 2).values(x=9))
-            assert updated.rowcount == 2
-    finally:
-        await engine.dispose()
+async def test_a_transaction_of_two_statements_takes_three_trips(engine, monkeypatch):
+    trips = _count_trips(monkeypatch)
+    async with engine.begin() as conn:
+        await conn.execute(T.insert(), {"x": 1})
+        await conn.execute(T.update().values(x=2))
+    assert len(trips) == 3, trips   # two statements and the commit; no rollback after
+    async with engine.connect() as conn:
+        assert (await conn.execute(sa.select(T.c.x))).scalars().all() == [2]
+
+
+async def test_what_a_query_gives_is_unchanged(engine):
+    async with engine.begin() as conn:
+        await conn.execute(T.insert(), [{"x": n} for n in range(5)])   # executemany
+        result = await conn.execute(sa.select(T.c.x).order_by(T.c.x))
+        assert result.fetchone() == (0,)
+        assert result.fetchmany(2) == [(1,), (2,)]
+        assert result.fetchall() == [(3,), (4,)]
+        assert (await conn.execute(sa.select(T.c.x).where(T.c.x > 9))).all() == []
+        updated = await conn.execute(T.update().where(T.c.x < 2).values(x=9))
+        assert updated.rowcount == 2
 
 
 async def test_a_cursor_before_and_after_its_statement(tmp_path):
@@ -79,17 +79,11 @@ async def test_a_cursor_before_and_after_its_statement(tmp_path):
         await conn.close()
 
 
-async def test_a_rollback_still_rolls_back_an_open_transaction(tmp_path, monkeypatch):
-    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path}/t.db")
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(sa.text("CREATE TABLE t (x INTEGER)"))
-        trips = _count_trips(monkeypatch)
-        async with engine.connect() as conn:
-            await conn.execute(T.insert(), {"x": 1})
-            await conn.rollback()
-        assert "rollback" in trips
-        async with engine.connect() as conn:
-            assert (await conn.execute(sa.select(sa.func.count()).select_from(T))).scalar() == 0
-    finally:
-        await engine.dispose()
+async def test_a_rollback_still_rolls_back_an_open_transaction(engine, monkeypatch):
+    trips = _count_trips(monkeypatch)
+    async with engine.connect() as conn:
+        await conn.execute(T.insert(), {"x": 1})
+        await conn.rollback()
+    assert "rollback" in trips
+    async with engine.connect() as conn:
+        assert (await conn.execute(sa.select(sa.func.count()).select_from(T))).scalar() == 0

@@ -208,13 +208,16 @@ class GameKind:
             for name in cls.FACTS:
                 setattr(cls, name, getattr(spec, name))
 
+    def fixed_pair(self) -> bool:
+        """A game of two fixed seats, offered by CHALLENGE and played again by REMATCH:
+        not a table whose players come and go (``open_table``), not a solitaire."""
+        return self.seats == 2 and self.min_seats == 2 and not self.open_table
+
     def challenge_line(self) -> str | None:
         """What a player types before a name to offer that player a game of this kind
         (the /play lobby's Challenge form): ``<PREFIX> CHALLENGE`` for a game of two fixed
         seats; None when no game of it is offered to a named player."""
-        if self.seats == 2 and self.min_seats == 2 and not self.open_table:
-            return f"{self.prefix} CHALLENGE"
-        return None
+        return f"{self.prefix} CHALLENGE" if self.fixed_pair() else None
 
     @property
     def hosted(self) -> ParlorAccess:

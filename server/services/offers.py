@@ -188,9 +188,8 @@ class Offers:
 
     @staticmethod
     def takes_rematches(kind: GameKind) -> bool:
-        """A game of two fixed seats, offered by CHALLENGE: not a table whose players come
-        and go (``open_table``), not a solitaire."""
-        return kind.seats == 2 and kind.min_seats == 2 and not kind.open_table
+        """A game of two fixed seats (``GameKind.fixed_pair``)."""
+        return kind.fixed_pair()
 
     async def rematch(self, kind_key: str, me: Seat, opponent: str | None = None
                       ) -> tuple[GameRecord, Offer | LiveGame]:

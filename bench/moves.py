@@ -45,8 +45,9 @@ async def measure(url: str, games: int, seed: int) -> dict:
     parlor = assemble(config)
     await parlor.db.migrate()
     try:
-        a = await parlor.accounts.create("Alpha", "benchpass")
-        b = await parlor.accounts.create("Bravo", "benchpass")
+        run = random.Random().randrange(10**8)   # a database given may be used again
+        a = await parlor.accounts.create(f"Alpha{run}", "benchpass")
+        b = await parlor.accounts.create(f"Bravo{run}", "benchpass")
         seats = (Seat(a.id, a.name), Seat(b.id, b.name))
         spec = parlor.host.kinds["dice"].spec
         rng = random.Random(seed)

@@ -122,15 +122,12 @@ class SQLiteCursor(aiosqlite.Cursor):
         return None if self._cursor is None else self._cursor.lastrowid
 
     async def fetchone(self) -> Any:
-        if self._rows is None:
-            return None
         return self._rows.popleft() if self._rows else None
 
     async def fetchmany(self, size: int | None = None) -> list:
-        if self._rows is None:
-            return []
-        count = min(len(self._rows), self.arraysize if size is None else size)
-        return [self._rows.popleft() for _ in range(count)]
+        rows = self._rows or deque()
+        count = self.arraysize if size is None else size
+        return [rows.popleft() for _ in range(min(len(rows), count))]
 
     async def fetchall(self) -> list:
         rows, self._rows = self._rows, None

@@ -23,6 +23,11 @@ task to end (a test's event loop closing, a stopping server). So the engine make
 SQLite connections itself (:class:`SQLiteConnection`), with a ``close`` that does not
 wait for a thread already told to stop, and with one trip to that thread a statement
 (:class:`SQLiteCursor`) where aiosqlite takes four.
+
+aiosqlite's thread also dies when it answers a call whose event loop has closed meanwhile
+(a statement still running when a task was cancelled and the loop ended, a ``stop`` that
+nobody awaited): it raises in the thread, and the calls queued behind are never run. The
+connection's thread runs :func:`_serve` instead, which drops such an answer.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ import sqlite3
 from collections import deque
 from contextlib import asynccontextmanager
 from functools import partial
+from queue import SimpleQueue
+from threading import Thread
 from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable
 
@@ -65,6 +72,40 @@ LOCK_NAMES = {MIGRATION_LOCK: "migration", SEED_LOCK: "default data"}
 # What a player is told when a command met a lost database connection and could not
 # simply be run again.
 LOST = "The parlor lost its database for a moment; type that again."
+
+
+def _answer(future: asyncio.Future | None, outcome: Callable[[asyncio.Future], None]) -> None:
+    """From the connection's thread: settle ``future`` in its loop, unless nobody waits
+    (no future, or its loop has closed: there is no one left to tell)."""
+    if future is None:
+        return
+    loop = future.get_loop()
+    if loop.is_closed():
+        return
+
+    def settle() -> None:
+        if not future.done():
+            outcome(future)
+
+    try:
+        loop.call_soon_threadsafe(settle)
+    except RuntimeError:    # closed between the look and the call
+        pass
+
+
+def _serve(calls: SimpleQueue) -> None:
+    """The body of a SQLite connection's thread: run each queued call and answer it, until
+    the call that stops the thread (aiosqlite's ``stop`` queues it) has run."""
+    while True:
+        future, call = calls.get()
+        try:
+            result = call()
+        except BaseException as error:  # noqa: BLE001 - the caller gets it, whatever it is
+            _answer(future, lambda f, e=error: f.set_exception(e))
+            continue
+        _answer(future, lambda f, r=result: f.set_result(r))
+        if result is aiosqlite.core._STOP_RUNNING_SENTINEL:  # noqa: SLF001
+            return
 
 
 class SQLiteCursor(aiosqlite.Cursor):
@@ -138,9 +179,7 @@ class SQLiteCursor(aiosqlite.Cursor):
         cursor, conn = self._cursor, self._conn
         if cursor is None or not conn._running or conn._connection is None:  # noqa: SLF001
             return
-        done = asyncio.get_running_loop().create_future()
-        done.add_done_callback(lambda f: f.cancelled() or f.exception())  # nobody waits
-        conn._tx.put_nowait((done, cursor.close))  # noqa: SLF001 - behind its statement
+        conn._tx.put_nowait((None, cursor.close))  # noqa: SLF001 - behind its statement; no answer
 
 
 class SQLiteConnection(aiosqlite.Connection):
@@ -148,7 +187,13 @@ class SQLiteConnection(aiosqlite.Connection):
     told to stop already (see the module's docstring), whose cursors take one trip to
     its thread a statement (:class:`SQLiteCursor`), and whose ``rollback`` takes none
     when no transaction is open (the pool rolls back every connection it is given back,
-    after every commit too)."""
+    after every commit too). Its thread runs :func:`_serve`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # a daemon: a connection never closed cannot keep the process from ending
+        self._thread = Thread(target=_serve, args=(self._tx,), daemon=True,
+                              name="sqlite-connection")
 
     @aiosqlite_result  # awaited, or entered as ``async with`` (SQLAlchemy does that)
     async def cursor(self) -> SQLiteCursor:
@@ -181,10 +226,8 @@ def sqlite_connector(url: URL) -> Callable[[], Awaitable[aiosqlite.Connection]]:
     args, kwargs = SQLiteDialect_aiosqlite().create_connect_args(url)
 
     async def connect() -> aiosqlite.Connection:
-        connection = SQLiteConnection(partial(sqlite3.connect, *args, **kwargs),
+        return await SQLiteConnection(partial(sqlite3.connect, *args, **kwargs),
                                       iter_chunk_size=64)
-        connection._thread.daemon = True  # noqa: SLF001
-        return await connection
 
     return connect
 

@@ -53,3 +53,21 @@ async def test_the_engine_opens_its_sqlite_connections_so(tmp_path):
             assert raw.driver_connection._thread.daemon  # noqa: SLF001
     finally:
         await engine.dispose()
+
+
+async def test_an_answer_to_a_closed_loop_does_not_kill_the_thread(tmp_path):
+    """A call whose event loop closed before it was answered (aiosqlite's own thread
+    raises there and dies, and every call queued behind it waits for ever)."""
+    conn = await _open(tmp_path)
+    try:
+        gone = asyncio.new_event_loop()
+        unanswered = [gone.create_future(), gone.create_future()]
+        gone.close()
+        conn._tx.put_nowait((unanswered[0], lambda: 1))  # noqa: SLF001
+        conn._tx.put_nowait((unanswered[1], lambda: 1 / 0))  # noqa: SLF001
+        cursor = await asyncio.wait_for(conn.execute("SELECT 7"), 5)
+        assert await cursor.fetchall() == [(7,)]
+        assert conn._thread.is_alive()  # noqa: SLF001
+        assert not any(f.done() for f in unanswered)
+    finally:
+        await asyncio.wait_for(conn.close(), 5)

@@ -11,7 +11,6 @@ import telnetlib3
 
 from commands.app import assemble
 from server.app import Parlor
-from server.config import LoginSection
 from tests.conftest import make_config
 from tests.support.client import Client
 

@@ -249,45 +249,47 @@ async def hold(config: Config, ns: argparse.Namespace, argv: list[str] | None) -
 
     cfg = config.server
     listeners = {}
-    relay = None
+    relays = []
     try:
         listeners["telnet"] = listener(cfg.host, cfg.port, cfg.backlog)
         if config.web.enabled:
             listeners["web"] = listener(config.web.host, config.web.port, cfg.backlog)
-        if cfg.tls_port:  # the holder ends TLS, so TLS players stay through restarts too
-            relay = _tls_relay(cfg, listeners)
-    except OSError as err:
-        for sock in listeners.values():
+        # the holder ends TLS, so TLS players and HTTPS pages stay through restarts too
+        if cfg.tls_port:
+            relays.append(_tls_relay("telnet", cfg, cfg.host, cfg.tls_port, "tls", listeners))
+        if config.web.enabled and config.web.tls_port:
+            relays.append(_tls_relay("HTTPS", cfg, config.web.host, config.web.tls_port,
+                                     "https", listeners))
+    except (OSError, ValueError) as err:  # ValueError: a certificate or key that will not do
+        for sock in [*listeners.values(), *(relay.listener for relay in relays)]:
             sock.close()
-        print(f"esterport: cannot listen: {err.strerror or err}", file=sys.stderr)
-        return 1
-    except ValueError as err:  # a TLS certificate or key that will not do, in one line
-        for sock in listeners.values():
-            sock.close()
-        print(f"esterport: {err}", file=sys.stderr)
+        why = f"cannot listen: {err.strerror or err}" if isinstance(err, OSError) else err
+        print(f"esterport: {why}", file=sys.stderr)
         return 1
     args = list(sys.argv[1:] if argv is None else argv)
     holder = Holder([sys.executable, "-m", "commands.app", *args], listeners,
                     check=lambda: _config(ns), pid_file=config.pid_path, spare=cfg.hold_spare,
-                    tls=relay)
+                    relays=relays)
     return await holder.run()
 
 
-def _tls_relay(cfg, listeners: dict) -> "TLSRelay":  # noqa: ANN001
-    """``[server] tls_port`` in a held parlor: the holder's TLS listener, and the relay
-    listener (``listeners["tls"]``) the parlor serves its plain side on."""
+def _tls_relay(what: str, cfg, host: str, port: int, name: str,  # noqa: ANN001
+               listeners: dict) -> "TLSRelay":
+    """A TLS port in a held parlor (``[server] tls_port``, ``[web] tls_port``): the
+    holder's listener on ``host``:``port``, and the relay listener (``listeners[name]``)
+    the parlor serves its plain side on."""
     from server.holder.process import listener
     from server.holder.tls_relay import TLSRelay, relay_listener
     from server.tls import HANDSHAKE_TIMEOUT, server_context
 
     context = server_context(cfg.tls_certificate, cfg.tls_key)  # TLSError, one line
-    public = listener(cfg.host, cfg.tls_port, cfg.backlog)
+    public = listener(host, port, cfg.backlog)
     try:
-        listeners["tls"], path = relay_listener(cfg.backlog)
+        listeners[name], path = relay_listener(cfg.backlog)
     except OSError:
         public.close()
         raise
-    return TLSRelay(public, context, path, HANDSHAKE_TIMEOUT)
+    return TLSRelay(what, public, context, path, HANDSHAKE_TIMEOUT)
 
 
 def reload(config: Config) -> int:

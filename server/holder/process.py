@@ -5,8 +5,8 @@ It is small on purpose and changes seldom: whatever restarts, it does not. It ne
 a byte a player sends (that is the parlor's, in order, exactly once): while no parlor
 runs it only watches each socket for input, to tell a player who types in the gap, once,
 that the parlor is restarting (:data:`GAP_NOTICE`; to a browser's /play WebSocket, in a
-frame). The one exception is telnet over TLS,
-whose handshake it makes and whose plain bytes it copies to the parlor
+frame). The one exception is TLS (telnet's and the web door's HTTPS),
+whose handshakes it makes and whose plain bytes it copies to the parlor
 (``server/holder/tls_relay.py``), so that those players stay too.
 
 A reload starts the next parlor first and lets it load its code and configuration (the
@@ -184,9 +184,10 @@ class Holder:
 
     def __init__(self, argv: list[str], listeners: dict[str, socket.socket],
                  check: Callable[[], None], pid_file: str | None = None,
-                 spare: bool = True, tls: "TLSRelay | None" = None) -> None:
+                 spare: bool = True, relays: "list[TLSRelay] | None" = None) -> None:
         self.argv = argv
-        self.tls = tls  # telnet over TLS, ended here and relayed to listeners["tls"]
+        # TLS ports, ended here and relayed to listeners ("tls": telnet, "https": the web)
+        self.relays = relays or []
         self.keep_spare = spare
         self.listeners = listeners
         self.check = check
@@ -215,8 +216,8 @@ class Holder:
             with open(self.pid_file, "w") as out:
                 out.write(f"{os.getpid()}\n")
         try:
-            if self.tls is not None:
-                await self.tls.start()
+            for relay in self.relays:
+                await relay.start()
             failures = 0
             self.current = await self._spawn()
             while not self.stopping:
@@ -260,8 +261,8 @@ class Holder:
             if self.current is not None and self.current.proc is not None:
                 self._code = self.current.proc.returncode or 0
         finally:
-            if self.tls is not None:
-                await self.tls.close()
+            for relay in self.relays:
+                await relay.close()
             if self._sparing is not None:
                 self._sparing.cancel()
             for child in (self.current, self.successor, self.spare):

@@ -1,12 +1,13 @@
-"""Telnet over TLS that outlives the parlor: the holder ends TLS and relays the plain bytes.
+"""TLS that outlives the parlor: the holder ends TLS and relays the plain bytes.
 
 A TLS session's keys live in the process that made the handshake, so a connection the
 parlor served over TLS itself would end with it. In a held parlor the holder makes the
-handshake instead (``[server] tls_port``, ``tls_certificate``, ``tls_key``) and relays
-each connection's plain bytes over a Unix socket to the parlor's relay listener, the
-player's address first as a PROXY v1 line. To the parlor that is a plain connection like
-any other: the holder keeps its descriptor through a reload or a crash, and the TLS side,
-here, never notices.
+handshakes instead, of telnet over TLS (``[server] tls_port``) and of the web door's HTTPS
+(``[web] tls_port``), with ``[server] tls_certificate`` and ``tls_key``, and relays each
+connection's plain bytes over a Unix socket to the parlor's relay listener for that port,
+the player's address first as a PROXY v1 line. To the parlor that is a plain connection
+like any other: the holder keeps its descriptor through a reload or a crash (a browser's
+/play socket too), and the TLS side, here, never notices.
 
 The relay socket's folder is private to the user who runs the server (0700): only the
 holder connects to it, so the parlor reads the PROXY line of every connection there.
@@ -60,10 +61,12 @@ def proxy_line(peer: object, local: object) -> bytes:
 
 
 class TLSRelay:
-    """Accept TLS on ``listener`` with ``context``; relay each connection to ``path``."""
+    """Accept TLS on ``listener`` with ``context``; relay each connection to ``path``.
+    ``what`` names the port's protocol in the log ("telnet", "HTTPS")."""
 
-    def __init__(self, listener: socket.socket, context: ssl.SSLContext, path: str,
-                 handshake_timeout: float) -> None:
+    def __init__(self, what: str, listener: socket.socket, context: ssl.SSLContext,
+                 path: str, handshake_timeout: float) -> None:
+        self.what = what
         self.listener = listener
         self.context = context
         self.path = path
@@ -75,7 +78,7 @@ class TLSRelay:
         self.server = await asyncio.start_server(
             self._relay, sock=self.listener, ssl=self.context,
             ssl_handshake_timeout=self.handshake_timeout, limit=CHUNK)
-        log.info("telnet over TLS on port %d, relayed to the parlor",
+        log.info("%s over TLS on port %d, relayed to the parlor", self.what,
                  self.listener.getsockname()[1])
 
     async def close(self) -> None:

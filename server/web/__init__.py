@@ -99,6 +99,7 @@ class WebDoor:
         self._loop_task: asyncio.Task | None = None
         self._https: uvicorn.Server | None = None  # [web] tls_port
         self._https_task: asyncio.Task | None = None
+        self._https_port = 0
 
     async def start(self) -> None:
         cfg = self.parlor.config.web
@@ -131,15 +132,17 @@ class WebDoor:
                       else f"http://{cfg.hosts[0]}:{self.port}")
         return MudletOffer(self.mudlet.version, self.host, self.port, public)
 
-    def _uvicorn(self, port: int, tls: ssl.SSLContext | None = None) -> uvicorn.Server:
-        """A uvicorn server of the door's app on ``port`` (over TLS with ``tls``), not
-        started."""
+    def _uvicorn(self, port: int, tls: ssl.SSLContext | None = None, *,
+                 relayed: bool = False) -> uvicorn.Server:
+        """A uvicorn server of the door's app on ``port`` (over TLS with ``tls``; the
+        holder's relay of the HTTPS port with ``relayed``), not started."""
         cfg = self.parlor.config.web
-        http, ws = protocols(self.budget, cfg.request_timeout)
+        http, ws = protocols(self.budget, cfg.request_timeout, relayed=relayed)
         config = uvicorn.Config(
             self.app, host=self.host, port=port, lifespan="off", log_config=None,
             log_level="warning", access_log=False, ws=ws,
             ws_max_size=cfg.max_message, ws_ping_interval=30.0, ws_ping_timeout=30.0,
+            # a held /play socket is not compressed: no state may outlive a message
             ws_per_message_deflate=not (self.holds_plays and tls is None),
             # uvicorn's own bound (503 and a log line per request past it), never above
             # the budget and well above the web door's share of it: connections evicted
@@ -161,21 +164,34 @@ class WebDoor:
 
     async def _start_https(self, port: int) -> None:
         """``[web] tls_port``: the same app over HTTPS, with ``[server] tls_certificate``
-        and ``tls_key`` (checked when the configuration loads: ``Config.check``). Served
-        by this process even in a held parlor (the holder holds the plain port only):
-        its browsers reconnect after a reload, as the plain port's do."""
-        cfg = self.parlor.config.server
-        server = self._uvicorn(port, server_context(cfg.tls_certificate, cfg.tls_key))
+        and ``tls_key`` (checked when the configuration loads: ``Config.check``).
+
+        In a held parlor the holder makes the handshakes and relays the plain bytes to
+        its relay listener (``listeners["https"]``, server/holder/tls_relay.py), the
+        browser's address first in a PROXY line: the app is served there, and its /play
+        sockets are held through a reload as the plain port's are. A parlor not held
+        makes the handshakes itself; its pages reconnect after a restart by their token."""
+        held = self.parlor.holder.listeners.get("https") if self.parlor.holder else None
+        if held is not None:
+            server = self._uvicorn(port, relayed=True)
+            sockets = [held]
+        else:
+            cfg = self.parlor.config.server
+            server = self._uvicorn(port, server_context(cfg.tls_certificate, cfg.tls_key))
+            sockets = None
         try:
-            await server.startup()
+            await server.startup(sockets=sockets)
         except SystemExit:
             await self.stop()
             raise WebDoorError(f"cannot listen on {self.host}:{port} (HTTPS)") from None
         for listener in server.servers:
             listen_backlog(listener.sockets, self.parlor.config.server.backlog)
         self._https = server
+        self._https_port = port if held is not None else (
+            server.servers[0].sockets[0].getsockname()[1])
         self._https_task = asyncio.create_task(server.main_loop())
-        log.info("web door on https://%s:%d/", self.host, self.https_port)
+        log.info("web door on https://%s:%d/%s", self.host, self.https_port,
+                 " (through the holder)" if held is not None else "")
 
     @property
     def port(self) -> int:
@@ -184,9 +200,7 @@ class WebDoor:
 
     @property
     def https_port(self) -> int | None:
-        if self._https is None:
-            return None
-        return self._https.servers[0].sockets[0].getsockname()[1]
+        return None if self._https is None else self._https_port
 
     @property
     def url(self) -> str:

@@ -256,7 +256,7 @@ async def play(websocket: WebSocket) -> None:
         return
     await websocket.accept(subprotocol=SUBPROTOCOL)
     side = websocket.scope.get("extensions", {}).get("esterport.socket")
-    holdable = (door.holds_plays and side is not None and side.scheme == "ws"
+    holdable = (door.holds_plays and side is not None and not side.tls_here
                 and not side.conn.extensions)
     with door.budget.lent():
         await run_session(websocket, door.parlor, door.plays, side=side if holdable else None)

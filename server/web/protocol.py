@@ -10,15 +10,24 @@
   never timed out before), of its first byte for the next ones (between requests,
   uvicorn's keep-alive timeout applies). A connection that sent nothing is closed without
   a word; one that began a head is told 400.
+* ``relayed``: the HTTPS port of a held parlor, whose TLS the holder ends and whose plain
+  bytes it relays over a Unix socket (``server/holder/tls_relay.py``). Each connection
+  begins with the holder's PROXY line, which names the browser: it is read before uvicorn
+  sees a byte, and only then is the connection counted (by that address). To uvicorn and
+  the pages it is then the browser's HTTPS connection (``client``, ``scheme``), and its
+  /play socket is held through a restart as the plain port's are: TLS is not in this
+  process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from server import proxy_protocol
 from server.web.budget import Budget
 from server.web.held import HeldSocket
 
@@ -38,8 +47,10 @@ def peer_address(transport: asyncio.BaseTransport) -> str:
     return str(peer[0]) if isinstance(peer, (tuple, list)) and peer else ""
 
 
-def protocols(budget: Budget, head_timeout: float) -> tuple[type, type]:
-    """uvicorn's HTTP and WebSocket protocol classes, bound to ``budget``."""
+def protocols(budget: Budget, head_timeout: float, *,
+              relayed: bool = False) -> tuple[type, type]:
+    """uvicorn's HTTP and WebSocket protocol classes, bound to ``budget`` (``relayed``:
+    for the holder's relay of the HTTPS port; see the module's docstring)."""
 
     class BoundedHttp(HttpToolsProtocol):
         """An HTTP connection: counted, timed, its heads bounded."""
@@ -49,7 +60,7 @@ def protocols(budget: Budget, head_timeout: float) -> tuple[type, type]:
         _timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            why = budget.admit(transport, peer_address(transport))
+            why = budget.admit(transport, self.client_address(transport))
             if why is not None:
                 self.refused = True
                 transport.write(refusal(why))
@@ -58,6 +69,9 @@ def protocols(budget: Budget, head_timeout: float) -> tuple[type, type]:
             super().connection_made(transport)
             budget.wait(transport)
             self._start_timer()
+
+        def client_address(self, transport: asyncio.BaseTransport) -> str:
+            return peer_address(transport)
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self.refused:
@@ -117,10 +131,14 @@ def protocols(budget: Budget, head_timeout: float) -> tuple[type, type]:
         ASGI scope names it (``scope["extensions"]["esterport.socket"]``)."""
 
         asgi_task: asyncio.Task | None = None
+        #: whether this process holds the connection's TLS (the HTTPS port of a parlor
+        #: not held): such a socket cannot be handed to another process
+        tls_here = False
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             self._tail_init()
             super().connection_made(transport)
+            self.tls_here = self.scheme == "wss"
 
         def data_received(self, data: bytes) -> None:
             self._arrived(data)
@@ -163,4 +181,56 @@ def protocols(budget: Budget, head_timeout: float) -> tuple[type, type]:
                 return
             super().connection_lost(exc)
 
-    return BoundedHttp, CountedWebSocket
+    if not relayed:
+        return BoundedHttp, CountedWebSocket
+
+    # the browser each relayed connection is from, by its transport (the WebSocket a
+    # request upgrades to is made by uvicorn, which hands it the transport alone)
+    browsers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    class RelayedHttp(BoundedHttp):
+        """A connection of the holder's HTTPS relay: the PROXY line first, then HTTP."""
+
+        _line: bytearray | None = None   # the PROXY line so far (None: read)
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            self._line = bytearray()
+            self.refused = True   # not counted until the line is read
+            self.transport = transport
+
+        def data_received(self, data: bytes) -> None:
+            if self._line is None:
+                super().data_received(data)
+                return
+            self._line += data
+            try:
+                header = proxy_protocol.parse(bytes(self._line))
+            except proxy_protocol.ProxyError:   # not the holder (it cannot be: the folder
+                self.transport.close()          # is private), or a bug: nothing to serve
+                return
+            if header is proxy_protocol.NEED_DATA:
+                return
+            rest = bytes(self._line[header.length:])
+            self._line = None
+            browsers[self.transport] = header.source or ("", 0)
+            self.refused = False
+            super().connection_made(self.transport)
+            if self.refused:
+                return
+            self.client = browsers[self.transport]
+            self.scheme = "https"
+            if rest:
+                super().data_received(rest)
+
+        def client_address(self, transport: asyncio.BaseTransport) -> str:
+            return str(browsers[transport][0])
+
+    class RelayedWebSocket(CountedWebSocket):
+        """A relayed connection upgraded to /play's WebSocket: the browser's, over wss."""
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            self.client = browsers.get(transport, ("", 0))
+            self.scheme = "wss"
+
+    return RelayedHttp, RelayedWebSocket

@@ -1,8 +1,8 @@
 """Secure connections (issue 41): telnet over TLS on ``[server] tls_port`` and the web
 door over HTTPS on ``[web] tls_port``, with the clients a player would use: ``openssl
 s_client``, TinTin++'s ``#ssl`` in tmux, and Chromium; a certificate or key that cannot
-serve is refused in one line; a held parlor's TLS players stay connected through a
-reload and a crash of the parlor (the holder ends TLS).
+serve is refused in one line; a held parlor's TLS players, telnet and /play over
+HTTPS, stay connected through a reload and a crash of the parlor (the holder ends TLS).
 
 The certificate is self-signed, made here by ``openssl req`` (CN localhost, two days).
 """
@@ -243,6 +243,66 @@ def test_a_held_parlors_tls_players_stay_through_a_reload_and_a_crash(tmp_path, 
         plain.expect(pexpect.EOF)
     finally:
         stop_process(proc, within=40)
+
+
+async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_path, pairs):
+    """With ``--hold`` the holder also ends the web door's HTTPS (``[web] tls_port``) and
+    relays it (server/holder/tls_relay.py): a browser's /play over wss stays connected
+    through a reload and a kill -9 of the parlor, is told of each, and what it says in
+    between is heard once; the parlor knows the browser's own address."""
+    from tests.web.wsclient import WsPlayer
+
+    https = free_port()
+    config, _ = tls_config(tmp_path, pairs[0].certificate, pairs[0].key, https=https,
+                           more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
+    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--hold",
+                             "--config", config], stderr=subprocess.PIPE, text=True,
+                            cwd=os.getcwd())
+    log: list[str] = []
+    started = threading.Event()
+
+    def read() -> None:
+        for line in proc.stderr:
+            log.append(line)
+            if "Connect with: telnet" in line:
+                started.set()
+
+    async def told(player: Client | WsPlayer, text: str, times: int) -> None:
+        deadline = time.monotonic() + 90
+        while player.seen.count(text) < times:
+            assert time.monotonic() < deadline, player.seen[-2000:] + "".join(log[-20:])
+            await player.expect(text, timeout=max(1.0, deadline - time.monotonic()))
+
+    threading.Thread(target=read, daemon=True).start()
+    browser = listener = None
+    try:
+        assert await asyncio.to_thread(started.wait, 60), "".join(log[-30:])
+        assert any("HTTPS over TLS on port" in line for line in log), "".join(log)
+        port = int(next(line for line in log if "Connect with" in line).rsplit(" ", 1)[1])
+        browser = await WsPlayer.connect(f"wss://127.0.0.1:{https}/play/ws", ssl=trusting())
+        await browser.create("Wanda")
+        # her own address, told by the holder's PROXY line (a Unix socket's is empty)
+        assert any("Wanda logged in from 127.0.0.1" in line for line in log), "".join(log)
+        listener = await Client.connect(port)
+        await listener.create("Lou")
+        for number, stop in enumerate((signal.SIGHUP, signal.SIGKILL), 1):
+            if stop == signal.SIGHUP:
+                proc.send_signal(stop)    # a reload
+            else:
+                first = serving_parlor(proc.pid)
+                assert first is not None
+                os.kill(first, stop)      # a crash: a new parlor takes over
+            await told(browser, "The parlor has restarted; carry on.", number)
+            browser.send(f"say through {number}")
+            await told(listener, f'Wanda says, "through {number}"', 1)
+        assert not browser.closed
+        assert listener.seen.count('Wanda says, "through 1"') == 1
+        await browser.cmd("who", "Lou")
+    finally:
+        for player in (browser, listener):
+            if player is not None:
+                await player.close()
+        await asyncio.to_thread(stop_process, proc, 40)
 
 
 def trusting() -> ssl.SSLContext:

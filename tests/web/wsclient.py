@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import ssl as ssl_module
 
 from websockets.asyncio.client import connect
 
@@ -33,9 +34,11 @@ class WsPlayer:
     @classmethod
     async def connect(cls, url: str, *, cols: int = 100, origin: str | None = None,
                       subprotocols: tuple[str, ...] = (SUBPROTOCOL,),
-                      headers: dict[str, str] | None = None) -> "WsPlayer":
+                      headers: dict[str, str] | None = None,
+                      ssl: "ssl_module.SSLContext | None" = None) -> "WsPlayer":
         ws = await connect(url, subprotocols=list(subprotocols), origin=origin,
-                           max_size=1 << 22, open_timeout=10, additional_headers=headers)
+                           max_size=1 << 22, open_timeout=10, additional_headers=headers,
+                           **({"ssl": ssl} if ssl is not None else {}))
         return cls(ws, cols)
 
     async def close(self) -> None:

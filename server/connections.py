@@ -20,8 +20,6 @@ from server.session import Commands, Session
 from server.world import describe_room
 
 if TYPE_CHECKING:
-    import telnetlib3
-
     from server.cluster import Cluster
     from server.mudlet import MudletOffer
     from server.pacing import LoadGovernor
@@ -67,7 +65,7 @@ class Lobby(Gate, Protocol):
     handover: Restarts | None
     draining: bool
     handing_over: bool
-    server: "telnetlib3.Server | None"
+    server: Any  # the listener (telnetlib3's): only its lists of clients are read
     mudlet: "MudletOffer | None"
 
     def announce(self, room: str, text: str, session: Session) -> None: ...

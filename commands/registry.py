@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Protocol
 
 import attrs
 
@@ -29,16 +29,18 @@ from server.text import fits, table
 from server.world import describe_room, is_direction
 
 if TYPE_CHECKING:
-    from server.app import Parlor
-    from server.cluster import RemotePlayer
-    from server.bus import Event
+    from server.cluster import Cluster, RemotePlayer
+    from server.bus import Bus, Event
+    from server.config import Config
     from server.db import Database
     from server.hosting import GameKind
+    from server.mudlet import MudletOffer
+    from server.online import Online
     from server.presentation import Presentation
     from server.services.accounts import Accounts
     from server.services.games import GameHost
     from server.services.ratings import Ratings
-    from server.session import Session
+    from server.session import Commands, Session
     from server.world import World
 
 log = logging.getLogger(__name__)
@@ -60,6 +62,36 @@ class UsageError(CommandError):
     def __init__(self, detail: str = "") -> None:
         super().__init__(detail)
         self.detail = detail
+
+
+class Premises(Protocol):
+    """What the commands reach of the parlor (through :class:`Context` alone): its
+    services, the rooms, who is online, the bus, the settings, the node and its cluster,
+    the Mudlet offer, and moving a player, a notice, an admin's log line and a shutdown.
+    A session holds the parlor (``session.parlor``), and the context reads it as this."""
+
+    host: "GameHost"
+    presentation: "Presentation"
+    accounts: "Accounts"
+    ratings: "Ratings"
+    db: "Database"
+    registry: "Commands"
+    world: "World"
+    online: "Online"
+    bus: "Bus"
+    config: "Config"
+    node: str
+    cluster: "Cluster | None"
+    mudlet: "MudletOffer | None"
+
+    def move(self, session: "Session", room: str, direction: str | None = None) -> None: ...
+
+    def tell(self, account_id: int, text: str) -> None: ...
+
+    def log_admin(self, session: "Session", what: str) -> None: ...
+
+    def request_shutdown(self, message: str, *, everywhere: bool = True,
+                         node: str | None = None, hand_over: bool = False) -> None: ...
 
 
 @attrs.frozen
@@ -92,7 +124,7 @@ class Context:
     """
 
     session: "Session"
-    _parlor: "Parlor" = attrs.field(repr=False)  # private: only the context reads it
+    _parlor: Premises = attrs.field(repr=False)  # private: only the context reads it
     command: "Command"
     acted: list[str] = attrs.field(factory=list, init=False, repr=False, eq=False)
 
@@ -150,7 +182,7 @@ class Context:
         self._parlor.move(session, room, direction)
 
     def describe_room(self, session: "Session") -> str:
-        return describe_room(self._parlor, session)
+        return describe_room(self._parlor.world, self._parlor.online, session)
 
     # -- who is connected ------------------------------------------------------------------
     def online(self, account_id: int) -> "Session | RemotePlayer | None":

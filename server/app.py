@@ -2,7 +2,7 @@
 telnet listener together.
 
 The parlor does not choose its games or know what a typed line means: it is handed the
-game kinds it hosts and a :class:`Commands` (``commands.registry.Registry``, built by
+game kinds it hosts and a :class:`~server.session.Commands` (``commands.registry.Registry``, built by
 ``commands/app.py``, the one place the application is assembled; ``server/`` never
 imports ``commands/``)."""
 
@@ -12,7 +12,7 @@ import asyncio
 import logging
 import socket
 import time
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 import telnetlib3
 
@@ -31,7 +31,7 @@ from server.services.resume import ResumeTokens
 from server import seeding
 from server.services import ledger
 from server.pacing import LoadGovernor
-from server.session import Session
+from server.session import Commands, Session
 from server.tasks import cancel_and_wait
 from server.telnet import (ACCEPT_BATCH, AcceptErrors, Compression, TelnetProtocol,
                            connection_cap, listen_backlog)
@@ -49,12 +49,6 @@ log = logging.getLogger(__name__)
 
 CROWD = 50  # rooms with more people than this hear no arrivals and departures
 
-
-
-class Commands(Protocol):
-    """What the parlor needs of its command table: run one typed line for a session."""
-
-    async def dispatch(self, session: Session, line: str) -> str: ...
 
 
 class Parlor:
@@ -121,9 +115,9 @@ class Parlor:
         self.handover: "HandOver | None" = None  # its part in restarts: set by start()
         self.handing_over = False  # a reload: sessions finish their command and wait
         if config.cluster.enabled:
-            from server.cluster import Cluster
+            from server import cluster
 
-            self.cluster = Cluster(self, self.bus, self.node, config.cluster.lease)
+            self.cluster = cluster.Cluster(self, self.bus, self.node, config.cluster.lease)
 
     # -- start and stop --------------------------------------------------------------------
     async def start(self) -> None:
@@ -338,7 +332,7 @@ class Parlor:
         self._shutdown_task = asyncio.create_task(later())
 
     async def seed(self, paths=None) -> list[str]:  # noqa: ANN001
-        return await seeding.load(self, paths)
+        return await seeding.load(self.db, self.accounts, self.seeders, paths)
 
     async def load_default_data(self) -> None:
         for line in await self.seed():

@@ -10,17 +10,21 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
 
 from server.db import connection_lost
 from server.line_input import Disconnect
-from server.login import login
+from server.login import Gate, login
 from server.services.accounts import Member
-from server.session import Session
+from server.session import Commands, Session
 from server.world import describe_room
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    from server.cluster import Cluster
+    from server.mudlet import MudletOffer
+    from server.pacing import LoadGovernor
+    from server.presentation import Presentation
+    from server.world import World
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +37,47 @@ MOVING = ("This part of Esterport is stopping. Connect again: you will be put th
           "another part, and your games are waiting.")
 
 
+class Restarts(Protocol):
+    """The parlor's part in restarts (``server/holder/handover.py``), as a connection's
+    life meets it: carried on, told of, gone, or parked while the parlor hands over."""
+
+    async def carry_on(self, session: Session, carried: Any) -> bool: ...
+
+    def tell(self, session: Session) -> None: ...
+
+    def gone(self, session: Session) -> None: ...
+
+    async def parked(self) -> None: ...
+
+
+class Lobby(Gate, Protocol):
+    """What a connection's life reads of the parlor: what logging in reads
+    (:class:`~server.login.Gate`), the rooms, the command table and the governor, the
+    cluster and the restarts it may be part of, whether it is stopping or handing
+    over, the listener, and the Mudlet package offered while the web door serves it."""
+
+    world: "World"
+    presentation: "Presentation"
+    registry: Commands
+    governor: "LoadGovernor"
+    background: set[asyncio.Task]
+    cluster: "Cluster | None"
+    handover: Restarts | None
+    draining: bool
+    handing_over: bool
+    server: Any  # the listener (telnetlib3's): only its lists of clients are read
+    mudlet: "MudletOffer | None"
+
+    def announce(self, room: str, text: str, session: Session) -> None: ...
+
+    def send_room_info(self, session: Session) -> None: ...
+
+
 class Connections:
     """Every open connection of this node (``len``, ``in``, iteration), the count from
     each address, and the task that runs each (:meth:`shell`)."""
 
-    def __init__(self, parlor: "Parlor") -> None:
+    def __init__(self, parlor: Lobby) -> None:
         self.parlor = parlor
         self.open: set[Session] = set()
         self.per_address: Counter[str] = Counter()
@@ -154,7 +194,7 @@ class Connections:
             # session in its frames) and its error refer to each other, and a player who
             # left mid-login stayed in memory until a full garbage collection
             async with asyncio.timeout(self.parlor.config.server.login_timeout or None):
-                account = await login(session)
+                account = await login(session, self.parlor)
         except TimeoutError:
             session.close("You took too long to log in. Goodbye.")
             return False
@@ -254,7 +294,7 @@ class Connections:
         if not carried:
             self.greet_by_gmcp(session)
             await self.resume_token(session)
-            session.write(describe_room(self.parlor, session))
+            session.write(describe_room(self.parlor.world, self.parlor.online, session))
         elif not session.resume_digest:  # (a client carried on keeps what GMCP told it,
             await self.resume_token(session)  # and a page its resume token, if it had one)
         host = self.parlor.host

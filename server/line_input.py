@@ -6,13 +6,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from server.text import clean
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    from server.config import Config
     from server.terminal import Terminal
+
+
+class Limits(Protocol):
+    """What a session's input reads of its parlor: the settings (``[server] max_line``)."""
+
+    config: "Config"
 
 
 class Disconnect(Exception):
@@ -24,7 +30,7 @@ class LineInput:
     its state)."""
 
     __slots__ = ()
-    parlor: "Parlor"
+    parlor: Limits
     terminal: "Terminal"
     closed: bool
     log: logging.LoggerAdapter

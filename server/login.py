@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from server.services.accounts import AccountError, check_name
 from server.line_input import Disconnect
@@ -12,7 +12,13 @@ from server.session import Session
 from server.text import listing, paint, wrap
 
 if TYPE_CHECKING:
+    from server.config import Config
     from server.models import Account
+    from server.online import Online
+    from server.services.accounts import Accounts
+    from server.services.games import GameHost
+    from server.services.resume import ResumeTokens
+    from server.throttle import KeyedLocks, LoginThrottle, Sliding
 
 log = logging.getLogger(__name__)
 RESUME = "#resume"  # at the Name prompt, with a resume token: no name starts with "#"
@@ -28,9 +34,26 @@ BANNER = r"""
 """
 
 
-def welcome(session: Session) -> str:
+class Gate(Protocol):
+    """What logging in reads of the parlor: its name and games for the welcome, who is
+    online, the accounts and resume tokens, and the throttles of failed logins, of
+    logins and of new accounts."""
+
+    config: "Config"
+    online: "Online"
+    host: "GameHost"
+    accounts: "Accounts"
+    resume: "ResumeTokens"
+    throttle: "LoginThrottle"
+    name_throttle: "LoginThrottle"
+    logins: "Sliding"
+    checking: "KeyedLocks"
+    creations: "Sliding"
+    creations_everywhere: "Sliding"
+
+
+def welcome(session: Session, parlor: Gate) -> str:
     """The banner, the parlor's name and its games (the titles of the kinds it hosts)."""
-    parlor = session.parlor
     online = parlor.online.count
     games = listing([kind.title for kind in parlor.host.kinds.values()])
     lines = [
@@ -53,7 +76,7 @@ async def _paced(session: Session, question: str, *, secret: bool = False) -> st
     return await session.ask(question, secret=secret)
 
 
-async def login(session: Session) -> "Account":
+async def login(session: Session, parlor: Gate) -> "Account":
     """Run the login dialogue until a player is authenticated.
 
     Failed passwords are counted per (name, address) and per address, and, for a name
@@ -73,21 +96,20 @@ async def login(session: Session) -> "Account":
 
     :raises Disconnect: the player quits or the connection drops.
     """
-    parlor = session.parlor
     throttle, by_name = parlor.throttle, parlor.name_throttle
-    session.write(welcome(session))
+    session.write(welcome(session, parlor))
     while True:
         name = await _paced(session, "Name: ")
         if not name:
             continue
         word = name.split()[0]
         if word.lower() == RESUME:
-            account = await _resume(session, name.split()[1:])
+            account = await _resume(session, parlor, name.split()[1:])
             if account is not None:
                 return account
             continue
         if word.lower() == "new":
-            account = await create_account(session)
+            account = await create_account(session, parlor)
             if account is not None:
                 await parlor.accounts.trust(account.id, session.address, TRUST_SECONDS)
                 return account
@@ -152,11 +174,10 @@ async def login(session: Session) -> "Account":
         return account
 
 
-async def _resume(session: Session, words: list[str]) -> "Account | None":
+async def _resume(session: Session, parlor: Gate, words: list[str]) -> "Account | None":
     """``#resume <token>`` at the Name prompt: the browser client back after a drop, with
     the token it was given at login instead of the password (``server/services/resume.py``);
     None (and why) when the token is unknown, used or expired."""
-    parlor = session.parlor
     account_id = await parlor.resume.redeem(words[0]) if len(words) == 1 else None
     account = await parlor.accounts.get_by_id(account_id) if account_id is not None else None
     if account is None or account.banned:
@@ -166,7 +187,7 @@ async def _resume(session: Session, words: list[str]) -> "Account | None":
     return account
 
 
-def _refusal(parlor, name_key: str, word: str, keys: tuple[str, ...],  # noqa: ANN001
+def _refusal(parlor: Gate, name_key: str, word: str, keys: tuple[str, ...],
              name_keys: tuple[str, ...]) -> str | None:
     """Why a login to ``word`` may not be tried now, or None."""
     wait = max(parlor.throttle.wait(*keys), parlor.name_throttle.wait(*name_keys))
@@ -178,8 +199,7 @@ def _refusal(parlor, name_key: str, word: str, keys: tuple[str, ...],  # noqa: A
     return None
 
 
-async def create_account(session: Session) -> "Account | None":
-    parlor = session.parlor
+async def create_account(session: Session, parlor: Gate) -> "Account | None":
     wait = max(parlor.creations.wait(session.address), parlor.creations_everywhere.wait("*"))
     if wait:
         session.write(f"Too many new accounts lately; try again in {wait} seconds.")

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.text import clean
 
 if TYPE_CHECKING:
-    from server.app import Parlor
     from server.services.accounts import Member
     from server.terminal import Terminal
 
@@ -32,12 +31,30 @@ def shared_supports(names: frozenset[str]) -> frozenset[str]:
     return found
 
 
+class Greeter(Protocol):
+    """The parlor's connections (``Connections``), as a session's GMCP asks them: to send
+    a login's GMCP greeting, and a resume token to a client that asks after its login."""
+
+    def greet_by_gmcp(self, session: Any) -> None: ...
+
+    def issue_resume_token(self, session: Any) -> None: ...
+
+
+class Listed(Protocol):
+    """What MSSP and GMCP read of the parlor: what MUD listings are told of it, and its
+    connections (:class:`Greeter`)."""
+
+    connections: Greeter
+
+    def mssp(self) -> dict[str, str]: ...
+
+
 class MudProtocols:
     """A session's GMCP and MSSP (a part of :class:`~server.session.Session`, whose slots
     hold its state)."""
 
     __slots__ = ()
-    parlor: "Parlor"
+    parlor: Listed
     terminal: "Terminal"
     account: "Member | None"
     closed: bool

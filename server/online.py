@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
-    from server.cluster import RemotePlayer
+    from server.cluster.roster import RemotePlayer
     from server.session import Session
 
 Player = Union["Session", "RemotePlayer"]

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from server.text import lay_out, strip_sgr, visible_len
 
 if TYPE_CHECKING:
-    from server.app import Parlor
     from server.services.accounts import Member
     from server.terminal import Terminal
 
@@ -61,7 +60,7 @@ class Output:
     prompt and the go-ahead leave in one transport write (each write is a system call)."""
 
     __slots__ = ()
-    parlor: "Parlor"
+    parlor: object  # read for ``handing_over`` alone, when it has one
     terminal: "Terminal"
     account: "Member | None"
     closed: bool

@@ -27,8 +27,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.app import Parlor
-    from server.session import Session
+    from server.session import Session, Venue
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +36,13 @@ RELAY_TIMEOUT = 10.0  # seconds a relayed command may take before the player is 
 
 class RelayedSession:
     """A player of another node, as a command run here for them sees them: what it
-    writes is collected and sent back to their node, which shows it."""
+    writes is collected and sent back to their node, which shows it. Like a session, it
+    holds the parlor, for the commands run for it."""
 
     closed = False
     flooding = False
 
-    def __init__(self, parlor: "Parlor", account: Any, view: dict[str, Any]) -> None:
+    def __init__(self, parlor: "Venue", account: Any, view: dict[str, Any]) -> None:
         self.parlor = parlor
         self.account = account
         self.name = account.name

@@ -2,7 +2,8 @@
 
 Each top-level table of a file names a seeder: ``accounts`` here, and those the games
 bring (``GameKind.seeders``: Triptycha's tile collections and starter set), handed to
-the parlor where the application is assembled (``commands/app.py``). Seeders are
+the parlor where the application is assembled (``commands/app.py``). A seeder is given
+the database and the accounts, and its table. Seeders are
 idempotent: loading a file twice changes nothing the second time. They read, then write
 (a collection missing is made, the computer's deck topped up to so many copies), so two
 processes loading at once could both make the same thing: loading runs under the seed
@@ -19,21 +20,18 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
-from server.db import SEED_LOCK
+from server.db import SEED_LOCK, Database
 from server.services import ledger
-from server.services.accounts import AccountError
-
-if TYPE_CHECKING:
-    from server.app import Parlor
+from server.services.accounts import AccountError, Accounts
 
 DEFAULT_DIR = Path(__file__).parent / "data" / "seed"
 
-Seeder = Callable[["Parlor", Any], Awaitable[list[str]]]
+Seeder = Callable[[Database, Accounts, Any], Awaitable[list[str]]]
 
 
-async def seed_accounts(parlor: "Parlor", entries: Any) -> list[str]:
+async def seed_accounts(db: Database, accounts: Accounts, entries: Any) -> list[str]:
     if not isinstance(entries, list):
         raise ValueError("[[accounts]] must be a list of tables")
     out = []
@@ -41,19 +39,19 @@ async def seed_accounts(parlor: "Parlor", entries: Any) -> list[str]:
         name = entry.get("name")
         if not isinstance(name, str):
             raise ValueError(f"account entry without a name: {entry!r}")
-        account = await parlor.accounts.get(name)
+        account = await accounts.get(name)
         if account is None:
             try:
-                account = await parlor.accounts.create(name, str(entry.get("password", "")))
+                account = await accounts.create(name, str(entry.get("password", "")))
             except AccountError as err:
                 raise ValueError(f"account {name}: {err}") from None
             out.append(f"created account {account.name}")
         if entry.get("admin") and not account.is_admin:
-            await parlor.accounts.set_admin(name, True)
+            await accounts.set_admin(name, True)
             out.append(f"{account.name} is an admin")
         want = entry.get("cubits")
         if isinstance(want, int) and account.cubits < want:
-            async with parlor.db.session() as tx:
+            async with db.session() as tx:
                 await ledger.move(tx, account.id, want - account.cubits, "seed")
                 await tx.commit()
             out.append(f"{account.name} topped up to {want} cubits")
@@ -63,9 +61,10 @@ async def seed_accounts(parlor: "Parlor", entries: Any) -> list[str]:
 BUILTIN: dict[str, Seeder] = {"accounts": seed_accounts}
 
 
-async def load(parlor: "Parlor", paths: list[Path] | None = None) -> list[str]:
-    """Load ``paths`` (default: every ``*.toml`` in ``server/data/seed``); report lines."""
-    seeders = parlor.seeders
+async def load(db: Database, accounts: Accounts, seeders: dict[str, Seeder],
+               paths: list[Path] | None = None) -> list[str]:
+    """Load ``paths`` (default: every ``*.toml`` in ``server/data/seed``) with ``seeders``
+    (a table's name -> its seeder); report lines."""
     if paths is None:
         paths = sorted(DEFAULT_DIR.glob("*.toml")) if DEFAULT_DIR.is_dir() else []
     files = []
@@ -78,9 +77,9 @@ async def load(parlor: "Parlor", paths: list[Path] | None = None) -> list[str]:
                              f"known: {', '.join(sorted(seeders))}")
         files.append((path, data))
     report: list[str] = []
-    async with parlor.db.exclusive(SEED_LOCK):
+    async with db.exclusive(SEED_LOCK):
         for path, data in files:
             for table, value in data.items():
-                report.extend(await seeders[table](parlor, value))
+                report.extend(await seeders[table](db, accounts, value))
             report.append(f"loaded {path}")
     return report

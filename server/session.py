@@ -17,17 +17,16 @@ import logging
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from server.bus import Event
-from server.line_input import LineInput
-from server.mud_protocols import MudProtocols
+from server.bus import Bus, Event
+from server.line_input import LineInput, Limits
+from server.mud_protocols import Listed, MudProtocols
 from server.output import Output
 from server.pacing import RateLimiter
 from server.text import clean
 
 if TYPE_CHECKING:
-    from server.app import Parlor
     from server.services.accounts import Member
     from server.terminal import Terminal
 
@@ -42,6 +41,38 @@ class _SessionLog(logging.LoggerAdapter):
 
     def process(self, msg, kwargs):  # noqa: ANN001, ANN201
         return f"[session {self.extra['session']}] {msg}", kwargs
+
+
+class Drawing(Protocol):
+    """The presentation (``server/presentation.py``), as a session hands it a game's
+    event to draw for its player."""
+
+    def on_event(self, session: "Session", event: Event) -> None: ...
+
+
+class Start(Protocol):
+    """The world (``server/world.py``), as a new session reads it: the room it starts in."""
+
+    start: str
+
+
+class Venue(Limits, Listed, Protocol):
+    """What a session reads of the parlor it is connected to: the bus it follows, the
+    presentation that draws its games, the world whose start it first stands in, and
+    what its parts read (:class:`Limits`, :class:`Listed`; whether the parlor is handing
+    over, when it says). It is the parlor: the commands reach the rest of it as
+    ``session.parlor`` (``commands/registry.py``)."""
+
+    bus: Bus
+    presentation: Drawing
+    world: Start
+
+
+class Commands(Protocol):
+    """What runs one line a session typed (``commands.registry.Registry``): the parlor
+    is handed one, and runs every command through it."""
+
+    async def dispatch(self, session: "Session", line: str) -> str: ...
 
 
 class Session(Output, LineInput, MudProtocols):
@@ -61,7 +92,9 @@ class Session(Output, LineInput, MudProtocols):
         "_after_cr", "connected_at", "last_command_at", "reply_to",
         "logged_in_at", "examining", "busy", "__weakref__")
 
-    def __init__(self, parlor: "Parlor", terminal: "Terminal") -> None:
+    parlor: Venue
+
+    def __init__(self, parlor: Venue, terminal: "Terminal") -> None:
         self.id = next(_ids)
         self.parlor = parlor
         self.terminal = terminal

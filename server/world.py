@@ -14,7 +14,7 @@ import attrs
 from server.text import bold, paint, wrap
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    from server.online import Online
     from server.session import Session
 
 WORLD_FILE = Path(__file__).parent / "data" / "world.toml"
@@ -71,13 +71,13 @@ class World:
 MAX_NAMES = 20  # a crowded plaza names the first few, then counts the rest
 
 
-def describe_room(parlor: "Parlor", session: "Session") -> str:
-    """What ``session`` sees on LOOK: the room (:func:`_room_text`), then who else is
-    here (:class:`_Here`). Both are kept laid out for the width, so a LOOK in a room
+def describe_room(world: "World", online: "Online", session: "Session") -> str:
+    """What ``session`` sees on LOOK: its room of ``world`` (:func:`_room_text`), then who
+    else is here, of those ``online`` (:class:`_Here`). Both are kept laid out for the width, so a LOOK in a room
     nobody entered or left since the last one wraps nothing."""
     width = session.width
-    room = parlor.world.rooms[session.room]
-    present = parlor.online.in_room(session.room)
+    room = world.rooms[session.room]
+    present = online.in_room(session.room)
     here = _HERE.get(room.key)
     if here is None or not here.holds(present):
         here = _HERE[room.key] = _Here.of(present)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -22,16 +22,46 @@ from server.cluster.routing import Router
 from server.frames import Frame
 from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
 from server.services.offers import Offer
+from server.session import Commands, Venue
 from server.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    from server.online import Online
+    from server.services.accounts import Accounts
+    from server.services.games import GameHost
+    from server.throttle import LoginThrottle, Sliding
 
 log = logging.getLogger(__name__)
 
 # what a node tells the others on the ``cluster`` topic, and hears again itself
 _OWN_NEWS = ("join", "move", "leave", "active", "node-gone", "game", "throttle", "conn",
              "offer")
+
+
+class LocalParlor(Venue, Protocol):
+    """The parlor this node runs, as the cluster reads it: its games and players, the
+    accounts and the command table (a command relayed here runs for a stand-in
+    session, which holds the parlor as a session does: :class:`~server.session.Venue`),
+    the login throttles the nodes share, whether it is stopping, a notice to a player,
+    and a reload or a shutdown that reached this node."""
+
+    host: "GameHost"
+    online: "Online"
+    accounts: "Accounts"
+    registry: Commands
+    draining: bool
+    throttle: "LoginThrottle"
+    name_throttle: "LoginThrottle"
+    logins: "Sliding"
+    creations: "Sliding"
+    creations_everywhere: "Sliding"
+
+    def tell(self, account_id: int, text: str) -> None: ...
+
+    def request_reload(self) -> None: ...
+
+    def request_shutdown(self, message: str, *, everywhere: bool = True,
+                         node: str | None = None, hand_over: bool = False) -> None: ...
 
 
 class Cluster:
@@ -45,7 +75,7 @@ class Cluster:
     its part. It is also ``GameHost.other_nodes``: :meth:`frames`, :meth:`frame` and
     :meth:`offers_to`."""
 
-    def __init__(self, parlor: "Parlor", bus: RedisBus, node: str, lease: float = 6.0) -> None:
+    def __init__(self, parlor: LocalParlor, bus: RedisBus, node: str, lease: float = 6.0) -> None:
         self.parlor = parlor
         self.bus = bus
         self.node = node

@@ -11,16 +11,24 @@ import logging
 import os
 import socket
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from server.mud_protocols import shared_supports
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    import telnetlib3
+
+    from server.cluster import Cluster
+    from server.config import Config
+    from server.connections import Connections
+    from server.db import Database
     from server.holder.link import HolderLink
     from server.holder.messages import Carried
     from server.session import Session
+    from server.services.accounts import Accounts
+    from server.services.games import GameHost
     from server.telnet import TelnetProtocol
+    from server.world import World
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +36,39 @@ log = logging.getLogger(__name__)
 RESTARTING = "Esterport is restarting; this page connects again in a moment."
 
 
+class Restarting(Protocol):
+    """What a restart reads and sets of the parlor: its connections and what they are
+    told, its listener and the telnet options it made connections with, the rooms, the
+    accounts, the games, the cluster and the database it closes, the hooks run before
+    it stops, whether it is stopping or handing over, and its stop; and what /play reads
+    to carry a browser's session on (``server.web.play.Shell``: the settings, the
+    holder, a telnet connection)."""
+
+    connections: "Connections"
+    farewell: str
+    server: "telnetlib3.Server | None"
+    telnet_options: dict[str, Any]
+    world: "World"
+    accounts: "Accounts"
+    host: "GameHost"
+    cluster: "Cluster | None"
+    db: "Database"
+    before_stop: list[Callable[[], Awaitable[None]]]
+    draining: bool
+    handing_over: bool
+    config: "Config"
+    holder: "HolderLink | None"
+
+    def telnet_connection(self) -> "TelnetProtocol": ...
+
+    async def stop(self, message: str | None = None, *, notice: str | None = None,
+                   hand_over: bool = True) -> None: ...
+
+
 class HandOver:
     """Taking connections over from the parlor before, and handing them to the next."""
 
-    def __init__(self, parlor: "Parlor", link: "HolderLink") -> None:
+    def __init__(self, parlor: Restarting, link: "HolderLink") -> None:
         self.parlor = parlor
         self.link = link
         # connections handed over not yet carried on: what they typed in the gap runs

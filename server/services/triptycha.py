@@ -46,7 +46,7 @@ Decisions where docs/rules/triptycha.md is silent (server side; the engine's are
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 import sqlalchemy as sa
@@ -57,14 +57,14 @@ from games.triptycha import rules
 from games.triptycha.rules import HAND_SIZE, Options, Rules
 from games.triptycha.spec import SPEC
 from games.triptycha.words import rules_of
+from server.db import Database
 from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartContext
 from server.models import Account
 from server.services import tiles
+from server.services.accounts import Accounts
 from server.services.tiles import TileError, Tiles
 from server.services.triptycha_models import TileDesign, TileInstance
 
-if TYPE_CHECKING:
-    from server.app import Parlor
 
 KEY = SPEC.key
 COMPUTER_DECK = 9     # tiles of its deck the computer brings to a game (locked at the start)
@@ -261,7 +261,7 @@ class Triptycha(GameKind):
 
 
 # -- data files ----------------------------------------------------------------------------
-async def seed_collections(parlor: "Parlor", entries: Any) -> list[str]:
+async def seed_collections(db: Database, accounts: Accounts, entries: Any) -> list[str]:
     """``[[collections]]``: name, description, price (the shop's beginner disc; omit for
     none), disc_size = [min, max], and ``tiles`` = [{name, rarity, corners = [T, BL, BR],
     primary}]. The whole table is checked before anything is written; loading the same
@@ -299,7 +299,7 @@ async def seed_collections(parlor: "Parlor", entries: Any) -> list[str]:
         except TileError as err:
             raise ValueError(f"{label}: {err}") from None
         checked.append((entry, (size[0], size[1]), designs))
-    service = Tiles(parlor.db)
+    service = Tiles(db)
     out = []
     for entry, size, designs in checked:
         coll, changed = await service.create_collection(
@@ -315,7 +315,7 @@ async def seed_collections(parlor: "Parlor", entries: Any) -> list[str]:
     return out
 
 
-async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
+async def seed_tiles(db: Database, accounts: Accounts, table: Any) -> list[str]:
     """``[tiles]``: ``starter`` = design references ("<collection>/<name>", repeat for more
     copies) every new account gets; ``computer`` = collections the computer's deck holds
     ``computer_copies`` (default 1) of every design of, topped up on every load."""
@@ -324,7 +324,7 @@ async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
     unknown = set(table) - {"starter", "computer", "computer_copies"}
     if unknown:
         raise ValueError(f"[tiles]: unknown key(s) {', '.join(sorted(unknown))}")
-    service = Tiles(parlor.db)
+    service = Tiles(db)
     out = []
     try:
         if "starter" in table:
@@ -332,7 +332,7 @@ async def seed_tiles(parlor: "Parlor", table: Any) -> list[str]:
             if await service.set_starter(refs):
                 out.append(f"starter set: {len(refs)} tiles")
         if "computer" in table:
-            computer = await parlor.accounts.computer()
+            computer = await accounts.computer()
             made = await service.stock(computer.id, [str(c) for c in table["computer"]],
                                        int(table.get("computer_copies", 1)))
             if made:

@@ -25,7 +25,7 @@ import asyncio
 import ipaddress
 import logging
 import ssl
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 import uvicorn
 
@@ -38,8 +38,17 @@ from server.web.play import host_names
 from server.web.protocol import protocols
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    from server.bus import Bus
     from server.config import Config
+    from server.connections import Connections
+    from server.db import Database
+    from server.holder.link import HolderLink
+    from server.online import Online
+    from server.services.accounts import Accounts
+    from server.services.games import GameHost
+    from server.services.ratings import Ratings
+    from server.telnet import TelnetProtocol
+    from server.world import World
     from server.web.live import GameStream, PageStream
     from server.web.play import WebSocketTransport
 
@@ -65,8 +74,38 @@ class WebDoorError(OSError):
     """The door could not listen (the port is taken, the address is not ours)."""
 
 
+class Interior(Protocol):
+    """What the web door reads of the parlor it opens onto: what its pages' data, live
+    boards and /play read (``data.Sources``, ``live.Broadcast``, ``play.Shell``: the
+    games, who is online and where, the accounts, ratings and records, the bus, the
+    settings, the holder and a telnet connection), and the telnet listener's protocol
+    and count of connections (one budget for both doors), the connections and the
+    farewell they are told when the door stops, whether the parlor hands over, the hooks
+    run before it stops, and the Mudlet offer, which the door sets while it serves the
+    package."""
+
+    host: "GameHost"
+    online: "Online"
+    world: "World"
+    accounts: "Accounts"
+    ratings: "Ratings"
+    db: "Database"
+    bus: "Bus"
+    config: "Config"
+    holder: "HolderLink | None"
+    telnet_protocol: "type[TelnetProtocol] | None"
+    counter: dict[str, int]
+    connections: "Connections"
+    farewell: str
+    handing_over: bool
+    before_stop: list[Callable[[], Awaitable[None]]]
+    mudlet: MudletOffer | None
+
+    def telnet_connection(self) -> "TelnetProtocol": ...
+
+
 class WebDoor:
-    def __init__(self, parlor: "Parlor", *, host: str | None = None,
+    def __init__(self, parlor: Interior, *, host: str | None = None,
                  port: int | None = None) -> None:
         from server.web.app import build_app  # templates load once, with the door
 

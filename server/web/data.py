@@ -12,29 +12,44 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.frames import Frame
 from server.hosting import GameKind
 from server.services.correspondence import days_a_move
 from server.services.games import GameError, GameHost, LiveGame
 from server.services import notify
-from server.services.ratings import (CORRESPONDENCE, PROVISIONAL_RD, pool, pool_title,
-                                     rating_text)
+from server.services.ratings import (CORRESPONDENCE, PROVISIONAL_RD, Ratings, pool,
+                                     pool_title, rating_text)
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    from server.db import Database
+    from server.online import Online
+    from server.services.accounts import Accounts
+    from server.world import World
 
 MAX_WHO = 50  # players listed on the front page (as WHO)
 
 
-def kinds(parlor: "Parlor") -> list[dict[str, Any]]:
+class Sources(Protocol):
+    """The parlor's parts the web door's data is read from: the games, who is online and
+    where, the accounts, the ratings and the database (the records of games played)."""
+
+    host: GameHost
+    online: "Online"
+    world: "World"
+    accounts: "Accounts"
+    ratings: Ratings
+    db: "Database"
+
+
+def kinds(parlor: Sources) -> list[dict[str, Any]]:
     return [{"key": k.key, "prefix": k.prefix, "title": k.title,
              "correspondence": k.correspondence}
             for k in parlor.host.kinds.values()]
 
 
-def who(parlor: "Parlor") -> dict[str, Any]:
+def who(parlor: Sources) -> dict[str, Any]:
     sessions, _ = parlor.online.named_from("", MAX_WHO)
     players = []
     for s in sessions:
@@ -66,7 +81,7 @@ def summary(frame: Frame, watchers: int) -> dict[str, Any]:
     }
 
 
-def game_summary(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
+def game_summary(parlor: Sources, game: LiveGame) -> dict[str, Any]:
     """One game in play, as a list shows it (no board)."""
     return summary(game.frame(None, with_view=False), parlor.host.watchers(game.id))
 
@@ -76,19 +91,19 @@ def board(frame: Frame, watchers: int) -> dict[str, Any]:
     return {**summary(frame, watchers), "view": frame.view}
 
 
-def game_board(parlor: "Parlor", game: LiveGame) -> dict[str, Any]:
+def game_board(parlor: Sources, game: LiveGame) -> dict[str, Any]:
     """One game with its board as it stands: the watchers' frame."""
     return board(game.frame(None), parlor.host.watchers(game.id))
 
 
-async def games_in_play(parlor: "Parlor", kind: GameKind | None = None
+async def games_in_play(parlor: Sources, kind: GameKind | None = None
                         ) -> list[dict[str, Any]]:
     """Every game in play, on this node and (in a cluster) the others."""
     return [summary(f, f.watchers)
             for f in await parlor.host.frames_in_play(kind.key if kind else None)]
 
 
-async def replay(parlor: "Parlor", number: int, move: int | None) -> dict[str, Any]:
+async def replay(parlor: Sources, number: int, move: int | None) -> dict[str, Any]:
     """A stored game after ``move`` moves (all when None), as a watcher would see it.
 
     :raises GameError: no such game, or no such move.
@@ -117,7 +132,7 @@ def _record(r) -> dict[str, Any]:  # noqa: ANN001 - a Rating row
     }
 
 
-async def rankings(parlor: "Parlor", kind: GameKind, *,
+async def rankings(parlor: Sources, kind: GameKind, *,
                    correspondence: bool = False) -> dict[str, Any]:
     """A game's rankings and records; ``correspondence``: its games by correspondence,
     rated in a pool of their own (``/rankings/<game>/corr``)."""
@@ -139,7 +154,7 @@ COMPUTER = re.compile(r"computer\((easy|normal|hard)\)", re.IGNORECASE)
 LAST = 10  # finished games of each game listed on a player's page (as FINGER)
 
 
-async def last_games(parlor: "Parlor", account_id: int, level: str | None = None
+async def last_games(parlor: Sources, account_id: int, level: str | None = None
                      ) -> list[dict[str, Any]]:
     """A player's last finished games of each game (the computer's: those it played at
     ``level``), newest first, each with its result for them and its replay's address;
@@ -165,7 +180,7 @@ async def last_games(parlor: "Parlor", account_id: int, level: str | None = None
     return listed
 
 
-async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
+async def player(parlor: Sources, name: str) -> dict[str, Any] | None:
     """What FINGER shows of an account, or None when there is none by that name. A
     computer player's name (``Computer(normal)``, as its seats are called) shows the
     computer's account at that level: its rating in each game, its recent games."""
@@ -216,7 +231,7 @@ async def player(parlor: "Parlor", name: str) -> dict[str, Any] | None:
     }
 
 
-async def correspondence(parlor: "Parlor", account_id: int, name: str) -> list[dict[str, Any]]:
+async def correspondence(parlor: Sources, account_id: int, name: str) -> list[dict[str, Any]]:
     """A player's correspondence games in play, as MYGAMES orders them (those waiting for
     their move first, the longest waiting first): who is to move, and the time left."""
     now = time.time()
@@ -228,7 +243,7 @@ async def correspondence(parlor: "Parlor", account_id: int, name: str) -> list[d
 
 
 # -- seeks ---------------------------------------------------------------------------------
-def seeks(parlor: "Parlor") -> dict[str, Any]:
+def seeks(parlor: Sources) -> dict[str, Any]:
     """Every open seek, oldest first. The page is anonymous, so formulas (which hide
     seeks from one player) hide nothing here; nor is the owner's account number shown."""
     listed = []
@@ -329,7 +344,7 @@ def _round_text(status: str, played: int, rounds: int | None) -> str:
     return f"{status.capitalize()}; round {played}{of}."
 
 
-def tournament_summary(svc: Any, row: Any, parlor: "Parlor") -> dict[str, Any]:
+def tournament_summary(svc: Any, row: Any, parlor: Sources) -> dict[str, Any]:
     """One tournament, as the list shows it."""
     state = row.state or {}
     kind = parlor.host.kinds.get(row.kind)
@@ -347,7 +362,7 @@ def tournament_summary(svc: Any, row: Any, parlor: "Parlor") -> dict[str, Any]:
             "href": f"/tournaments/{row.id}"}
 
 
-async def tournaments(parlor: "Parlor") -> dict[str, Any]:
+async def tournaments(parlor: Sources) -> dict[str, Any]:
     """Every tournament open or running, and the lately finished and lately cancelled
     (a bounded few), newest first."""
     svc = parlor.host.tournaments
@@ -364,7 +379,7 @@ def tournaments_status(listing: dict[str, Any]) -> str:
             f"{len(listing['finished'])} lately finished{cancelled}.")
 
 
-async def tournament(parlor: "Parlor", number: int) -> dict[str, Any]:
+async def tournament(parlor: Sources, number: int) -> dict[str, Any]:
     """One tournament: what it is, its standings, every round's pairings (newest first).
 
     :raises GameError: there is no such tournament."""

@@ -27,7 +27,7 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Hashable
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable, Hashable, Protocol
 
 import attrs
 
@@ -36,8 +36,8 @@ from server.frames import Frame, OtherSchema, heard
 from server.text import clean
 
 if TYPE_CHECKING:
-    from server.app import Parlor
     from server.bus import Bus
+    from server.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +120,20 @@ async def next_change(changed: asyncio.Event, quiet_until: float) -> str:
     return "change"
 
 
+class Broadcast(Protocol):
+    """What a live board reads of the parlor: the bus its game's frames come by, and
+    the settings (``[web] stream_idle``)."""
+
+    bus: "Bus"
+    config: "Config"
+
+
 class GameStream:
     """One page's subscription to one game, drawn from the watchers' frames the bus
     brings (``Play.publish``, server/services/play.py): the game is read once, when the stream starts
     (``snapshot``: from this node, or the node that drives it), and never again."""
 
-    def __init__(self, parlor: "Parlor", game_id: int,
+    def __init__(self, parlor: Broadcast, game_id: int,
                  snapshot: Callable[[], Awaitable[Frame | None]],
                  draw: Callable[[Frame], dict], closing: asyncio.Event) -> None:
         self.parlor = parlor

@@ -32,7 +32,7 @@ import asyncio
 import ipaddress
 import logging
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -41,8 +41,10 @@ from server.pacing import RateLimiter
 from server.web.held import HeldSocket, ResumedWebSocket
 
 if TYPE_CHECKING:
-    from server.app import Parlor
+    from server.config import Config
+    from server.holder.link import HolderLink
     from server.holder.messages import Carried
+    from server.telnet import TelnetProtocol
     from server.web import WebDoor
 
 log = logging.getLogger(__name__)
@@ -275,7 +277,17 @@ def window_size(query: Any) -> tuple[int, int] | None:
     return rows, cols
 
 
-async def run_session(websocket: Any, parlor: "Parlor", plays: set | None = None, *,
+class Shell(Protocol):
+    """What /play reads of the parlor: the settings (``[web]``), a telnet connection
+    configured as its listener's, and the holder of a held parlor."""
+
+    config: "Config"
+    holder: "HolderLink | None"
+
+    def telnet_connection(self) -> "TelnetProtocol": ...
+
+
+async def run_session(websocket: Any, parlor: Shell, plays: set | None = None, *,
                       side: "HeldSocket | None" = None, carried: "Carried | None" = None) -> None:
     """The telnet session over an accepted WebSocket, until either side ends it.
 
@@ -337,7 +349,7 @@ async def run_session(websocket: Any, parlor: "Parlor", plays: set | None = None
 _resumed: set[asyncio.Task] = set()   # the resumed sessions' tasks, kept until they end
 
 
-async def resume(parlor: "Parlor", carried: "Carried", fd: int) -> None:
+async def resume(parlor: Shell, carried: "Carried", fd: int) -> None:
     """Carry on a /play session the parlor before this one had (server/holder); OSError
     when its socket was gone in the gap."""
     side = ResumedWebSocket(carried, parlor.config.web.max_message)

@@ -46,7 +46,7 @@ class Room:
 
     def here(self, viewer: Session) -> tuple[list[str], int]:
         """The names the viewer's LOOK shows, and the count of the others."""
-        text = describe_room(self.parlor, viewer)
+        text = describe_room(self.parlor.world, self.parlor.online, viewer)
         line = text.split("Here: ", 1)
         if len(line) == 1:
             return [], 0
@@ -68,8 +68,8 @@ def test_a_second_look_in_an_unchanged_room_wraps_nothing(monkeypatch):
     calls = []
     monkeypatch.setattr(server.world, "wrap",
                         lambda *a, **k: calls.append(a) or wrap(*a, **k))
-    first = describe_room(room.parlor, alice)
-    assert describe_room(room.parlor, alice) == first
+    first = describe_room(room.parlor.world, room.parlor.online, alice)
+    assert describe_room(room.parlor.world, room.parlor.online, alice) == first
     assert first.endswith("Here: Bob, Carol, Dave.")
     assert [a[0] for a in calls if a[0].startswith("Here:")] == ["Here: Bob, Carol, Dave."]
 
@@ -119,7 +119,7 @@ def test_the_line_is_laid_out_for_each_width():
         room.player(f"Player{i:02d}")
     for width in (40, 80, 120, 40):
         alice.width = width
-        text = describe_room(room.parlor, alice)
+        text = describe_room(room.parlor.world, room.parlor.online, alice)
         assert all(len(line) <= width for line in server.text.strip_sgr(text).split("\n"))
         here = text[text.index("Here: "):]
         assert here.split("\n") == wrap(here.replace("\n", " "), width)

@@ -107,7 +107,8 @@ def _parse_v1(data: bytes) -> Header | NeedData:
         raise ProxyError(f"malformed PROXY line: {line[:V1_MAX]!r}")
     version = ipaddress.IPv4Address if parts[1] == "TCP4" else ipaddress.IPv6Address
     try:
-        source, _destination = version(parts[2]), version(parts[3])
+        source = version(parts[2])
+        version(parts[3])   # the destination: checked, not kept
     except ValueError:
         raise ProxyError(f"bad address in PROXY line: {line!r}") from None
     port, _ = _port(parts[4], line), _port(parts[5], line)

@@ -328,8 +328,10 @@ async def test_a_node_paused_past_its_lease_lets_go_of_the_game_another_node_ado
     moves = re.findall(r"^\s*\d+\. (\w+: PLAY \d)", out.split("REPLAY")[-1], re.M)
     assert moves == ["Alice: PLAY 1", "Bob: PLAY 4", "Alice: PLAY 2", "Bob: PLAY 5",
                      "Alice: PLAY 3"], out
-    assert any("lease had lapsed" in line and f"#{number}" in line for line in n1.log), \
-        "".join(n1.log[-20:])
+    # it let the game go, on waking: by its lease's check (the stored epoch rose) or by
+    # the games table (another live node drives it), whichever ran first
+    assert any(f"#{number}" in line and ("lease had lapsed" in line or "let go here" in line)
+               for line in n1.log), "".join(n1.log[-20:])
     for c in (alice, bob, carol):
         await c.close()
 

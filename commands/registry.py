@@ -29,13 +29,13 @@ from server.text import fits, table
 from server.world import describe_room, is_direction
 
 if TYPE_CHECKING:
-    from server.cluster import Cluster, RemotePlayer
+    from server.cluster import Cluster
     from server.bus import Bus, Event
     from server.config import Config
     from server.db import Database
     from server.hosting import GameKind
     from server.mudlet import MudletOffer
-    from server.online import Online
+    from server.online import Online, RemotePlayer
     from server.presentation import Presentation
     from server.services.accounts import Accounts
     from server.services.games import GameHost

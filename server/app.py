@@ -322,7 +322,7 @@ class Parlor:
         ``message``. In a cluster every node stops (``everywhere``), or only the node
         named ``node``, which hands its games over first (``hand_over``)."""
         if self.cluster is not None and (everywhere or node is not None):
-            self.cluster.control("shutdown", message=message, only=node)
+            self.cluster.link.control("shutdown", message=message, only=node)
             return
 
         async def later() -> None:

@@ -5,13 +5,38 @@ from __future__ import annotations
 
 import bisect
 import sys
+import time
 from typing import TYPE_CHECKING, Union
 
+import attrs
+
 if TYPE_CHECKING:
-    from server.cluster.roster import RemotePlayer
+    from server.cluster.link import Link
     from server.session import Session
 
-Player = Union["Session", "RemotePlayer"]
+
+@attrs.define(eq=False)
+class RemotePlayer:
+    """A player logged in on another node, as WHO, FINGER, TELL and LOOK see them (the
+    attributes of a :class:`~server.session.Session` those commands read)."""
+
+    account_id: int
+    name: str
+    room: str
+    node: str
+    is_admin: bool
+    active: float
+    link: "Link"  # the way to their node (@KICK)
+
+    def idle(self) -> float:
+        return max(0.0, time.time() - self.active)
+
+    def close(self, message: str | None = None) -> None:
+        """Disconnect them, on their node (an admin's @KICK)."""
+        self.link.control("close", account_id=self.account_id, message=message or "")
+
+
+Player = Union["Session", RemotePlayer]
 
 
 class Online:
@@ -24,7 +49,7 @@ class Online:
 
     def __init__(self) -> None:
         self.sessions: dict[int, "Session"] = {}      # logged in here, by account id
-        self.remote: dict[int, "RemotePlayer"] = {}   # logged in on another node, by id
+        self.remote: dict[int, RemotePlayer] = {}     # logged in on another node, by id
         self._by_name: dict[str, Player] = {}          # both, by lower-cased name
         self.names: list[str] = []                     # their lower-cased names, sorted
         self._rooms: dict[str, set[Player]] = {}       # both, by the room they are in
@@ -68,7 +93,7 @@ class Online:
         self.sessions[session.account_id] = session
         self._list(session)
 
-    def add_remote(self, player: "RemotePlayer") -> None:
+    def add_remote(self, player: RemotePlayer) -> None:
         """``player`` logged in on another node, in its room."""
         self.remote[player.account_id] = player
         self._list(player)

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from server.session import Session
+from typing import Protocol
 
 
 class RateLimiter:
@@ -41,6 +38,14 @@ class RateLimiter:
         return min(self.burst, self.tokens + (now - self.stamp) * self.rate)
 
 
+class Paced(Protocol):
+    """A session as the governor reads it (a :class:`~server.session.Session`): its rate
+    limit, and whether it is gone."""
+
+    limiter: RateLimiter
+    closed: bool
+
+
 class LoadGovernor:
     """Fairness between sessions when the server is behind.
 
@@ -65,7 +70,7 @@ class LoadGovernor:
             self.lag = loop.time() - started - self.interval
             self.behind = self.lag > self.threshold
 
-    async def turn(self, session: "Session") -> None:
+    async def turn(self, session: Paced) -> None:
         """Wait (if ``session`` must) until the loop has caught up, or it is gone."""
         limiter, waited = session.limiter, 0.0
         while (self.behind and waited < self.max_wait and not session.closed

@@ -35,7 +35,9 @@ is used for what it is made for and nothing is built by hand on top of it beyond
   beats it adopts any game in play in the store whose node is not alive.
 
 Challenges and seeks made on one node are seen on every node (``offers.py``); a node
-asks another something over that node's own topic (``questions.py``); the tournament
+asks another something over that node's own topic (``questions.py``); every part tells
+the others, and writes to Redis, through the node's ``Link`` (``link.py``), and reads
+the parlor as ``LocalParlor`` (``parlor.py``); the tournament
 director's lock is shared (``lock.py``); ``esterport reload --rolling`` reloads node
 after node (``rolling.py``).
 
@@ -47,6 +49,5 @@ writes its players into the roster again.
 from server.cluster.lock import ClusterLock
 from server.cluster.node import Cluster
 from server.cluster.rolling import reload_nodes
-from server.cluster.roster import RemotePlayer
 
-__all__ = ["Cluster", "ClusterLock", "RemotePlayer", "reload_nodes"]
+__all__ = ["Cluster", "ClusterLock", "reload_nodes"]

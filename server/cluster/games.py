@@ -18,7 +18,10 @@ from server.redis_bus import PREFIX
 from server.services.live import GameUnreachable
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from server.cluster.lease import Lease
+    from server.cluster.link import Link
+    from server.cluster.parlor import LocalParlor
+    from server.cluster.questions import Questions
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +47,12 @@ class GameTable:
     Ownership itself is the store's: a node adopting a game raises its epoch there
     (``GameHost.restore``), so a node that loses the race in Redis loses it there too."""
 
-    def __init__(self, cluster: "Cluster") -> None:
-        self.cluster = cluster
+    def __init__(self, link: "Link", parlor: "LocalParlor", lease: "Lease",
+                 questions: "Questions") -> None:
+        self.link = link
+        self.parlor = parlor
+        self.lease = lease
+        self.questions = questions
         self.elsewhere: dict[int, DrivenElsewhere] = {}  # the games other nodes drive
         self._where: dict[tuple[int, str], int] = {}  # (player, kind key) -> game number
         # the other nodes' games, as last asked: kind key (None: all) -> (when, the asking)
@@ -80,11 +87,11 @@ class GameTable:
     # -- the mirror -------------------------------------------------------------------
     async def load(self) -> None:
         """Mirror the other live nodes' games, as the table has them."""
-        table = await self.cluster.redis.hgetall(GAMES)
+        table = await self.link.redis.hgetall(GAMES)
         entries = {int(k): json.loads(v) for k, v in table.items()}
-        alive = await self.cluster.lease.alive({e["node"] for e in entries.values()})
+        alive = await self.lease.alive({e["node"] for e in entries.values()})
         for number, entry in entries.items():
-            if entry["node"] in alive and entry["node"] != self.cluster.node:
+            if entry["node"] in alive and entry["node"] != self.link.node:
                 self.remember(number, entry)
 
     def remember(self, number: int, entry: dict[str, Any]) -> None:
@@ -120,57 +127,57 @@ class GameTable:
         said it dropped (within a lease: by then its node has cleared it)."""
         gone = self._gone.get(number)
         return gone is not None and gone[0] == entry["node"] \
-            and time.monotonic() - gone[1] < self.cluster.lease.seconds
+            and time.monotonic() - gone[1] < self.lease.seconds
 
     async def lookup(self, number: int) -> None:
         """Learn from the games table which live node drives game ``number`` now."""
-        raw = await self.cluster.redis.hget(GAMES, str(number))
+        raw = await self.link.redis.hget(GAMES, str(number))
         if raw is None:
             return
         entry = json.loads(raw)
-        if entry["node"] != self.cluster.node and not self._stale(number, entry) \
-                and await self.cluster.lease.alive({entry["node"]}):
+        if entry["node"] != self.link.node and not self._stale(number, entry) \
+                and await self.lease.alive({entry["node"]}):
             self.remember(number, entry)
 
     # -- this node's games ------------------------------------------------------------
     def entry_of(self, game: Any) -> dict[str, Any]:
         """Game ``game``'s entry in the games table: driven here, of its kind, by whom."""
         players = [s.account_id for s in game.seats if s.computer is None and not s.left]
-        return {"node": self.cluster.node, "kind": game.kind.key, "players": players}
+        return {"node": self.link.node, "kind": game.kind.key, "players": players}
 
     def changed(self, game: Any, here: bool) -> None:
         """A game driven here changed, or is driven here no more (``LiveGames.listeners``):
         the table and the other nodes are told."""
         entry = self.entry_of(game)
-        self.cluster.control("game", number=game.id, entry=entry if here else None)
+        self.link.control("game", number=game.id, entry=entry if here else None)
         if here:
-            self.cluster.spawn(self.cluster.redis.hset(GAMES, str(game.id), json.dumps(entry)))
+            self.link.spawn(self.link.redis.hset(GAMES, str(game.id), json.dumps(entry)))
         else:
-            self.cluster.spawn(self._release(game.id))
+            self.link.spawn(self._release(game.id))
 
     def announce_all(self) -> None:
         """Every game driven here, to the others and into the table again."""
-        for game in list(self.cluster.parlor.host.live.values()):
+        for game in list(self.parlor.host.live.values()):
             self.changed(game, True)
 
     async def _release(self, number: int) -> None:
         """Game ``number`` is no longer driven here: out of the games table, unless
         another node has taken it since."""
-        raw = await self.cluster.redis.hget(GAMES, str(number))
-        if raw is not None and json.loads(raw)["node"] == self.cluster.node:
-            await self.cluster.redis.hdel(GAMES, str(number))
+        raw = await self.link.redis.hget(GAMES, str(number))
+        if raw is not None and json.loads(raw)["node"] == self.link.node:
+            await self.link.redis.hdel(GAMES, str(number))
 
     async def take(self, number: int, owner: str) -> bool:
         """Whether this node is to drive game ``number``, stored as driven by ``owner``
         (at start, or when its node died): it is, when it is its owner, or when no live
         node is and this node wins the race for it in Redis."""
-        node = self.cluster.node
+        node = self.link.node
         if owner == node:
             return True
-        if owner and await self.cluster.lease.alive({owner}):
+        if owner and await self.lease.alive({owner}):
             return False
-        return bool(await self.cluster.redis.set(PREFIX + f"adopt:{number}", node, nx=True,
-                                                 px=int(self.cluster.lease.seconds * 1000)))
+        return bool(await self.link.redis.set(PREFIX + f"adopt:{number}", node, nx=True,
+                                              px=int(self.lease.seconds * 1000)))
 
     # -- a node that died -------------------------------------------------------------
     def node_gone(self, node: str) -> None:
@@ -179,13 +186,13 @@ class GameTable:
         for number, (owner, kind, players) in list(self.elsewhere.items()):
             if owner == node:
                 self.elsewhere[number] = ("", kind, players)  # being taken over
-        self.cluster.spawn(self.adopt(node))
+        self.link.spawn(self.adopt(node))
 
     async def adopt(self, node: str) -> None:
         """A node died: take over the games it drove (each by one node only: the one that
         wins the race in Redis, then in the store), and learn who took the others."""
-        host = self.cluster.parlor.host
-        table = await self.cluster.redis.hgetall(GAMES)
+        host = self.parlor.host
+        table = await self.link.redis.hgetall(GAMES)
         orphans = {n for n, (owner, _k, _p) in self.elsewhere.items() if owner in ("", node)}
         orphans |= {int(k) for k, v in table.items() if json.loads(v)["node"] == node}
         for number in sorted(orphans):
@@ -207,9 +214,9 @@ class GameTable:
         is written again); the other nodes' games are mirrored as the table has them.
         With ``sweep`` (every few beats), a game in play in the store that no live node
         drives (its adopter died too, or the adoption was lost) is adopted."""
-        host, redis, node = self.cluster.parlor.host, self.cluster.redis, self.cluster.node
+        host, redis, node = self.parlor.host, self.link.redis, self.link.node
         table = {int(k): json.loads(v) for k, v in (await redis.hgetall(GAMES)).items()}
-        alive = await self.cluster.lease.alive({e["node"] for e in table.values()} - {node})
+        alive = await self.lease.alive({e["node"] for e in table.values()} - {node})
         alive.add(node)
         claimed = [g for g in list(host.live.values())
                    if table.get(g.id, {}).get("node") not in (node, None)
@@ -236,7 +243,7 @@ class GameTable:
                     self.remember(number, entry)
         now = time.monotonic()
         for number, (_node, when) in list(self._gone.items()):
-            if now - when >= self.cluster.lease.seconds:
+            if now - when >= self.lease.seconds:
                 del self._gone[number]
         if sweep:
             await self._sweep()
@@ -244,11 +251,11 @@ class GameTable:
     async def _sweep(self) -> None:
         """Adopt the games in play in the store whose node is not alive (and not this
         one): nothing in play is left undriven, whatever was lost on the way."""
-        host = self.cluster.parlor.host
+        host = self.parlor.host
         # a game stored in the last lease is left alone: it may be starting on its node
-        drivers = await host.drivers(before=time.time() - self.cluster.lease.seconds)
-        nodes = {n for n in drivers.values() if n and n != self.cluster.node}
-        alive = await self.cluster.lease.alive(nodes)
+        drivers = await host.drivers(before=time.time() - self.lease.seconds)
+        nodes = {n for n in drivers.values() if n and n != self.link.node}
+        alive = await self.lease.alive(nodes)
         for number, owner in sorted(drivers.items()):
             if number in host.live or owner in alive:
                 continue
@@ -260,10 +267,10 @@ class GameTable:
     async def purge(self, node: str) -> None:
         """Take a dead node's games out of the games table (any node may: it is
         idempotent; a game taken over names its new node)."""
-        entries = await self.cluster.redis.hgetall(GAMES)
+        entries = await self.link.redis.hgetall(GAMES)
         dead = [k for k, v in entries.items() if json.loads(v)["node"] == node]
         if dead:
-            await self.cluster.redis.hdel(GAMES, *dead)
+            await self.link.redis.hdel(GAMES, *dead)
 
     # -- a node that stops hands its games over ----------------------------------------
     async def drain(self) -> bool:
@@ -280,13 +287,13 @@ class GameTable:
             return False
 
     async def _drain(self) -> bool:
-        host = self.cluster.parlor.host
+        host = self.parlor.host
         handed: set[int] = set()
-        await self.cluster.lease.beat()  # marked draining: no node hands its games here now
-        takers = await self.cluster.lease.takers()
+        await self.lease.beat()  # marked draining: no node hands its games here now
+        takers = await self.lease.takers()
         while takers and (games := sorted((g for g in host.live.values()
                                            if g.id not in handed), key=lambda g: g.id)):
-            table = await self.cluster.redis.hgetall(GAMES)
+            table = await self.link.redis.hgetall(GAMES)
             load = Counter(json.loads(v)["node"] for v in table.values())
             handing = []
             for game in games:  # games started meanwhile go in the next pass
@@ -301,12 +308,12 @@ class GameTable:
         """Hand ``game`` to ``node``: under the game's lock nothing is played on it here
         (and all it was is stored) while ``node`` takes it from the store; once it has,
         this node lets it go. Untaken, it stays here."""
-        host = self.cluster.parlor.host
+        host = self.parlor.host
         async with game.lock:
             if host.live.get(game.id) is not game:
                 return  # over meanwhile
-            answer = await self.cluster.questions.ask(node, "adopt", HAND_OVER_TIMEOUT,
-                                                      {"game": game.id})
+            answer = await self.questions.ask(node, "adopt", HAND_OVER_TIMEOUT,
+                                              {"game": game.id})
             if answer is None or answer.get("entry") is None:
                 log.warning("cluster: node %s did not take game #%d", node, game.id)
                 return
@@ -318,7 +325,7 @@ class GameTable:
         """A stopping node hands game ``data["game"]`` here: drive it from the store (its
         clock and computer turns go on here), then answer with its games-table entry
         (None: not taken)."""
-        parlor = self.cluster.parlor
+        parlor = self.parlor
         entry = None
         try:
             number = int(data["game"])
@@ -328,24 +335,24 @@ class GameTable:
             game = parlor.host.live.get(number)
             if game is not None:
                 entry = self.entry_of(game)
-                await self.cluster.redis.hset(GAMES, str(number), json.dumps(entry))
+                await self.link.redis.hset(GAMES, str(number), json.dumps(entry))
         except (RedisError, OSError):
             pass  # taken all the same: the games table has it again when Redis heals
         except Exception:
             log.exception("cluster: game %r handed here could not be taken", data.get("game"))
-        self.cluster.questions.answer(data, entry=entry)
+        self.questions.answer(data, entry=entry)
 
     # -- the other nodes' games, as their watchers see them -----------------------------
     def frames_here(self, kind_key: str | None) -> list[dict[str, Any]]:
         """The watchers' frames of the games driven here, as JSON (another node asked)."""
-        host = self.cluster.parlor.host
+        host = self.parlor.host
         return [g.frame(None, with_view=False).watched(host.watchers(g.id)).to_json()
                 for g in host.live.values() if kind_key is None or g.kind.key == kind_key]
 
     def frame_here(self, number: int) -> dict[str, Any] | None:
         """Game ``number``'s watchers' frame, with its view, as JSON, if it is driven
         here."""
-        host = self.cluster.parlor.host
+        host = self.parlor.host
         game = host.live.get(number)
         return None if game is None else \
             game.frame(None).watched(host.watchers(game.id)).to_json()
@@ -365,7 +372,7 @@ class GameTable:
     async def _ask_frames(self, kind_key: str | None) -> list[Frame]:
         nodes = sorted({node for node, kind, _p in self.elsewhere.values()
                         if node and (kind_key is None or kind == kind_key)})
-        ask = self.cluster.questions.ask
+        ask = self.questions.ask
         answers = await asyncio.gather(*(ask(n, "frames", ASK_TIMEOUT, {"kind": kind_key})
                                          for n in nodes))
         frames = []
@@ -380,13 +387,13 @@ class GameTable:
         """A game another node drives, as its watchers see it (a web page's board)."""
         known = self.elsewhere.get(game_id)
         if known is None:
-            if await self.cluster.parlor.host.epochs([game_id]):  # in play, its node died
+            if await self.parlor.host.epochs([game_id]):  # in play, its node died
                 raise GameUnreachable(game_id)
             return None
         answer = None
         if known[0]:
-            answer = await self.cluster.questions.ask(known[0], "frame", ASK_TIMEOUT,
-                                                      {"game": game_id})
+            answer = await self.questions.ask(known[0], "frame", ASK_TIMEOUT,
+                                              {"game": game_id})
         if answer is None or answer["frame"] is None:
             raise GameUnreachable(game_id)  # dead, paused, or being taken over
         try:

@@ -8,14 +8,15 @@ import json
 import logging
 import os
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from redis.exceptions import RedisError
 
 from server.redis_bus import CLOSE_WAIT, PREFIX
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from server.cluster.link import Link
+    from server.cluster.parlor import LocalParlor
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +31,14 @@ class Lease:
     This node's lease runs until a monotonic time that a beat pushes on only while it
     runs, so a node paused past it (SIGSTOP) finds it lapsed when it wakes, whatever its
     timers do first, and acts on no game before the store says which are still its own
-    (:meth:`fence`)."""
+    (:meth:`fence`). Where a game found lost then is driven now is looked up
+    (``look_up``: the games table's), for its players' commands."""
 
-    def __init__(self, cluster: "Cluster", seconds: float) -> None:
-        self.cluster = cluster
+    def __init__(self, link: "Link", parlor: "LocalParlor", seconds: float,
+                 look_up: Callable[[int], Awaitable[None]]) -> None:
+        self.link = link
+        self.parlor = parlor
+        self.look_up = look_up
         self.seconds = seconds
         self.heartbeat = seconds / 5
         self._until = 0.0
@@ -48,10 +53,10 @@ class Lease:
         """Write this node's heartbeat key. It renews this node's lease only while the
         lease runs (or when ``fresh``: at start, and once :meth:`fence` has found which
         games are still this node's)."""
-        parlor = self.cluster.parlor
+        parlor = self.parlor
         sent = time.monotonic()
-        await self.cluster.redis.set(
-            BEAT_KEY + self.cluster.node,
+        await self.link.redis.set(
+            BEAT_KEY + self.link.node,
             json.dumps({"at": time.time(), "players": len(parlor.online.sessions),
                         "draining": parlor.draining, "pid": os.getpid()}),
             px=int(self.seconds * 1000))
@@ -84,7 +89,7 @@ class Lease:
                         "lapsed (%r)", err)
 
     async def _refence(self) -> None:
-        host = self.cluster.parlor.host
+        host = self.parlor.host
         sent = time.monotonic()
         try:
             await asyncio.wait_for(self.beat(), CLOSE_WAIT)
@@ -103,13 +108,13 @@ class Lease:
                        else time.monotonic() + self.heartbeat)
         for game in lost:  # their players' commands go to the node driving them now
             try:
-                await asyncio.wait_for(self.cluster.games.lookup(game.id), CLOSE_WAIT)
+                await asyncio.wait_for(self.look_up(game.id), CLOSE_WAIT)
             except (RedisError, OSError, asyncio.TimeoutError):
                 break  # the games table is read again at every beat
 
     async def end(self, wait: float) -> None:
         """This node stops and says so: its heartbeat key goes (bounded by ``wait``)."""
-        await asyncio.wait_for(self.cluster.redis.delete(BEAT_KEY + self.cluster.node), wait)
+        await asyncio.wait_for(self.link.redis.delete(BEAT_KEY + self.link.node), wait)
 
     # -- the other nodes' leases -----------------------------------------------------------
     async def alive(self, nodes: set[str]) -> set[str]:
@@ -117,14 +122,14 @@ class Lease:
         names = sorted(nodes)
         if not names:
             return set()
-        found = await self.cluster.redis.mget([BEAT_KEY + n for n in names])
+        found = await self.link.redis.mget([BEAT_KEY + n for n in names])
         return {n for n, beat in zip(names, found) if beat is not None}
 
     async def takers(self) -> list[str]:
         """The other live nodes, but those draining (stopping) themselves."""
-        redis = self.cluster.redis
+        redis = self.link.redis
         keys = sorted([k async for k in redis.scan_iter(match=BEAT_KEY + "*")])
         beats = await redis.mget(keys) if keys else []
         return [k[len(BEAT_KEY):] for k, beat in zip(keys, beats)
-                if beat is not None and k != BEAT_KEY + self.cluster.node
+                if beat is not None and k != BEAT_KEY + self.link.node
                 and not json.loads(beat).get("draining")]

@@ -6,30 +6,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Protocol
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server.bus import Event
 from server.cluster.games import SWEEP_EVERY, GameTable
 from server.cluster.lease import Lease
+from server.cluster.link import Link
 from server.cluster.lock import ClusterLock
 from server.cluster.offers import OffersElsewhere
+from server.cluster.parlor import LocalParlor
 from server.cluster.questions import Questions
 from server.cluster.roster import Roster
 from server.cluster.routing import Router
 from server.frames import Frame
 from server.redis_bus import CLOSE_WAIT, CONTROL, NODE, PREFIX, RedisBus
 from server.services.offers import Offer
-from server.session import Commands, Venue
 from server.tasks import cancel_and_wait
-
-if TYPE_CHECKING:
-    from server.online import Online
-    from server.services.accounts import Accounts
-    from server.services.games import GameHost
-    from server.throttle import LoginThrottle, Sliding
 
 log = logging.getLogger(__name__)
 
@@ -38,37 +31,13 @@ _OWN_NEWS = ("join", "move", "leave", "active", "node-gone", "game", "throttle",
              "offer")
 
 
-class LocalParlor(Venue, Protocol):
-    """The parlor this node runs, as the cluster reads it: its games and players, the
-    accounts and the command table (a command relayed here runs for a stand-in
-    session, which holds the parlor as a session does: :class:`~server.session.Venue`),
-    the login throttles the nodes share, whether it is stopping, a notice to a player,
-    and a reload or a shutdown that reached this node."""
-
-    host: "GameHost"
-    online: "Online"
-    accounts: "Accounts"
-    registry: Commands
-    draining: bool
-    throttle: "LoginThrottle"
-    name_throttle: "LoginThrottle"
-    logins: "Sliding"
-    creations: "Sliding"
-    creations_everywhere: "Sliding"
-
-    def tell(self, account_id: int, text: str) -> None: ...
-
-    def request_reload(self) -> None: ...
-
-    def request_shutdown(self, message: str, *, everywhere: bool = True,
-                         node: str | None = None, hand_over: bool = False) -> None: ...
-
-
 class Cluster:
     """This node of the cluster (see the package's docstring), in parts with one job
     each: ``lease`` (heartbeats; the fence), ``roster`` (who is on which node),
     ``games`` (which node drives each game), ``offers`` (challenges and seeks across
     nodes), ``router`` (lines run on another node) and ``questions`` (asking a node).
+    Each part is handed what it uses: the node's ``link`` to the others, the parlor, and
+    the other parts it asks.
 
     It follows two topics: ``cluster`` (every node's news and control) and
     ``node:<name>`` (questions to this node, and their answers), and hands each event to
@@ -79,26 +48,25 @@ class Cluster:
         self.parlor = parlor
         self.bus = bus
         self.node = node
-        self._tasks: set[asyncio.Task] = set()  # a burst of leaves makes thousands
-        self.lease = Lease(self, lease)
-        self.roster = Roster(self)
-        self.games = GameTable(self)
-        self.offers = OffersElsewhere(self)
-        self.questions = Questions(self)
-        self.router = Router(self)
+        self.link = Link(bus, node)  # what every part tells the others through
+        self._tasks: set[asyncio.Task] = set()
+        self.questions = Questions(self.link)
+        self.lease = Lease(self.link, parlor, lease,
+                           look_up=lambda number: self.games.lookup(number))
+        self.roster = Roster(self.link, parlor, self.lease)
+        self.games = GameTable(self.link, parlor, self.lease, self.questions)
+        self.offers = OffersElsewhere(self.link, parlor)
+        self.router = Router(self.link, parlor, self.lease, self.games, self.questions,
+                             self.offers)
         # the login throttles count every node's failures (server/throttle.py)
         self._throttles = {"throttle": parlor.throttle, "name_throttle": parlor.name_throttle,
                            "logins": parlor.logins, "creations": parlor.creations,
                            "creations_everywhere": parlor.creations_everywhere}
         for name, throttle in self._throttles.items():
             throttle.shared = (lambda op, keys, name=name:
-                               self.control("throttle", which=name, change=op,
-                                            keys=list(keys)))
+                               self.link.control("throttle", which=name, change=op,
+                                                 keys=list(keys)))
         bus.on_heal.append(self._rejoin)
-
-    @property
-    def redis(self) -> aioredis.Redis:
-        return self.bus.redis
 
     async def start(self) -> None:
         await self.bus.start()
@@ -119,7 +87,7 @@ class Cluster:
         host.other_nodes = self
         host.seeks.new_id = self.offers.new_seek_id
         host.seeks.claim = self.offers.claim_seek
-        host.tournaments.lock = ClusterLock(self.redis, PREFIX + "tournaments")
+        host.tournaments.lock = ClusterLock(self.link.redis, PREFIX + "tournaments")
         await self._purge(self.node)  # what a former run of this node left (killed)
         await self.roster.load()
         await self.games.load()
@@ -133,7 +101,7 @@ class Cluster:
         parlor takes the node's name, players and games on within the lease): nothing
         is said to the others."""
         fencing = self.lease.fencing
-        await cancel_and_wait({*self._tasks, *([fencing] if fencing else [])},
+        await cancel_and_wait({*self._tasks, *self.link.writes, *([fencing] if fencing else [])},
                               CLOSE_WAIT, "cluster tasks")
         if not leaving:
             await self.bus.close()
@@ -143,7 +111,7 @@ class Cluster:
             await self.lease.end(CLOSE_WAIT)
         except (RedisError, OSError, asyncio.TimeoutError):
             pass
-        self.control("node-gone", node=self.node)
+        self.link.control("node-gone", node=self.node)
         await self.bus.close()
 
     async def _rejoin(self) -> None:
@@ -158,23 +126,7 @@ class Cluster:
         self.games.announce_all()
         await self.roster.write_all()
 
-    def spawn(self, coro: Any) -> None:
-        """Run a write to Redis in the background; one that fails is made good when Redis
-        is back (``_rejoin``)."""
-        async def run() -> None:
-            try:
-                await coro
-            except (RedisError, OSError) as err:
-                log.debug("cluster: write failed (%s); made good when Redis is back", err)
-        task = asyncio.create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     # -- the two topics -----------------------------------------------------------------
-    def control(self, op: str, **data: Any) -> None:
-        """Tell every node ``op`` on the ``cluster`` topic."""
-        self.bus.publish(CONTROL, Event(op, {"node": self.node, **data}))
-
     def _on_control(self, _topic: str, event: Event) -> None:
         op, data = event.type, event.data
         if data.get("node") == self.node and op in _OWN_NEWS:
@@ -213,7 +165,7 @@ class Cluster:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         elif op == "adopt":
-            self.spawn(self.games.take_over(data))
+            self.link.spawn(self.games.take_over(data))
         elif op == "frames":
             self.questions.answer(data, frames=self.games.frames_here(data.get("kind")))
         elif op == "frame":
@@ -252,7 +204,7 @@ class Cluster:
                     for gone in nodes - alive:
                         log.warning("cluster: node %s is gone; its players with it", gone)
                         self._node_gone(gone)
-                        self.spawn(self._purge(gone))
+                        self.link.spawn(self._purge(gone))
                 await self.games.reconcile(sweep=beats % SWEEP_EVERY == 0)
             except (RedisError, OSError):
                 pass  # the bus says Redis is away, and heals

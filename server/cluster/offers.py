@@ -10,15 +10,17 @@ from server.redis_bus import PREFIX
 from server.services.offers import Offer
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from server.cluster.link import Link
+    from server.cluster.parlor import LocalParlor
 
 
 class OffersElsewhere:
     """Every offer made or gone on a node is told on the ``cluster`` topic (``offer``);
     the other nodes mirror it, so PENDING and ACCEPT here see it."""
 
-    def __init__(self, cluster: "Cluster") -> None:
-        self.cluster = cluster
+    def __init__(self, link: "Link", parlor: "LocalParlor") -> None:
+        self.link = link
+        self.parlor = parlor
         self.offers: dict[tuple[str, int], Offer] = {}  # (node, offer number) -> offer
 
     def to(self, account_id: int) -> list[Offer]:
@@ -35,16 +37,16 @@ class OffersElsewhere:
 
     def changed(self, offer: Offer, made: bool) -> None:
         """An offer made or gone here (``OfferBook.listeners``): told to the others."""
-        self.cluster.control("offer", id=offer.id, made=made, kind=offer.kind.key,
-                             challenger=offer.challenger.to_json(),
-                             target=offer.target.to_json(), options=offer.options,
-                             created=offer.created, rematch_of=offer.rematch_of,
-                             swapped=offer.swapped)
+        self.link.control("offer", id=offer.id, made=made, kind=offer.kind.key,
+                          challenger=offer.challenger.to_json(),
+                          target=offer.target.to_json(), options=offer.options,
+                          created=offer.created, rematch_of=offer.rematch_of,
+                          swapped=offer.swapped)
 
     def heard(self, data: dict[str, Any]) -> None:
         """An offer made or gone on another node."""
         key = (data["node"], int(data["id"]))
-        kind = self.cluster.parlor.host.kinds.get(data["kind"])
+        kind = self.parlor.host.kinds.get(data["kind"])
         if not data["made"] or kind is None:
             self.offers.pop(key, None)
             return
@@ -59,9 +61,9 @@ class OffersElsewhere:
 
     async def new_seek_id(self) -> int:
         """A seek's number, the same on every node."""
-        return int(await self.cluster.redis.incr(PREFIX + "seek-ids"))
+        return int(await self.link.redis.incr(PREFIX + "seek-ids"))
 
     async def claim_seek(self, number: int) -> bool:
         """Whether this node is the one to take seek ``number`` (two nodes may try at once)."""
-        return bool(await self.cluster.redis.set(PREFIX + f"seek-taken:{number}",
-                                                 self.cluster.node, nx=True, ex=3600))
+        return bool(await self.link.redis.set(PREFIX + f"seek-taken:{number}",
+                                              self.link.node, nx=True, ex=3600))

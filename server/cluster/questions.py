@@ -9,7 +9,7 @@ from server.bus import Event
 from server.redis_bus import NODE
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from server.cluster.link import Link
 
 
 class Questions:
@@ -17,8 +17,8 @@ class Questions:
     its answer an ``answer`` event with that key on the asking node's. The asking waits a
     bounded time, and ends at once when the asked node is found gone."""
 
-    def __init__(self, cluster: "Cluster") -> None:
-        self.cluster = cluster
+    def __init__(self, link: "Link") -> None:
+        self.link = link
         self._count = 0
         # questions awaiting answers: key -> (answer, the node asked)
         self._waiting: dict[str, tuple[asyncio.Future, str]] = {}
@@ -28,11 +28,11 @@ class Questions:
         """Ask ``node`` something (an event ``what`` on its own topic) and wait for its
         answer; None when it does not come in ``timeout`` seconds or the node is gone."""
         self._count += 1
-        key = f"{self.cluster.node}:{self._count}"
+        key = f"{self.link.node}:{self._count}"
         future = asyncio.get_running_loop().create_future()
         self._waiting[key] = (future, node)
-        self.cluster.bus.publish(NODE + node, Event(what, {"key": key,
-                                                           "from": self.cluster.node, **data}))
+        self.link.bus.publish(NODE + node, Event(what, {"key": key,
+                                                        "from": self.link.node, **data}))
         try:
             return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
@@ -42,8 +42,8 @@ class Questions:
 
     def answer(self, data: dict[str, Any], **answer: Any) -> None:
         """Answer the question ``data`` (as it was asked here)."""
-        self.cluster.bus.publish(NODE + data["from"], Event("answer", {"key": data["key"],
-                                                                        **answer}))
+        self.link.bus.publish(NODE + data["from"], Event("answer", {"key": data["key"],
+                                                                    **answer}))
 
     def answered(self, data: dict[str, Any]) -> None:
         """An answer came to a question asked here."""

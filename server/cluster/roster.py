@@ -10,37 +10,17 @@ import time
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
+from server.online import RemotePlayer
 from server.redis_bus import PREFIX
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from server.cluster.lease import Lease
+    from server.cluster.link import Link
+    from server.cluster.parlor import LocalParlor
     from server.session import Session
 
 ACTIVE_EVERY = 5.0  # seconds between a node's reports of its players' last commands
 ROSTER = PREFIX + "roster"
-
-
-@attrs.define(eq=False)
-class RemotePlayer:
-    """A player logged in on another node, as WHO, FINGER, TELL and LOOK see them (the
-    attributes of a :class:`~server.session.Session` those commands read)."""
-
-    account_id: int
-    name: str
-    room: str
-    node: str
-    is_admin: bool
-    active: float
-    cluster: "Cluster"
-
-    def idle(self) -> float:
-        return max(0.0, time.time() - self.active)
-
-    def close(self, message: str | None = None) -> None:
-        """Disconnect them, on their node (an admin's @KICK)."""
-        self.cluster.control("close", account_id=self.account_id, message=message or "")
 
 
 def _entry(session: "Session", node: str) -> dict[str, Any]:
@@ -56,16 +36,18 @@ class Roster:
     (``parlor.remote_*``: WHO, FINGER, TELL and LOOK answer from memory). Beside it, each
     other node's open connections per address, which the per-address cap counts."""
 
-    def __init__(self, cluster: "Cluster") -> None:
-        self.cluster = cluster
+    def __init__(self, link: "Link", parlor: "LocalParlor", lease: "Lease") -> None:
+        self.link = link
+        self.parlor = parlor
+        self.lease = lease
         self._reported_at = time.time()  # when the last commands typed here were told
         self._addresses: dict[str, Counter[str]] = defaultdict(Counter)
 
     async def load(self) -> None:
         """Mirror the players of the other live nodes, as the hash has them."""
-        online, node = self.cluster.parlor.online, self.cluster.node
-        roster = await self.cluster.redis.hgetall(ROSTER)
-        alive = await self.cluster.lease.alive({json.loads(v)["node"] for v in roster.values()})
+        online, node = self.parlor.online, self.link.node
+        roster = await self.link.redis.hgetall(ROSTER)
+        alive = await self.lease.alive({json.loads(v)["node"] for v in roster.values()})
         for raw in roster.values():
             entry = json.loads(raw)
             known = online.remote.get(int(entry["id"]))
@@ -80,7 +62,7 @@ class Roster:
         return RemotePlayer(int(entry["id"]), entry["name"], sys.intern(str(entry["room"])),
                             sys.intern(str(entry["node"])),
                             bool(entry.get("admin")), float(entry.get("active", 0.0)),
-                            self.cluster)
+                            self.link)
 
     # -- this node's players ------------------------------------------------------------
     def joined(self, session: "Session") -> None:
@@ -90,36 +72,36 @@ class Roster:
         self._tell("move", session)
 
     def _tell(self, op: str, session: "Session") -> None:
-        entry = _entry(session, self.cluster.node)
-        self.cluster.control(op, entry=entry)
-        self.cluster.spawn(self.cluster.redis.hset(ROSTER, str(entry["id"]), json.dumps(entry)))
+        entry = _entry(session, self.link.node)
+        self.link.control(op, entry=entry)
+        self.link.spawn(self.link.redis.hset(ROSTER, str(entry["id"]), json.dumps(entry)))
 
     def left(self, session: "Session") -> None:
         account_id = session.account.id
-        self.cluster.control("leave", account_id=account_id, node=self.cluster.node)
-        self.cluster.spawn(self._forget(account_id))
+        self.link.control("leave", account_id=account_id, node=self.link.node)
+        self.link.spawn(self._forget(account_id))
 
     async def _forget(self, account_id: int) -> None:
         """Take a player who left this node out of the roster, unless another node's
         login has written them in since."""
-        redis = self.cluster.redis
+        redis = self.link.redis
         raw = await redis.hget(ROSTER, str(account_id))
-        if raw is not None and json.loads(raw)["node"] == self.cluster.node:
+        if raw is not None and json.loads(raw)["node"] == self.link.node:
             await redis.hdel(ROSTER, str(account_id))
 
     async def write_all(self) -> None:
         """Every player of this node into the roster again (Redis may have lost them, or
         the others dropped this node while it was paused)."""
-        for session in list(self.cluster.parlor.online.sessions.values()):
-            entry = _entry(session, self.cluster.node)
-            await self.cluster.redis.hset(ROSTER, str(entry["id"]), json.dumps(entry))
-            self.cluster.control("join", entry=entry)
+        for session in list(self.parlor.online.sessions.values()):
+            entry = _entry(session, self.link.node)
+            await self.link.redis.hset(ROSTER, str(entry["id"]), json.dumps(entry))
+            self.link.control("join", entry=entry)
 
     async def leave_all(self, wait: float) -> None:
         """This node stops: its players out of the roster (bounded by ``wait``)."""
-        mine = [str(s.account.id) for s in self.cluster.parlor.online.sessions.values()]
+        mine = [str(s.account.id) for s in self.parlor.online.sessions.values()]
         if mine:
-            await asyncio.wait_for(self.cluster.redis.hdel(ROSTER, *mine), wait)
+            await asyncio.wait_for(self.link.redis.hdel(ROSTER, *mine), wait)
 
     async def report_active(self) -> None:
         """Tell the other nodes when this node's players last typed a command (WHO's
@@ -129,16 +111,16 @@ class Roster:
             await asyncio.sleep(ACTIVE_EVERY)
             since, self._reported_at = self._reported_at, time.time()
             times = {str(account_id): session.last_command_at
-                     for account_id, session in list(self.cluster.parlor.online.sessions.items())
+                     for account_id, session in list(self.parlor.online.sessions.items())
                      if session.last_command_at >= since}
             if times:
-                self.cluster.control("active", times=times)
+                self.link.control("active", times=times)
 
     # -- the other nodes' players ---------------------------------------------------------
     def heard(self, op: str, data: dict[str, Any]) -> None:
         """Another node's news on the ``cluster`` topic: ``join``, ``move``, ``leave``,
         ``active`` or ``conn``."""
-        online = self.cluster.parlor.online
+        online = self.parlor.online
         if op == "join":
             self._joined_elsewhere(self._remote(data["entry"]),
                                    float(data["entry"].get("since", 0.0)))
@@ -164,7 +146,7 @@ class Roster:
         """``player`` logged in on another node at ``since``. A session of theirs here
         that logged in earlier is taken over (every node decides alike: the newer login
         wins)."""
-        parlor = self.cluster.parlor
+        parlor = self.parlor
         mine = parlor.online.sessions.get(player.account_id)
         if mine is not None:
             if mine.logged_in_at >= since:
@@ -182,7 +164,7 @@ class Roster:
         """A player left another node (``node``; None: wherever they were): out of the
         parlor's index; their games here wait for them, or the offers made here to or by
         them lapse."""
-        parlor = self.cluster.parlor
+        parlor = self.parlor
         player = parlor.online.remote.get(account_id)
         if player is None or (node is not None and player.node != node):
             return
@@ -194,21 +176,21 @@ class Roster:
 
     async def purge(self, node: str) -> None:
         """Take a dead node's players out of the roster (any node may: it is idempotent)."""
-        entries = await self.cluster.redis.hgetall(ROSTER)
+        entries = await self.link.redis.hgetall(ROSTER)
         dead = [k for k, v in entries.items() if json.loads(v)["node"] == node]
         if dead:
-            await self.cluster.redis.hdel(ROSTER, *dead)
+            await self.link.redis.hdel(ROSTER, *dead)
 
     def node_gone(self, node: str) -> None:
         """``node`` stopped or died: its players and connections go with it."""
-        for player in [p for p in self.cluster.parlor.online.remote.values() if p.node == node]:
+        for player in [p for p in self.parlor.online.remote.values() if p.node == node]:
             self.left_elsewhere(player.account_id, node)
         self._addresses.pop(node, None)
 
     # -- the per-address cap across nodes -------------------------------------------------
     def connection(self, address: str, delta: int) -> None:
         """A connection from ``address`` opened (+1) or closed (-1) here."""
-        self.cluster.control("conn", address=address, delta=delta)
+        self.link.control("conn", address=address, delta=delta)
 
     def connections_from(self, address: str) -> int:
         """Open connections from ``address`` on the other nodes."""

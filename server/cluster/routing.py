@@ -12,7 +12,12 @@ from server.db import LOST, connection_lost
 from server.relay import RELAY_TIMEOUT, RelayedSession, apply_relayed, session_view
 
 if TYPE_CHECKING:
-    from server.cluster.node import Cluster
+    from server.cluster.games import GameTable
+    from server.cluster.lease import Lease
+    from server.cluster.link import Link
+    from server.cluster.offers import OffersElsewhere
+    from server.cluster.parlor import LocalParlor
+    from server.cluster.questions import Questions
     from server.session import Session
 
 log = logging.getLogger(__name__)
@@ -28,16 +33,22 @@ class Router:
     """Lines typed here that run on another node (:meth:`route`, :meth:`relay`), and
     lines relayed here from another node (:meth:`run`)."""
 
-    def __init__(self, cluster: "Cluster") -> None:
-        self.cluster = cluster
+    def __init__(self, link: "Link", parlor: "LocalParlor", lease: "Lease",
+                 games: "GameTable", questions: "Questions", offers: "OffersElsewhere") -> None:
+        self.link = link
+        self.parlor = parlor
+        self.lease = lease
+        self.games = games
+        self.questions = questions
+        self.offers = offers
 
     def route(self, session: "Session", line: str) -> str | None:
         """The node a typed line must run on, when it is not this one: a game's command
         goes to the node driving the player's game of that kind, and an answer to a
         challenge to the node of the player who made it."""
         word, _, rest = line.partition(" ")
-        host = self.cluster.parlor.host
-        games = self.cluster.games
+        host = self.parlor.host
+        games = self.games
         kind = host.kind_named(word)
         sub, _, more = rest.strip().partition(" ")
         account_id = session.account.id
@@ -75,8 +86,8 @@ class Router:
         """Where TURN, LAST and CLAIM run: with a game named (``word``), on the node
         driving the player's game of it; without, on the one other node driving every
         game they play and watch, if none is driven here."""
-        host = self.cluster.parlor.host
-        games = self.cluster.games
+        host = self.parlor.host
+        games = self.games
         account_id = session.account.id
         kind = host.kind_named(word) if word else None
         if kind is not None:
@@ -92,16 +103,16 @@ class Router:
     def _offered_from(self, account_id: int, kind_key: str | None) -> str | None:
         """A bare ACCEPT: the node of the one offer to ``account_id``, when it was made
         on another node (several offers: ACCEPT runs here and asks which)."""
-        here, _ = self.cluster.parlor.host.offers.pending(account_id)
+        here, _ = self.parlor.host.offers.pending(account_id)
         if any(kind_key is None or o.kind.key == kind_key for o in here):
             return None
-        return self.cluster.offers.node_of_one(account_id, kind_key)
+        return self.offers.node_of_one(account_id, kind_key)
 
     def _node_of_player(self, name: str) -> str | None:
         """The other node the player called ``name`` is on (None: here, or nobody)."""
-        player = self.cluster.parlor.online.named(name)
+        player = self.parlor.online.named(name)
         node = getattr(player, "node", None)
-        return node if isinstance(node, str) and node != self.cluster.node else None
+        return node if isinstance(node, str) and node != self.link.node else None
 
     async def relay(self, node: str, session: "Session", line: str) -> None:
         """Run ``line`` on ``node`` for ``session``, and show here what it wrote. When
@@ -109,20 +120,20 @@ class Router:
         game adopted), or the game is being taken over (``node`` is ""), the line waits
         for the node that drives it next (or this one) and runs there: the game refuses
         it if it was played already."""
-        games = self.cluster.games
+        games = self.games
         session.begin_reply()
         try:
-            kind = self.cluster.parlor.host.kind_named(line.partition(" ")[0])
+            kind = self.parlor.host.kind_named(line.partition(" ")[0])
             number = None if kind is None else games.number_of(session.account.id, kind.key)
             for _attempt in range(3):
                 if node:
-                    answer = await self.cluster.questions.ask(node, "run", RELAY_TIMEOUT, {
+                    answer = await self.questions.ask(node, "run", RELAY_TIMEOUT, {
                         "account": session.account.id, "line": line,
                         "view": session_view(session), "game": number})
                     if answer is not None and not answer.get("moved"):
                         apply_relayed(session, answer["out"], answer["view"])
                         return
-                deadline = time.monotonic() + self.cluster.lease.seconds * 2 + 1
+                deadline = time.monotonic() + self.lease.seconds * 2 + 1
                 while time.monotonic() < deadline:  # until another node drives it
                     await asyncio.sleep(0.2)
                     if number is not None:
@@ -133,7 +144,7 @@ class Router:
                 else:
                     break
                 if moved is None:
-                    await self.cluster.parlor.registry.dispatch(session, line)
+                    await self.parlor.registry.dispatch(session, line)
                     return
                 node = moved
             session.write("That game's server did not answer in time; try again in a "
@@ -146,8 +157,8 @@ class Router:
         a game this node does not drive (any more), it answers ``moved``: the asking node
         finds the node that does. The asking node always gets an answer: if this fails,
         one line saying so."""
-        parlor, questions = self.cluster.parlor, self.cluster.questions
-        await self.cluster.lease.fence()
+        parlor, questions = self.parlor, self.questions
+        await self.lease.fence()
         number = data.get("game")
         if number is not None and int(number) not in parlor.host.live:
             questions.answer(data, moved=True)

@@ -36,21 +36,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from games.errors import RuleError
 from games.triad import rules
 from games.triad.table import DEFAULT_SEATS, Leave, Table, state_from_json, table_options
-from server.hosting import Seat
+from server.hosting import ParlorAccess, Seat
 from server.models import GameRecord
 from server.services.live import GameError, LiveGame
 from server.services.tournaments import TournamentMoved
 from server.text import counted
 
 if TYPE_CHECKING:
+    from server.services.accounts import Accounts
     from server.services.meeting_models import TournamentRecord
     from server.services.tournaments import Tournaments
-    from server.services.triad import TriadTables
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,24 @@ STACK_IN_OPENINGS = 10               # a stack is at least this many opening bet
 DEFAULT_OPENING_SHARE = 20           # the default opening bet: a twentieth of the stack
 
 
+class Tables(Protocol):
+    """Triad's tables as a sit-and-go reads them (``TriadTables`` in
+    server/services/triad.py, which hands itself to :class:`SitAndGo`): the kind's key,
+    the parlor it is hosted in, the accounts, and a seat at a table."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def hosted(self) -> ParlorAccess: ...
+
+    @property
+    def accounts(self) -> "Accounts": ...
+
+    async def join(self, account_id: int, name: str, number: int,
+                   stack: int | None = None, director: bool = False) -> LiveGame: ...
+
+
 class SitAndGo:
     """The ``sitgo`` system of Triad's tournaments (its kind's ``tournament_systems``)."""
 
@@ -67,7 +85,7 @@ class SitAndGo:
     number = "stack"
     columns = (("#", "place"), ("Player", "name"), ("Table", "table"), ("Stack", "stack"))
 
-    def __init__(self, kind: "TriadTables") -> None:
+    def __init__(self, kind: Tables) -> None:
         self.kind = kind
         self.director: "Tournaments | None" = None
         self.running: dict[int, asyncio.Task] = {}

@@ -529,6 +529,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     _deflate: Any = None   # the open MCCP2 stream's compressor (None: no stream open)
     _deflate_timer: asyncio.TimerHandle | None = None  # ends the stream once it is quiet
     _wrote_at = 0.0        # when the stream last carried output (time.monotonic)
+    released = False       # its shell has ended and let go of it (``release``)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["reader_factory_encoding"] = LineReader
@@ -842,6 +843,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         garbage collection, which the parlor runs seldom (server/collector.py): after a
         storm of disconnects, every session stayed in memory until then."""
         self.session = None
+        self.released = True  # what arrives until its socket closes is nobody's now
         writer, reader = self.writer, self.reader
         if writer is not None:
             writer._protocol = None
@@ -1033,7 +1035,7 @@ class TelnetProtocol(telnetlib3.TelnetServer):
 
     # -- input bounds --------------------------------------------------------------------
     def data_received(self, data: bytes) -> None:
-        if self.refused or self._transport is None:
+        if self.refused or self._transport is None or self.released:
             return
         if self._proxy_header is not None:
             data = self._read_proxy_header(data)  # type: ignore[assignment]

@@ -125,3 +125,20 @@ async def test_the_reader_gets_what_telnetlib3_would_give_it(pieces, cuts):
     finally:
         close(fast)
         close(slow)
+
+
+async def test_what_arrives_after_the_shell_let_go_is_dropped(caplog):
+    """A session whose shell ended (it crashed, or was turned away) is released at once
+    (``TelnetProtocol.release``), but its socket closes only once its last words are
+    out: a client's late answer to an option asked at the start (WILL NEW-ENVIRON) must
+    not reach the option handlers of a protocol that was let go."""
+    NEW_ENVIRON, DO = 39, 253
+    protocol = connect()
+    try:
+        protocol.writer.iac(bytes([DO]), bytes([NEW_ENVIRON]))   # asked at the start
+        protocol.release()
+        with caplog.at_level("DEBUG"):
+            protocol.data_received(bytes([IAC, WILL, NEW_ENVIRON]) + b"look\r\n")
+        assert not caplog.records, caplog.text   # telnetlib3 logs what a handler raised
+    finally:
+        close(protocol)

@@ -59,8 +59,7 @@ import logging
 import random
 import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Awaitable, Callable, Hashable, TypeVar
+from typing import Any, Awaitable, Callable, Hashable
 
 import attrs
 import sqlalchemy as sa
@@ -75,68 +74,30 @@ from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartCo
 from server.models import Account, GameRecord
 from server.services.games import GameError, LiveGame
 from server.services.pyramid_par import ParTournament
+from server.services.pyramid_worker import (AUTO_BUDGET, HINT_BUDGET, SOLUTION_LIMIT,
+                                           VERDICT_LIMIT, solve, think_hint)
 from server.services.pyramid_models import PyramidSave, PyramidTopScore
 from server.text import counted
-from server.workers import Asker, Busy, FairQueue, Job, WorkerPool
+from server.workers import Asker, Busy, FairQueue, Job
 
 log = logging.getLogger(__name__)
 
 KEY = SPEC.key
-T = TypeVar("T")
 
 SPEEDS = ("slow", "medium", "fast")
 SOUNDS = ("full", "partial", "off")
 #: seconds per computer (or AUTO) move, as multiples of ``[games] computer_delay``
 SPEED_FACTOR = {"slow": 2.0, "medium": 0.8, "fast": 0.2}
-# The solver's budgets, in seconds read as nodes at its fixed rate (solver.nodes_for), so
-# a verdict is the same on a busy server; CPU time is only its last guard.
-VERDICT_LIMIT = 3.0    # to say whether a deal could be won
-SOLUTION_LIMIT = 5.0   # ... to find the best Par line for PYR SOLUTION
-HINT_BUDGET = 0.5      # ... the engine may think for a HINT
-AUTO_BUDGET = 0.5      # ... and for each AUTO move
 TOP = 10
 BELL = "\x07"
 
-# The solver's searches (up to seconds, compiled or not: see setup.py) run in one worker
-# *process*: in a thread they would hold the GIL and slow every connection (measured: a
-# command's reply went from 3 ms to 85 ms at the median, 370 ms at worst, while a Par
-# search ran in a thread). One worker, so searches queue rather than take both cores. It
-# is spawned (a fresh interpreter that imports only the engine), and exits when its parent
-# does, even after a SIGKILL. Should no process be available, the search runs in a thread.
-# HINT's thinking (the computer player's, which calls the solver) runs there too.
-_SOLVER = WorkerPool(1)  # spawned processes (server/workers.py)
-_threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pyramid-solver")
-# Players share that worker through a SolverDesk: turns by address, then by player; at
-# most one request of a player's own waiting or running, and SOLVES_PER_ADDRESS of an
-# address's (one address may hold many accounts); ANSWERS_KEPT answers remembered.
+# Players share the solver's worker (server/services/pyramid_worker.py) through a
+# SolverDesk: turns by address, then by player; at most one request of a player's own
+# waiting or running, and SOLVES_PER_ADDRESS of an address's (one address may hold many
+# accounts); ANSWERS_KEPT answers remembered.
 SOLVES_PER_ADDRESS = 2
 ANSWERS_KEPT = 256
 WHERE_KEPT = 4096  # players whose address is remembered for their verdicts' turns
-
-
-async def _in_worker(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` in the solver's worker process (in a thread should none start)."""
-    pool = None
-    try:
-        pool = _SOLVER.get()
-        return await asyncio.wrap_future(pool.submit(fn, *args))
-    except (OSError, RuntimeError):  # no process could start, or it died
-        log.warning("the solver process failed; solving in a thread", exc_info=True)
-        if pool is not None:
-            _SOLVER.drop(pool)
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_threads, functools.partial(fn, *args))
-
-
-async def solve(game: rules.Game, goal: str, time_limit: float) -> solver.Solution:
-    """``solver.solve`` off the event loop, in the solver's worker process: one search,
-    not queued and not remembered (players go through :class:`SolverDesk`)."""
-    return await _in_worker(solver.solve_for, game, goal, time_limit)
-
-
-async def think_hint(state: rules.State, budget: float) -> rules.Action | None:
-    """``ai.hint`` off the event loop, in the solver's worker process."""
-    return await _in_worker(ai.hint, state, 0, budget)
 
 
 class SolverBusy(Exception):

@@ -9,7 +9,8 @@ door (OBSERVE, REPLAY, EXAMINE, the web pages, their JSON and live streams) asks
 (``PlaySpec.withheld``) before it shows a game. When the last entrant's game is over the
 tournament is finished: every entrant's stored game is unsealed in one transaction, and
 only then does the solver work out the best Par of each deal (``solver.solve_for``, in
-Pyramid's worker process), shown beside each entrant's score.
+Pyramid's worker process: ``server/services/pyramid_worker.py``), shown beside each
+entrant's score.
 
 Decisions:
 
@@ -35,14 +36,14 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from games.pyramid import match, rules
-from server.hosting import Seat
+from server.hosting import GameKind, Seat
 from server.models import GameRecord
 from server.services.live import GameError, LiveGame
+from server.services.pyramid_worker import SOLUTION_LIMIT, solve
 from server.text import counted
 
 if TYPE_CHECKING:
     from server.services.meeting_models import TournamentRecord
-    from server.services.pyramid import Pyramid
     from server.services.tournaments import Tournaments
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ class ParTournament:
     columns = (("#", "place"), ("Player", "name"), ("Deals", "played"),
                ("Par", "total"), ("Scores", "scores"))
 
-    def __init__(self, kind: "Pyramid") -> None:
+    def __init__(self, kind: GameKind) -> None:
         self.kind = kind
         self.by_game: dict[int, int] = {}  # an entrant's game in play -> its tournament
         self.director: "Tournaments | None" = None
@@ -169,7 +170,6 @@ class ParTournament:
 
     async def _best(self, number: int) -> None:
         """The solver's best Par of each deal, once the tournament is over."""
-        from server.services.pyramid import SOLUTION_LIMIT, solve
         director = self.director
         assert director is not None
         try:

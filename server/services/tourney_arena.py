@@ -15,18 +15,38 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from server.config import TournamentsSection
 from server.hosting import GameKind
-from server.services.live import GameError
+from server.services.live import GameError, LiveGames
 from server.services.pairing import Entrant, arena_pairings, arena_points
 from server.text import counted
 
 if TYPE_CHECKING:
     from server.services.meeting_models import TournamentRecord
-    from server.services.tournaments import Tournaments
 
 MAX_MINUTES = 24 * 60
+
+
+class Director(Protocol):
+    """The tournament director as an arena reads it (``Tournaments`` in
+    server/services/tournaments.py, which hands itself to :class:`Arena`): its
+    settings (the minute), who is connected, the games in play, and a row saved, a
+    wave of pairings opened, the tournament finished."""
+
+    settings: TournamentsSection
+    games: LiveGames
+    is_online: Callable[[int], bool]
+
+    async def save(self, row: "TournamentRecord", state: dict[str, Any],
+                   status: str) -> None: ...
+
+    async def open_round(self, row: "TournamentRecord", state: dict[str, Any],
+                         pairs: list[tuple[int, int]], bye: int | None) -> None: ...
+
+    async def finish(self, row: "TournamentRecord", state: dict[str, Any],
+                     winner: str) -> None: ...
 
 
 def games_of(state: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
@@ -47,7 +67,7 @@ class Arena:
     name = "arena"
     late_entry = True
 
-    def __init__(self, director: "Tournaments") -> None:
+    def __init__(self, director: Director) -> None:
         self.director = director
 
     def check(self, kind: GameKind, minutes: int) -> None:

@@ -11,19 +11,31 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from server.config import WEEKDAYS, ScheduledTournament
-from server.hosting import GameKind
+from server.config import WEEKDAYS, ScheduledTournament, TournamentsSection
+from server.db import Database
+from server.hosting import GameKind, Seat
 from server.services.live import GameError
 from server.services.meeting_models import TournamentRecord
 
-if TYPE_CHECKING:
-    from server.services.tournaments import Tournaments
-
 log = logging.getLogger(__name__)
+
+
+class Director(Protocol):
+    """The tournament director as the schedule reads it (``Tournaments`` in
+    server/services/tournaments.py, which hands itself to :class:`Schedule`): the games
+    hosted, its settings (``open_minutes``), the database, and a tournament opened."""
+
+    kinds: dict[str, GameKind]
+    settings: TournamentsSection
+    db: Database
+
+    async def create(self, kind_key: str, system: str, length: int, options: dict[str, Any],
+                     by: Seat | None, admin: bool, starts_at: float | None = None
+                     ) -> TournamentRecord: ...
 
 
 def when(at: float) -> str:
@@ -42,7 +54,7 @@ def next_start(entry: ScheduledTournament, now: float) -> float:
 
 
 class Schedule:
-    def __init__(self, director: "Tournaments") -> None:
+    def __init__(self, director: Director) -> None:
         self.director = director
         self.entries: tuple[ScheduledTournament, ...] = ()
         self._failed: set[tuple[int, float]] = set()  # (entry, time) that could not open

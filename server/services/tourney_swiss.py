@@ -10,7 +10,7 @@ None: a bye; ``score``: the first player's, None while unplayed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.hosting import GameKind
 from server.services.live import GameError
@@ -18,9 +18,20 @@ from server.services.pairing import Entrant, Result, swiss_pairings, swiss_stand
 
 if TYPE_CHECKING:
     from server.services.meeting_models import TournamentRecord
-    from server.services.tournaments import Tournaments
 
 MAX_ROUNDS = 15
+
+
+class Director(Protocol):
+    """The tournament director as a Swiss reads it (``Tournaments`` in
+    server/services/tournaments.py, which hands itself to :class:`Swiss`): a round
+    opened, and the tournament finished."""
+
+    async def open_round(self, row: "TournamentRecord", state: dict[str, Any],
+                         pairs: list[tuple[int, int]], bye: int | None) -> None: ...
+
+    async def finish(self, row: "TournamentRecord", state: dict[str, Any],
+                     winner: str) -> None: ...
 
 
 def results(state: dict[str, Any]) -> list[Result]:
@@ -46,7 +57,7 @@ class Swiss:
     name = "swiss"
     late_entry = False
 
-    def __init__(self, director: "Tournaments") -> None:
+    def __init__(self, director: Director) -> None:
         self.director = director
 
     def check(self, kind: GameKind, rounds: int) -> None:

@@ -14,7 +14,7 @@ import math
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Protocol
 
 import jinja2
 from markupsafe import Markup
@@ -35,12 +35,13 @@ from server.services.live import GameUnreachable
 from server.text import clean
 from server.web import data
 from server.web.cache import Copy, PageCache, Statics, html_copy, json_copy
-from server.web.live import REDRAW, GameStream, LivePages, PageStream, Refused
-from server.web.play import SUBPROTOCOL, play
+from server.web.live import (REDRAW, Broadcast, GameStream, LivePages, PageStream, Refused,
+                             Watchers)
+from server.web.play import SUBPROTOCOL, Entrance, Shell, play
 
 if TYPE_CHECKING:
     from server.hosting import GameKind, WebPage
-    from server.web import WebDoor
+    from server.mudlet import MudletPackage
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,26 @@ RETRY_AFTER = 5      # seconds a client waits for a game whose node is being rep
 STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
 FAVICON = (STATIC / "favicon.svg").read_bytes()
+
+
+class Shown(data.Sources, Broadcast, Shell, Protocol):
+    """The parlor as the door's app reads it: what its pages' data is read from
+    (``data.Sources``), what its live boards read (``live.Broadcast``) and what /play
+    reads (``play.Shell``)."""
+
+
+class Door(Entrance, Protocol):
+    """The web door as its app reads it (``WebDoor`` in server/web/__init__.py, which
+    builds its app): what /play reads (``play.Entrance``: ``build_app`` hands it the door),
+    the parlor as its pages read it, the Mudlet package it serves, and the live streams
+    it counts and who watches them."""
+
+    @property
+    def parlor(self) -> Shown: ...
+
+    mudlet: "MudletPackage"
+    streams: set[GameStream | PageStream]
+    watchers: Watchers
 
 
 def whole_number(text: str, digits: int) -> int | None:
@@ -159,7 +180,7 @@ def _environment(kinds: Iterable["GameKind"] = (), statics: Statics | None = Non
 class Pages:
     """The handlers, bound to one door."""
 
-    def __init__(self, door: "WebDoor") -> None:
+    def __init__(self, door: Door) -> None:
         self.door = door
         self.parlor = door.parlor
         kinds = list(self.parlor.host.kinds.values())
@@ -664,7 +685,7 @@ class Pages:
         return response
 
 
-def build_app(door: "WebDoor") -> Starlette:
+def build_app(door: Door) -> Starlette:
     p = Pages(door)
     routes = [
         Route("/", p.index),

@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.pacing import RateLimiter
+from server.web.budget import Budget
 from server.web.held import HeldSocket, ResumedWebSocket
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     from server.holder.link import HolderLink
     from server.holder.messages import Carried
     from server.telnet import TelnetProtocol
-    from server.web import WebDoor
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +211,36 @@ def _is_address(name: str) -> bool:
     return True
 
 
-def host_names(door: "WebDoor") -> frozenset[str]:
+class Shell(Protocol):
+    """What /play reads of the parlor: the settings (``[web]``), whether it is handing
+    over (a reload, which the next parlor takes), a telnet connection configured as its
+    listener's, and the holder of a held parlor."""
+
+    config: "Config"
+    handing_over: bool
+    holder: "HolderLink | None"
+
+    def telnet_connection(self) -> "TelnetProtocol": ...
+
+
+class Entrance(Protocol):
+    """The web door as /play reads it (``WebDoor`` in server/web/__init__.py, which
+    ``build_app`` puts in the app's state): its parlor, its host and the names /play
+    answers to, whether it is closing, whether the holder keeps its /play sockets, its
+    budget of connections, and the sessions it runs."""
+
+    @property
+    def parlor(self) -> Shell: ...
+
+    host: str
+    host_names: frozenset[str]
+    closing: asyncio.Event
+    holds_plays: bool
+    budget: Budget
+    plays: set[WebSocketTransport]
+
+
+def host_names(door: Entrance) -> frozenset[str]:
     """The names /play answers to: localhost, the door's host when it is a name, ``[web]
     hosts``, and the names in ``[web] origins``."""
     cfg = door.parlor.config.web
@@ -235,7 +264,7 @@ def host_allowed(websocket: WebSocket, names: frozenset[str]) -> bool:
 
 
 async def play(websocket: WebSocket) -> None:
-    door: "WebDoor" = websocket.app.state.door
+    door: Entrance = websocket.app.state.door
     cfg = door.parlor.config.web
     if door.closing.is_set():
         await websocket.close(1001)
@@ -275,16 +304,6 @@ def window_size(query: Any) -> tuple[int, int] | None:
     if not (20 <= cols <= 250 and 10 <= rows <= 200):
         return None
     return rows, cols
-
-
-class Shell(Protocol):
-    """What /play reads of the parlor: the settings (``[web]``), a telnet connection
-    configured as its listener's, and the holder of a held parlor."""
-
-    config: "Config"
-    holder: "HolderLink | None"
-
-    def telnet_connection(self) -> "TelnetProtocol": ...
 
 
 async def run_session(websocket: Any, parlor: Shell, plays: set | None = None, *,

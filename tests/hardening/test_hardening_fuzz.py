@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from server.services import ledger
-from server.services import pyramid as pyramid_service
+from server.services import pyramid_worker
 from server.services import tiles as tile_service
 from tests.conftest import make_config
 from tests.hardening.harness import APOLOGY, ERRORS, Harness, diff, unsafe, unsafe_json
@@ -134,7 +134,7 @@ def _legal_move(h: Harness, rng: random.Random) -> tuple[str, str] | None:
 # The solver's verdict after a Pyramid game (``_after_game``) may take its whole time
 # budget on a busy machine: it is waited for that long, so it is not told in the middle
 # of the next line's reply. Anything else busy is waited for 2 s at most.
-VERDICT_WAIT = pyramid_service.SOLUTION_LIMIT + 2 * pyramid_service.VERDICT_LIMIT + 2.0
+VERDICT_WAIT = pyramid_worker.SOLUTION_LIMIT + 2 * pyramid_worker.VERDICT_LIMIT + 2.0
 
 
 async def _settle(h: Harness) -> None:

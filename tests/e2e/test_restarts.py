@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -27,10 +28,14 @@ CARRY_ON = "The parlor has restarted; carry on."
 class Held:
     """``esterport serve --hold`` in a child process: the holder, and the parlor it runs."""
 
-    def __init__(self, tmp_path) -> None:  # noqa: ANN001
-        self.config = tmp_path / "config.toml"
-        self.config.write_text(open(write_config(tmp_path)).read().replace(
-            "[server]\n", f'[server]\npid_file = "{tmp_path}/esterport.pid"\n', 1))
+    def __init__(self, tmp_path, config: Path | None = None) -> None:  # noqa: ANN001
+        """``config``: a file of the test's own (it names its pid file, if it wants one);
+        by default ``write_config``'s, with a pid file."""
+        if config is None:
+            config = tmp_path / "config.toml"
+            config.write_text(open(write_config(tmp_path)).read().replace(
+                "[server]\n", f'[server]\npid_file = "{tmp_path}/esterport.pid"\n', 1))
+        self.config = config
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "commands.app", "serve", "--hold", "--config",
              str(self.config)], stderr=subprocess.PIPE, text=True, cwd=os.getcwd())

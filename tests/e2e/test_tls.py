@@ -16,7 +16,6 @@ import socket
 import ssl
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from server.config import WebSection
 from server.web import WebDoor
 from tests.conftest import (make_config, require_program, start_server, stop_process,
                             write_config)
+from tests.e2e.test_restarts import Held
 from tests.support.client import Client
 from tests.support.teardown import cleanup
 from tests.support.tmux import Screen
@@ -203,22 +203,9 @@ def test_a_held_parlors_tls_players_stay_through_a_reload_and_a_crash(tmp_path, 
     config, tls_port = tls_config(
         tmp_path, pairs[0].certificate, pairs[0].key,
         more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
-    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--hold",
-                             "--config", config], stderr=subprocess.PIPE, text=True,
-                            cwd=os.getcwd())
-    log: list[str] = []
-    started = threading.Event()
-
-    def read() -> None:
-        for line in proc.stderr:
-            log.append(line)
-            if "Connect with: telnet" in line:
-                started.set()
-
-    threading.Thread(target=read, daemon=True).start()
+    held = Held(tmp_path, Path(config))
+    proc, log, port = held.proc, held.log, held.port
     try:
-        assert started.wait(60), "".join(log[-30:])
-        port = int(next(line for line in log if "Connect with" in line).rsplit(" ", 1)[1])
         secure = s_client(tls_port)
         new_account(secure, "Tess", "hunter22")
         plain = pexpect.spawn(f"{require_program('telnet')} 127.0.0.1 {port}",
@@ -242,7 +229,7 @@ def test_a_held_parlors_tls_players_stay_through_a_reload_and_a_crash(tmp_path, 
         plain.sendline("quit")
         plain.expect(pexpect.EOF)
     finally:
-        stop_process(proc, within=40)
+        held.stop()
 
 
 async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_path, pairs):
@@ -255,17 +242,8 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
     https = free_port()
     config, _ = tls_config(tmp_path, pairs[0].certificate, pairs[0].key, https=https,
                            more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
-    proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--hold",
-                             "--config", config], stderr=subprocess.PIPE, text=True,
-                            cwd=os.getcwd())
-    log: list[str] = []
-    started = threading.Event()
-
-    def read() -> None:
-        for line in proc.stderr:
-            log.append(line)
-            if "Connect with: telnet" in line:
-                started.set()
+    held = await asyncio.to_thread(Held, tmp_path, Path(config))
+    proc, log = held.proc, held.log
 
     async def told(player: Client | WsPlayer, text: str, times: int) -> None:
         deadline = time.monotonic() + 90
@@ -273,17 +251,14 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
             assert time.monotonic() < deadline, player.seen[-2000:] + "".join(log[-20:])
             await player.expect(text, timeout=max(1.0, deadline - time.monotonic()))
 
-    threading.Thread(target=read, daemon=True).start()
     browser = listener = None
     try:
-        assert await asyncio.to_thread(started.wait, 60), "".join(log[-30:])
         assert any("HTTPS over TLS on port" in line for line in log), "".join(log)
-        port = int(next(line for line in log if "Connect with" in line).rsplit(" ", 1)[1])
         browser = await WsPlayer.connect(f"wss://127.0.0.1:{https}/play/ws", ssl=trusting())
         await browser.create("Wanda")
         # her own address, told by the holder's PROXY line (a Unix socket's is empty)
         assert any("Wanda logged in from 127.0.0.1" in line for line in log), "".join(log)
-        listener = await Client.connect(port)
+        listener = await Client.connect(held.port)
         await listener.create("Lou")
         for number, stop in enumerate((signal.SIGHUP, signal.SIGKILL), 1):
             if stop == signal.SIGHUP:
@@ -302,7 +277,7 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
         for player in (browser, listener):
             if player is not None:
                 await player.close()
-        await asyncio.to_thread(stop_process, proc, 40)
+        await asyncio.to_thread(held.stop)
 
 
 def trusting() -> ssl.SSLContext:

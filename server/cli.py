@@ -261,8 +261,10 @@ async def hold(config: Config, ns: argparse.Namespace, argv: list[str] | None) -
             relays.append(_tls_relay("HTTPS", cfg, config.web.host, config.web.tls_port,
                                      "https", listeners))
     except (OSError, ValueError) as err:  # ValueError: a certificate or key that will not do
-        for sock in [*listeners.values(), *(relay.listener for relay in relays)]:
+        for sock in listeners.values():
             sock.close()
+        for relay in relays:
+            relay.discard()
         why = f"cannot listen: {err.strerror or err}" if isinstance(err, OSError) else err
         print(f"esterport: {why}", file=sys.stderr)
         return 1

@@ -88,6 +88,12 @@ class TLSRelay:
             task.cancel()
         if self.relays:
             await asyncio.wait(self.relays, timeout=2.0)
+        self.discard()
+
+    def discard(self) -> None:
+        """Close the public listener and remove the relay's folder (also of a relay
+        never started: the holder could not open another of its ports)."""
+        self.listener.close()
         shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
 
     @property

@@ -195,6 +195,26 @@ def test_a_certificate_that_cannot_serve_is_refused_in_one_line(tmp_path, pairs,
                            cert=mine.certificate) in done.stderr
 
 
+def test_a_held_https_port_that_is_taken_is_said_in_one_line_and_leaves_nothing(
+        tmp_path, pairs):
+    """The holder opens both TLS ports before it starts a parlor: when the second is
+    taken, it says so in one line, and the first relay's private folder is removed."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        config, _ = tls_config(tmp_path, pairs[0].certificate, pairs[0].key,
+                               https=taken.getsockname()[1])
+        temp = tmp_path / "temp"
+        temp.mkdir()
+        done = subprocess.run([sys.executable, "-m", "commands.app", "serve", "--hold",
+                               "--config", config], capture_output=True, text=True,
+                              timeout=60, cwd=os.getcwd(), env={**os.environ, "TMPDIR": str(temp)})
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "esterport: cannot listen" in done.stderr, \
+        done.stderr
+    assert not list(temp.iterdir())
+
+
 def test_a_held_parlors_tls_players_stay_through_a_reload_and_a_crash(tmp_path, pairs):
     """With ``--hold`` the holder makes the TLS handshake and relays the plain bytes to
     the parlor (server/holder/tls_relay.py): at a reload, and when the parlor is killed,

@@ -194,6 +194,10 @@ class WebSection:
     # the same pages over HTTPS on a port of their own (0: none), with [server]
     # tls_certificate and tls_key
     tls_port: int = attrs.field(default=0, validator=_at_least("web", 0))
+    # the plain port served by a process of its own (server/web/front.py), which asks the
+    # parlor for each page and hands it live streams and /play: page readers then do not
+    # take the players' CPU
+    front: bool = True
 
 
 @attrs.frozen

@@ -58,6 +58,9 @@ def protocols(budget: Budget, head_timeout: float, *,
         refused = False
         _head: int | None = 0   # bytes of the current request's head so far (None: past it)
         _timer: asyncio.TimerHandle | None = None
+        #: what the web door's front read of the connection before handing it over
+        #: (server/web/front.py): read here first, before anything from the socket
+        first = b""
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             why = budget.admit(transport, self.client_address(transport))
@@ -69,6 +72,9 @@ def protocols(budget: Budget, head_timeout: float, *,
             super().connection_made(transport)
             budget.wait(transport)
             self._start_timer()
+            if self.first:
+                first, self.first = self.first, b""
+                self.data_received(first)
 
         def client_address(self, transport: asyncio.BaseTransport) -> str:
             return peer_address(transport)

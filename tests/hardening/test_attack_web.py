@@ -106,11 +106,17 @@ async def a_live_game(parlor: Parlor) -> int:
 
 
 # -- one budget of descriptors, a cap per address, silent connections ---------------------------
+# The parlor's own web connections (``[web] front = false``, the HTTPS port, and what the
+# front hands over) share its budget of descriptors with telnet; the front's bounds on
+# the connections it holds itself are tested in tests/web/test_web_front.py.
+IN_PARLOR = {"front": False}
+
+
 async def test_web_connections_count_in_the_telnet_budget(sqlite_url):
     """Silent web connections (from many addresses) fill the budget the telnet door counts
     too, up to the web door's share of it; telnet keeps the rest."""
     async with running(sqlite_url, server={"max_connections": 8},
-                       web={"request_timeout": 60.0}) as (parlor, door):
+                       web={"request_timeout": 60.0, **IN_PARLOR}) as (parlor, door):
         held = [await open_from(door.port, f"127.0.1.{i}") for i in range(1, 11)]
         await until(lambda: parlor.counter["open"] == 6, "six web connections counted")
         telnet = [await open_from(parlor.port, "127.0.2.1") for _ in range(3)]
@@ -124,7 +130,7 @@ async def test_web_connections_count_in_the_telnet_budget(sqlite_url):
 
 async def test_a_request_evicts_the_oldest_silent_connection_when_the_door_is_full(sqlite_url):
     async with running(sqlite_url, server={"max_connections": 8},
-                       web={"request_timeout": 60.0}) as (parlor, door):
+                       web={"request_timeout": 60.0, **IN_PARLOR}) as (parlor, door):
         oldest = await open_from(door.port, "127.0.1.1")
         held = [await open_from(door.port, f"127.0.1.{i}") for i in range(2, 7)]
         await until(lambda: parlor.counter["open"] == 6, "the web door's share is taken")
@@ -151,15 +157,16 @@ async def test_web_connections_per_address_are_capped(sqlite_url):
 async def test_a_trusted_proxy_is_not_capped_per_address(sqlite_url):
     async with running(sqlite_url, web={"max_connections_per_address": 2,
                                         "trusted_proxies": ("127.0.5.0/24",),
-                                        "request_timeout": 60.0}) as (parlor, door):
+                                        "request_timeout": 60.0, **IN_PARLOR}) as (parlor, door):
         held = [await open_from(door.port, "127.0.5.1") for _ in range(4)]
         await until(lambda: parlor.counter["open"] == 4, "the proxy's four connections")
         for _, writer in held:
             writer.close()
 
 
-async def test_a_web_connection_that_sends_nothing_is_closed(sqlite_url):
-    async with running(sqlite_url, web={"request_timeout": 0.3}) as (parlor, door):
+@pytest.mark.parametrize("front", [True, False], ids=["front", "in-parlor"])
+async def test_a_web_connection_that_sends_nothing_is_closed(sqlite_url, front):
+    async with running(sqlite_url, web={"request_timeout": 0.3, "front": front}) as (parlor, door):
         reader, writer = await open_from(door.port, "127.0.0.1")
         assert await answer(reader, 10) == b""    # closed, and told nothing
         writer.close()

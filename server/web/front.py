@@ -1,0 +1,402 @@
+"""The web door's front: a process of its own that speaks HTTP to browsers, so that the
+players' event loop does not.
+
+Serving a page is mostly HTTP: reading the request, routing it, writing the answer to the
+reader's socket (about 300 µs of CPU a page, of which drawing the page, once per change,
+is little). In the parlor's process that CPU was the players': 50 readers of ``/`` kept a
+move's live board waiting 150 ms and more. So ``esterport serve`` serves the web door's
+plain port from this process (``[web] front``, on by default), started by the door
+(:class:`~server.web.front_link.FrontLink`, the parlor's end) with three descriptors: the
+listening socket, and two socket pairs to the parlor.
+
+What it does with each request, read with h11:
+
+* **a live stream** (a path ending in ``/events``) **or a WebSocket** (``/play/ws``): the
+  connection is *handed* to the parlor whole, its descriptor (``SCM_RIGHTS`` over the
+  ``SOCK_SEQPACKET`` pair) with the bytes read of it so far, and the parlor's uvicorn
+  serves it from there as if it had accepted it. Such a connection lasts, reads the
+  parlor's memory at every change, and a /play socket must be in the parlor's process
+  for the holder to keep it through a restart (docs/design.md, Restarts).
+* **anything else** is *asked* of the parlor as one message on the stream pair (method,
+  target, headers, the reader's address, body) and answered with the parlor's answer
+  (status, headers, body), which the parlor makes with its own Starlette app and page
+  copies, without parsing HTTP, writing to a reader's socket or holding its connection.
+
+The bounds are the door's (``[web]``), kept here for the connections held here: the
+budget of connections (all, per address, the oldest waiting one closed to make room:
+``server/web/budget.py``), a request head of at most :data:`MAX_HEAD` bytes arriving
+within ``request_timeout`` seconds, idle connections closed after :data:`KEEP_ALIVE`
+seconds, and an answer from the parlor within :data:`ANSWER_TIMEOUT` (else 503).
+
+The front ends when the parlor does: the parlor's end of the stream pair closing is its
+signal (a parlor killed with -9 included), and what is being asked then is answered 503.
+It imports h11 and the standard library, not the parlor's code (nor Starlette).
+
+    python -m server.web.front '<settings as JSON>'   (by the door, never by hand)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+from collections import deque
+from http import HTTPStatus
+from typing import Any
+
+import h11
+
+from server.web.budget import Budget, proxy_test
+
+log = logging.getLogger("esterport.front")
+
+MAX_HEAD = 16 * 1024          # bytes of a request line and headers (as the parlor's door)
+LARGEST_BODY = 64 * 1024      # a request's body (the door's pages take none to speak of)
+HANDED_MOST = MAX_HEAD + LARGEST_BODY   # the bytes a handed connection may bring along
+KEEP_ALIVE = 5.0              # seconds an idle connection is kept for its next request
+ANSWER_TIMEOUT = 30.0         # seconds the parlor has to answer (its pages bound their own)
+
+# a frame on the stream pair: the lengths of its JSON header and of its body, then both
+SIZES = struct.Struct("!II")
+
+
+def frame(header: dict[str, Any], body: bytes = b"") -> bytes:
+    head = json.dumps(header, separators=(",", ":")).encode()
+    return SIZES.pack(len(head), len(body)) + head + body
+
+
+async def read_frame(reader: asyncio.StreamReader) -> tuple[dict[str, Any], bytes]:
+    """The next frame: ``(header, body)``. :class:`asyncio.IncompleteReadError` at the end."""
+    head_size, body_size = SIZES.unpack(await reader.readexactly(SIZES.size))
+    header = json.loads(await reader.readexactly(head_size))
+    body = await reader.readexactly(body_size) if body_size else b""
+    return header, body
+
+
+def handed_over(request: h11.Request) -> bool:
+    """Whether a request's connection goes to the parlor whole: a live stream, or a
+    WebSocket's opening handshake."""
+    path = request.target.split(b"?", 1)[0]
+    if path.endswith(b"/events"):
+        return True
+    return any(name == b"upgrade" and b"websocket" in value.lower()
+               for name, value in request.headers)
+
+
+def head_size(request: h11.Request) -> int:
+    """About the bytes of a request's line and headers."""
+    return len(request.target) + sum(len(name) + len(value) + 4
+                                     for name, value in request.headers) + 16
+
+
+def text_answer(status: int, message: str) -> tuple[int, list[tuple[str, str]], bytes]:
+    body = message.encode()
+    return status, [("content-type", "text/plain; charset=utf-8"),
+                    ("content-length", str(len(body))), ("connection", "close")], body
+
+
+class Front:
+    """The process's one object: the listener, the links to the parlor, the connections."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.settings = settings
+        counter = {"open": 0, "refused": 0}
+        self.budget = Budget(counter, settings["total"], settings["share"],
+                             settings["per_address"], proxy_test(tuple(settings["proxies"])))
+        self.head_timeout = float(settings["head_timeout"])
+        self.asking: dict[int, Connection] = {}     # question number -> who asked
+        self.numbers = 0
+        self.connections: set[Connection] = set()
+        self._writer: asyncio.StreamWriter | None = None
+        self._hand = socket.socket(fileno=settings["hand"])
+        self._hand.setblocking(False)
+        self._handing: deque[tuple[bytes, int]] = deque()   # waiting to go, our dups
+        self._date = (0, b"")
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader, self._writer = await asyncio.open_unix_connection(
+            sock=socket.socket(fileno=self.settings["pages"]))
+        listener = socket.socket(fileno=self.settings["listen"])
+        # asyncio accepts up to ``backlog`` connections a turn, each a descriptor, before
+        # the budget sees any: a small batch, and the kernel's queue deepened after
+        server = await loop.create_server(lambda: Connection(self), sock=listener,
+                                          backlog=self.settings["backlog"])
+        listener.listen(self.settings["deep_backlog"])
+        self._writer.write(frame({"ready": os.getpid()}))
+        try:
+            while True:
+                header, body = await read_frame(reader)
+                asker = self.asking.pop(header["id"], None)
+                if asker is not None:
+                    asker.answer(header["status"], header["headers"], body)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass   # the parlor is gone: so is its door
+        server.close()
+        for asker in list(self.asking.values()):
+            asker.answer(*text_answer(503, "The parlor is restarting; please try again."))
+        for connection in list(self.connections):
+            connection.transport.close()
+        await asyncio.sleep(0.1)   # the last answers leave
+
+    def ask(self, connection: "Connection", question: dict[str, Any], body: bytes) -> int:
+        self.numbers += 1
+        self.asking[self.numbers] = connection
+        assert self._writer is not None
+        self._writer.write(frame({"id": self.numbers, **question}, body))
+        return self.numbers
+
+    def forget(self, number: int) -> None:
+        self.asking.pop(number, None)
+
+    def hand(self, fd: int, data: bytes) -> None:
+        """Send connection ``fd`` (a duplicate is taken now) to the parlor, with ``data``."""
+        self._handing.append((data, os.dup(fd)))
+        if len(self._handing) == 1:
+            self._flush_hands()
+
+    def _flush_hands(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._handing:
+            data, fd = self._handing[0]
+            try:
+                socket.send_fds(self._hand, [data], [fd])
+            except (BlockingIOError, InterruptedError):
+                loop.add_writer(self._hand.fileno(), self._flush_hands)
+                return
+            except OSError as err:   # the parlor is gone: the connection ends here
+                log.warning("could not hand a connection to the parlor: %s", err)
+            self._handing.popleft()
+            os.close(fd)
+        loop.remove_writer(self._hand.fileno())
+
+    def date(self) -> bytes:
+        """The Date header's value, made once a second."""
+        now = int(time.time())
+        if self._date[0] != now:
+            self._date = (now, email.utils.formatdate(now, usegmt=True).encode())
+        return self._date[1]
+
+
+class Connection(asyncio.Protocol):
+    """One browser's connection while it is the front's."""
+
+    transport: asyncio.Transport
+
+    def __init__(self, front: Front) -> None:
+        self.front = front
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
+        self.address = ""
+        self.port = 0
+        self.counted = False   # in the budget (until lost, or handed to the parlor)
+        self.gone = False
+        self.read = bytearray()       # the bytes of this request so far (to hand over)
+        self.request: h11.Request | None = None
+        self.body = bytearray()
+        self.question: int | None = None
+        self.timer: asyncio.TimerHandle | None = None
+
+    # -- asyncio's callbacks ---------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+        self.transport = transport  # type: ignore[assignment]
+        peer = transport.get_extra_info("peername")
+        if isinstance(peer, (tuple, list)) and peer:
+            self.address, self.port = str(peer[0]), int(peer[1])
+        why = self.front.budget.admit(transport, self.address)
+        if why is not None:
+            self.gone = True
+            status, headers, body = text_answer(503, why)
+            self._write_last(status, headers + [("retry-after", "10")], body)
+            transport.close()
+            return
+        self.counted = True
+        self.front.connections.add(self)
+        self.front.budget.wait(transport)
+        self._time(self.front.head_timeout, self._too_slow)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.gone = True
+        self._time(None)
+        self.front.connections.discard(self)
+        if self.counted:
+            self.front.budget.release(self.transport)
+        if self.question is not None:
+            self.front.forget(self.question)
+
+    def data_received(self, data: bytes) -> None:
+        if self.gone:
+            return
+        if not self.read and self.request is None:   # the first byte of a request
+            self._time(self.front.head_timeout, self._too_slow)
+        self.read += data
+        self.h11.receive_data(data)
+        self._next()
+
+    def eof_received(self) -> bool | None:
+        self.h11.receive_data(b"")
+        self._next()
+        return None
+
+    # -- the request -----------------------------------------------------------------------
+    def _next(self) -> None:
+        """Take what h11 has read: a request whole, then its answer."""
+        while not self.gone and self.question is None:
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError as err:
+                self._fail(err.error_status_hint, "Bad request.")
+                return
+            if event is h11.NEED_DATA:
+                if len(self.read) > HANDED_MOST:
+                    self._fail(413, "Request too large.")
+                return
+            if event is h11.PAUSED:
+                return
+            if isinstance(event, h11.Request):
+                self._time(None)
+                self.front.budget.busy(self.transport)
+                if head_size(event) > MAX_HEAD:   # h11 bounds only a head still coming
+                    self._fail(400, "Request line and headers too large.")
+                    return
+                if handed_over(event):
+                    self._hand_over()
+                    return
+                self.request, self.body = event, bytearray()
+            elif isinstance(event, h11.Data):
+                self.body += event.data
+                if len(self.body) > LARGEST_BODY:
+                    self._fail(413, "Request too large.")
+                    return
+            elif isinstance(event, h11.EndOfMessage):
+                self._ask()
+            elif isinstance(event, h11.ConnectionClosed):
+                self.transport.close()
+                return
+
+    def _hand_over(self) -> None:
+        """Give the connection to the parlor with what it sent so far, and forget it."""
+        self.transport.pause_reading()
+        sock = self.transport.get_extra_info("socket")
+        self.front.hand(sock.fileno(), bytes(self.read))
+        self.front.budget.release(self.transport)
+        self.counted, self.gone = False, True
+        self.transport.abort()   # our descriptor only: the parlor's duplicate stays open
+
+    def _ask(self) -> None:
+        request = self.request
+        assert request is not None
+        self.transport.pause_reading()   # one request at a time; the next waits its turn
+        question = {
+            "method": request.method.decode("ascii", "replace"),
+            "target": request.target.decode("latin-1"),
+            "version": request.http_version.decode("ascii", "replace"),
+            "headers": [[name.decode("latin-1"), value.decode("latin-1")]
+                        for name, value in request.headers],
+            "client": [self.address, self.port],
+        }
+        self.question = self.front.ask(self, question, bytes(self.body))
+        self._time(ANSWER_TIMEOUT, self._unanswered)
+
+    def answer(self, status: int, headers: list, body: bytes) -> None:
+        """The parlor's answer to this connection's request: send it, and go on."""
+        self.question = None
+        self._time(None)
+        if self.gone:
+            return
+        try:
+            self._write_whole(status, headers, body)
+        except h11.LocalProtocolError as err:   # an answer h11 will not send as it is
+            log.warning("the parlor's answer could not be sent: %s", err)
+            self.transport.abort()
+            return
+        if self.h11.our_state is h11.MUST_CLOSE or self.h11.their_state is h11.MUST_CLOSE:
+            self.transport.close()
+            return
+        try:
+            self.h11.start_next_cycle()
+        except h11.LocalProtocolError:
+            self.transport.close()
+            return
+        self.request, self.body = None, bytearray()
+        self.read = bytearray(self.h11.trailing_data[0])
+        self.front.budget.wait(self.transport)
+        self._time(KEEP_ALIVE if not self.read else self.front.head_timeout,
+                   self.transport.close if not self.read else self._too_slow)
+        self.transport.resume_reading()
+        self._next()
+
+    def _write_whole(self, status: int, headers: list, body: bytes) -> None:
+        pairs = self._pairs(headers)
+        out = self.h11.send(h11.Response(status_code=status, headers=pairs,
+                                         reason=_reason(status)))
+        if body and self.request is not None and self.request.method != b"HEAD":
+            out += self.h11.send(h11.Data(data=body))
+        out += self.h11.send(h11.EndOfMessage())
+        self.transport.write(out)
+
+    def _write_last(self, status: int, headers: list, body: bytes) -> None:
+        """An answer after which the connection closes, written as HTTP/1.1 outside
+        h11's states (a refusal before any request, an error in one)."""
+        self.transport.write(b"HTTP/1.1 %d %s\r\n" % (status, _reason(status))
+                             + b"".join(n + b": " + v + b"\r\n" for n, v in self._pairs(headers))
+                             + b"\r\n" + body)
+
+    def _pairs(self, headers: list) -> list[tuple[bytes, bytes]]:
+        pairs = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+        if not any(name.lower() == b"date" for name, _ in pairs):
+            pairs.append((b"date", self.front.date()))
+        return pairs
+
+    # -- what ends a connection ------------------------------------------------------------
+    def _fail(self, status: int, message: str) -> None:
+        """Answer ``status`` if no answer has begun, and close."""
+        self._time(None)
+        if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+            self._write_last(*text_answer(status, message))
+        self.transport.close()
+
+    def _too_slow(self) -> None:
+        """The head did not come whole in time: close at once if nothing came."""
+        if not self.read:
+            self.transport.close()
+        else:
+            self._fail(400, "Request line and headers too slow.")
+
+    def _unanswered(self) -> None:
+        if self.question is not None:
+            self.front.forget(self.question)
+            self.question = None
+            self._fail(503, "The parlor did not answer in time; please try again.")
+
+    def _time(self, seconds: float | None, then: Any = None) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if seconds is not None:
+            self.timer = asyncio.get_running_loop().call_later(seconds, then)
+
+
+def _reason(status: int) -> bytes:
+    try:
+        return HTTPStatus(status).phrase.encode()
+    except ValueError:
+        return b""
+
+
+def main(argv: list[str]) -> None:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="esterport web front: %(message)s")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # a terminal's ^C is the parlor's to act on
+    settings = json.loads(argv[1])
+    asyncio.run(Front(settings).run())
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -3,6 +3,7 @@
     .venv/bin/python bench/web.py                    # 50 readers, 100 players, 10 s a phase
     .venv/bin/python bench/web.py --readers 20 --players 20 --seconds 3
     .venv/bin/python bench/web.py --code ../main     # the same load on another checkout
+    .venv/bin/python bench/web.py --front off        # the parlor serving its pages itself
     .venv/bin/python bench/web.py --readers-nice 10  # readers that yield the CPU the
                                                      # players' process measures with
 
@@ -24,7 +25,8 @@ parlor's and the players' want three, and the players' own timing suffers unless
 readers run at a lower priority, ``--readers-nice``) fetch that page in a closed loop over keep-alive
 connections, ``<n>`` being the games in play in turn. Then the players stop (their games
 stay in play) and the readers read each page again, alone: the server's CPU in that phase
-over the pages served is the page's CPU a request. Last, a bare Starlette app
+(the parlor's process and the processes it started: the web door's front) over the pages
+served is the page's CPU a request; the parlor's own share of it is printed beside. Last, a bare Starlette app
 (``--serve-baseline``: one route per page answering the same bytes as the parlor did, in
 its own uvicorn process) is read the same way. Prints, for every phase with players, the
 players' and the live boards' p50/p99 and the pages/s; and for every page the CPU a
@@ -72,7 +74,27 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
-def config(folder: Path, players: int, readers: int) -> Path:
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started that still run (the web door's front among them)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def tree_cpu(pid: int) -> tuple[float | None, float | None]:
+    """The CPU seconds of ``pid`` alone, and of ``pid`` with the processes it started
+    (the front that serves the door's pages is the parlor's child)."""
+    own = cpu_seconds(pid)
+    if own is None:
+        return None, None
+    return own, own + sum(cpu_seconds(c) or 0.0 for c in children(pid))
+
+
+def config(folder: Path, players: int, readers: int, front: bool = True) -> Path:
     path = folder / "config.toml"
     path.write_text(textwrap.dedent(f"""\
         [server]
@@ -100,16 +122,16 @@ def config(folder: Path, players: int, readers: int) -> Path:
         max_requests = 5000
         max_connections_per_address = {readers + players + 50}
         streams_per_address = {players + 50}
-    """))
+    """) + ("" if front else "front = false\n"))
     return path
 
 
-def start(folder: Path, players: int, readers: int, code: Path
+def start(folder: Path, players: int, readers: int, code: Path, front: bool = True
           ) -> tuple[subprocess.Popen, int, str]:
     log = folder / "server.log"
     fh = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "commands.app", "serve", "--config",
-                             str(config(folder, players, readers))],
+                             str(config(folder, players, readers, front))],
                             stdout=subprocess.DEVNULL, stderr=fh, cwd=code,
                             env={**os.environ, "PYTHONPATH": str(code)})
     deadline = time.monotonic() + 60
@@ -570,12 +592,15 @@ async def read_pages(url: str, ns: argparse.Namespace, path: str, pid: int) -> d
     readers.start()
     ready = await asyncio.to_thread(queue.get, True, 120)
     assert ready == "ready", ready
-    cpu0, began = cpu_seconds(pid), time.monotonic()
+    (own0, all0), began = tree_cpu(pid), time.monotonic()
     go.set()
     pages = json.loads(await asyncio.to_thread(queue.get, True, ns.seconds + 120))
-    cpu1, ended = cpu_seconds(pid), time.monotonic()
+    (own1, all1), ended = tree_cpu(pid), time.monotonic()
     await asyncio.to_thread(readers.join, 30)
-    pages["cpu"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    # the parlor's process with the front's (what a page costs the machine), and the
+    # parlor's alone (what it takes from the players)
+    pages["cpu"] = None if all0 is None or all1 is None else all1 - all0
+    pages["parlor_cpu"] = None if own0 is None or own1 is None else own1 - own0
     pages["path"], pages["began"], pages["ended"] = path, began, ended
     return pages
 
@@ -584,7 +609,7 @@ async def read_pages(url: str, ns: argparse.Namespace, path: str, pid: int) -> d
 async def main_async(ns: argparse.Namespace) -> int:
     code = Path(ns.code).resolve()
     with tempfile.TemporaryDirectory(prefix="esterport-web-bench-") as tmp:
-        proc, port, url = start(Path(tmp), ns.players, ns.readers, code)
+        proc, port, url = start(Path(tmp), ns.players, ns.readers, code, ns.front == "on")
         try:
             players = [Player(i, port) for i in range(ns.players)]
             for i in range(0, len(players), 20):
@@ -646,7 +671,7 @@ def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards
           f"page readers (niceness {ns.readers_nice}), {ns.seconds:g} s a phase; the "
           f"parlor's code: {code}")
     print(f"{'phase':28}{'telnet p50':>11}{'p99 ms':>8}{'live n':>7}{'p50':>8}{'p99':>8}"
-          f"{'max ms':>8}{'pages/s':>9}{'p50':>8}{'p99 ms':>8}{'CPU %':>7}")
+          f"{'max ms':>8}{'pages/s':>9}{'p50':>8}{'p99 ms':>8}{'CPU %':>7}{'parlor %':>9}")
     for name, began, ended, pages in phases:
         t = [s for w, s in lat if began <= w < ended]
         b = [s for w, s in live if began <= w < ended]
@@ -657,12 +682,13 @@ def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards
             print(row)
             continue
         served = len(pages["latencies"]) + pages["gone"]
-        cpu = f"{100 * pages['cpu'] / pages['elapsed']:7.0f}" if pages["cpu"] is not None \
-            else ""
+        cpu = f"{100 * pages['cpu'] / pages['elapsed']:7.0f}" \
+            f"{100 * pages['parlor_cpu'] / pages['elapsed']:9.0f}" \
+            if pages["cpu"] is not None else ""
         print(f"{row}{served / pages['elapsed']:9.0f}{ms(percentile(pages['latencies'], .5))}"
               f"{ms(percentile(pages['latencies'], .99))}{cpu}")
     print(f"CPU a request (µs), alone{'':3}{'parlor':>10}{'bare page':>11}{'bare/parlor':>13}"
-          f"{'pages/s':>9}{'bare pages/s':>14}")
+          f"{'pages/s':>9}{'bare pages/s':>14}{'in the parlor':>15}")
     for path, pages in alone.items():
         bare = baseline[path]
         served = len(pages["latencies"]) + pages["gone"]
@@ -673,7 +699,8 @@ def report(ns: argparse.Namespace, code: Path, players: list, boards: LiveBoards
         own, theirs = pages["cpu"] / served, bare["cpu"] / bare_served
         print(f"{path:28}{own * 1e6:10.0f}{theirs * 1e6:11.0f}"
               f"{theirs / own if own else float('nan'):13.2f}"
-              f"{served / pages['elapsed']:9.0f}{bare_served / bare['elapsed']:14.0f}")
+              f"{served / pages['elapsed']:9.0f}{bare_served / bare['elapsed']:14.0f}"
+              f"{pages['parlor_cpu'] / served * 1e6:15.0f}")
     failures = unanswered + failed_pages + boards.failures
     print(f"failures (unanswered commands, failed pages, failed live boards): {failures} "
           f"({unanswered} commands, {failed_pages} pages, {boards.failures} live boards)")
@@ -693,6 +720,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds the players play before anything is measured")
     parser.add_argument("--paths", default=",".join(PATHS),
                         help=f"the pages read, one phase each (default {','.join(PATHS)})")
+    parser.add_argument("--front", choices=("on", "off"), default="on",
+                        help="[web] front: the door's plain port served by a process of "
+                             "its own (on, the default), or by the parlor (off)")
     parser.add_argument("--code", default=str(ROOT),
                         help="the checkout whose parlor is measured (default: this one)")
     parser.add_argument("--serve-baseline", metavar="FOLDER", help=argparse.SUPPRESS)

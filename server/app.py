@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 import telnetlib3
 
 from server.bus import Bus, Event, LocalBus
+from server.changes import Changes
 from server.collector import Collector
 from server.config import Config
 from server.db import Database
@@ -68,7 +69,9 @@ class Parlor:
 
             self.bus = RedisBus(config.cluster.redis, self.node)
         self.world = World.load()
-        self.online = Online()  # who is logged in, here and on the other nodes
+        # what the public pages show changed (counted for the web door's front)
+        self.changes = Changes()
+        self.online = Online(self.changes)  # who is logged in, here and on the other nodes
         acc = config.accounts
         self.accounts = Accounts(self.db, acc.starting_cubits,
                                  argon2_time_cost=acc.argon2_time_cost,
@@ -78,7 +81,8 @@ class Parlor:
         self.resume = ResumeTokens(self.db)
         self.host = GameHost(self.db, self.bus, self.accounts, is_online=self.online.is_online,
                              reconnect_grace=config.games.reconnect_grace,
-                             computer_delay=config.games.computer_delay)
+                             computer_delay=config.games.computer_delay,
+                             changes=self.changes)
         for kind in kinds:
             self.host.register(kind)
         self.host.tournaments.configure(config.tournaments)  # after the games: it checks them

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Union
 
 import attrs
 
+from server.changes import Changes
+
 if TYPE_CHECKING:
     from server.cluster.link import Link
     from server.session import Session
@@ -47,7 +49,9 @@ class Online:
     Every change of who is where empties ``who_cache`` (WHO's listings by prefix, made
     by commands/people.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, changes: Changes | None = None) -> None:
+        # counts who comes and goes, for the web door's copies of pages (server/changes.py)
+        self.changes = changes or Changes()
         self.sessions: dict[int, "Session"] = {}      # logged in here, by account id
         self.remote: dict[int, RemotePlayer] = {}     # logged in on another node, by id
         self._by_name: dict[str, Player] = {}          # both, by lower-cased name
@@ -92,11 +96,13 @@ class Online:
         """``session`` logged in here, in its room."""
         self.sessions[session.account_id] = session
         self._list(session)
+        self.changes()
 
     def add_remote(self, player: RemotePlayer) -> None:
         """``player`` logged in on another node, in its room."""
         self.remote[player.account_id] = player
         self._list(player)
+        self.changes()
 
     def _list(self, player: Player) -> None:
         key = sys.intern(player.name.lower())  # the one copy the throttles share
@@ -118,6 +124,7 @@ class Online:
             if i < len(self.names) and self.names[i] == key:
                 del self.names[i]
         self.place(player, None)
+        self.changes()
 
     def place(self, player: Player, room: str | None) -> None:
         """Keep the room index: take ``player`` out of its room, put it in ``room`` (None:

@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.outcome import Outcome
 from server.bus import Bus
+from server.changes import Changes
 from server.db import Database
 from server.frames import Frame
 from server.hosting import GameKind, Seat
@@ -119,7 +120,8 @@ class OtherNodes:
 class GameHost:
     def __init__(self, db: Database, bus: Bus, accounts: Accounts, *,
                  is_online: Callable[[int], bool], reconnect_grace: float,
-                 computer_delay: float = 0.3, computer_budget: float = 1.0) -> None:
+                 computer_delay: float = 0.3, computer_budget: float = 1.0,
+                 changes: Changes | None = None) -> None:
         self.db = db
         self.bus = bus
         self.accounts = accounts
@@ -129,7 +131,7 @@ class GameHost:
         self.kinds: dict[str, GameKind] = {}
         self.other_nodes = OtherNodes()  # the other nodes of a cluster (server/cluster/)
         self._names: dict[str, GameKind] = {}  # key, prefix and title, lower case
-        self.games = LiveGames(self.kinds)
+        self.games = LiveGames(self.kinds, changes)
         self.live = self.games.live
         self.play = Play(db, bus, self.games)
         self.turns = Turns(self.play, self.games, computer_budget)

@@ -13,6 +13,7 @@ from typing import Any, Awaitable, Callable
 import attrs
 
 from games.outcome import Outcome
+from server.changes import Changes
 from server.frames import Clock, Facts, Frame
 from server.hosting import GameKind, Seat
 
@@ -170,8 +171,11 @@ class LiveGames:
     no such place. ``starting``: the (account, kind) places reserved by games being
     started."""
 
-    def __init__(self, kinds: dict[str, GameKind]) -> None:
+    def __init__(self, kinds: dict[str, GameKind], changes: Changes | None = None) -> None:
         self.kinds = kinds
+        # counts each game's coming, going, seats and moves, for the web door's copies of
+        # pages (server/changes.py)
+        self.changes = changes or Changes()
         self.live: dict[int, LiveGame] = {}
         self._by_player: dict[tuple[int, str], int] = {}
         # correspondence games by player, and the one of a kind a player went to last
@@ -202,6 +206,11 @@ class LiveGames:
         self.live[game.id] = game
         self._place(game)
         self._tell(game, True)
+        self.changes()
+
+    def moved(self, game: LiveGame) -> None:  # noqa: ARG002
+        """``game`` took a move (its state and version are the new ones)."""
+        self.changes()
 
     def _place(self, game: LiveGame) -> None:
         if game.adjourned:  # it takes no place until it is resumed
@@ -238,6 +247,7 @@ class LiveGames:
                        if i < len(seats) and not seats[i].left}
         self._place(game)
         self._tell(game, True)
+        self.changes()
 
     def reoption(self, game: LiveGame, options: dict[str, Any]) -> None:
         """The game's options changed (adjourned, or resumed): its places with them."""
@@ -248,6 +258,7 @@ class LiveGames:
     def drop(self, game: LiveGame) -> None:
         if self.live.pop(game.id, None) is not None:
             self._tell(game, False)
+            self.changes()
         self._unplace(game)
 
     def realtime_of(self, account_id: int, kind_key: str) -> LiveGame | None:

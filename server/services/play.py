@@ -220,6 +220,7 @@ class Play:
         game.state = change.state
         game.version = change.step
         game.since = time.time()
+        self.games.moved(game)
         if change.outcome is not None:
             game.outcome = change.outcome
             self.games.drop(game)

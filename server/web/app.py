@@ -66,11 +66,13 @@ FAVICON = (STATIC / "favicon.svg").read_bytes()
 class Shown(data.Sources, Broadcast, Shell, Protocol):
     """The parlor as the door's app reads it: what its pages' data is read from
     (``data.Sources``), what its live boards read (``live.Broadcast``) and what /play
-    reads (``play.Shell``)."""
+    reads (``play.Shell``), and the count of changes to what its pages show."""
+
+    changes: Changes
 
 
 class Door(Entrance, Protocol):
-    """The web door as its app reads it (``WebDoor`` in server/web/__init__.py, which
+    """The web door as its app reads it (``WebDoor`` in server/web/door.py, which
     builds its app): what /play reads (``play.Entrance``: ``build_app`` hands it the door),
     the parlor as its pages read it, the Mudlet package it serves, and the live streams
     it counts and who watches them."""
@@ -209,13 +211,20 @@ class Pages:
 
     def _seeks_changed(self, topic: str, event: Event) -> None:  # noqa: ARG002
         self.seeks_changes += 1
+        self.parlor.changes()
 
     async def cached(self, request: Request, key: Any, version: Any,
                      draw: Callable[[], Awaitable[Copy]], max_age: float = math.inf
                      ) -> Response:
         """The copy of page ``key`` (``PageCache``: drawn again when ``version`` changes
-        or it is ``max_age`` seconds old), as ``request`` takes it (gzip, 304)."""
-        return (await self.cache.get(key, version, draw, max_age)).response(request)
+        or it is ``max_age`` seconds old), as ``request`` takes it (gzip, 304).
+
+        The web door's front may keep the answer for ``max_age`` seconds too, while the
+        parlor's count of changes (server/changes.py) stays as it was: the request's
+        state says so (``keep``, read by ``server/web/front_link.py``)."""
+        copy = await self.cache.get(key, version, draw, max_age)
+        request.state.keep = max_age
+        return copy.response(request)
 
     def _in_play(self) -> tuple:
         """What lists of the games in play change with at once: the games this node
@@ -520,6 +529,7 @@ class Pages:
         if event.type == "tournament.changed":
             self.generations[event.data.get("id")] += 1
             self.generations["list"] += 1
+            self.parlor.changes()
 
     async def _read(self, key: Any, read: Any) -> Any:
         """``read()`` (bounded), or what it gave when no tournament has changed since (and

@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.web.live import REDRAW
+from server.web.negotiation import accepts_gzip, matches
 
 MOST = 1024          # copies kept (past it, all are forgotten and drawn again)
 MIN_GZIP = 512       # bytes below which a body is not worth compressing
@@ -47,37 +48,6 @@ FOREVER = "public, max-age=31536000, immutable"   # a static file at its digest'
 REVALIDATE = "no-cache"                             # anything else: ask with the ETag
 # what a game's web folder may bring to the browser beside its templates
 GAME_ASSETS = (".js", ".css", ".svg", ".png", ".webp")
-
-
-def accepts_gzip(request: Request) -> bool:
-    """Whether the request's Accept-Encoding takes gzip (``gzip`` or ``*`` with a q
-    above 0)."""
-    header = request.headers.get("accept-encoding", "")
-    if "gzip" not in header and "*" not in header:
-        return False
-    for part in header.split(","):
-        name, _, params = part.partition(";")
-        if name.strip().lower() not in ("gzip", "x-gzip", "*"):
-            continue
-        q = params.strip().lower()
-        if q.startswith("q="):
-            try:
-                return float(q[2:]) > 0
-            except ValueError:
-                return False
-        return True
-    return False
-
-
-def matches(request: Request, tag: str) -> bool:
-    """Whether the request's If-None-Match names ``tag`` (weakly compared, as RFC 9110
-    says for GET) or is ``*``."""
-    header = request.headers.get("if-none-match")
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    return any(t.strip().removeprefix("W/") == tag for t in header.split(","))
 
 
 @attrs.define
@@ -116,12 +86,13 @@ class Copy:
         body, tag = self.body, self.tag
         if self.compressible:
             headers["vary"] = "Accept-Encoding"
-            packed = self.gzipped() if accepts_gzip(request) else None
+            packed = self.gzipped() if accepts_gzip(
+                request.headers.get("accept-encoding", "")) else None
             if packed is not None:
                 body, tag = packed, self.tag[:-1] + '-gz"'
                 headers["content-encoding"] = "gzip"
         headers["etag"] = tag
-        if status == 200 and matches(request, tag):
+        if status == 200 and matches(request.headers.get("if-none-match"), tag):
             headers.pop("content-encoding", None)
             return Response(status_code=304, headers=headers)
         return Response(body, status_code=status, media_type=self.media_type,

@@ -48,6 +48,7 @@ from server.web.protocol import protocols
 
 if TYPE_CHECKING:
     from server.bus import Bus
+    from server.changes import Changes
     from server.config import Config
     from server.connections import Connections
     from server.db import Database
@@ -90,8 +91,8 @@ class Interior(Protocol):
     settings, the holder and a telnet connection), and the telnet listener's protocol
     and count of connections (one budget for both doors), the connections and the
     farewell they are told when the door stops, whether the parlor hands over, the hooks
-    run before it stops, and the Mudlet offer, which the door sets while it serves the
-    package."""
+    run before it stops, the Mudlet offer, which the door sets while it serves the
+    package, and the count of changes to what the pages show (read by the front)."""
 
     host: "GameHost"
     online: "Online"
@@ -109,6 +110,7 @@ class Interior(Protocol):
     handing_over: bool
     before_stop: list[Callable[[], Awaitable[None]]]
     mudlet: MudletOffer | None
+    changes: "Changes"
 
     def telnet_connection(self) -> "TelnetProtocol": ...
 
@@ -199,7 +201,8 @@ class WebDoor:
         }
         port = listener.getsockname()[1]
         self._front = FrontLink(listener, settings, server.config.loaded_app,
-                                (self.host, port), lambda sock, data: self._adopt(server, sock, data))
+                                (self.host, port), lambda sock, data: self._adopt(server, sock, data),
+                                self.parlor.changes)
         try:
             await self._front.start()
         except FrontError as err:

@@ -51,9 +51,12 @@ from collections import deque
 from http import HTTPStatus
 from typing import Any
 
+import attrs
 import h11
 
+from server.changes import reader as changes_reader
 from server.web.budget import Budget, proxy_test
+from server.web.negotiation import accepts_gzip, matches
 
 log = logging.getLogger("esterport.front")
 
@@ -62,6 +65,10 @@ LARGEST_BODY = 64 * 1024      # a request's body (the door's pages take none to 
 HANDED_MOST = MAX_HEAD + LARGEST_BODY   # the bytes a handed connection may bring along
 KEEP_ALIVE = 5.0              # seconds an idle connection is kept for its next request
 ANSWER_TIMEOUT = 30.0         # seconds the parlor has to answer (its pages bound their own)
+KEEP_MOST = 0.25              # seconds a page's copy is kept at most (the parlor's REDRAW)
+COPIES_MOST = 1024            # copies kept (past it, all are forgotten)
+# what a 304 leaves out of the copy's headers
+NOT_MODIFIED_LEAVES = frozenset({"content-length", "content-type", "content-encoding"})
 
 # a frame on the stream pair: the lengths of its JSON header and of its body, then both
 SIZES = struct.Struct("!II")
@@ -102,8 +109,32 @@ def text_answer(status: int, message: str) -> tuple[int, list[tuple[str, str]], 
                     ("content-length", str(len(body))), ("connection", "close")], body
 
 
+@attrs.frozen
+class Kept:
+    """A copy of the parlor's answer to a page request, sent again while the parlor's
+    count of changes is ``count`` and it is younger than ``until`` (time.monotonic())."""
+
+    count: int
+    until: float
+    status: int
+    headers: list
+    body: bytes
+    tag: str
+
+    def not_modified(self) -> tuple[int, list, bytes]:
+        return 304, [(n, v) for n, v in self.headers
+                     if n.lower() not in NOT_MODIFIED_LEAVES], b""
+
+
 class Front:
-    """The process's one object: the listener, the links to the parlor, the connections."""
+    """The process's one object: the listener, the links to the parlor, the connections,
+    and the copies of the pages the parlor said may be kept.
+
+    A page the parlor drew from its own copies (``Pages.cached``, ``server/web/app.py``)
+    comes back with ``keep``: for that long at most, and while nothing the public pages
+    show changes (the parlor's count of changes, shared in memory:
+    ``server/changes.py``), the same request is answered here, with gzip and 304 as the
+    parlor would, and the parlor hears nothing of it."""
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self.settings = settings
@@ -119,6 +150,8 @@ class Front:
         self._hand.setblocking(False)
         self._handing: deque[tuple[bytes, int]] = deque()   # waiting to go, our dups
         self._date = (0, b"")
+        self.changes = changes_reader(settings["changes"])
+        self.kept: dict[tuple[bytes, bytes, bool], Kept] = {}
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -134,24 +167,49 @@ class Front:
         try:
             while True:
                 header, body = await read_frame(reader)
-                asker = self.asking.pop(header["id"], None)
-                if asker is not None:
-                    asker.answer(header["status"], header["headers"], body)
+                asked = self.asking.pop(header["id"], None)
+                if asked is None:
+                    continue
+                asker, key, count, at = asked
+                keep = header.get("keep")
+                if keep and key is not None and header["status"] == 200:
+                    self._keep(key, Kept(count, at + min(float(keep), KEEP_MOST),
+                                         200, header["headers"], body,
+                                         _header(header["headers"], "etag")))
+                asker.answer(header["status"], header["headers"], body)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass   # the parlor is gone: so is its door
         server.close()
-        for asker in list(self.asking.values()):
+        for asker, *_ in list(self.asking.values()):
             asker.answer(*text_answer(503, "The parlor is restarting; please try again."))
         for connection in list(self.connections):
             connection.transport.close()
         await asyncio.sleep(0.1)   # the last answers leave
 
-    def ask(self, connection: "Connection", question: dict[str, Any], body: bytes) -> int:
+    def ask(self, connection: "Connection", question: dict[str, Any], body: bytes,
+            key: tuple[bytes, bytes, bool] | None) -> int:
+        """Send a request to the parlor; its answer goes to ``connection`` (and is kept
+        as the copy for ``key`` if the parlor says it may be)."""
         self.numbers += 1
-        self.asking[self.numbers] = connection
+        self.asking[self.numbers] = (connection, key, self.changes(), time.monotonic())
         assert self._writer is not None
         self._writer.write(frame({"id": self.numbers, **question}, body))
         return self.numbers
+
+    def copy(self, key: tuple[bytes, bytes, bool]) -> Kept | None:
+        """The kept copy for ``key``, if it is still what the parlor would answer."""
+        kept = self.kept.get(key)
+        if kept is None:
+            return None
+        if kept.count != self.changes() or time.monotonic() >= kept.until:
+            del self.kept[key]
+            return None
+        return kept
+
+    def _keep(self, key: tuple[bytes, bytes, bool], kept: Kept) -> None:
+        if len(self.kept) >= COPIES_MOST:
+            self.kept.clear()
+        self.kept[key] = kept
 
     def forget(self, number: int) -> None:
         self.asking.pop(number, None)
@@ -202,6 +260,7 @@ class Connection(asyncio.Protocol):
         self.body = bytearray()
         self.question: int | None = None
         self.timer: asyncio.TimerHandle | None = None
+        self._taking = False          # in _next (an answer from a copy does not re-enter)
 
     # -- asyncio's callbacks ---------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
@@ -247,6 +306,15 @@ class Connection(asyncio.Protocol):
     # -- the request -----------------------------------------------------------------------
     def _next(self) -> None:
         """Take what h11 has read: a request whole, then its answer."""
+        if self._taking:
+            return
+        self._taking = True
+        try:
+            self._take()
+        finally:
+            self._taking = False
+
+    def _take(self) -> None:
         while not self.gone and self.question is None:
             try:
                 event = self.h11.next_event()
@@ -290,8 +358,20 @@ class Connection(asyncio.Protocol):
         self.transport.abort()   # our descriptor only: the parlor's duplicate stays open
 
     def _ask(self) -> None:
+        """Answer the request from a kept copy, or ask the parlor."""
         request = self.request
         assert request is not None
+        key = None
+        if request.method in (b"GET", b"HEAD") and not self.body:
+            key = (request.method, request.target,
+                   accepts_gzip(_header(request.headers, b"accept-encoding")))
+            kept = self.front.copy(key)
+            if kept is not None:
+                if matches(_header(request.headers, b"if-none-match"), kept.tag):
+                    self.answer(*kept.not_modified())
+                else:
+                    self.answer(kept.status, kept.headers, kept.body)
+                return
         self.transport.pause_reading()   # one request at a time; the next waits its turn
         question = {
             "method": request.method.decode("ascii", "replace"),
@@ -301,7 +381,7 @@ class Connection(asyncio.Protocol):
                         for name, value in request.headers],
             "client": [self.address, self.port],
         }
-        self.question = self.front.ask(self, question, bytes(self.body))
+        self.question = self.front.ask(self, question, bytes(self.body), key)
         self._time(ANSWER_TIMEOUT, self._unanswered)
 
     def answer(self, status: int, headers: list, body: bytes) -> None:
@@ -381,6 +461,15 @@ class Connection(asyncio.Protocol):
             self.timer = None
         if seconds is not None:
             self.timer = asyncio.get_running_loop().call_later(seconds, then)
+
+
+def _header(headers: Any, name: str | bytes) -> str:
+    """The first value of header ``name`` (lower case) among ``headers``: h11's pairs of
+    bytes (``name`` as bytes), or the parlor's of text."""
+    for key, value in headers:
+        if key.lower() == name:
+            return value.decode("latin-1") if isinstance(value, bytes) else value
+    return ""
 
 
 def _reason(status: int) -> bytes:

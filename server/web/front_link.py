@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import httptools
 
+from server.changes import Changes
 from server.web.front import HANDED_MOST, frame, read_frame
 
 log = logging.getLogger(__name__)
@@ -46,12 +47,15 @@ class FrontLink:
     """The front process of one listening socket, and what it asks of the parlor.
 
     ``app`` is the ASGI app a question is put to, ``server_address`` the door's
-    (host, port) for the scope, ``adopt(sock, data)`` takes a handed connection."""
+    (host, port) for the scope, ``adopt(sock, data)`` takes a handed connection, and
+    ``changes`` is the parlor's count of changes, which the front reads to know when a
+    copy it keeps is out of date."""
 
     def __init__(self, listener: socket.socket, settings: dict[str, Any], app: Any,
                  server_address: tuple[str, int],
-                 adopt: Callable[[socket.socket, bytes], Any]) -> None:
+                 adopt: Callable[[socket.socket, bytes], Any], changes: Changes) -> None:
         self.listener = listener
+        self.changes = changes
         self.settings = settings
         self.app = app
         self.server_address = server_address
@@ -81,18 +85,22 @@ class FrontLink:
         loop = asyncio.get_running_loop()
         pages, their_pages = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         hand, their_hand = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        shared = self.changes.share()
         settings = {**self.settings, "listen": self.listener.fileno(),
-                    "pages": their_pages.fileno(), "hand": their_hand.fileno()}
+                    "pages": their_pages.fileno(), "hand": their_hand.fileno(),
+                    "changes": shared}
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
         try:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "server.web.front", json.dumps(settings),
-                pass_fds=(self.listener.fileno(), their_pages.fileno(), their_hand.fileno()),
+                pass_fds=(self.listener.fileno(), their_pages.fileno(), their_hand.fileno(),
+                          shared),
                 stdin=asyncio.subprocess.DEVNULL, env=env)
         finally:
             their_pages.close()
             their_hand.close()
+            os.close(shared)
         hand.setblocking(False)
         self._hand = hand
         loop.add_reader(hand.fileno(), self._handed)
@@ -126,7 +134,7 @@ class FrontLink:
 
     async def _answer(self, question: dict[str, Any], body: bytes) -> None:
         """Put one question to the app and send its answer back."""
-        status, headers, chunks = 500, [], []
+        status, headers, chunks, keep = 500, [], [], None
         try:
             scope = self._scope(question)
         except (httptools.HttpParserInvalidURLError, KeyError, TypeError, ValueError,
@@ -154,6 +162,8 @@ class FrontLink:
 
             try:
                 await self.app(scope, receive, send)
+                # a page drawn from the parlor's copies: the front may keep it so long
+                keep = scope["state"].get("keep")
             except Exception:   # the app's error page was sent, or none could be
                 log.exception("a page failed")
                 if not headers:
@@ -166,10 +176,12 @@ class FrontLink:
             headers.append((b"content-length", str(len(answer)).encode()))
         self.answered += 1
         if self._writer is not None and not self._writer.is_closing():
-            self._writer.write(frame({
+            answer_header = {
                 "id": question["id"], "status": status,
-                "headers": [[n.decode("latin-1"), v.decode("latin-1")] for n, v in headers]},
-                answer))
+                "headers": [[n.decode("latin-1"), v.decode("latin-1")] for n, v in headers]}
+            if keep:   # seconds (the front keeps a copy far less long: front.KEEP_MOST)
+                answer_header["keep"] = min(float(keep), 3600.0)
+            self._writer.write(frame(answer_header, answer))
 
     def _scope(self, question: dict[str, Any]) -> dict[str, Any]:
         """The ASGI scope uvicorn would have made of the request (its httptools

@@ -6,6 +6,7 @@ Each test runs a real parlor with its door and front, over real sockets."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -130,3 +131,35 @@ async def test_a_front_that_dies_is_started_again(sqlite_url):
                 break
             await asyncio.sleep(0.1)
         assert page.startswith(b"HTTP/1.1 200")
+
+
+# -- the copies the front keeps -------------------------------------------------------------
+async def test_a_page_read_again_is_sent_by_the_front_without_asking_the_parlor(door, http):
+    link = door._front
+    first = await http.get("/api/who")
+    asked = link.answered
+    again = await http.get("/api/who")
+    assert again.content == first.content and link.answered == asked
+    tag = again.headers["etag"]
+    unchanged = await http.get("/api/who", headers={"if-none-match": tag})
+    assert unchanged.status_code == 304 and unchanged.headers["etag"] == tag
+    assert unchanged.content == b"" and link.answered == asked
+
+
+async def test_what_a_player_does_shows_at_once_on_a_kept_page(door, http, clients):
+    """A login, a new game and its end change the count of changes before the player is
+    answered, so a page read after the answer is the parlor's new one, not the front's
+    copy."""
+    await http.get("/api/who")
+    await http.get("/api/who")                       # kept
+    alice = await clients("Alice")
+    who = (await http.get("/api/who")).json()
+    assert "Alice" in json.dumps(who)
+    games = "/api/games"
+    assert (await http.get(games)).json() == (await http.get(games)).json() == {"games": []}
+    out = await alice.cmd("dice challenge computer easy", r"Game #(\d+): Triad Dice")
+    number = int(re.search(r"Game #(\d+)", out).group(1))
+    assert [g["id"] for g in (await http.get(games)).json()["games"]] == [number]
+    await http.get(games)                            # kept
+    await alice.cmd("dice resign", "resign|wins")
+    assert (await http.get(games)).json() == {"games": []}

@@ -67,6 +67,9 @@ KEEP_ALIVE = 5.0              # seconds an idle connection is kept for its next 
 ANSWER_TIMEOUT = 30.0         # seconds the parlor has to answer (its pages bound their own)
 KEEP_MOST = 0.25              # seconds a page's copy is kept at most (the parlor's REDRAW)
 COPIES_MOST = 1024            # copies kept (past it, all are forgotten)
+# the front's niceness above the parlor's: on a machine of few cores, page readers then
+# take the CPU the players' process leaves, not the CPU it needs
+NICENESS = 10
 # what a 304 leaves out of the copy's headers
 NOT_MODIFIED_LEAVES = frozenset({"content-length", "content-type", "content-encoding"})
 
@@ -483,6 +486,7 @@ def main(argv: list[str]) -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="esterport web front: %(message)s")
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # a terminal's ^C is the parlor's to act on
+    os.nice(NICENESS)
     settings = json.loads(argv[1])
     asyncio.run(Front(settings).run())
 

@@ -129,6 +129,18 @@ class Kept:
                      if n.lower() not in NOT_MODIFIED_LEAVES], b""
 
 
+@attrs.frozen
+class Question:
+    """A request asked of the parlor: who asked, the key its answer may be kept under,
+    and the count of changes and the time when it was asked (a copy of the answer is
+    as old as that)."""
+
+    connection: "Connection"
+    key: tuple[bytes, bytes, bool] | None
+    count: int
+    at: float
+
+
 class Front:
     """The process's one object: the listener, the links to the parlor, the connections,
     and the copies of the pages the parlor said may be kept.
@@ -145,7 +157,7 @@ class Front:
         self.budget = Budget(counter, settings["total"], settings["share"],
                              settings["per_address"], proxy_test(tuple(settings["proxies"])))
         self.head_timeout = float(settings["head_timeout"])
-        self.asking: dict[int, Connection] = {}     # question number -> who asked
+        self.asking: dict[int, Question] = {}       # by number: what the parlor is asked
         self.numbers = 0
         self.connections: set[Connection] = set()
         self._writer: asyncio.StreamWriter | None = None
@@ -171,20 +183,20 @@ class Front:
             while True:
                 header, body = await read_frame(reader)
                 asked = self.asking.pop(header["id"], None)
-                if asked is None:
+                if asked is None:   # its connection is gone
                     continue
-                asker, key, count, at = asked
                 keep = header.get("keep")
-                if keep and key is not None and header["status"] == 200:
-                    self._keep(key, Kept(count, at + min(float(keep), KEEP_MOST),
-                                         200, header["headers"], body,
-                                         _header(header["headers"], "etag")))
-                asker.answer(header["status"], header["headers"], body)
+                if keep and asked.key is not None and header["status"] == 200:
+                    self._keep(asked.key, Kept(
+                        asked.count, asked.at + min(float(keep), KEEP_MOST), 200,
+                        header["headers"], body, _header(header["headers"], "etag")))
+                asked.connection.answer(header["status"], header["headers"], body)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass   # the parlor is gone: so is its door
         server.close()
-        for asker, *_ in list(self.asking.values()):
-            asker.answer(*text_answer(503, "The parlor is restarting; please try again."))
+        for asked in list(self.asking.values()):
+            asked.connection.answer(
+                *text_answer(503, "The parlor is restarting; please try again."))
         for connection in list(self.connections):
             connection.transport.close()
         await asyncio.sleep(0.1)   # the last answers leave
@@ -194,7 +206,8 @@ class Front:
         """Send a request to the parlor; its answer goes to ``connection`` (and is kept
         as the copy for ``key`` if the parlor says it may be)."""
         self.numbers += 1
-        self.asking[self.numbers] = (connection, key, self.changes(), time.monotonic())
+        self.asking[self.numbers] = Question(connection, key, self.changes(),
+                                             time.monotonic())
         assert self._writer is not None
         self._writer.write(frame({"id": self.numbers, **question}, body))
         return self.numbers
@@ -263,6 +276,7 @@ class Connection(asyncio.Protocol):
         self.body = bytearray()
         self.question: int | None = None
         self.timer: asyncio.TimerHandle | None = None
+        self.answered = 0             # requests answered on this connection
         self._taking = False          # in _next (an answer from a copy does not re-enter)
 
     # -- asyncio's callbacks ---------------------------------------------------------------
@@ -295,15 +309,18 @@ class Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.gone:
             return
-        if not self.read and self.request is None:   # the first byte of a request
+        if not self.read and self.request is None and self.answered:
+            # the first byte of a request after the first: its head is timed from here
+            # (the first one's from the opening of the connection)
             self._time(self.front.head_timeout, self._too_slow)
         self.read += data
         self.h11.receive_data(data)
         self._next()
 
     def eof_received(self) -> bool | None:
-        self.h11.receive_data(b"")
-        self._next()
+        if not self.gone:
+            self.h11.receive_data(b"")
+            self._next()
         return None
 
     # -- the request -----------------------------------------------------------------------
@@ -393,6 +410,7 @@ class Connection(asyncio.Protocol):
         self._time(None)
         if self.gone:
             return
+        self.answered += 1
         try:
             self._write_whole(status, headers, body)
         except h11.LocalProtocolError as err:   # an answer h11 will not send as it is

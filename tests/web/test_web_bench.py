@@ -16,11 +16,13 @@ def test_the_web_bench_runs_and_reports():
                 "readers of /games/<n> ", "CPU a request (µs), alone",
                 "failures (unanswered commands, failed pages, failed live boards): 0 "):
         assert row in done.stdout, done.stdout
-    # each page's CPU a request beside the bare Starlette page's, and their ratio
+    # each page's CPU a request beside the bare Starlette page's, their ratio, the pages
+    # a second of each, and the part of it spent in the parlor's process
     for path in ("/", "/api/games/<n>", "/games/<n>"):
         row = next(line for line in done.stdout.splitlines()
                    if line.startswith(path + " ") and not line.startswith("readers"))
-        assert len(row.split()) == 6, row
+        assert len(row.split()) == 7, row
+        assert float(row.split()[6]) < float(row.split()[1]), row   # the front's share
     bad = subprocess.run([sys.executable, "bench/web.py", "--readers", "0"], capture_output=True,
                          text=True, timeout=60, cwd=os.getcwd())
     assert bad.returncode == 2 and "readers and players are at least 1" in bad.stderr

@@ -1,4 +1,5 @@
-"""``esterport serve`` opens the web door beside the telnet port, in the same process."""
+"""``esterport serve`` opens the web door beside the telnet port (its pages drawn in the
+parlor, served by the front it starts)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,51 @@ async def test_a_taken_web_port_leaves_telnet_serving(tmp_path):
             await asyncio.to_thread(stop, proc)
     finally:
         taken.close()
+
+
+def fronts_of(pid: int) -> list[int]:
+    """The web door fronts ``pid`` started that still run."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as children:
+            for child in children.read().split():
+                with open(f"/proc/{child}/cmdline", "rb") as cmdline:
+                    if b"server.web.front" in cmdline.read():
+                        found.append(int(child))
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_the_web_front_ends_with_its_parlor_even_killed(tmp_path):
+    """The front serves the door's port in a process of its own; a parlor killed with -9
+    cannot stop it, and it ends by itself when its link to the parlor closes."""
+    for kill in (False, True):
+        folder = tmp_path / ("killed" if kill else "stopped")
+        folder.mkdir()
+        proc, said, port = await asyncio.to_thread(serve, write_config(folder))
+        try:
+            fronts = fronts_of(proc.pid)
+            assert len(fronts) == 1, fronts
+            url = next(re.search(r"point a browser at (http://\S+)", line).group(1)
+                       for line in said if "point a browser at" in line)
+            async with httpx.AsyncClient(timeout=10) as http:
+                assert (await http.get(url + "api/who")).status_code == 200
+            if kill:
+                proc.kill()
+            else:
+                proc.terminate()
+            await asyncio.to_thread(proc.wait, 15)
+            for _ in range(100):
+                if not running(fronts[0]):
+                    break
+                await asyncio.sleep(0.1)
+            assert not running(fronts[0]), "the front outlived its parlor"
+        finally:
+            await asyncio.to_thread(stop, proc)

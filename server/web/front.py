@@ -339,7 +339,8 @@ class Connection(asyncio.Protocol):
             try:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as err:
-                self._fail(err.error_status_hint, "Bad request.")
+                self._fail(err.error_status_hint, "Request line and headers too large."
+                           if err.error_status_hint == 431 else "Bad request.")
                 return
             if event is h11.NEED_DATA:
                 if len(self.read) > HANDED_MOST:

@@ -116,7 +116,7 @@ class FrontLink:
                 header, body = await read_frame(reader)
             except (asyncio.IncompleteReadError, ConnectionError, ValueError):
                 break
-            task = asyncio.create_task(self._answer(header, body))
+            task = asyncio.create_task(self._answer(header, body, self._writer))
             self._answers.add(task)
             task.add_done_callback(self._answers.discard)
         if self.stopping:
@@ -132,8 +132,10 @@ class FrontLink:
                 log.warning("the web door %s; trying again", err)
                 await asyncio.sleep(RESTART_AFTER * 5)
 
-    async def _answer(self, question: dict[str, Any], body: bytes) -> None:
-        """Put one question to the app and send its answer back."""
+    async def _answer(self, question: dict[str, Any], body: bytes,
+                      writer: asyncio.StreamWriter | None) -> None:
+        """Put one question to the app and send its answer back to the front that asked
+        (``writer``; not to another started since, whose questions are numbered anew)."""
         status, headers, chunks, keep = 500, [], [], None
         try:
             scope = self._scope(question)
@@ -175,13 +177,13 @@ class FrontLink:
         if status != 304 and not any(name.lower() == b"content-length" for name, _ in headers):
             headers.append((b"content-length", str(len(answer)).encode()))
         self.answered += 1
-        if self._writer is not None and not self._writer.is_closing():
+        if writer is not None and not writer.is_closing():
             answer_header = {
                 "id": question["id"], "status": status,
                 "headers": [[n.decode("latin-1"), v.decode("latin-1")] for n, v in headers]}
             if keep:   # seconds (the front keeps a copy far less long: front.KEEP_MOST)
                 answer_header["keep"] = min(float(keep), 3600.0)
-            self._writer.write(frame(answer_header, answer))
+            writer.write(frame(answer_header, answer))
 
     def _scope(self, question: dict[str, Any]) -> dict[str, Any]:
         """The ASGI scope uvicorn would have made of the request (its httptools

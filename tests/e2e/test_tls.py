@@ -300,6 +300,49 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
         await asyncio.to_thread(held.stop)
 
 
+async def test_chromium_on_a_held_https_door_stays_through_a_reload(tmp_path, pairs):
+    """Chromium on /play over the holder's HTTPS (its TLS ended in the holder, relayed
+    to the parlor): through a reload its one wss socket stays open, the page says the
+    parlor restarted, and the game it then types is answered."""
+    chromium = require_program("chromium")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        if os.environ.get("ESTERPORT_REQUIRE_CLIENTS") == "1":
+            pytest.fail("playwright is required (ESTERPORT_REQUIRE_CLIENTS=1) but not installed")
+        pytest.skip("playwright not installed")
+    from tests.e2e.test_web_browser import ARGS, screen_has, type_line
+
+    https = free_port()
+    config, _ = tls_config(tmp_path, pairs[0].certificate, pairs[0].key, https=https,
+                           more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
+    held = await asyncio.to_thread(Held, tmp_path, Path(config))
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
+            try:
+                context = await browser.new_context(ignore_https_errors=True)
+                page = await context.new_page()
+                sockets: list[str] = []
+                page.on("websocket", lambda ws: sockets.append(ws.url))
+                await page.goto(f"https://127.0.0.1:{https}/play")
+                await screen_has(page, "Name: ")
+                for line, then in (("new", "Choose a name: "), ("Wanda", "Choose a password: "),
+                                   ("hunter22", "Type it again: "), ("hunter22", "Welcome, Wanda!")):
+                    await type_line(page, line)
+                    await screen_has(page, then)
+                held.proc.send_signal(signal.SIGHUP)   # a reload
+                await screen_has(page, "The parlor has restarted; carry on.")
+                await type_line(page, "dice challenge computer easy")
+                await screen_has(page, "Wanda vs Computer")
+                assert len(sockets) == 1 and sockets[0].startswith("wss://"), sockets
+                await context.close()
+            finally:
+                await browser.close()
+    finally:
+        await asyncio.to_thread(held.stop)
+
+
 def trusting() -> ssl.SSLContext:
     """A client's context that takes any certificate (the test's own self-signed one)."""
     context = ssl.create_default_context()

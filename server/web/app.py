@@ -40,6 +40,7 @@ from server.web.live import (REDRAW, Broadcast, GameStream, LivePages, PageStrea
 from server.web.play import SUBPROTOCOL, Entrance, Shell, play
 
 if TYPE_CHECKING:
+    from server.changes import Changes
     from server.hosting import GameKind, WebPage
     from server.mudlet import MudletPackage
 

@@ -14,7 +14,9 @@ of its own (``server/web/front.py``, started and restarted by
 ``server/web/front_link.py``): it reads each request, asks the parlor for the page as
 one message and writes the answer, and hands the connections that last (live streams,
 /play's WebSocket) to this process's uvicorn whole. The HTTPS port (``[web] tls_port``)
-is served here, as the plain port is with ``front = false``.
+is served by the front too when the holder ends its TLS (a held parlor: the front reads
+the holder's relay); a parlor not held makes its TLS handshakes here and serves that port
+itself, as it does the plain port with ``front = false``.
 
 ``esterport serve`` starts the door after the parlor (``[web] enabled``, ``host``,
 ``port``, ``--web-port``); the parlor stops it first when it stops. Its connections in
@@ -155,10 +157,13 @@ class WebDoor:
 
     async def start(self) -> None:
         cfg = self.parlor.config.web
-        held = self.parlor.holder.listeners.get("web") if self.parlor.holder else None
+        listeners = self.parlor.holder.listeners if self.parlor.holder else {}
+        held = listeners.get("web")
         server = self._uvicorn(self.requested_port)
         if cfg.front:
-            await self._start_front(server, held)
+            # the holder's relay of the HTTPS port is plain bytes: the front serves it too
+            relay = listeners.get("https") if cfg.tls_port else None
+            await self._start_front(server, held, relay)
         else:
             try:
                 await server.startup(sockets=[held] if held is not None else None)
@@ -172,15 +177,23 @@ class WebDoor:
         self._loop_task = asyncio.create_task(server.main_loop())
         self.parlor.before_stop.append(self.stop)
         log.info("web door on http://%s:%d/", self.host, self.port)
-        if cfg.tls_port:
+        if cfg.tls_port and self._https is None:
             await self._start_https(cfg.tls_port)
         self.parlor.mudlet = self.mudlet_offer()
 
-    async def _start_front(self, server: uvicorn.Server, held: socket.socket | None) -> None:
+    async def _start_front(self, server: uvicorn.Server, held: socket.socket | None,
+                           relay: socket.socket | None) -> None:
         """The plain port served by the front (``server/web/front.py``), on the holder's
-        listening socket or one of the door's own; ``server`` listens on nothing and
-        takes the connections the front hands over."""
+        listening socket or one of the door's own, and the holder's relay of the HTTPS
+        port (``relay``, a held parlor's) too; ``server`` (and the HTTPS port's) listen
+        on nothing and take the connections the front hands over."""
         cfg = self.parlor.config.web
+        https = None
+        if relay is not None:
+            https = self._uvicorn(cfg.tls_port, relayed=True)
+            await https.startup(sockets=[])
+            self._https, self._https_port = https, cfg.tls_port
+            self._https_task = asyncio.create_task(https.main_loop())
         listener = held
         if listener is None:
             try:
@@ -200,9 +213,12 @@ class WebDoor:
             "deep_backlog": self.parlor.config.server.backlog,
         }
         port = listener.getsockname()[1]
+
+        def adopt(sock: socket.socket, data: bytes, relayed: bool) -> Awaitable[None]:
+            return self._adopt(https if relayed and https is not None else server, sock, data)
+
         self._front = FrontLink(listener, settings, server.config.loaded_app,
-                                (self.host, port), lambda sock, data: self._adopt(server, sock, data),
-                                self.parlor.changes)
+                                (self.host, port), adopt, self.parlor.changes, relay)
         try:
             await self._front.start()
         except FrontError as err:
@@ -210,6 +226,9 @@ class WebDoor:
                 listener.close()
             self.app.state.pages.close()
             raise WebDoorError(str(err)) from None
+        if https is not None:
+            log.info("web door on https://%s:%d/ (through the holder, served by the front)",
+                     self.host, cfg.tls_port)
 
     @staticmethod
     async def _adopt(server: uvicorn.Server, sock: socket.socket, data: bytes) -> None:

@@ -54,6 +54,7 @@ from typing import Any
 import attrs
 import h11
 
+from server import proxy_protocol
 from server.changes import reader as changes_reader
 from server.web.budget import Budget, proxy_test
 from server.web.negotiation import accepts_gzip, matches
@@ -64,6 +65,8 @@ MAX_HEAD = 16 * 1024          # bytes of a request line and headers (as the parl
 LARGEST_BODY = 64 * 1024      # a request's body (the door's pages take none to speak of)
 HANDED_MOST = MAX_HEAD + LARGEST_BODY   # the bytes a handed connection may bring along
 KEEP_ALIVE = 5.0              # seconds an idle connection is kept for its next request
+# what a handed connection's bytes begin with: which port it came by
+PLAIN, RELAYED = b"p", b"h"   # the plain port; the holder's relay of the HTTPS port
 ANSWER_TIMEOUT = 30.0         # seconds the parlor has to answer (its pages bound their own)
 KEEP_MOST = 0.25              # seconds a page's copy is kept at most (the parlor's REDRAW)
 COPIES_MOST = 1024            # copies kept (past it, all are forgotten)
@@ -175,9 +178,15 @@ class Front:
         listener = socket.socket(fileno=self.settings["listen"])
         # asyncio accepts up to ``backlog`` connections a turn, each a descriptor, before
         # the budget sees any: a small batch, and the kernel's queue deepened after
-        server = await loop.create_server(lambda: Connection(self), sock=listener,
-                                          backlog=self.settings["backlog"])
+        servers = [await loop.create_server(lambda: Connection(self), sock=listener,
+                                            backlog=self.settings["backlog"])]
         listener.listen(self.settings["deep_backlog"])
+        if self.settings.get("relay") is not None:   # the holder's relay of HTTPS
+            relay = socket.socket(fileno=self.settings["relay"])
+            servers.append(await loop.create_server(lambda: Connection(self, relayed=True),
+                                                    sock=relay,
+                                                    backlog=self.settings["backlog"]))
+            relay.listen(self.settings["deep_backlog"])
         self._writer.write(frame({"ready": os.getpid()}))
         try:
             while True:
@@ -193,7 +202,8 @@ class Front:
                 asked.connection.answer(header["status"], header["headers"], body)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass   # the parlor is gone: so is its door
-        server.close()
+        for server in servers:
+            server.close()
         for asked in list(self.asking.values()):
             asked.connection.answer(
                 *text_answer(503, "The parlor is restarting; please try again."))
@@ -260,12 +270,18 @@ class Front:
 
 
 class Connection(asyncio.Protocol):
-    """One browser's connection while it is the front's."""
+    """One browser's connection while it is the front's.
+
+    ``relayed``: a connection of the holder's relay of the HTTPS port
+    (server/holder/tls_relay.py), which begins with a PROXY line naming the browser: it
+    is read first, and the connection is then the browser's, over https."""
 
     transport: asyncio.Transport
 
-    def __init__(self, front: Front) -> None:
+    def __init__(self, front: Front, relayed: bool = False) -> None:
         self.front = front
+        self.relayed = relayed
+        self.proxy_line: bytearray | None = bytearray() if relayed else None
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
         self.address = ""
         self.port = 0
@@ -282,9 +298,16 @@ class Connection(asyncio.Protocol):
     # -- asyncio's callbacks ---------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
         self.transport = transport  # type: ignore[assignment]
+        self._time(self.front.head_timeout, self._too_slow)
+        if self.relayed:
+            return   # counted once the PROXY line names the browser
         peer = transport.get_extra_info("peername")
         if isinstance(peer, (tuple, list)) and peer:
             self.address, self.port = str(peer[0]), int(peer[1])
+        self._admit()
+
+    def _admit(self) -> None:
+        transport = self.transport
         why = self.front.budget.admit(transport, self.address)
         if why is not None:
             self.gone = True
@@ -295,7 +318,6 @@ class Connection(asyncio.Protocol):
         self.counted = True
         self.front.connections.add(self)
         self.front.budget.wait(transport)
-        self._time(self.front.head_timeout, self._too_slow)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.gone = True
@@ -309,6 +331,10 @@ class Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.gone:
             return
+        if self.relayed and not self.counted:
+            data = self._proxy_line(data)
+            if not data:
+                return
         if not self.read and self.request is None and self.answered:
             # the first byte of a request after the first: its head is timed from here
             # (the first one's from the opening of the connection)
@@ -322,6 +348,26 @@ class Connection(asyncio.Protocol):
             self.h11.receive_data(b"")
             self._next()
         return None
+
+    def _proxy_line(self, data: bytes) -> bytes:
+        """Read the holder's PROXY line (``self.proxy_line`` so far); once it is whole,
+        count the connection by the browser's address and return what followed it."""
+        assert self.proxy_line is not None
+        self.proxy_line += data
+        try:
+            header = proxy_protocol.parse(bytes(self.proxy_line))
+        except proxy_protocol.ProxyError:   # not the holder (the relay's folder is private)
+            self.gone = True
+            self.transport.close()
+            return b""
+        if header is proxy_protocol.NEED_DATA:
+            return b""
+        rest = bytes(self.proxy_line[header.length:])
+        del self.proxy_line[header.length:]
+        self.address, self.port = header.source or ("", 0)
+        self.address = str(self.address)
+        self._admit()
+        return b"" if self.gone else rest
 
     # -- the request -----------------------------------------------------------------------
     def _next(self) -> None:
@@ -373,7 +419,11 @@ class Connection(asyncio.Protocol):
         """Give the connection to the parlor with what it sent so far, and forget it."""
         self.transport.pause_reading()
         sock = self.transport.get_extra_info("socket")
-        self.front.hand(sock.fileno(), bytes(self.read))
+        if self.relayed:   # the parlor reads the holder's line first, as from the relay
+            self.front.hand(sock.fileno(), RELAYED + bytes(self.proxy_line or b"")
+                            + bytes(self.read))
+        else:
+            self.front.hand(sock.fileno(), PLAIN + bytes(self.read))
         self.front.budget.release(self.transport)
         self.counted, self.gone = False, True
         self.transport.abort()   # our descriptor only: the parlor's duplicate stays open
@@ -401,6 +451,7 @@ class Connection(asyncio.Protocol):
             "headers": [[name.decode("latin-1"), value.decode("latin-1")]
                         for name, value in request.headers],
             "client": [self.address, self.port],
+            "scheme": "https" if self.relayed else "http",
         }
         self.question = self.front.ask(self, question, bytes(self.body), key)
         self._time(ANSWER_TIMEOUT, self._unanswered)

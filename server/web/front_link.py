@@ -30,7 +30,7 @@ from typing import Any, Callable
 import httptools
 
 from server.changes import Changes
-from server.web.front import HANDED_MOST, frame, read_frame
+from server.web.front import HANDED_MOST, RELAYED, frame, read_frame
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +53,10 @@ class FrontLink:
 
     def __init__(self, listener: socket.socket, settings: dict[str, Any], app: Any,
                  server_address: tuple[str, int],
-                 adopt: Callable[[socket.socket, bytes], Any], changes: Changes) -> None:
+                 adopt: Callable[[socket.socket, bytes, bool], Any], changes: Changes,
+                 relay: socket.socket | None = None) -> None:
         self.listener = listener
+        self.relay = relay     # the holder's relay of the HTTPS port, served by the front too
         self.changes = changes
         self.settings = settings
         self.app = app
@@ -88,15 +90,17 @@ class FrontLink:
         shared = self.changes.share()
         settings = {**self.settings, "listen": self.listener.fileno(),
                     "pages": their_pages.fileno(), "hand": their_hand.fileno(),
-                    "changes": shared}
+                    "changes": shared,
+                    "relay": self.relay.fileno() if self.relay is not None else None}
+        passed = [self.listener.fileno(), their_pages.fileno(), their_hand.fileno(), shared]
+        if self.relay is not None:
+            passed.append(self.relay.fileno())
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
         try:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "server.web.front", json.dumps(settings),
-                pass_fds=(self.listener.fileno(), their_pages.fileno(), their_hand.fileno(),
-                          shared),
-                stdin=asyncio.subprocess.DEVNULL, env=env)
+                pass_fds=passed, stdin=asyncio.subprocess.DEVNULL, env=env)
         finally:
             their_pages.close()
             their_hand.close()
@@ -200,7 +204,8 @@ class FrontLink:
             "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
             "http_version": version if version in ("1.0", "1.1") else "1.1",
             "server": self.server_address, "client": (str(client[0]), int(client[1])),
-            "scheme": "http", "method": question["method"], "root_path": "",
+            "scheme": "https" if question.get("scheme") == "https" else "http",
+            "method": question["method"], "root_path": "",
             "path": path, "raw_path": raw_path, "query_string": url.query or b"",
             "headers": [(n.lower().encode("latin-1"), v.encode("latin-1"))
                         for n, v in question["headers"]],
@@ -224,16 +229,16 @@ class FrontLink:
                 return
             for fd in fds[1:]:
                 os.close(fd)
-            if not fds or flags & socket.MSG_TRUNC:
+            if not fds or not data or flags & socket.MSG_TRUNC:
                 if fds:
                     os.close(fds[0])
                 continue
             sock = socket.socket(fileno=fds[0])
-            asyncio.ensure_future(self._adopt(sock, data))
+            asyncio.ensure_future(self._adopt(sock, data[1:], data[:1] == RELAYED))
 
-    async def _adopt(self, sock: socket.socket, data: bytes) -> None:
+    async def _adopt(self, sock: socket.socket, data: bytes, relayed: bool) -> None:
         try:
-            await self.adopt(sock, data)
+            await self.adopt(sock, data, relayed)
         except OSError as err:   # the browser left in the meantime
             log.debug("a handed connection could not be taken: %s", err)
             sock.close()

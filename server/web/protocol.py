@@ -203,6 +203,9 @@ def protocols(budget: Budget, head_timeout: float, *,
             self._line = bytearray()
             self.refused = True   # not counted until the line is read
             self.transport = transport
+            if self.first:   # handed over by the front: its PROXY line is in what it read
+                first, self.first = self.first, b""
+                self.data_received(first)
 
         def data_received(self, data: bytes) -> None:
             if self._line is None:

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import attrs
+import httpx
 import pexpect
 import pytest
 import telnetlib3
@@ -274,6 +275,11 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
     browser = listener = None
     try:
         assert any("HTTPS over TLS on port" in line for line in log), "".join(log)
+        # its pages are served by the web door's front, which reads the holder's relay
+        assert any("served by the front" in line for line in log), "".join(log)
+        async with httpx.AsyncClient(verify=trusting(), timeout=10) as http:
+            page = await http.get(f"https://127.0.0.1:{https}/api/who")
+            assert page.status_code == 200 and page.json()["players"] == []
         browser = await WsPlayer.connect(f"wss://127.0.0.1:{https}/play/ws", ssl=trusting())
         await browser.create("Wanda")
         # her own address, told by the holder's PROXY line (a Unix socket's is empty)

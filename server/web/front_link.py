@@ -101,6 +101,10 @@ class FrontLink:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "server.web.front", json.dumps(settings),
                 pass_fds=passed, stdin=asyncio.subprocess.DEVNULL, env=env)
+        except OSError as err:
+            pages.close()
+            hand.close()
+            raise FrontError(f"could not start its front process ({err})") from None
         finally:
             their_pages.close()
             their_hand.close()

@@ -32,6 +32,7 @@ from server.web import WebDoor
 from tests.conftest import (make_config, require_program, start_server, stop_process,
                             write_config)
 from tests.e2e.test_restarts import Held
+from tests.e2e.test_web_browser import browser, screen_has, type_line  # noqa: F401 (a fixture)
 from tests.support.client import Client
 from tests.support.teardown import cleanup
 from tests.support.tmux import Screen
@@ -272,7 +273,7 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
             assert time.monotonic() < deadline, player.seen[-2000:] + "".join(log[-20:])
             await player.expect(text, timeout=max(1.0, deadline - time.monotonic()))
 
-    browser = listener = None
+    wanda = listener = None
     try:
         assert any("HTTPS over TLS on port" in line for line in log), "".join(log)
         # its pages are served by the web door's front, which reads the holder's relay
@@ -280,8 +281,8 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
         async with httpx.AsyncClient(verify=trusting(), timeout=10) as http:
             page = await http.get(f"https://127.0.0.1:{https}/api/who")
             assert page.status_code == 200 and page.json()["players"] == []
-        browser = await WsPlayer.connect(f"wss://127.0.0.1:{https}/play/ws", ssl=trusting())
-        await browser.create("Wanda")
+        wanda = await WsPlayer.connect(f"wss://127.0.0.1:{https}/play/ws", ssl=trusting())
+        await wanda.create("Wanda")
         # her own address, told by the holder's PROXY line (a Unix socket's is empty)
         assert any("Wanda logged in from 127.0.0.1" in line for line in log), "".join(log)
         listener = await Client.connect(held.port)
@@ -293,58 +294,45 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
                 first = serving_parlor(proc.pid)
                 assert first is not None
                 os.kill(first, stop)      # a crash: a new parlor takes over
-            await told(browser, "The parlor has restarted; carry on.", number)
-            browser.send(f"say through {number}")
+            await told(wanda, "The parlor has restarted; carry on.", number)
+            wanda.send(f"say through {number}")
             await told(listener, f'Wanda says, "through {number}"', 1)
-        assert not browser.closed
+        assert not wanda.closed
         assert listener.seen.count('Wanda says, "through 1"') == 1
-        await browser.cmd("who", "Lou")
+        await wanda.cmd("who", "Lou")
     finally:
-        for player in (browser, listener):
+        for player in (wanda, listener):
             if player is not None:
                 await player.close()
         await asyncio.to_thread(held.stop)
 
 
-async def test_chromium_on_a_held_https_door_stays_through_a_reload(tmp_path, pairs):
+async def test_chromium_on_a_held_https_door_stays_through_a_reload(tmp_path, pairs,
+                                                                  browser):  # noqa: F811
     """Chromium on /play over the holder's HTTPS (its TLS ended in the holder, relayed
     to the parlor): through a reload its one wss socket stays open, the page says the
     parlor restarted, and the game it then types is answered."""
-    chromium = require_program("chromium")
-    try:
-        from playwright.async_api import async_playwright
-    except ImportError:
-        if os.environ.get("ESTERPORT_REQUIRE_CLIENTS") == "1":
-            pytest.fail("playwright is required (ESTERPORT_REQUIRE_CLIENTS=1) but not installed")
-        pytest.skip("playwright not installed")
-    from tests.e2e.test_web_browser import ARGS, screen_has, type_line
-
     https = free_port()
     config, _ = tls_config(tmp_path, pairs[0].certificate, pairs[0].key, https=https,
                            more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
     held = await asyncio.to_thread(Held, tmp_path, Path(config))
     try:
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
-            try:
-                context = await browser.new_context(ignore_https_errors=True)
-                page = await context.new_page()
-                sockets: list[str] = []
-                page.on("websocket", lambda ws: sockets.append(ws.url))
-                await page.goto(f"https://127.0.0.1:{https}/play")
-                await screen_has(page, "Name: ")
-                for line, then in (("new", "Choose a name: "), ("Wanda", "Choose a password: "),
-                                   ("hunter22", "Type it again: "), ("hunter22", "Welcome, Wanda!")):
-                    await type_line(page, line)
-                    await screen_has(page, then)
-                held.proc.send_signal(signal.SIGHUP)   # a reload
-                await screen_has(page, "The parlor has restarted; carry on.")
-                await type_line(page, "dice challenge computer easy")
-                await screen_has(page, "Wanda vs Computer")
-                assert len(sockets) == 1 and sockets[0].startswith("wss://"), sockets
-                await context.close()
-            finally:
-                await browser.close()
+        context = await browser.new_context(ignore_https_errors=True)
+        page = await context.new_page()
+        sockets: list[str] = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        await page.goto(f"https://127.0.0.1:{https}/play")
+        await screen_has(page, "Name: ")
+        for line, then in (("new", "Choose a name: "), ("Wanda", "Choose a password: "),
+                           ("hunter22", "Type it again: "), ("hunter22", "Welcome, Wanda!")):
+            await type_line(page, line)
+            await screen_has(page, then)
+        held.proc.send_signal(signal.SIGHUP)   # a reload
+        await screen_has(page, "The parlor has restarted; carry on.")
+        await type_line(page, "dice challenge computer easy")
+        await screen_has(page, "Wanda vs Computer")
+        assert len(sockets) == 1 and sockets[0].startswith("wss://"), sockets
+        await context.close()
     finally:
         await asyncio.to_thread(held.stop)
 
@@ -418,41 +406,24 @@ async def test_the_tls_port_shares_the_plain_ports_caps(secure_parlor):
     await secure.close()
 
 
-async def test_chromium_plays_on_the_https_web_door(secure_parlor):
+async def test_chromium_plays_on_the_https_web_door(secure_parlor, browser):  # noqa: F811
     """The web door over HTTPS with the same certificate: Chromium (told to accept the
     self-signed certificate, as a player would click through) opens ``/play`` over
     https, its WebSocket over wss, and makes an account."""
-    chromium = require_program("chromium")
-    try:
-        from playwright.async_api import async_playwright
-    except ImportError:
-        if os.environ.get("ESTERPORT_REQUIRE_CLIENTS") == "1":
-            pytest.fail("playwright is required (ESTERPORT_REQUIRE_CLIENTS=1) but not installed")
-        pytest.skip("playwright not installed")
-    from tests.e2e.test_web_browser import ARGS, screen_has, type_line
-
     parlor, door = secure_parlor
     assert door.https_port == parlor.config.web.tls_port
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=chromium, args=ARGS)
-        try:
-            context = await browser.new_context(ignore_https_errors=True)
-            page = await context.new_page()
-            sockets: list[str] = []
-            page.on("websocket", lambda ws: sockets.append(ws.url))
-            await page.goto(f"https://127.0.0.1:{door.https_port}/play")
-            await screen_has(page, "Name: ")
-            await type_line(page, "new")
-            await screen_has(page, "Choose a name: ")
-            await type_line(page, "Wanda")
-            await screen_has(page, "Choose a password: ")
-            await type_line(page, "hunter22")
-            await screen_has(page, "Type it again: ")
-            await type_line(page, "hunter22")
-            await screen_has(page, "Welcome, Wanda!")
-            await screen_has(page, "The Plaza of Esterport")  # drawn once she is listed
-            assert sockets and all(url.startswith("wss://") for url in sockets), sockets
-            assert parlor.online.named("Wanda") is not None
-            await context.close()
-        finally:
-            await browser.close()
+    context = await browser.new_context(ignore_https_errors=True)
+    page = await context.new_page()
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    await page.goto(f"https://127.0.0.1:{door.https_port}/play")
+    await screen_has(page, "Name: ")
+    for line, then in (("new", "Choose a name: "), ("Wanda", "Choose a password: "),
+                       ("hunter22", "Type it again: "), ("hunter22", "Welcome, Wanda!"),
+                       (None, "The Plaza of Esterport")):   # drawn once she is listed
+        if line is not None:
+            await type_line(page, line)
+        await screen_has(page, then)
+    assert sockets and all(url.startswith("wss://") for url in sockets), sockets
+    assert parlor.online.named("Wanda") is not None
+    await context.close()

@@ -186,6 +186,32 @@ class LineReader(TelnetReaderUnicode):
         self._maybe_resume_transport()
         return cut
 
+    # -- waiting without a task (TelnetProtocol.when_input) ------------------------------
+    _wake: Callable[[], None] | None = None  # called once when input or its end arrives
+
+    def when_input(self, wake: Callable[[], None]) -> bool:
+        """Call ``wake`` once input, its end or an error arrives; False, and nothing kept,
+        when one is here already (read it now)."""
+        if self._buffer or self._eof or self._exception is not None:
+            return False
+        self._wake = wake
+        return True
+
+    def wake(self) -> None:
+        """Call the ``wake`` kept (if any) now, and forget it."""
+        wake = self._wake
+        if wake is not None:
+            del self._wake  # (back to the class's None: no entry kept)
+            wake()
+
+    def _wakeup_waiter(self) -> None:  # telnetlib3: data or the end arrived
+        super()._wakeup_waiter()
+        self.wake()
+
+    def set_exception(self, exc: Exception) -> None:  # telnetlib3: the connection failed
+        super().set_exception(exc)
+        self.wake()
+
 
 class _HandlerTable:
     """One of telnetlib3's five handler tables of a writer (command byte → callable),
@@ -601,6 +627,13 @@ class TelnetProtocol(telnetlib3.TelnetServer):
 
     def discard(self) -> bool | None:
         return self.reader.discard()
+
+    def when_input(self, wake: Callable[[], None]) -> bool:
+        return self.reader.when_input(wake)
+
+    def wake(self) -> None:
+        if self.reader is not None:
+            self.reader.wake()
 
     def unread(self) -> bytes:
         reader = self.reader

@@ -7,7 +7,6 @@ from each address; who is logged in is ``server/online.py``."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import time
 from collections import Counter
@@ -85,6 +84,7 @@ class Connections:
         self.per_address: Counter[str] = Counter()
         self.shell_tasks: set[asyncio.Task] = set()  # sessions' commands (and logins)
         self.ending: set[asyncio.Task] = set()  # sessions' ends begun by :meth:`wake`
+        self._wake = self.wake  # one bound method for every waiting session, not one each
 
     def __len__(self) -> int:
         return len(self.open)
@@ -138,7 +138,7 @@ class Connections:
                 if self.parlor.handover is not None and self.parlor.handing_over:
                     await self.parlor.handover.parked()  # the process ends under it
                 session.busy = False
-                if session.wait_for_input(functools.partial(self.wake, session)):
+                if session.wait_for_input(self._wake):
                     over = False
                     return
                 line = await session.read_line()

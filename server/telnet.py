@@ -187,22 +187,28 @@ class LineReader(TelnetReaderUnicode):
         return cut
 
     # -- waiting without a task (TelnetProtocol.when_input) ------------------------------
-    _wake: Callable[[], None] | None = None  # called once when input or its end arrives
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # set here, in every reader, so that setting them later keeps the attribute dict
+        # one that shares its keys with every other reader's (a key added later made
+        # each waiting reader's dict its own: 830 bytes)
+        self._wake: Callable[[Any], None] | None = None  # called once input or its end
+        self._wake_with: Any = None                      # arrives, with this
 
-    def when_input(self, wake: Callable[[], None]) -> bool:
-        """Call ``wake`` once input, its end or an error arrives; False, and nothing kept,
-        when one is here already (read it now)."""
+    def when_input(self, wake: Callable[[Any], None], with_: Any) -> bool:
+        """Call ``wake(with_)`` once input, its end or an error arrives; False, and nothing
+        kept, when one is here already (read it now)."""
         if self._buffer or self._eof or self._exception is not None:
             return False
-        self._wake = wake
+        self._wake, self._wake_with = wake, with_
         return True
 
     def wake(self) -> None:
-        """Call the ``wake`` kept (if any) now, and forget it."""
-        wake = self._wake
+        """Make the call ``when_input`` keeps (if any) now, and forget it."""
+        wake, with_ = self._wake, self._wake_with
         if wake is not None:
-            del self._wake  # (back to the class's None: no entry kept)
-            wake()
+            self._wake = self._wake_with = None
+            wake(with_)
 
     def _wakeup_waiter(self) -> None:  # telnetlib3: data or the end arrived
         super()._wakeup_waiter()
@@ -628,8 +634,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
     def discard(self) -> bool | None:
         return self.reader.discard()
 
-    def when_input(self, wake: Callable[[], None]) -> bool:
-        return self.reader.when_input(wake)
+    def when_input(self, wake: Callable[[Any], None]) -> bool:
+        return self.reader.when_input(wake, self.session)
 
     def wake(self) -> None:
         if self.reader is not None:

@@ -55,10 +55,10 @@ class Terminal(Protocol):
     def unread(self) -> bytes:
         """What was received and not read yet (a hand-over carries it on)."""
 
-    def when_input(self, wake: Callable[[], None]) -> bool:
-        """Call ``wake`` once when input arrives, or its end (a closed connection, an
-        error), instead of a ``read`` that waits for it: a session waits for its next
-        line with no task of its own. False, and nothing kept, when something was
+    def when_input(self, wake: Callable[[Any], None]) -> bool:
+        """Call ``wake(session)`` once when input arrives, or its end (a closed
+        connection, an error), instead of a ``read`` that waits for it: a session waits
+        for its next line with no task of its own. False, and nothing kept, when something was
         received and not read yet (``read`` returns at once)."""
 
     def wake(self) -> None:

@@ -33,7 +33,6 @@ from server import seeding
 from server.services import ledger
 from server.pacing import LoadGovernor
 from server.session import Commands, Session
-from server.tasks import cancel_and_wait
 from server.telnet import (ACCEPT_BATCH, AcceptErrors, Compression, TelnetProtocol,
                            connection_cap, listen_backlog)
 from server.text import paint
@@ -313,7 +312,7 @@ class Parlor:
                 log.warning("some connections did not close in time")
         for task in self.background:
             task.cancel()
-        await cancel_and_wait(self.connections.shell_tasks, 10.0, "sessions")
+        await self.connections.stop(10.0)
         await self.host.close()
         if self.cluster is not None:
             await self.cluster.close()

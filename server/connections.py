@@ -17,6 +17,7 @@ from server.line_input import Disconnect
 from server.login import Gate, login
 from server.services.accounts import Member
 from server.session import Commands, Session
+from server.tasks import cancel_and_wait
 from server.world import describe_room
 
 if TYPE_CHECKING:
@@ -81,7 +82,9 @@ class Connections:
         self.parlor = parlor
         self.open: set[Session] = set()
         self.per_address: Counter[str] = Counter()
-        self.shell_tasks: set[asyncio.Task] = set()
+        self.shell_tasks: set[asyncio.Task] = set()  # sessions' commands (and logins)
+        self.ending: set[asyncio.Task] = set()  # sessions' ends begun by :meth:`wake`
+        self._wake = self.wake  # one bound method for every waiting session, not one each
 
     def __len__(self) -> int:
         return len(self.open)
@@ -115,21 +118,29 @@ class Connections:
                             if p is not mine and not getattr(p, "_closing", False)]
 
     async def shell(self, reader, writer) -> None:  # noqa: ANN001
-        """A connection's life: admitted and logged in, then its commands in turn.
+        """A connection's first task (telnetlib3 starts it): admitted and logged in, then
+        its commands (:meth:`serve`)."""
+        self.forget_clients()
+        await self.serve(Session(self.parlor, writer.protocol), admit=True)
 
-        The command loop is here rather than in a coroutine of its own: an idle session
-        waits in it, and each coroutine it waits through is 256 bytes."""
+    async def serve(self, session: Session, admit: bool = False) -> None:
+        """A session's commands in turn, while it sends them; then it waits for the next
+        with no task at all (:meth:`wake` starts one when input arrives). Idle sessions
+        are most of a server's memory, and a task waiting in ``read_line`` kept about
+        1.5 KB of coroutines alive (each command loop and read it waits through)."""
         task = asyncio.current_task()
         self.shell_tasks.add(task)
-        self.forget_clients()
-        session = Session(self.parlor, writer.protocol)  # the terminal: server/telnet.py
+        over = True  # the session ends here (not when it only waits for input)
         try:
-            if not await self.admit(session):
+            if admit and not await self.admit(session):
                 return
             while not session.closed:
                 if self.parlor.handover is not None and self.parlor.handing_over:
                     await self.parlor.handover.parked()  # the process ends under it
                 session.busy = False
+                if session.wait_for_input(self._wake):
+                    over = False
+                    return
                 line = await session.read_line()
                 session.busy = True
                 if self.parlor.handing_over:  # read before the hand-over: it goes with the rest
@@ -165,10 +176,38 @@ class Connections:
                 session.close("Sorry, something went wrong; please reconnect.")
         finally:
             self.shell_tasks.discard(task)
-            if self.parlor.handover is not None:
-                self.parlor.handover.gone(session)
-            await self.leave(session)
-            session.terminal.release()  # freed at once, not by a full garbage collection
+            if over:
+                await self.end(session)
+
+    def wake(self, session: Session) -> None:
+        """Input, or the end of the connection, arrived for a session waiting with no
+        task: serve it, or (closed) end it. An end is not a command: stopping the parlor
+        cancels the commands under way (``shell_tasks``) and waits for the ends."""
+        if session.closed:
+            task = asyncio.create_task(self.end(session))
+            self.ending.add(task)
+            task.add_done_callback(self.ending.discard)
+        else:
+            task = asyncio.create_task(self.serve(session))
+            self.shell_tasks.add(task)
+            task.add_done_callback(self.shell_tasks.discard)  # (cancelled before it began)
+
+    async def end(self, session: Session) -> None:
+        """The session is over: it leaves, and its terminal lets go of it."""
+        if self.parlor.handover is not None:
+            self.parlor.handover.gone(session)
+        await self.leave(session)
+        session.terminal.release()  # freed at once, not by a full garbage collection
+
+    async def stop(self, within: float) -> None:
+        """The parlor stops (every session was closed): the commands under way are
+        cancelled, and every session ends, within ``within`` seconds. A session waiting
+        for input whose connection has not closed yet ends now."""
+        for session in list(self.open):
+            session.terminal.wake()
+        await cancel_and_wait(self.shell_tasks, within, "sessions")
+        if self.ending:
+            await asyncio.wait(set(self.ending), timeout=within)
 
     async def admit(self, session: Session) -> bool:
         """Let a new connection in (the caps), log it in and enter it in the parlor;

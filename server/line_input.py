@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from server.text import clean
 
@@ -56,6 +56,13 @@ class LineInput:
         self._buffer = ""
         dropped = self.terminal.discard()
         self._skip_partial = partial if dropped is None else dropped
+
+    def wait_for_input(self, wake: Callable[[Any], None]) -> bool:
+        """Whether the session can wait for its next line with no task: no line read waits
+        to be taken and nothing received waits to be read, and the terminal calls
+        ``wake(session)`` once input (or its end) arrives. An idle session then keeps
+        neither a task nor a chain of suspended coroutines (about 1.5 KB)."""
+        return not self._lines and self.terminal.when_input(wake)
 
     async def read_line(self) -> str:
         """The next line, without its ending, cleaned of control characters.

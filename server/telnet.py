@@ -186,6 +186,38 @@ class LineReader(TelnetReaderUnicode):
         self._maybe_resume_transport()
         return cut
 
+    # -- waiting without a task (TelnetProtocol.when_input) ------------------------------
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # set here, in every reader, so that setting them later keeps the attribute dict
+        # one that shares its keys with every other reader's (a key added later made
+        # each waiting reader's dict its own: 830 bytes)
+        self._wake: Callable[[Any], None] | None = None  # called once input or its end
+        self._wake_with: Any = None                      # arrives, with this
+
+    def when_input(self, wake: Callable[[Any], None], with_: Any) -> bool:
+        """Call ``wake(with_)`` once input, its end or an error arrives; False, and nothing
+        kept, when one is here already (read it now)."""
+        if self._buffer or self._eof or self._exception is not None:
+            return False
+        self._wake, self._wake_with = wake, with_
+        return True
+
+    def wake(self) -> None:
+        """Make the call ``when_input`` keeps (if any) now, and forget it."""
+        wake, with_ = self._wake, self._wake_with
+        if wake is not None:
+            self._wake = self._wake_with = None
+            wake(with_)
+
+    def _wakeup_waiter(self) -> None:  # telnetlib3: data or the end arrived
+        super()._wakeup_waiter()
+        self.wake()
+
+    def set_exception(self, exc: Exception) -> None:  # telnetlib3: the connection failed
+        super().set_exception(exc)
+        self.wake()
+
 
 class _HandlerTable:
     """One of telnetlib3's five handler tables of a writer (command byte → callable),
@@ -601,6 +633,13 @@ class TelnetProtocol(telnetlib3.TelnetServer):
 
     def discard(self) -> bool | None:
         return self.reader.discard()
+
+    def when_input(self, wake: Callable[[Any], None]) -> bool:
+        return self.reader.when_input(wake, self.session)
+
+    def wake(self) -> None:
+        if self.reader is not None:
+            self.reader.wake()
 
     def unread(self) -> bytes:
         reader = self.reader

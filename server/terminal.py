@@ -16,7 +16,7 @@ the transport under it; those are not part of what a session uses.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 
 class Terminal(Protocol):
@@ -54,6 +54,16 @@ class Terminal(Protocol):
 
     def unread(self) -> bytes:
         """What was received and not read yet (a hand-over carries it on)."""
+
+    def when_input(self, wake: Callable[[Any], None]) -> bool:
+        """Call ``wake(session)`` once when input arrives, or its end (a closed
+        connection, an error), instead of a ``read`` that waits for it: a session waits
+        for its next line with no task of its own. False, and nothing kept, when something was
+        received and not read yet (``read`` returns at once)."""
+
+    def wake(self) -> None:
+        """Call the ``wake`` that ``when_input`` keeps now, if there is one (the parlor
+        stops: the session's end need not wait for its connection's)."""
 
     # -- output ----------------------------------------------------------------------------
     def send(self, text: str, go_ahead: bool = False) -> None:

@@ -73,6 +73,12 @@ class FakeTerminal:
     def unread(self) -> bytes:
         return b""
 
+    def when_input(self, wake: Any) -> bool:
+        return False   # (never asked: the harness runs commands itself)
+
+    def wake(self) -> None:
+        pass
+
     def send(self, text: str, go_ahead: bool = False) -> None:
         self.data += text.encode("utf-8", "replace")
         if go_ahead:

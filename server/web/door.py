@@ -154,6 +154,7 @@ class WebDoor:
         self._https_port = 0
         self._front: FrontLink | None = None   # [web] front: the plain port's process
         self._listener: socket.socket | None = None   # ... and the socket it listens on
+        self._front_port = 0
 
     async def start(self) -> None:
         cfg = self.parlor.config.web
@@ -205,6 +206,7 @@ class WebDoor:
                 raise WebDoorError(
                     f"cannot listen on {self.host}:{self.requested_port}") from err
         self._listener = listener
+        self._front_port = listener.getsockname()[1]
         await server.startup(sockets=[])
         settings = {
             "total": self.budget.total, "share": self.budget.share,
@@ -212,7 +214,7 @@ class WebDoor:
             "head_timeout": cfg.request_timeout, "backlog": BACKLOG,
             "deep_backlog": self.parlor.config.server.backlog,
         }
-        port = listener.getsockname()[1]
+        port = self._front_port
 
         def adopt(sock: socket.socket, data: bytes, relayed: bool) -> Awaitable[None]:
             return self._adopt(https if relayed and https is not None else server, sock, data)
@@ -321,8 +323,8 @@ class WebDoor:
     @property
     def port(self) -> int:
         assert self._server is not None
-        if self._listener is not None:
-            return self._listener.getsockname()[1]
+        if self._front_port:
+            return self._front_port
         return self._server.servers[0].sockets[0].getsockname()[1]
 
     @property
@@ -341,12 +343,16 @@ class WebDoor:
         self.closing.set()
         self.parlor.mudlet = None  # nothing is offered that is not served
         restarting = self.parlor.handing_over  # a reload: the pages come back at once
-        if self._front is not None:   # no more questions, nor connections handed over
-            await self._front.stop(wait=not restarting)
-            self._front = None
+        # the door's own listening socket first: the front closes its copy as soon as it
+        # hears the parlor go, and a browser connecting meanwhile is refused, not queued
+        # on a socket nobody accepts from and then reset (the holder's stays open: the
+        # next parlor's front accepts what waits in it)
         if self._listener is not None and not (
                 self.parlor.holder and self._listener is self.parlor.holder.listeners.get("web")):
             self._listener.close()
+        if self._front is not None:   # no more questions, nor connections handed over
+            await self._front.stop(wait=not restarting)
+            self._front = None
         for stream in list(self.streams):
             stream.changed.set()
         for session in list(self.parlor.connections):  # browsers' sessions, told as telnet's

@@ -122,7 +122,8 @@ def config(folder: Path, players: int, readers: int, front: bool = True) -> Path
         max_requests = 5000
         max_connections_per_address = {readers + players + 50}
         streams_per_address = {players + 50}
-    """) + ("" if front else "front = false\n"))
+        front = {"true" if front else "false"}
+    """))
     return path
 
 

@@ -197,7 +197,7 @@ class WebSection:
     # the plain port served by a process of its own (server/web/front.py), which asks the
     # parlor for each page and hands it live streams and /play: page readers then do not
     # take the players' CPU
-    front: bool = True
+    front: bool = False   # not yet the default: see docs/design.md, principle 4
 
 
 @attrs.frozen

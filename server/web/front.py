@@ -5,7 +5,7 @@ Serving a page is mostly HTTP: reading the request, routing it, writing the answ
 reader's socket (about 300 µs of CPU a page, of which drawing the page, once per change,
 is little). In the parlor's process that CPU was the players': 50 readers of ``/`` kept a
 move's live board waiting 150 ms and more. So ``esterport serve`` serves the web door's
-plain port from this process (``[web] front``, on by default), started by the door
+plain port from this process (``[web] front = true``), started by the door
 (:class:`~server.web.front_link.FrontLink`, the parlor's end) with three descriptors: the
 listening socket, and two socket pairs to the parlor.
 
@@ -142,6 +142,8 @@ class Question:
     key: tuple[bytes, bytes, bool] | None
     count: int
     at: float
+    # the readers of the same page who came while it was asked: they get its answer too
+    also: list["Connection"] = attrs.Factory(list)
 
 
 class Front:
@@ -170,6 +172,8 @@ class Front:
         self._date = (0, b"")
         self.changes = changes_reader(settings["changes"])
         self.kept: dict[tuple[bytes, bytes, bool], Kept] = {}
+        # the question under way for a page, by key: readers of one change share it
+        self.asking_for: dict[tuple[bytes, bytes, bool], Question] = {}
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -194,19 +198,25 @@ class Front:
                 asked = self.asking.pop(header["id"], None)
                 if asked is None:   # its connection is gone
                     continue
-                keep = header.get("keep")
-                if keep and asked.key is not None and header["status"] == 200:
-                    self._keep(asked.key, Kept(
-                        asked.count, asked.at + min(float(keep), KEEP_MOST), 200,
-                        header["headers"], body, _header(header["headers"], "etag")))
-                asked.connection.answer(header["status"], header["headers"], body)
+                if asked.key is not None and self.asking_for.get(asked.key) is asked:
+                    del self.asking_for[asked.key]
+                copy = Kept(asked.count, asked.at + min(float(header.get("keep") or 0),
+                                                        KEEP_MOST),
+                            header["status"], header["headers"], body,
+                            _header(header["headers"], "etag"))
+                if header.get("keep") and asked.key is not None and copy.status == 200:
+                    self._keep(asked.key, copy)
+                asked.connection.answer_from(copy)
+                for joined in asked.also:
+                    joined.answer_from(copy)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass   # the parlor is gone: so is its door
         for server in servers:
             server.close()
         for asked in list(self.asking.values()):
-            asked.connection.answer(
-                *text_answer(503, "The parlor is restarting; please try again."))
+            for connection in (asked.connection, *asked.also):
+                connection.answer(
+                    *text_answer(503, "The parlor is restarting; please try again."))
         for connection in list(self.connections):
             connection.transport.close()
         await asyncio.sleep(0.1)   # the last answers leave
@@ -216,8 +226,10 @@ class Front:
         """Send a request to the parlor; its answer goes to ``connection`` (and is kept
         as the copy for ``key`` if the parlor says it may be)."""
         self.numbers += 1
-        self.asking[self.numbers] = Question(connection, key, self.changes(),
-                                             time.monotonic())
+        asked = self.asking[self.numbers] = Question(connection, key, self.changes(),
+                                                     time.monotonic())
+        if key is not None:
+            self.asking_for[key] = asked
         assert self._writer is not None
         self._writer.write(frame({"id": self.numbers, **question}, body))
         return self.numbers
@@ -238,7 +250,28 @@ class Front:
         self.kept[key] = kept
 
     def forget(self, number: int) -> None:
-        self.asking.pop(number, None)
+        """The connection that asked is gone: its question's answer goes to the readers
+        who joined it, if any (one of them takes it over)."""
+        asked = self.asking.get(number)
+        if asked is None:
+            return
+        if asked.also:
+            self.asking[number] = attrs.evolve(asked, connection=asked.also[0],
+                                               also=asked.also[1:])
+            asked.also[0].question = number
+            if asked.key is not None and self.asking_for.get(asked.key) is asked:
+                self.asking_for[asked.key] = self.asking[number]
+            return
+        del self.asking[number]
+        if asked.key is not None and self.asking_for.get(asked.key) is asked:
+            del self.asking_for[asked.key]
+
+    def joinable(self, key: tuple[bytes, bytes, bool]) -> Question | None:
+        """The question under way for page ``key`` since nothing changed, if any."""
+        asked = self.asking_for.get(key)
+        if asked is None or asked.count != self.changes():
+            return None
+        return asked
 
     def hand(self, fd: int, data: bytes) -> None:
         """Send connection ``fd`` (a duplicate is taken now) to the parlor, with ``data``."""
@@ -291,6 +324,7 @@ class Connection(asyncio.Protocol):
         self.request: h11.Request | None = None
         self.body = bytearray()
         self.question: int | None = None
+        self.joined: Question | None = None   # another reader's question, answered with it
         self.timer: asyncio.TimerHandle | None = None
         self.answered = 0             # requests answered on this connection
         self._taking = False          # in _next (an answer from a copy does not re-enter)
@@ -327,6 +361,8 @@ class Connection(asyncio.Protocol):
             self.front.budget.release(self.transport)
         if self.question is not None:
             self.front.forget(self.question)
+        if self.joined is not None and self in self.joined.also:
+            self.joined.also.remove(self)
 
     def data_received(self, data: bytes) -> None:
         if self.gone:
@@ -381,7 +417,7 @@ class Connection(asyncio.Protocol):
             self._taking = False
 
     def _take(self) -> None:
-        while not self.gone and self.question is None:
+        while not self.gone and self.question is None and self.joined is None:
             try:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as err:
@@ -438,27 +474,42 @@ class Connection(asyncio.Protocol):
                    accepts_gzip(_header(request.headers, b"accept-encoding")))
             kept = self.front.copy(key)
             if kept is not None:
-                if matches(_header(request.headers, b"if-none-match"), kept.tag):
-                    self.answer(*kept.not_modified())
-                else:
-                    self.answer(kept.status, kept.headers, kept.body)
+                self.answer_from(kept)
                 return
         self.transport.pause_reading()   # one request at a time; the next waits its turn
+        asked = self.front.joinable(key) if key is not None else None
+        if asked is not None:   # asked already, since the last change: its answer will do
+            asked.also.append(self)
+            self.joined = asked
+            self._time(ANSWER_TIMEOUT, self._unanswered)
+            return
         question = {
             "method": request.method.decode("ascii", "replace"),
             "target": request.target.decode("latin-1"),
             "version": request.http_version.decode("ascii", "replace"),
+            # a page's validator is compared here (answer_from), against the parlor's
+            # whole answer, which readers of the same page who come meanwhile share
             "headers": [[name.decode("latin-1"), value.decode("latin-1")]
-                        for name, value in request.headers],
+                        for name, value in request.headers
+                        if key is None or name != b"if-none-match"],
             "client": [self.address, self.port],
             "scheme": "https" if self.relayed else "http",
         }
         self.question = self.front.ask(self, question, bytes(self.body), key)
         self._time(ANSWER_TIMEOUT, self._unanswered)
 
+    def answer_from(self, copy: Kept) -> None:
+        """Answer with a copy of the parlor's answer to the same request: 304 when the
+        request names the copy's tag."""
+        if copy.status == 200 and self.request is not None and matches(
+                _header(self.request.headers, b"if-none-match"), copy.tag):
+            self.answer(*copy.not_modified())
+        else:
+            self.answer(copy.status, copy.headers, copy.body)
+
     def answer(self, status: int, headers: list, body: bytes) -> None:
         """The parlor's answer to this connection's request: send it, and go on."""
-        self.question = None
+        self.question = self.joined = None
         self._time(None)
         if self.gone:
             return
@@ -523,6 +574,12 @@ class Connection(asyncio.Protocol):
             self._fail(400, "Request line and headers too slow.")
 
     def _unanswered(self) -> None:
+        if self.joined is not None:
+            if self in self.joined.also:
+                self.joined.also.remove(self)
+            self.joined = None
+            self._fail(503, "The parlor did not answer in time; please try again.")
+            return
         if self.question is not None:
             self.front.forget(self.question)
             self.question = None

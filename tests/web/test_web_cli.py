@@ -98,7 +98,11 @@ async def test_the_web_front_ends_with_its_parlor_even_killed(tmp_path):
     for kill in (False, True):
         folder = tmp_path / ("killed" if kill else "stopped")
         folder.mkdir()
-        proc, said, port = await asyncio.to_thread(serve, write_config(folder))
+        config = write_config(folder)
+        text = open(config).read()
+        with open(config, "w") as out:
+            out.write(text.replace("[web]\n", "[web]\nfront = true\n", 1))
+        proc, said, port = await asyncio.to_thread(serve, config)
         try:
             fronts = fronts_of(proc.pid)
             assert len(fronts) == 1, fronts

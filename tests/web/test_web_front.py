@@ -11,13 +11,31 @@ import os
 import re
 import signal
 
+import httpx
+import pytest
+
 from tests.hardening.test_attack_web import (a_live_game, answer, get, greeting, open_from,
                                              read_event, running, until)
+from server.web import WebDoor
 from tests.web.wsclient import WsPlayer
+
+FRONT = {"front": True}   # [web] front, not yet the default
+
+
+@pytest.fixture
+async def door(parlor):
+    """The parlor's web door with its front."""
+    import attrs
+
+    parlor.config = attrs.evolve(parlor.config, web=attrs.evolve(parlor.config.web, front=True))
+    d = WebDoor(parlor, host="127.0.0.1", port=0)
+    await d.start()
+    yield d
+    await d.stop()
 
 
 async def test_a_page_is_asked_of_the_parlor_and_written_by_the_front(sqlite_url):
-    async with running(sqlite_url) as (parlor, door):
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
         link = door._front
         assert link is not None and link.process is not None
         before = link.answered
@@ -30,7 +48,7 @@ async def test_a_page_is_asked_of_the_parlor_and_written_by_the_front(sqlite_url
 
 
 async def test_requests_sent_together_on_one_connection_are_answered_in_order(sqlite_url):
-    async with running(sqlite_url) as (parlor, door):
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
         reader, writer = await open_from(door.port, "127.0.0.1")
         writer.write(b"GET /api/who HTTP/1.1\r\nHost: x\r\n\r\n"
                      b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -43,7 +61,7 @@ async def test_requests_sent_together_on_one_connection_are_answered_in_order(sq
 
 
 async def test_a_bad_request_and_a_huge_head_are_told_in_one_line(sqlite_url):
-    async with running(sqlite_url) as (parlor, door):
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
         reader, writer = await open_from(door.port, "127.0.0.1")
         writer.write(b"NOT HTTP AT ALL\r\n\r\n")
         bad = await answer(reader)
@@ -62,7 +80,7 @@ async def test_page_readers_held_by_the_front_leave_telnet_its_whole_budget(sqli
     front's share (the oldest waiting one closed to make room), and telnet keeps all of its
     budget."""
     async with running(sqlite_url, server={"max_connections": 8},
-                       web={"request_timeout": 60.0}) as (parlor, door):
+                       web={"request_timeout": 60.0, **FRONT}) as (parlor, door):
         held = [await open_from(door.port, f"127.0.1.{i}") for i in range(1, 11)]
         # the web door's share is 6: the four oldest were closed to make room
         closed = [await answer(reader, 0.2 if i >= 4 else 10) for i, (reader, _) in
@@ -80,7 +98,7 @@ async def test_page_readers_held_by_the_front_leave_telnet_its_whole_budget(sqli
 async def test_the_front_caps_an_address_but_not_a_trusted_proxy(sqlite_url):
     async with running(sqlite_url, web={"max_connections_per_address": 2,
                                         "trusted_proxies": ("127.0.5.0/24",),
-                                        "request_timeout": 60.0}) as (parlor, door):
+                                        "request_timeout": 60.0, **FRONT}) as (parlor, door):
         proxy = [await open_from(door.port, "127.0.5.1") for _ in range(4)]
         assert [await answer(r, 0.2) for r, _ in proxy] == [b"<open>"] * 4
         other = [await open_from(door.port, "127.0.6.1") for _ in range(3)]
@@ -91,7 +109,7 @@ async def test_the_front_caps_an_address_but_not_a_trusted_proxy(sqlite_url):
 
 
 async def test_a_live_stream_is_handed_to_the_parlor_and_counted_there(sqlite_url):
-    async with running(sqlite_url) as (parlor, door):
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
         number = await a_live_game(parlor)
         reader, writer = await open_from(door.port, "127.0.0.1")
         # a page first, then the stream, on one keep-alive connection (as a browser may)
@@ -110,7 +128,7 @@ async def test_a_live_stream_is_handed_to_the_parlor_and_counted_there(sqlite_ur
 
 
 async def test_play_through_the_front_is_a_session(sqlite_url):
-    async with running(sqlite_url) as (parlor, door):
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
         player = await WsPlayer.connect(door.url.replace("http://", "ws://") + "play/ws")
         await player.create("Fronted")
         await player.cmd("who", "Fronted")
@@ -119,7 +137,7 @@ async def test_play_through_the_front_is_a_session(sqlite_url):
 
 
 async def test_a_front_that_dies_is_started_again(sqlite_url):
-    async with running(sqlite_url) as (parlor, door):
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
         link = door._front
         first = link.process.pid
         os.kill(first, signal.SIGKILL)
@@ -163,3 +181,23 @@ async def test_what_a_player_does_shows_at_once_on_a_kept_page(door, http, clien
     await http.get(games)                            # kept
     await alice.cmd("dice resign", "resign|wins")
     assert (await http.get(games)).json() == {"games": []}
+
+
+async def test_readers_of_one_change_share_one_question(door):
+    """After a change, the readers who ask for a page while the parlor draws it wait for
+    that one answer (each told 304 or the page, as it asks), rather than asking again."""
+    link = door._front
+    url = door.url.rstrip("/") + "/api/who"
+    async with httpx.AsyncClient(timeout=10) as first:
+        tag = (await first.get(url)).headers["etag"]
+    door.parlor.changes()   # what the page shows changed (as a login would count it)
+    asked = link.answered
+    clients = [httpx.AsyncClient(timeout=10) for _ in range(8)]   # a connection each
+    try:
+        answers = await asyncio.gather(*(
+            c.get(url, headers={"if-none-match": tag} if i % 2 else {})
+            for i, c in enumerate(clients)))
+    finally:
+        await asyncio.gather(*(c.aclose() for c in clients))
+    assert [a.status_code for a in answers] == [200, 304] * 4
+    assert link.answered - asked == 1

@@ -196,8 +196,8 @@ class WebSection:
     tls_port: int = attrs.field(default=0, validator=_at_least("web", 0))
     # the plain port served by a process of its own (server/web/front.py), which asks the
     # parlor for each page and hands it live streams and /play: page readers then do not
-    # take the players' CPU
-    front: bool = False   # not yet the default: see docs/design.md, principle 4
+    # take the players' CPU (false: the parlor serves the plain port itself)
+    front: bool = True
 
 
 @attrs.frozen

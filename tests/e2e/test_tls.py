@@ -264,8 +264,7 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
     https = free_port()
     config, _ = tls_config(tmp_path, pairs[0].certificate, pairs[0].key, https=https,
                            more=f'pid_file = "{tmp_path}/esterport.pid"\nhold_spare = false\n')
-    # its pages served by the web door's front, which reads the holder's relay too
-    Path(config).write_text(Path(config).read_text().replace("[web]\n", "[web]\nfront = true\n", 1))
+    # its pages served by the web door's front (the default), which reads the holder's relay
     held = await asyncio.to_thread(Held, tmp_path, Path(config))
     proc, log = held.proc, held.log
 

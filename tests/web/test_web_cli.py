@@ -98,10 +98,7 @@ async def test_the_web_front_ends_with_its_parlor_even_killed(tmp_path):
     for kill in (False, True):
         folder = tmp_path / ("killed" if kill else "stopped")
         folder.mkdir()
-        config = write_config(folder)
-        text = open(config).read()
-        with open(config, "w") as out:
-            out.write(text.replace("[web]\n", "[web]\nfront = true\n", 1))
+        config = write_config(folder)   # the front is the default
         proc, said, port = await asyncio.to_thread(serve, config)
         try:
             fronts = fronts_of(proc.pid)

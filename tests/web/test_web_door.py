@@ -163,7 +163,9 @@ async def test_top10_page(parlor, door, http):
 # -- live boards ---------------------------------------------------------------------------
 async def read_events(lines, until: str, timeout: float = 10.0) -> list[tuple[str, dict]]:
     """Server-sent events from ``lines`` (a response's ``aiter_lines()``) up to one of
-    kind ``until``."""
+    kind ``until``. Keep ``lines`` for as long as the stream must stay open: an iterator
+    of httpx's that is dropped half read is closed when it is collected, and its
+    connection with it (the server then sees the watcher leave)."""
     events: list[tuple[str, dict]] = []
     kind = None
 
@@ -208,7 +210,8 @@ async def test_watchers_per_game_are_bounded(parlor, http, clients):
         _, number = await dice_vs_computer(clients)
         async with httpx.AsyncClient(base_url=limited.url.rstrip("/"), timeout=10) as web:
             async with web.stream("GET", f"/games/{number}/events") as one:
-                await read_events(one.aiter_lines(), "update")
+                lines = one.aiter_lines()   # kept: the stream stays open while it lives
+                await read_events(lines, "update")
                 two = await web.get(f"/games/{number}/events")
                 assert two.status_code == 503
                 assert "as many live watchers as it may" in two.text

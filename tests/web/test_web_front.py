@@ -19,7 +19,7 @@ from tests.hardening.test_attack_web import (a_live_game, answer, get, greeting,
 from server.web import WebDoor
 from tests.web.wsclient import WsPlayer
 
-FRONT = {"front": True}   # [web] front, not yet the default
+FRONT = {"front": True}   # [web] front (the default; named, as these tests are of it)
 
 
 @pytest.fixture

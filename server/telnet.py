@@ -974,8 +974,8 @@ class TelnetProtocol(telnetlib3.TelnetServer):
         transport = getattr(self.writer, "_transport", None)
         if transport is None:
             return
-        if write is None:
-            transport.__dict__.pop("write", None)
+        if write is None:   # (a /play session's transport has no __dict__: never hooked)
+            getattr(transport, "__dict__", {}).pop("write", None)
         else:
             transport.write = write
 

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from server.telnet import TelnetProtocol
     from server.world import World
     from server.web.live import GameStream, PageStream
-    from server.web.play import WebSocketTransport
+    from server.web.play import PlaySocket
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class WebDoor:
                                  cfg.streams_per_address, self.budget.uncapped)
         self.host_names = host_names(self)   # what /play's Host may name (DNS rebinding)
         self.streams: set["GameStream | PageStream"] = set()
-        self.plays: set["WebSocketTransport"] = set()
+        self.plays: set["PlaySocket"] = set()
         # a held parlor whose holder keeps /play sockets too (server/web/held.py): the
         # plain port's /play is then not compressed, so that no state outlives a message
         holder = parlor.holder

@@ -5,9 +5,9 @@ https://mudstandards.org/websocket/ — the full telnet stream (option negotiati
 NAWS, ECHO, IAC escaping) carried in binary WebSocket frames, both ways. The
 connection asks for it in ``Sec-WebSocket-Protocol``; a handshake that does not offer
 it is refused (403). Because the stream is telnet, the server side needs no second
-session type: a :class:`WebSocketTransport` (an ``asyncio.Transport`` whose bytes go to
-and come from the WebSocket) is handed to a telnet protocol configured exactly as the
-listener's (``Parlor.telnet_connection``), and telnetlib3 runs the parlor's shell over
+session type: once uvicorn has made the handshake, the socket is the session's
+:class:`PlaySocket`, which reads and writes the frames itself and is the transport of
+a telnet protocol configured exactly as the listener's (``Parlor.telnet_connection``), and telnetlib3 runs the parlor's shell over
 it — the same welcome, login throttle, commands, games, presentation, GMCP board JSON,
 per-address cap (the browser's socket address), command rate limit, pre-login byte
 budget and idle sweep. The page (``static/play.js``) is a small telnet client: it
@@ -17,8 +17,8 @@ ECHO into a password field, and reads GMCP.
 Bounds of the door itself: the handshake's ``Host`` must be a name this server answers to
 (see :func:`host_allowed`: a page on a foreign name whose DNS turns to this server
 would otherwise be the page's own origin), and its ``Origin`` the page's own (or one of
-``[web] origins``); a message is at most ``[web] max_message`` bytes (uvicorn closes
-the socket, 1009); a browser may send ``messages_per_second`` messages a second with a
+``[web] origins``); a message is at most ``[web] max_message`` bytes (past it the
+socket closes, 1009); a browser may send ``messages_per_second`` messages a second with a
 burst of ``message_burst`` (past it the socket closes, 1008, with the reason); output a browser does not
 read is dropped with the connection past ``server.output.MAX_PENDING_OUTPUT``, as for
 telnet. The socket counts once in the budget of connections: the telnet protocol counts
@@ -29,17 +29,22 @@ client), the door's budget before and after.
 from __future__ import annotations
 
 import asyncio
+import base64
 import ipaddress
 import logging
 import socket
+from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Protocol as WsProtocol
+from websockets.protocol import Side, State
 
 from server.pacing import RateLimiter
 from server.web.budget import Budget
-from server.web.held import HeldSocket, ResumedWebSocket
+from server.web.held import FrameTail
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -50,93 +55,328 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SUBPROTOCOL = "telnet.mudstandards.org"
+PING_EVERY = 30.0   # seconds, as uvicorn's: keeps proxies and NAT from timing the socket out
+PING_WAIT = 30.0    # a browser that does not answer within this is gone
 
 
-class WebSocketTransport(asyncio.Transport):
-    """The write side of a telnet protocol, sending to a WebSocket.
+class PlaySocket(asyncio.Protocol, asyncio.Transport, FrameTail):
+    """One browser's /play session on its socket, with no task of its own.
 
-    ``write`` is synchronous (telnetlib3 calls it from its protocol); bytes gather in a
-    buffer that :meth:`pump` sends, one WebSocket message per loop turn's worth.
-    ``pause_reading`` stops the receiving loop taking more messages (telnetlib3's reader
-    back-pressure)."""
+    Below, it is the socket's protocol: WebSocket frames, read and written with the
+    websockets library's sans-I/O protocol (``conn``), already open. It takes the socket
+    from uvicorn once the handshake is done (:func:`play`), or in a held parlor's next
+    parlor from the holder (:func:`resume`). Above, it is the transport of the telnet
+    protocol the session runs on (``Parlor.telnet_connection``): each message read is
+    handed to it as it arrives, and what it writes in a turn of the loop goes out as one
+    binary message. Pings keep proxies from timing the socket out.
 
-    def __init__(self, peer: tuple[str, int], side: "HeldSocket | None" = None) -> None:
-        super().__init__()
+    ``held``: the holder may keep the socket through a restart (a held parlor's, plain
+    and uncompressed). ``plays`` and ``budget``: the door's sessions and its count of
+    connections (the telnet protocol counts the socket while the session runs)."""
+
+    __slots__ = ("parlor", "conn", "_tail", "_peer", "held", "plays", "budget", "telnet",
+                 "socket_transport", "_carried", "_window", "_first", "_limit", "_out",
+                 "_flushing", "_frames", "_text", "_held_back", "_reading", "_still",
+                 "_closing", "_let_go", "_ended", "_lent", "close_code", "close_reason",
+                 "_timer", "_pinged")
+
+    def __init__(self, parlor: Shell, conn: WsProtocol, peer: tuple[str, int], *,
+                 held: bool = False, carried: "Carried | None" = None,
+                 window: tuple[int, int] | None = None, first: bytes = b"",
+                 plays: set | None = None,
+                 budget: Budget | None = None) -> None:
+        asyncio.Transport.__init__(self)
+        self.parlor = parlor
+        self.conn = conn
+        self._tail_init()
         self._peer = peer
-        self.side = side   # a held parlor's: the socket under the WebSocket (server/web/held.py)
-        self.receiving = False  # the session waits for the next message
-        self._sending = False
-        self._still = False     # held still for a hand-over: the session takes all there is
-        self._let_go = False
-        self._buffer = bytearray()
-        self._ready = asyncio.Event()
-        self._reading = asyncio.Event()
-        self._reading.set()
+        self.held = held
+        self.plays = plays
+        self.budget = budget
+        self.telnet: "TelnetProtocol | None" = None
+        self.socket_transport: asyncio.Transport | None = None
+        self._carried, self._window, self._first = carried, window, first
+        cfg = parlor.config.web
+        self._limit = RateLimiter(cfg.messages_per_second, cfg.message_burst)
+        self._out = bytearray()                       # written this turn, not yet sent
+        self._flushing: asyncio.Handle | None = None
+        self._frames: list[bytes] = []                # a fragmented message so far
+        self._text = False
+        self._held_back: deque[bytes] | None = None   # read while the session takes none
+        self._reading = True     # the telnet protocol takes input (its back-pressure)
+        self._still = False      # a hand-over: read nothing more, deliver all that was read
         self._closing = False
+        self._let_go = False
+        self._ended = False
+        self._lent = False       # uncounted in the door's budget while the session runs
         self.close_code, self.close_reason = 1000, ""   # the close frame sent at the end
-        self._protocol: asyncio.BaseProtocol | None = None
+        self._timer: asyncio.TimerHandle | None = None  # the next ping, or its deadline
+        self._pinged = False
 
-    # -- what telnetlib3 and the session ask of a transport --------------------------------
+    # -- the socket (asyncio's protocol) -------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.socket_transport = transport  # type: ignore[assignment]
+        self._ping_later()
+        self._start()
+        if self._first:
+            first, self._first = self._first, b""
+            self.data_received(first)
+
+    def data_received(self, data: bytes) -> None:
+        if self._let_go:
+            return
+        self._arrived(data)
+        self.conn.receive_data(data)
+        self._parsed()
+        for frame in self.conn.events_received():
+            self._frame(frame)
+        self._send_out()
+        if self.conn.parser_exc is not None:   # it has sent its close frame (1009, 1002...)
+            self._end()
+
+    def eof_received(self) -> bool | None:
+        self.conn.receive_eof()
+        self._send_out()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        if self._flushing is not None:
+            self._flushing.cancel()
+            self._flushing = None
+        if not self._let_go:
+            self._end()
+        if self.budget is not None and self.socket_transport is not None:
+            self.budget.release(self.socket_transport)
+
+    def _frame(self, frame: Frame) -> None:
+        opcode = frame.opcode
+        if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
+            self._text, self._frames = opcode is Opcode.TEXT, [bytes(frame.data)]
+        elif opcode is Opcode.CONT:
+            self._frames.append(bytes(frame.data))
+        elif opcode is Opcode.PONG:
+            if self._pinged:
+                self._pinged = False
+                self._stop_timer()
+                self._ping_later()
+            return
+        elif opcode is Opcode.CLOSE:   # the protocol has answered it; the session ends
+            self._end()
+            return
+        else:   # PING: the protocol has queued the PONG
+            return
+        if frame.fin:
+            data, self._frames = b"".join(self._frames), []
+            if self._text:   # the subprotocol carries telnet in binary frames; take it
+                data = data.decode("utf-8", errors="replace").encode("utf-8")
+            self.received(data)
+
+    def received(self, data: bytes) -> None:
+        """A whole message from the browser: to the session, or held back while it takes
+        no input; past the rate of messages, the socket closes with the reason (1008)."""
+        if self._closing:
+            return
+        if not self._limit.allow():
+            cfg = self.parlor.config.web
+            log.warning("closing /play from %s: more than %g messages a second",
+                        self._peer[0], cfg.messages_per_second)
+            self.close_code = 1008   # policy: the documented code, and why
+            self.close_reason = f"more than {cfg.messages_per_second:g} messages a second"
+            self.abort()
+            return
+        if self._held_back or not (self._reading or self._still):
+            if self._held_back is None:
+                self._held_back = deque()
+            self._held_back.append(data)
+            if self.socket_transport is not None and not self.socket_transport.is_closing():
+                self.socket_transport.pause_reading()
+            return
+        assert self.telnet is not None
+        self.telnet.data_received(data)
+
+    def _release(self) -> None:
+        """Give the session what was held back, as far as it takes it; then read on."""
+        while self._held_back and (self._reading or self._still) and not self._closing:
+            assert self.telnet is not None
+            self.telnet.data_received(self._held_back.popleft())
+        if not self._held_back:
+            self._held_back = None
+        sock = self.socket_transport
+        if (not self._held_back and self._reading and not self._still
+                and sock is not None and not sock.is_closing()):
+            sock.resume_reading()
+
+    def _send_out(self) -> None:
+        sock = self.socket_transport
+        if sock is None:
+            return
+        for chunk in self.conn.data_to_send():
+            if sock.is_closing():
+                return
+            if chunk:
+                sock.write(chunk)
+            else:  # the protocol's end of stream: the closing handshake is over
+                sock.close()
+
+    # -- keepalive -------------------------------------------------------------------------------
+    def _ping_later(self) -> None:
+        self._timer = asyncio.get_running_loop().call_later(PING_EVERY, self._send_ping)
+
+    def _send_ping(self) -> None:
+        self._timer = None
+        sock = self.socket_transport
+        if self.conn.state is not State.OPEN or sock is None or sock.is_closing():
+            return
+        self.conn.send_ping(b"esterport")
+        self._send_out()
+        self._pinged = True
+        self._timer = asyncio.get_running_loop().call_later(PING_WAIT, self._no_pong)
+
+    def _no_pong(self) -> None:
+        self._timer = None
+        log.info("a /play socket did not answer a ping in %g s", PING_WAIT)
+        if self.socket_transport is not None:
+            self.socket_transport.abort()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    # -- the session -----------------------------------------------------------------------------
+    def _start(self) -> None:
+        parlor = self.parlor
+        protocol = parlor.telnet_connection()
+        self.telnet = protocol
+        if self._carried is not None:
+            protocol.carried = self._carried
+        if self.budget is not None:   # the telnet protocol counts it (or refuses it) now
+            self.budget.counter["open"] -= 1
+            self._lent = True
+        if self.plays is not None:
+            self.plays.add(self)
+        protocol.connection_made(self)
+        if self._closing:   # refused (the parlor is full)
+            return
+        if self.held and self._carried is None and parlor.holder is not None:
+            protocol.held = parlor.holder.hold(self.socket_transport, websocket=True,
+                                               peer=self._peer)
+        if self._window is not None and self._carried is None:
+            protocol.on_naws(*self._window)
+        self._carried = self._window = None
+
+    def _end(self) -> None:
+        """The session is over (the socket closed, or its closing handshake began): the
+        telnet protocol sees the end of its input, once."""
+        if self._ended:
+            return
+        self._ended = self._closing = True
+        self._held_back = None
+        if self.plays is not None:
+            self.plays.discard(self)
+        if self._lent and self.budget is not None:
+            self.budget.counter["open"] += 1
+            self._lent = False
+        telnet = self.telnet
+        if telnet is not None and getattr(telnet, "_transport", None) is not None:
+            telnet.connection_lost(None)
+
+    # -- the telnet protocol's transport ---------------------------------------------------------
     def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return {"peername": self._peer}.get(name, default)  # no "socket": no keepalive
+        return self._peer if name == "peername" else default   # no "socket": no keepalive
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if self._closing:
             return
-        self._buffer += data
-        self._ready.set()
+        self._out += data
+        if self._flushing is None:
+            self._flushing = asyncio.get_running_loop().call_soon(self._flush)
 
     def writelines(self, chunks) -> None:  # noqa: ANN001
         for chunk in chunks:
             self.write(chunk)
 
+    def _flush(self) -> None:
+        """What was written this turn, as one binary message."""
+        self._flushing = None
+        if not self._out:
+            return
+        data, self._out = bytes(self._out), bytearray()
+        sock = self.socket_transport
+        if self.conn.state is State.OPEN and sock is not None and not sock.is_closing():
+            self.conn.send_binary(data)
+            self._send_out()
+
     def get_write_buffer_size(self) -> int:
-        """Bytes not sent yet: the buffer's, a message being sent, and the socket's."""
-        size = len(self._buffer) + self._sending
-        return size + self.side.buffered() if self.side is not None else size
+        """Bytes not sent yet: this turn's, and the socket's."""
+        sock = self.socket_transport
+        return len(self._out) + (sock.get_write_buffer_size() if sock is not None else 0)
 
     def is_closing(self) -> bool:
         return self._closing
 
     def close(self) -> None:
-        """Send what is buffered, then close the WebSocket."""
+        """Send what is written, then a close frame; the browser's answer ends the
+        connection (or, within two seconds, this end does)."""
+        if self._closing:
+            return
         self._closing = True
-        self._ready.set()
-        self._reading.set()
+        if self._flushing is not None:
+            self._flushing.cancel()
+        self._flush()
+        sock = self.socket_transport
+        if sock is None or sock.is_closing():
+            return
+        if self.conn.state is State.OPEN:
+            self.conn.send_close(self.close_code, self.close_reason)
+            self._send_out()
+            asyncio.get_running_loop().call_later(2.0, sock.abort)
+        else:
+            sock.close()
 
     def abort(self) -> None:
-        self._buffer.clear()
+        self._out.clear()
         self.close()
 
     def can_write_eof(self) -> bool:
         return False
 
     def pause_reading(self) -> None:
-        if not self._still:
-            self._reading.clear()
+        if self._still:   # a hand-over: the session takes all there is
+            return
+        self._reading = False
+        if self.socket_transport is not None and not self.socket_transport.is_closing():
+            self.socket_transport.pause_reading()
 
     def resume_reading(self) -> None:
-        self._reading.set()
+        self._reading = True
+        self._release()
 
     def is_reading(self) -> bool:
-        return self._reading.is_set()
+        return self._reading
 
     def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
-        self._protocol = protocol
+        self.telnet = protocol  # type: ignore[assignment]
 
     def get_protocol(self) -> asyncio.BaseProtocol | None:
-        return self._protocol
+        return self.telnet
 
-    # -- a held parlor's hand-over (server/holder) -------------------------------------------
+    # -- a held parlor's hand-over (server/holder) -----------------------------------------------
+    @property
+    def side(self) -> "PlaySocket | None":
+        """The socket the holder keeps (server/holder/link.py, ``carried``): this one,
+        when it may be held."""
+        return self if self.held else None
+
     async def hold_still(self) -> None:
-        """Read nothing more from the socket, and return once the session has taken
-        everything that was read (it is then in the reader: ``Session.unread``)."""
-        assert self.side is not None
-        self.side.hold_still()
+        """Read nothing more from the socket, and let the session take everything that
+        was read (it is then in the reader: ``Session.unread``)."""
         self._still = True
-        self._reading.set()
-        while not (self.side.still and self.receiving) and not self._closing:
-            await asyncio.sleep(0.005)
+        sock = self.socket_transport
+        if sock is not None and not sock.is_closing():
+            sock.pause_reading()
+        self._release()
 
     @property
     def handed_over(self) -> bool:
@@ -144,39 +384,15 @@ class WebSocketTransport(asyncio.Transport):
         return self._let_go
 
     def let_go(self) -> None:
-        """The holder has the socket and the session's state: end here without a word."""
+        """The holder has the socket and the session's state: end here without a word
+        (no close frame, no end of the session); this process's descriptor closes."""
         self._let_go = self._closing = True
-        self._ready.set()
-        if self.side is not None:
-            self.side.let_go()
-
-    # -- the WebSocket side ----------------------------------------------------------------
-    async def reading_allowed(self) -> None:
-        await self._reading.wait()
-
-    async def pump(self, websocket: WebSocket) -> None:
-        """Send buffered bytes until closed; then the rest, then a close frame."""
-        try:
-            while True:
-                await self._ready.wait()
-                self._ready.clear()
-                if self._let_go:
-                    return
-                if self._buffer:
-                    data, self._buffer = bytes(self._buffer), bytearray()
-                    self._sending = True
-                    try:
-                        await websocket.send_bytes(data)
-                    finally:
-                        self._sending = False
-                if self._closing and not self._buffer:
-                    break
-            if not self._let_go:
-                await websocket.close(self.close_code, self.close_reason)
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            pass  # the browser went first
-        finally:
-            self._closing = True
+        self._stop_timer()
+        if self._flushing is not None:
+            self._flushing.cancel()
+            self._flushing = None
+        if self.socket_transport is not None:
+            self.socket_transport.abort()
 
 
 def origin_allowed(websocket: WebSocket, extra: tuple[str, ...]) -> bool:
@@ -237,7 +453,7 @@ class Entrance(Protocol):
     closing: asyncio.Event
     holds_plays: bool
     budget: Budget
-    plays: set[WebSocketTransport]
+    plays: set[PlaySocket]
 
 
 def host_names(door: Entrance) -> frozenset[str]:
@@ -286,11 +502,31 @@ async def play(websocket: WebSocket) -> None:
         await websocket.close(1002)
         return
     await websocket.accept(subprotocol=SUBPROTOCOL)
-    side = websocket.scope.get("extensions", {}).get("esterport.socket")
-    holdable = (door.holds_plays and side is not None and not side.tls_here
-                and not side.conn.extensions)
-    with door.budget.lent():
-        await run_session(websocket, door.parlor, door.plays, side=side if holdable else None)
+    # the open socket leaves uvicorn (and this task ends): the session runs on a
+    # PlaySocket, as it will in the next parlor of a held one
+    side = websocket.scope["extensions"]["esterport.socket"]
+    client = websocket.client
+    socket_transport, queued = side.give_up()
+    conn, first = side.conn, b""
+    if not conn.extensions:   # a protocol of its own, without the handshake's request
+        conn = WsProtocol(Side.SERVER, state=State.OPEN, max_size=cfg.max_message)
+        first = side.tail     # (uncompressed: the bytes of a frame begun are all its state)
+    session = PlaySocket(
+        door.parlor, conn, (client.host, client.port) if client else ("?", 0),
+        held=door.holds_plays and not side.tls_here and not conn.extensions,
+        window=window_size(websocket.query_params), first=first, plays=door.plays,
+        budget=door.budget)
+    socket_transport.set_protocol(session)
+    session.connection_made(socket_transport)
+    for message in queued:   # what uvicorn read after the handshake
+        if message["type"] == "websocket.receive":
+            data = message.get("bytes")
+            session.received(data if data is not None
+                             else (message.get("text") or "").encode("utf-8"))
+        else:   # websocket.disconnect: the socket is gone already
+            session.connection_lost(None)
+    if not session.is_closing():
+        session.resume_reading()
 
 
 def window_size(query: Any) -> tuple[int, int] | None:
@@ -306,74 +542,12 @@ def window_size(query: Any) -> tuple[int, int] | None:
     return rows, cols
 
 
-async def run_session(websocket: Any, parlor: Shell, plays: set | None = None, *,
-                      side: "HeldSocket | None" = None, carried: "Carried | None" = None) -> None:
-    """The telnet session over an accepted WebSocket, until either side ends it.
-
-    ``websocket`` is Starlette's, or (``carried``: handed over by the holder) a
-    :class:`~server.web.held.ResumedWebSocket`; ``side``, in a held parlor, is the socket
-    under it, which the holder then keeps through a restart; ``plays``, the door's
-    sessions."""
-    cfg = parlor.config.web
-    client = websocket.client
-    transport = WebSocketTransport((client.host, client.port) if client else ("?", 0), side)
-    protocol = parlor.telnet_connection()
-    if carried is not None:
-        protocol.carried = carried
-    transport.set_protocol(protocol)
-    protocol.connection_made(transport)
-    if side is not None and carried is None and parlor.holder is not None:
-        protocol.held = parlor.holder.hold(side.transport, websocket=True,
-                                           peer=transport.get_extra_info("peername"))
-    window = window_size(websocket.query_params)
-    if window is not None and carried is None:
-        protocol.on_naws(*window)
-    pump = asyncio.create_task(transport.pump(websocket))
-    plays = plays if plays is not None else set()
-    plays.add(transport)
-    limiter = RateLimiter(cfg.messages_per_second, cfg.message_burst)
-    try:
-        while not transport.is_closing():
-            transport.receiving = True
-            message = await websocket.receive()
-            transport.receiving = False
-            if message["type"] == "websocket.disconnect":
-                break
-            data = message.get("bytes")
-            if data is None:  # a text frame: the subprotocol carries telnet in binary ones
-                text = message.get("text") or ""
-                data = text.encode("utf-8")
-            if not limiter.allow():
-                log.warning("closing /play from %s: more than %g messages a second",
-                            transport.get_extra_info("peername")[0], cfg.messages_per_second)
-                transport.close_code = 1008   # policy: the documented code, and why
-                transport.close_reason = (f"more than {cfg.messages_per_second:g} messages "
-                                          "a second")
-                transport.abort()
-                break
-            await transport.reading_allowed()
-            if transport.is_closing():
-                break
-            protocol.data_received(data)
-    except (WebSocketDisconnect, RuntimeError, OSError):
-        pass
-    finally:
-        plays.discard(transport)
-        if getattr(protocol, "_transport", None) is not None:
-            protocol.connection_lost(None)  # the session sees end of input
-        transport.close()
-        await pump
-
-
-_resumed: set[asyncio.Task] = set()   # the resumed sessions' tasks, kept until they end
-
-
 async def resume(parlor: Shell, carried: "Carried", fd: int) -> None:
     """Carry on a /play session the parlor before this one had (server/holder); OSError
     when its socket was gone in the gap."""
-    side = ResumedWebSocket(carried, parlor.config.web.max_message)
+    conn = WsProtocol(Side.SERVER, state=State.OPEN, max_size=parlor.config.web.max_message)
+    session = PlaySocket(parlor, conn, (carried.address, carried.port), held=True,
+                         carried=carried, first=base64.b64decode(carried.stream)
+                         if carried.stream else b"")
     await asyncio.get_running_loop().connect_accepted_socket(
-        lambda: side, socket.socket(fileno=fd))
-    task = asyncio.create_task(run_session(side, parlor, side=side, carried=carried))
-    _resumed.add(task)
-    task.add_done_callback(_resumed.discard)
+        lambda: session, socket.socket(fileno=fd))

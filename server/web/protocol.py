@@ -29,9 +29,28 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from server import proxy_protocol
 from server.web.budget import Budget
-from server.web.held import HeldSocket
+from server.web.held import FrameTail
 
 MAX_HEAD = 16 * 1024  # bytes of a request line and headers
+
+
+class _Forgotten(asyncio.Transport):
+    """Where uvicorn's WebSocket protocol writes once it has given its socket up: nowhere."""
+
+    def write(self, data) -> None:  # noqa: ANN001
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return True
+
+
+FORGOTTEN = _Forgotten()
 
 
 def refusal(reason: str) -> bytes:
@@ -131,12 +150,12 @@ def protocols(budget: Budget, head_timeout: float, *,
                 self._timer.cancel()
                 self._timer = None
 
-    class CountedWebSocket(WebSocketsSansIOProtocol, HeldSocket):
-        """A connection upgraded to a WebSocket: still counted, until it is lost. In a
-        held parlor its /play session may hand it to the holder (``HeldSocket``): the
-        ASGI scope names it (``scope["extensions"]["esterport.socket"]``)."""
+    class CountedWebSocket(WebSocketsSansIOProtocol, FrameTail):
+        """A connection upgraded to a WebSocket: still counted, until it is lost. Once
+        /play has accepted it, it gives the open socket up (:meth:`give_up`) to the
+        session's own protocol (``server.web.play.PlaySocket``); the ASGI scope names it
+        (``scope["extensions"]["esterport.socket"]``)."""
 
-        asgi_task: asyncio.Task | None = None
         #: whether this process holds the connection's TLS (the HTTPS port of a parlor
         #: not held): such a socket cannot be handed to another process
         tls_here = False
@@ -160,31 +179,21 @@ def protocols(budget: Budget, head_timeout: float, *,
             if scope is not None:
                 scope["extensions"]["esterport.socket"] = self
 
-        async def run_asgi(self) -> None:
-            self.asgi_task = asyncio.current_task()
-            await super().run_asgi()
-
-        def hold_still(self) -> None:
-            self.read_paused = False  # so that taking a message does not resume reading
-            super().hold_still()
-
-        def let_go(self) -> None:
-            """Forget the socket and its session's task (the process is about to end, and
-            neither a close frame nor the end of the session may come of it)."""
+        def give_up(self) -> tuple[asyncio.Transport, list[dict]]:
+            """The open socket and the messages read of it since the handshake, for the
+            protocol that takes it over; uvicorn forgets it (no ping, no close frame,
+            no count of it at a stop; its task ends) and the budget's count of it goes
+            with it (the new protocol releases it when it is lost)."""
             self.stop_keepalive()
-            if self.asgi_task is not None:
-                self.tasks.discard(self.asgi_task)
-            super().let_go()
-
-        def shutdown(self) -> None:
-            if not self.gone:
-                super().shutdown()
+            transport, self.transport = self.transport, FORGOTTEN  # type: ignore[assignment]
+            self.connections.discard(self)
+            queued = []
+            while not self.queue.empty():
+                queued.append(self.queue.get_nowait())
+            return transport, queued
 
         def connection_lost(self, exc: Exception | None) -> None:
             budget.release(self.transport)
-            if self.gone:   # let go: the holder has it, and the session must not hear
-                self.connections.discard(self)
-                return
             super().connection_lost(exc)
 
     if not relayed:

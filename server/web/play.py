@@ -523,8 +523,12 @@ async def play(websocket: WebSocket) -> None:
             data = message.get("bytes")
             session.received(data if data is not None
                              else (message.get("text") or "").encode("utf-8"))
-        else:   # websocket.disconnect: the socket is gone already
-            session.connection_lost(None)
+        else:   # websocket.disconnect: the browser's close frame, or the socket gone
+            if socket_transport.is_closing():   # (gone before this protocol had it)
+                session.connection_lost(None)
+            else:
+                socket_transport.close()
+            break
     if not session.is_closing():
         session.resume_reading()
 

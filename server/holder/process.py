@@ -233,6 +233,9 @@ class Holder:
                 if self._reload is not None:   # a reload under way puts its successor in
                     await asyncio.wait({self._reload})
                     if self.current is not child:
+                        # it loaded and took every connection: whatever ends it next is
+                        # no crash loop (a kill soon after a reload is served by the spare)
+                        failures = 0
                         continue
                 if child.handed_over:   # (the reload gave up on its successor)
                     code = -1

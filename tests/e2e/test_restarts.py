@@ -278,6 +278,28 @@ def esterport_reload(held: Held) -> subprocess.CompletedProcess:
                            str(held.config)], capture_output=True, text=True, timeout=30)
 
 
+async def test_a_kill_soon_after_each_reload_is_served_by_the_spare(held):
+    """Reload, then kill -9 the new parlor once its spare has loaded, three times over: a
+    parlor that took every connection at a reload is no crash loop, so each kill is
+    served by the spare at once (not by a parlor started cold after a backoff)."""
+    player = await Client.connect(held.port)
+    try:
+        await player.create("Steady")
+        for attach in (2, 4, 6):
+            held.reload()
+            await asyncio.to_thread(held.attached, attach, 60)
+            spare = await asyncio.to_thread(held.spare)
+            os.kill(killed := held.parlor(), signal.SIGKILL)
+            await asyncio.to_thread(held.attached, attach + 1, 60)
+            assert held.parlor(other_than=killed) == spare
+            assert f"its spare (pid {spare}) takes its 1 connection(s)" in "".join(held.log)
+            await player.expect(CARRY_ON, timeout=30)
+        assert "starting it again" not in "".join(held.log)
+        await player.cmd("who", "Steady")
+    finally:
+        await player.close()
+
+
 def test_esterport_reload_and_a_bad_configuration_refused(held):
     """``esterport reload`` (the holder's pid file, SIGHUP) starts a new parlor; with a
     configuration that does not load, the holder says why in one line and the parlor

@@ -38,8 +38,9 @@ answer (p50, p99, max; a reload's next parlor loads meanwhile while the old one
 serves), the words heard once, lost and doubled, the players who heard theirs out of
 order, the connections closed, and the players told to carry on. Then the resident
 memory (VmRSS) of the holder and of the parlor, per idle session: after the logins (and
-``--idle`` seconds idle, past the parlor's collector period) minus before, over the
-players; and the games still playable.
+``--idle`` seconds idle, past the parlor's collector period) minus before them (once a
+player of each kind had logged in, so that what the first of a kind loads is not
+counted against every session), over the players; and the games still playable.
 Exits 1 if a connection closed, a word was lost, doubled or heard out of order, a player
 could not log in, a parlor did not come back, or a game did not answer its move.
 """
@@ -66,6 +67,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import load  # noqa: E402  (bench/load.py: its config, accounts, server process, figures)
 from storm import rss_kib  # noqa: E402
+
+WARM = 2   # players logged in (one on telnet, one on /play) before memory is first read
 
 from server.holder.process import GAP_NOTICE, WAITING, parlors, serving_parlor  # noqa: E402
 from tests.support.client import ANSI, Client  # noqa: E402
@@ -594,8 +597,8 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
         f"({' '.join(k[0].upper() for k in kinds)})")
     folder = Path(tempfile.mkdtemp(prefix="esterport-reload-"))
     database = ns.database or f"sqlite+aiosqlite:///{folder}/bench.db"
-    config = held_config(folder, database, ns.players, web)
-    seeded = await asyncio.to_thread(load.seed_accounts, folder, config, ns.players)
+    config = held_config(folder, database, ns.players + WARM, web + WARM if web else 0)
+    seeded = await asyncio.to_thread(load.seed_accounts, folder, config, ns.players + WARM)
     say(f"database {database.split('@')[-1]}: {ns.players} accounts seeded in {seeded:.1f} s")
     # the light entry, as the `esterport` script: the holder does not load the games
     server = load.ServerProcess("held parlor", [sys.executable, "-m", "commands.entry", "serve",
@@ -603,6 +606,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
                                 folder / "holder.log")
     watch = Watch(server)
     players: list[Player] = []
+    warmed: list[Player] = []
     failed = False
     try:
         port = await asyncio.to_thread(server.wait_port)
@@ -612,12 +616,20 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
             say(f"!! no parlor under the holder:\n{watch.tail()}")
             return 1
         await asyncio.sleep(1.0)
+        # one player of each kind first, so that what the first of a kind loads (modules,
+        # caches) is in the baseline and not counted against every session after it
+        play = await asyncio.to_thread(play_url, server.log) if web else None
+        warm, _ = await log_everyone_in(
+            port, [load.player_name(ns.players + i) for i in range(WARM)], WARM,
+            ns.login_timeout, play, 1 if web else 0)
+        warmed = [p for p in warm if p is not None]
+        await quiet(warmed)
+        await asyncio.sleep(1.0)
         before = rss(holder), rss(parlor)
 
         # -- the logins, and the memory they take -------------------------------------
         started = time.perf_counter()
         names = [load.player_name(i) for i in range(ns.players)]
-        play = await asyncio.to_thread(play_url, server.log) if web else None
         slots, failures = await log_everyone_in(port, names, ns.login_concurrency,
                                                 ns.login_timeout, play, web)
         players = [p for p in slots if p is not None]
@@ -698,7 +710,7 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
             f"{mib(sum(rss(pid) for pid in spares))} MiB ([server] hold_spare)")
         return 1 if failed or closed else 0
     finally:
-        for p in players:
+        for p in players + warmed:
             p.close()
         server.stop()
         if ns.keep:

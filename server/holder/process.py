@@ -32,6 +32,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Callable
 
+from server.collector import give_back
 from server.holder import messages
 from server.holder.channel import Channel, pair
 from server.holder.messages import (Carried, HandedOver, Hello, Hold, Release, Reload, ReloadMe,
@@ -436,6 +437,9 @@ class Holder:
             child.send(Resume(carried), fd)
         child.send(Resumed(count=len(self.held), next_conn=self.next_conn))
         log.info("parlor attached; %d connection(s) handed to it", len(self.held))
+        # once the messages have gone, what they took goes back to the system (thousands
+        # of states and the buffers that carried them: the heap would keep those pages)
+        asyncio.get_running_loop().call_later(SPARE_AFTER, give_back)
         self._spare_later()
 
     # -- the gap ---------------------------------------------------------------------------

@@ -128,6 +128,10 @@ def protocols(budget: Budget, head_timeout: float, *,
             super().on_message_complete()
             self._head = 0
 
+        def handle_websocket_upgrade(self) -> None:
+            super().handle_websocket_upgrade()
+            self.parser = None   # (it refers back to this protocol: no cycle left to collect)
+
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if self.timeout_keep_alive_task is not None:   # idle until its next request
@@ -185,6 +189,7 @@ def protocols(budget: Budget, head_timeout: float, *,
             no count of it at a stop; its task ends) and the budget's count of it goes
             with it (the new protocol releases it when it is lost)."""
             self.stop_keepalive()
+            self.scope["extensions"].pop("esterport.socket", None)   # (no cycle left)
             transport, self.transport = self.transport, FORGOTTEN  # type: ignore[assignment]
             self.connections.discard(self)
             queued = []

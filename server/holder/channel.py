@@ -29,6 +29,23 @@ def pair() -> tuple[socket.socket, socket.socket]:
     return ours, theirs
 
 
+def receive_one(sock: socket.socket, most: int) -> tuple[bytes, int | None, bool]:
+    """One message of a ``SOCK_SEQPACKET`` socket and the descriptor that came with it (or
+    None; the caller owns it): ``(data, fd, whole)``. ``whole`` is False for a message
+    longer than ``most``, whose descriptor is then closed (a cut message is dropped);
+    ``(b"", None, True)`` is the end of the stream. Raises what ``recv_fds`` raises
+    (``BlockingIOError``: nothing to read now)."""
+    data, fds, flags, _ = socket.recv_fds(sock, most, 1)
+    fd = fds[0] if fds else None
+    for extra in fds[1:]:
+        os.close(extra)
+    if flags & socket.MSG_TRUNC:
+        if fd is not None:
+            os.close(fd)
+        return data, None, False
+    return data, fd, True
+
+
 class Channel:
     """Send and receive messages on one end of the pair.
 
@@ -119,23 +136,18 @@ class Channel:
     def _readable(self) -> None:
         while not self.closed:
             try:
-                data, fds, flags, _ = socket.recv_fds(self.sock, LARGEST, 1)
+                data, fd, whole = receive_one(self.sock, LARGEST)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as err:
                 log.warning("the holder's socket failed on receive: %s", err)
                 self._gone()
                 return
-            if not data and not fds:
+            if not data and fd is None and whole:
                 self._gone()
                 return
-            fd = fds[0] if fds else None
-            for extra in fds[1:]:
-                os.close(extra)
-            if flags & socket.MSG_TRUNC:
+            if not whole:
                 log.warning("a holder message longer than %d bytes was dropped", LARGEST)
-                if fd is not None:
-                    os.close(fd)
                 continue
             try:
                 version, message = messages.decode(data)

@@ -30,6 +30,7 @@ from typing import Any, Callable
 import httptools
 
 from server.changes import Changes
+from server.holder.channel import receive_one
 from server.web.front import HANDED_MOST, RELAYED, frame, read_frame
 
 log = logging.getLogger(__name__)
@@ -221,23 +222,21 @@ class FrontLink:
         assert self._hand is not None
         while True:
             try:
-                data, fds, flags, _ = socket.recv_fds(self._hand, HANDED_MOST, 1)
+                data, fd, whole = receive_one(self._hand, HANDED_MOST)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as err:
                 log.warning("the web front's socket failed: %s", err)
                 self._close_hand()
                 return
-            if not data and not fds:
+            if not data and fd is None and whole:
                 self._close_hand()
                 return
-            for fd in fds[1:]:
-                os.close(fd)
-            if not fds or not data or flags & socket.MSG_TRUNC:
-                if fds:
-                    os.close(fds[0])
+            if fd is None or not data:   # (a cut message's descriptor is closed already)
+                if fd is not None:
+                    os.close(fd)
                 continue
-            sock = socket.socket(fileno=fds[0])
+            sock = socket.socket(fileno=fd)
             asyncio.ensure_future(self._adopt(sock, data[1:], data[:1] == RELAYED))
 
     async def _adopt(self, sock: socket.socket, data: bytes, relayed: bool) -> None:

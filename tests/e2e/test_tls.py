@@ -322,12 +322,7 @@ async def test_chromium_on_a_held_https_door_stays_through_a_reload(tmp_path, pa
         page = await context.new_page()
         sockets: list[str] = []
         page.on("websocket", lambda ws: sockets.append(ws.url))
-        await page.goto(f"https://127.0.0.1:{https}/play")
-        await screen_has(page, "Name: ")
-        for line, then in (("new", "Choose a name: "), ("Wanda", "Choose a password: "),
-                           ("hunter22", "Type it again: "), ("hunter22", "Welcome, Wanda!")):
-            await type_line(page, line)
-            await screen_has(page, then)
+        await open_play_as_wanda(page, https)
         held.proc.send_signal(signal.SIGHUP)   # a reload
         await screen_has(page, "The parlor has restarted; carry on.")
         await type_line(page, "dice challenge computer easy")
@@ -336,6 +331,16 @@ async def test_chromium_on_a_held_https_door_stays_through_a_reload(tmp_path, pa
         await context.close()
     finally:
         await asyncio.to_thread(held.stop)
+
+
+async def open_play_as_wanda(page, port: int) -> None:  # noqa: ANN001
+    """Open /play over https on ``port`` and make the account Wanda, as a player types it."""
+    await page.goto(f"https://127.0.0.1:{port}/play")
+    await screen_has(page, "Name: ")
+    for line, then in (("new", "Choose a name: "), ("Wanda", "Choose a password: "),
+                       ("hunter22", "Type it again: "), ("hunter22", "Welcome, Wanda!")):
+        await type_line(page, line)
+        await screen_has(page, then)
 
 
 def trusting() -> ssl.SSLContext:
@@ -417,14 +422,8 @@ async def test_chromium_plays_on_the_https_web_door(secure_parlor, browser):  # 
     page = await context.new_page()
     sockets: list[str] = []
     page.on("websocket", lambda ws: sockets.append(ws.url))
-    await page.goto(f"https://127.0.0.1:{door.https_port}/play")
-    await screen_has(page, "Name: ")
-    for line, then in (("new", "Choose a name: "), ("Wanda", "Choose a password: "),
-                       ("hunter22", "Type it again: "), ("hunter22", "Welcome, Wanda!"),
-                       (None, "The Plaza of Esterport")):   # drawn once she is listed
-        if line is not None:
-            await type_line(page, line)
-        await screen_has(page, then)
+    await open_play_as_wanda(page, door.https_port)
+    await screen_has(page, "The Plaza of Esterport")   # drawn once she is listed
     assert sockets and all(url.startswith("wss://") for url in sockets), sockets
     assert parlor.online.named("Wanda") is not None
     await context.close()

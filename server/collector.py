@@ -16,7 +16,10 @@ the last full collection: then one full collection frees it. A parlor whose popu
 is steady never pauses for a full collection; one that grows pauses as CPython's would,
 but for the growth only, not for every burst of commands. After a full collection the
 heap's free pages go back to the system (:func:`give_back`, glibc's ``malloc_trim``): a
-burst of logins frees much of what it allocated, which the process kept before.
+burst of logins frees much of what it allocated, which the process kept before. So they
+do after a step that finds the frozen objects moved by a fortieth (``growth / 10``) since
+the heap last went back, without a full collection: the burst that grew the population
+by less than a quarter. A steady parlor pays for neither.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ class Collector:
         self.every = every
         self.growth = growth
         self.base = 0          # frozen objects after the last full collection
+        self.trimmed = 0       # frozen objects when the heap was last given back
         self.full_runs = 0
 
     def full(self) -> None:
@@ -64,7 +68,7 @@ class Collector:
         found = gc.collect()
         gc.freeze()
         give_back()
-        self.base = gc.get_freeze_count()
+        self.base = self.trimmed = gc.get_freeze_count()
         self.full_runs += 1
         log.info("full garbage collection: %d objects live, %d freed, %.0f ms", self.base,
                  found, (time.perf_counter() - started) * 1000)
@@ -73,8 +77,12 @@ class Collector:
         """Freeze what lived through the last ``every`` seconds; collect everything when
         the frozen objects have grown by ``growth`` since the last full collection."""
         gc.freeze()
-        if gc.get_freeze_count() > self.base * (1 + self.growth):
+        frozen = gc.get_freeze_count()
+        if frozen > self.base * (1 + self.growth):
             self.full()
+        elif abs(frozen - self.trimmed) > self.trimmed * self.growth / 10:
+            give_back()
+            self.trimmed = frozen
 
     @staticmethod
     def before_connections() -> None:
@@ -93,7 +101,7 @@ class Collector:
         else:
             gc.freeze()
             give_back()
-            self.base = gc.get_freeze_count()
+            self.base = self.trimmed = gc.get_freeze_count()
         try:
             while True:
                 await asyncio.sleep(self.every)

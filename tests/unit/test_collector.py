@@ -46,3 +46,24 @@ async def test_run_freezes_on_its_pace_and_unfreezes_when_stopped():
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     assert gc.get_freeze_count() == 0
+
+
+def test_the_heap_goes_back_when_the_frozen_population_has_moved(monkeypatch):
+    trims = []
+    monkeypatch.setattr("server.collector.give_back", lambda: trims.append(1))
+    collector = Collector(every=10.0)
+    try:
+        collector.full()                       # a full collection gives the heap back
+        assert len(trims) == 1
+        collector.step()                       # steady: nothing to give back
+        assert len(trims) == 1
+        # a burst of logins: more than a fortieth of the frozen objects, less than the
+        # quarter that brings a full collection
+        collector.trimmed = int(gc.get_freeze_count() / 1.05)
+        collector.base = collector.trimmed
+        collector.step()
+        assert len(trims) == 2 and collector.full_runs == 1
+        collector.step()                       # settled again
+        assert len(trims) == 2
+    finally:
+        gc.unfreeze()

@@ -40,7 +40,9 @@ order, the connections closed, and the players told to carry on. Then the reside
 memory (VmRSS) of the holder and of the parlor, per idle session: after the logins (and
 ``--idle`` seconds idle, past the parlor's collector period) minus before them (once a
 player of each kind had logged in, so that what the first of a kind loads is not
-counted against every session), over the players; and the games still playable.
+counted against every session), over the players; the same over the last nine tenths of
+the logins (their growth over their number, once the first tenth has filled the parlor's
+bounded caches: bench/idle.py's measure); and the games still playable.
 Exits 1 if a connection closed, a word was lost, doubled or heard out of order, a player
 could not log in, a parlor did not come back, or a game did not answer its move.
 """
@@ -628,10 +630,21 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
         before = rss(holder), rss(parlor)
 
         # -- the logins, and the memory they take -------------------------------------
+        # a tenth first, then the rest: the growth over the rest is what a session costs
+        # once the parlor's bounded caches and pools are warm (bench/idle.py's measure)
         started = time.perf_counter()
         names = [load.player_name(i) for i in range(ns.players)]
-        slots, failures = await log_everyone_in(port, names, ns.login_concurrency,
-                                                ns.login_timeout, play, web)
+        first = max(1, ns.players // 10)
+        web_first = web * first // ns.players
+        slots, failures = await log_everyone_in(port, names[:first], ns.login_concurrency,
+                                                ns.login_timeout, play, web_first)
+        await quiet([p for p in slots if p is not None])
+        await asyncio.sleep(ns.idle)
+        tenth = rss(holder), rss(parlor)
+        more, failed_more = await log_everyone_in(port, names[first:], ns.login_concurrency,
+                                                  ns.login_timeout, play, web - web_first)
+        slots += more
+        failures += failed_more
         players = [p for p in slots if p is not None]
         stilled = await quiet(players)
         say(f"{len(players)} of {ns.players} players logged in in "
@@ -705,7 +718,8 @@ async def run(ns: argparse.Namespace, out: Any = sys.stdout) -> int:
             f"{sum(len(p.restarted) >= len(gaps) for p in browsers)} told to carry on "
             f"after every gap")
         failed |= print_figures(say, ns, gaps, rows, len(players), before, after, restarted,
-                                closed, playable, len(games), stuck, watch)
+                                closed, playable, len(games), stuck, watch,
+                                (tenth, ns.players - first))
         say(f"spare parlors waiting beside the last: {len(spares)}, "
             f"{mib(sum(rss(pid) for pid in spares))} MiB ([server] hold_spare)")
         return 1 if failed or closed else 0
@@ -723,8 +737,9 @@ def print_figures(say, ns: argparse.Namespace, gaps: list[Gap],  # noqa: ANN001
                   rows: list[dict[str, Any]], n: int, before: tuple[int, int],
                   after: tuple[int, int], restarted: tuple[int, int], closed: int,
                   playable: int, games: int, stuck: list[BaseException],
-                  watch: Watch) -> bool:
-    """The tables and the verdict; True if anything failed."""
+                  watch: Watch, warm: tuple[tuple[int, int], int]) -> bool:
+    """The tables and the verdict; True if anything failed. ``warm``: the memory once
+    the first tenth had logged in, and how many logged in after."""
     say()
     head = (f"{'gap':>3} {'kind':<6} {'wait50':>6} {'wait99':>6} {'p50 s':>6} {'p99 s':>6} "
             f"{'max s':>6} {'typed':>6} "
@@ -788,11 +803,17 @@ def print_figures(say, ns: argparse.Namespace, gaps: list[Gap],  # noqa: ANN001
         say(f"{label:<32} {mib(pair[0]):>10} {mib(pair[1]):>10} {mib(sum(pair)):>10}")
     per = [(a - b) * 1024 / max(1, n) for a, b in zip(after, before)]
     say(f"{'per idle session, bytes':<32} {per[0]:>10,.0f} {per[1]:>10,.0f} {sum(per):>10,.0f}")
+    warmed, later = warm
+    marginal = [(a - b) * 1024 / max(1, later) for a, b in zip(after, warmed)]
+    say(f"{'  over the last nine tenths':<32} {marginal[0]:>10,.0f} {marginal[1]:>10,.0f} "
+        f"{sum(marginal):>10,.0f}")
     if not gone:
         carried = [(a - b) * 1024 / max(1, n) for a, b in zip(restarted, before)]
         say(f"{'  the same after the restarts':<32} {carried[0]:>10,.0f} "
             f"{carried[1]:>10,.0f} {sum(carried):>10,.0f}")
-    say("(per session: growth over the logins / since before them, over the players; the "
+    say("(per session: growth over the logins / since before them, over the players; "
+        "over the last nine tenths: the growth while they logged in, the first tenth "
+        "having warmed the parlor's bounded caches, as bench/idle.py measures; the "
         "parlor after the restarts is the last one, which carried every session on)")
 
     say()

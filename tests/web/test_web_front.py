@@ -75,6 +75,45 @@ async def test_a_bad_request_and_a_huge_head_are_told_in_one_line(sqlite_url):
         assert (await get(door.port, "/api/who")).startswith(b"HTTP/1.1 200")
 
 
+async def test_what_http_asks_of_a_connection_is_kept(sqlite_url):
+    """HTTP/1.0 is answered and closed; a body past the bound is refused; a WebSocket's
+    handshake sent behind another request in one breath is refused, not handed over; a
+    head that grows past its bound in pieces is refused before it is whole."""
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
+        reader, writer = await open_from(door.port, "127.0.0.1")
+        writer.write(b"GET /api/who HTTP/1.0\r\n\r\n")
+        old = await answer(reader)
+        writer.close()
+        assert old.startswith(b"HTTP/1.1 200") and b"connection: close" in old.lower()
+        assert not old.endswith(b"<open>")
+
+        reader, writer = await open_from(door.port, "127.0.0.1")
+        writer.write(b"POST /api/who HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n"
+                     + b"x" * 70_000)
+        big = await answer(reader)
+        writer.close()
+        assert big.startswith(b"HTTP/1.1 413") and big.endswith(b"Request too large.")
+
+        reader, writer = await open_from(door.port, "127.0.0.1")
+        writer.write(b"GET /api/who HTTP/1.1\r\nHost: x\r\n\r\n"
+                     b"GET /play/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                     b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     b"Sec-WebSocket-Version: 13\r\n\r\n")
+        behind = await answer(reader)
+        writer.close()
+        assert behind.startswith(b"HTTP/1.1 400") and b"101" not in behind.split(b"\r\n")[0]
+
+        reader, writer = await open_from(door.port, "127.0.0.1")
+        writer.write(b"GET / HTTP/1.1\r\nHost: x\r\nX-Long: ")
+        for _ in range(5):
+            writer.write(b"a" * 4_000)
+            await asyncio.sleep(0.05)
+        long = await answer(reader)
+        writer.close()
+        assert long.startswith(b"HTTP/1.1 431"), long[:80]
+        assert (await get(door.port, "/api/who")).startswith(b"HTTP/1.1 200")
+
+
 async def test_page_readers_held_by_the_front_leave_telnet_its_whole_budget(sqlite_url):
     """Silent page connections are the front's descriptors, not the parlor's: they fill the
     front's share (the oldest waiting one closed to make room), and telnet keeps all of its

@@ -363,6 +363,7 @@ class Connection(asyncio.Protocol):
         self.timer: asyncio.TimerHandle | None = None
         self.answered = 0             # requests answered on this connection
         self.paused = False           # reading paused while the parlor is asked
+        self.ending = False           # unreadable bytes came: close after what was read
         self._taking = False          # in _next (an answer from a copy does not re-enter)
 
     # -- asyncio's callbacks ---------------------------------------------------------------
@@ -428,15 +429,23 @@ class Connection(asyncio.Protocol):
                 self._fail(500, "The front could not read the request.")
             return
         except httptools.HttpParserError:
-            self._fail(400, "Bad request.")
-            return
-        if self.partial and len(self.read) > (HANDED_MOST if self.reading else MAX_HEAD):
-            # (a header still coming is not in ``_head`` yet)
-            if self.reading:
-                self._fail(413, "Request too large.")
-            else:
-                self._fail(431, "Request line and headers too large.")
-            return
+            if not self.waiting and self.request is None:
+                self._fail(400, "Bad request.")
+                return
+            # what came whole before the bad bytes (or bytes sent after a request that
+            # closes the connection) is answered, and then the connection closes
+            self.ending = True
+            if not self.paused:
+                self.paused = True
+                self.transport.pause_reading()
+        else:
+            if self.partial and len(self.read) > (HANDED_MOST if self.reading else MAX_HEAD):
+                # (a header still coming is not in ``_head`` yet)
+                if self.reading:
+                    self._fail(413, "Request too large.")
+                else:
+                    self._fail(431, "Request line and headers too large.")
+                return
         self._next()
 
     def eof_received(self) -> bool | None:
@@ -587,7 +596,8 @@ class Connection(asyncio.Protocol):
             return
         self.answered += 1
         keep = request is not None and request.keep_alive and not any(
-            name.lower() == "connection" and value.lower() == "close" for name, value in headers)
+            name.lower() == "connection" and value.lower() == "close" for name, value in headers
+        ) and not (self.ending and not self.waiting)
         if request is not None and (request.method == b"HEAD" or status in (204, 304)):
             body = b""   # (its length stays in the headers: a HEAD's is the page's)
         elif not any(name.lower() == "content-length" for name, _ in headers):
@@ -595,7 +605,8 @@ class Connection(asyncio.Protocol):
         if not keep:
             headers = [*headers, ("connection", "close")]
         self._write_last(status, headers, body)
-        if not keep:
+        if not keep:   # (and no answer to anything sent after it)
+            self.gone = True
             self.transport.close()
             return
         self.front.budget.wait(self.transport)
@@ -605,7 +616,7 @@ class Connection(asyncio.Protocol):
             self._time(self.front.head_timeout, self._too_slow)
         else:
             self._time(KEEP_ALIVE, self.transport.close)
-        if self.paused:
+        if self.paused and not self.ending:
             self.paused = False
             self.transport.resume_reading()
         self._next()

@@ -52,7 +52,8 @@ async def test_requests_sent_together_on_one_connection_are_answered_in_order(sq
         reader, writer = await open_from(door.port, "127.0.0.1")
         writer.write(b"GET /api/who HTTP/1.1\r\nHost: x\r\n\r\n"
                      b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
-                     b"GET /no/such/page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                     b"GET /no/such/page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                     b"GET /api/who HTTP/1.1\r\nHost: x\r\n\r\n")   # after the close: none
         text = await answer(reader)
         writer.close()
         assert re.findall(rb"HTTP/1\.1 (\d{3}) ", text) == [b"200", b"200", b"404"]

@@ -518,10 +518,16 @@ class LiveBoards:
         return ended
 
     def latencies(self, moves: list[tuple[int, int, float]]) -> list[tuple[float, float]]:
-        """(when sent, seconds until a live board showed it) of each move a board saw."""
+        """(when sent, seconds until a live board showed it) of each move a board saw,
+        once the board was open: a move of a game that began since the games' list was
+        last read is shown when its board opens, up to half a second later, which is the
+        bench's polling and not the door's latency."""
         found = []
         for game, version, sent in moves:
-            for shown, when in self.arrivals.get(game, ()):
+            arrivals = self.arrivals.get(game, ())
+            if not arrivals or sent < arrivals[0][1]:
+                continue   # (its board's first update, the game as it stood, came after)
+            for shown, when in arrivals:
                 if shown > version and when >= sent:
                     found.append((sent, when - sent))
                     break

@@ -409,11 +409,12 @@ class Connection(asyncio.Protocol):
             if not data:
                 return
         if not self.partial and not self.waiting and self.request is None:
-            # a request begins: what a hand-over would send begins here
+            # a request begins: what a hand-over would send begins here. Its head is
+            # timed from its first byte (the first request's, from the opening)
             self.read, self.begun = bytearray(), 0
-            if self.answered:   # its head is timed from its first byte (the first
-                self._time(self.front.head_timeout, self._too_slow)   # request's: from
-        self.read += data                                             # the opening)
+            if self.answered:
+                self._time(self.front.head_timeout, self._too_slow)
+        self.read += data
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:

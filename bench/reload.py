@@ -801,16 +801,16 @@ def print_figures(say, ns: argparse.Namespace, gaps: list[Gap],  # noqa: ANN001
             say(f"{label:<32} (a process is gone)")
             continue
         say(f"{label:<32} {mib(pair[0]):>10} {mib(pair[1]):>10} {mib(sum(pair)):>10}")
-    per = [(a - b) * 1024 / max(1, n) for a, b in zip(after, before)]
-    say(f"{'per idle session, bytes':<32} {per[0]:>10,.0f} {per[1]:>10,.0f} {sum(per):>10,.0f}")
+    def per_session(label: str, now: tuple[int, int], then: tuple[int, int], count: int
+                    ) -> None:
+        per = [(a - b) * 1024 / max(1, count) for a, b in zip(now, then)]
+        say(f"{label:<32} {per[0]:>10,.0f} {per[1]:>10,.0f} {sum(per):>10,.0f}")
+
+    per_session("per idle session, bytes", after, before, n)
     warmed, later = warm
-    marginal = [(a - b) * 1024 / max(1, later) for a, b in zip(after, warmed)]
-    say(f"{'  over the last nine tenths':<32} {marginal[0]:>10,.0f} {marginal[1]:>10,.0f} "
-        f"{sum(marginal):>10,.0f}")
+    per_session("  over the last nine tenths", after, warmed, later)
     if not gone:
-        carried = [(a - b) * 1024 / max(1, n) for a, b in zip(restarted, before)]
-        say(f"{'  the same after the restarts':<32} {carried[0]:>10,.0f} "
-            f"{carried[1]:>10,.0f} {sum(carried):>10,.0f}")
+        per_session("  the same after the restarts", restarted, before, n)
     say("(per session: growth over the logins / since before them, over the players; "
         "over the last nine tenths: the growth while they logged in, the first tenth "
         "having warmed the parlor's bounded caches, as bench/idle.py measures; the "

@@ -383,7 +383,7 @@ class Connection(asyncio.Protocol):
         if why is not None:
             self.gone = True
             status, headers, body = text_answer(503, why)
-            self._write_last(status, headers + [("retry-after", "10")], body)
+            self._write(status, headers + [("retry-after", "10")], body)
             transport.close()
             return
         self.counted = True
@@ -436,9 +436,7 @@ class Connection(asyncio.Protocol):
             # what came whole before the bad bytes (or bytes sent after a request that
             # closes the connection) is answered, and then the connection closes
             self.ending = True
-            if not self.paused:
-                self.paused = True
-                self.transport.pause_reading()
+            self._pause()
         else:
             if self.partial and len(self.read) > (HANDED_MOST if self.reading else MAX_HEAD):
                 # (a header still coming is not in ``_head`` yet)
@@ -555,9 +553,7 @@ class Connection(asyncio.Protocol):
             if kept is not None:
                 self.answer_from(kept)
                 return
-        if not self.paused:   # one request at a time; the next waits its turn
-            self.paused = True
-            self.transport.pause_reading()
+        self._pause()   # one request at a time; the next waits its turn
         asked = self.front.joinable(key) if key is not None else None
         if asked is not None:   # asked already, since the last change: its answer will do
             asked.also.append(self)
@@ -605,24 +601,28 @@ class Connection(asyncio.Protocol):
             headers = [*headers, ("content-length", str(len(body)))]
         if not keep:
             headers = [*headers, ("connection", "close")]
-        self._write_last(status, headers, body)
+        self._write(status, headers, body)
         if not keep:   # (and no answer to anything sent after it)
             self.gone = True
             self.transport.close()
             return
         self.front.budget.wait(self.transport)
-        if self.waiting:
-            pass   # answered at once, below
-        elif self.partial:
-            self._time(self.front.head_timeout, self._too_slow)
-        else:
-            self._time(KEEP_ALIVE, self.transport.close)
+        if not self.waiting:   # (a request read whole is answered at once, below)
+            if self.partial:
+                self._time(self.front.head_timeout, self._too_slow)
+            else:
+                self._time(KEEP_ALIVE, self.transport.close)
         if self.paused and not self.ending:
             self.paused = False
             self.transport.resume_reading()
         self._next()
 
-    def _write_last(self, status: int, headers: list, body: bytes) -> None:
+    def _pause(self) -> None:
+        if not self.paused:
+            self.paused = True
+            self.transport.pause_reading()
+
+    def _write(self, status: int, headers: list, body: bytes) -> None:
         """Write an answer: the status line, ``headers`` (pairs of text) with a Date if
         they have none, and ``body``."""
         date = b"" if any(name.lower() == "date" for name, _ in headers) else \
@@ -636,7 +636,7 @@ class Connection(asyncio.Protocol):
         """Answer ``status`` and close."""
         self._time(None)
         self.gone = True
-        self._write_last(*text_answer(status, message))
+        self._write(*text_answer(status, message))
         self.transport.close()
 
     def _too_slow(self) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 import attrs
-import networkx as nx
 
 WINDOW = 40       # players matched at once
 REPEAT = 10**7    # the cost of a pairing repeated (only when nothing else is left)
@@ -92,6 +91,10 @@ def _windows(ranked: list[Entrant]) -> Iterable[list[Entrant]]:
 def _match(players: list[Entrant], cost) -> tuple[list[tuple[Entrant, Entrant]], list[Entrant]]:  # noqa: ANN001
     """A maximum-cardinality matching of least total ``cost(i, j)`` (indices into
     ``players``; None: never this pair); returns the pairs and who is left."""
+    # imported when a tournament is first paired, not with the parlor: networkx is about
+    # 12 MB and 25,000 objects that every full garbage collection would scan (0.1 s once)
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_nodes_from(range(len(players)))
     top = 0

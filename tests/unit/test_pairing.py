@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +59,16 @@ def test_arena_pairs_the_last_two_again_only_when_told_to():
     assert arena_pairings(two, {1: 0, 2: 1}) == []
     assert [tuple(sorted(p)) for p in arena_pairings(two, {1: 0, 2: 1}, again=True)] \
         == [(1, 2)]
+
+
+def test_a_parlor_loads_networkx_only_when_a_tournament_is_paired():
+    """networkx (about 12 MB, and 25,000 objects every full garbage collection scans) is
+    imported by the first pairing, not by the parlor and its commands."""
+    probe = ("import sys, server.app, server.web.app, commands.registry; "
+             "print('networkx' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]
+    swiss_pairings([Entrant(1, rating=1500), Entrant(2, rating=1400)])
+    assert "networkx" in sys.modules

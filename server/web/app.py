@@ -170,9 +170,11 @@ def _environment(kinds: Iterable["GameKind"] = (), statics: Statics | None = Non
               for kind in kinds if kind.web_templates}
     loader = jinja2.ChoiceLoader([jinja2.PrefixLoader({"games": jinja2.PrefixLoader(theirs)}),
                                   jinja2.PackageLoader("server.web", "templates")])
+    # auto_reload off: templates change only with the code, which a reload loads in a new
+    # process; on, every page drawn stats again each template it uses (a game's: three)
     env = jinja2.Environment(loader=loader, autoescape=True, trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-                             finalize=_printable)
+                             finalize=_printable, auto_reload=False)
     env.filters["points"] = _points
     statics = statics or Statics(STATIC)
     env.globals["static"] = statics.url

@@ -377,17 +377,32 @@ def newest_revision(versions: Path) -> str | None:
     revisions: set[str] = set()
     revised: set[str] = set()
     for script in versions.glob("*.py"):
-        fields = {target.id: node.value for node in ast.parse(script.read_text()).body
-                  if isinstance(node, (ast.Assign, ast.AnnAssign))
-                  for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                  if isinstance(target, ast.Name) and node.value is not None}
-        if "revision" not in fields:
-            continue
-        revisions.add(ast.literal_eval(fields["revision"]))
-        down = ast.literal_eval(fields["down_revision"]) if "down_revision" in fields else None
-        revised.update(down if isinstance(down, (tuple, list)) else [down] if down else [])
+        names = _constants(script)
+        if "revision" in names:
+            revisions.add(names["revision"])
+            down = names.get("down_revision")  # None, one revision, or a merge's tuple
+            revised.update(down if isinstance(down, (tuple, list)) else [down] if down else [])
     heads = revisions - revised
     return heads.pop() if len(heads) == 1 else None
+
+
+def _constants(script: Path) -> dict[str, Any]:
+    """The literal values a script assigns at its top level (``revision = "0013"``)."""
+    found: dict[str, Any] = {}
+    for node in ast.parse(script.read_text()).body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    found[target.id] = ast.literal_eval(node.value)
+                except ValueError:  # not a literal (an expression, a call)
+                    pass
+    return found
 
 
 class Database:

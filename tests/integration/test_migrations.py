@@ -4,17 +4,15 @@ newest revision read without alembic is alembic's own."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 import commands.app  # noqa: F401  every game's kind, and so every game's tables
-from server.db import MIGRATIONS, PROJECT_ROOT, newest_revision
+from server.db import MIGRATIONS, newest_revision
 from server.models import Base
+from tests.support.imports import loaded_by_a_parlor
 
 
 async def test_the_migrations_build_the_schema_the_models_describe(db):
@@ -44,9 +42,4 @@ def test_the_newest_revision_is_read_as_alembic_reads_it(tmp_path):
 def test_a_parlor_at_the_newest_revision_does_not_load_alembic():
     """alembic (about 11 MB, and 22,000 objects every full garbage collection scans) is
     imported only to migrate a schema that is behind."""
-    probe = ("import sys, server.app, server.web.app, commands.registry; "
-             "print(sorted(m for m in ('alembic', 'mako', 'pygments') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, cwd=PROJECT_ROOT)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert loaded_by_a_parlor("alembic", "mako", "pygments") == []

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from bench.pairing import simulate_swiss
 from server.services.pairing import (Entrant, Result, arena_pairings, arena_points,
                                      swiss_pairings, swiss_standings)
+from tests.support.imports import loaded_by_a_parlor
 
 
 @pytest.mark.parametrize("n", [64, 63, 9, 201])  # 201: several windows, a bye
@@ -64,11 +63,6 @@ def test_arena_pairs_the_last_two_again_only_when_told_to():
 def test_a_parlor_loads_networkx_only_when_a_tournament_is_paired():
     """networkx (about 12 MB, and 25,000 objects every full garbage collection scans) is
     imported by the first pairing, not by the parlor and its commands."""
-    probe = ("import sys, server.app, server.web.app, commands.registry; "
-             "print('networkx' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parents[2])
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False"]
+    assert loaded_by_a_parlor("networkx") == []
     swiss_pairings([Entrant(1, rating=1500), Entrant(2, rating=1400)])
     assert "networkx" in sys.modules

@@ -592,16 +592,17 @@ class Connection(asyncio.Protocol):
         if self.gone:
             return
         self.answered += 1
-        keep = request is not None and request.keep_alive and not any(
-            name.lower() == "connection" and value.lower() == "close" for name, value in headers
-        ) and not (self.ending and not self.waiting)
+        named = {name.lower(): value for name, value in headers}   # (the headers read once)
+        keep = request is not None and request.keep_alive \
+            and named.get("connection", "").lower() != "close" \
+            and not (self.ending and not self.waiting)
         if request is not None and (request.method == b"HEAD" or status in (204, 304)):
             body = b""   # (its length stays in the headers: a HEAD's is the page's)
-        elif not any(name.lower() == "content-length" for name, _ in headers):
+        elif "content-length" not in named:
             headers = [*headers, ("content-length", str(len(body)))]
         if not keep:
             headers = [*headers, ("connection", "close")]
-        self._write(status, headers, body)
+        self._write(status, headers, body, dated="date" in named)
         if not keep:   # (and no answer to anything sent after it)
             self.gone = True
             self.transport.close()
@@ -622,11 +623,14 @@ class Connection(asyncio.Protocol):
             self.paused = True
             self.transport.pause_reading()
 
-    def _write(self, status: int, headers: list, body: bytes) -> None:
-        """Write an answer: the status line, ``headers`` (pairs of text) with a Date if
-        they have none, and ``body``."""
-        date = b"" if any(name.lower() == "date" for name, _ in headers) else \
-            b"date: " + self.front.date() + b"\r\n"
+    def _write(self, status: int, headers: list, body: bytes, dated: bool | None = None
+               ) -> None:
+        """Write an answer: the status line, ``headers`` (pairs of text) with a Date
+        unless they have one (``dated``: whether they do, when the caller knows), and
+        ``body``."""
+        if dated is None:
+            dated = any(name.lower() == "date" for name, _ in headers)
+        date = b"" if dated else b"date: " + self.front.date() + b"\r\n"
         self.transport.write(b"HTTP/1.1 %d %s\r\n" % (status, _reason(status))
                              + "".join(f"{n}: {v}\r\n" for n, v in headers).encode("latin-1")
                              + date + b"\r\n" + body)

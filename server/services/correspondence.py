@@ -50,13 +50,13 @@ MIN_DAYS, MAX_DAYS = 1, 14
 MAX_OFFERS = 20          # correspondence challenges one player may have waiting
 KNOWN = 4096             # players whose challenges a node keeps in memory at most
 TOPIC = "letters"        # the bus topic on which every node says whose challenges changed
+DAY = 86400.0            # seconds in a day, unless ``[games] correspondence_day`` says
 # Every correspondence game in play. Built once: a JSON index expression built at each
 # login leaves a dozen objects in reference cycles, which wait for a full collection.
 IN_PLAY = (sa.select(GameRecord)
            .where(GameRecord.status == "active",
                   GameRecord.options["days"].as_integer().is_not(None))
            .order_by(GameRecord.id))
-DAY = 86400.0            # seconds in a day, unless ``[games] correspondence_day`` says
 
 
 def check_days(kind: GameKind, options: dict[str, Any]) -> None:

@@ -9,8 +9,8 @@ signals), so a page reads the same in-memory games, sessions and bus as a telnet
 command, with no copy of the state.
 
 What speaks HTTP to page readers is another matter: that CPU would be the players'. With
-``[web] front`` (not yet the default) the plain port is served by the door's *front*, a process
-of its own (``server/web/front.py``, started and restarted by
+``[web] front`` (the default) the plain port is served by the door's *front*, a process of
+its own (``server/web/front.py``, started and restarted by
 ``server/web/front_link.py``): it reads each request, asks the parlor for the page as
 one message and writes the answer, and hands the connections that last (live streams,
 /play's WebSocket) to this process's uvicorn whole. The HTTPS port (``[web] tls_port``)

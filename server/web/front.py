@@ -593,14 +593,14 @@ class Connection(asyncio.Protocol):
             return
         self.answered += 1
         named = {name.lower(): value for name, value in headers}   # (the headers read once)
-        keep = request is not None and request.keep_alive \
-            and named.get("connection", "").lower() != "close" \
+        closing = named.get("connection", "").lower() == "close"   # the answer says so
+        keep = request is not None and request.keep_alive and not closing \
             and not (self.ending and not self.waiting)
         if request is not None and (request.method == b"HEAD" or status in (204, 304)):
             body = b""   # (its length stays in the headers: a HEAD's is the page's)
         elif "content-length" not in named:
             headers = [*headers, ("content-length", str(len(body)))]
-        if not keep:
+        if not keep and not closing:
             headers = [*headers, ("connection", "close")]
         self._write(status, headers, body, dated="date" in named)
         if not keep:   # (and no answer to anything sent after it)

@@ -191,6 +191,34 @@ async def test_a_front_that_dies_is_started_again(sqlite_url):
         assert page.startswith(b"HTTP/1.1 200")
 
 
+async def test_a_page_asked_when_the_parlor_stops_is_told_so_in_one_answer(sqlite_url,
+                                                                         monkeypatch):
+    """The parlor stops while a page is being made: the front answers it 503, with one
+    Connection header (the answer says close; the front does not say it again)."""
+    from server.web import data
+
+    asked = asyncio.Event()
+
+    async def never(*_args, **_kwargs):   # a page the parlor is still making when it stops
+        asked.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(data, "rankings", never)
+    async with running(sqlite_url, web=FRONT) as (parlor, door):
+        reader, writer = await open_from(door.port, "127.0.0.1")
+        writer.write(b"GET /api/rankings/dice HTTP/1.1\r\nHost: x\r\n\r\n")
+        async with asyncio.timeout(10):
+            await asked.wait()
+        await door.stop()
+        text = await answer(reader)
+        writer.close()
+    head, _, body = text.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 503"), text[:200]
+    assert body == b"The parlor is restarting; please try again."
+    assert [line.lower() for line in head.split(b"\r\n")
+            if line.lower().startswith(b"connection:")] == [b"connection: close"]
+
+
 # -- the copies the front keeps -------------------------------------------------------------
 async def test_a_page_read_again_is_sent_by_the_front_without_asking_the_parlor(door, http):
     link = door._front

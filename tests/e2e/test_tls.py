@@ -106,6 +106,15 @@ def new_account(term: pexpect.spawn, name: str, password: str) -> None:
     term.expect("Exits:")
 
 
+def logged(log: list[str], text: str, within: float = 15.0) -> None:
+    """Wait until a line of the parlor's ``log`` (read by another thread) says ``text``:
+    a player may be welcomed before the parlor logs the login."""
+    deadline = time.monotonic() + within
+    while not any(text in line for line in log):
+        assert time.monotonic() < deadline, "".join(log)
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def tls_server(tmp_path, pairs):
     """``esterport serve`` with a TLS telnet port: (plain port, TLS port)."""
@@ -234,7 +243,7 @@ def test_a_held_parlors_tls_players_stay_through_a_reload_and_a_crash(tmp_path, 
                               encoding="utf-8", timeout=15, dimensions=(40, 100))
         new_account(plain, "Pat", "sesame1")
         # her own address, told by the holder's PROXY line (a Unix socket's is empty)
-        assert any("Tess logged in from 127.0.0.1" in line for line in log), "".join(log)
+        logged(log, "Tess logged in from 127.0.0.1")
         proc.send_signal(signal.SIGHUP)   # a reload
         secure.expect("The parlor has restarted; carry on.", timeout=60)
         plain.expect("The parlor has restarted; carry on.", timeout=60)
@@ -285,7 +294,7 @@ async def test_a_held_parlors_https_play_stays_through_a_reload_and_a_crash(tmp_
         wanda = await WsPlayer.connect(f"wss://127.0.0.1:{https}/play/ws", ssl=trusting())
         await wanda.create("Wanda")
         # her own address, told by the holder's PROXY line (a Unix socket's is empty)
-        assert any("Wanda logged in from 127.0.0.1" in line for line in log), "".join(log)
+        await asyncio.to_thread(logged, log, "Wanda logged in from 127.0.0.1")
         listener = await Client.connect(held.port)
         await listener.create("Lou")
         for number, stop in enumerate((signal.SIGHUP, signal.SIGKILL), 1):

@@ -1,7 +1,7 @@
 """The database tables every game shares, as SQLAlchemy 2 declarative models: accounts,
-the cubit ledger, login trust, ignores, hosted games and their moves, ratings. A game's
-own tables are beside its service (``server/services/<game>_models.py``), on the same
-``Base``.
+the cubit ledger, login trust, ignores, hosted games with their moves and players,
+ratings. A game's own tables are beside its service
+(``server/services/<game>_models.py``), on the same ``Base``.
 
 Times are UNIX seconds (floats) so SQLite and PostgreSQL store them alike. Every change
 to this file needs an alembic revision in ``migrations/versions``.
@@ -114,6 +114,18 @@ class GameMove(Base):
     seat: Mapped[int]
     notation: Mapped[str] = mapped_column(sa.String(200))
     created_at: Mapped[float]
+
+
+class GamePlayer(Base):
+    """An account that has sat in a game, in any seat and at any time: how a player's
+    games are found without reading every game's seats. Which seat, and whether as a
+    person or as the computer at a level, the game's ``seats`` say."""
+
+    __tablename__ = "game_players"
+
+    # (account, game): a player's games, newest first, are one range of the key
+    account_id: Mapped[int] = mapped_column(sa.ForeignKey("accounts.id"), primary_key=True)
+    game_id: Mapped[int] = mapped_column(sa.ForeignKey("games.id"), primary_key=True)
 
 
 class Rating(Base):

@@ -41,6 +41,7 @@ from server.services.correspondence_models import LetterOffer
 from server.services.live import GameError, LiveGame, LiveGames
 from server.services.offers import Offer
 from server.services.play import Play
+from server.services.records import played_by
 from server.services.turns import Turns
 from server.text import counted
 
@@ -51,12 +52,11 @@ MAX_OFFERS = 20          # correspondence challenges one player may have waiting
 KNOWN = 4096             # players whose challenges a node keeps in memory at most
 TOPIC = "letters"        # the bus topic on which every node says whose challenges changed
 DAY = 86400.0            # seconds in a day, unless ``[games] correspondence_day`` says
-# Every correspondence game in play. Built once: a JSON index expression built at each
-# login leaves a dozen objects in reference cycles, which wait for a full collection.
-IN_PLAY = (sa.select(GameRecord)
-           .where(GameRecord.status == "active",
-                  GameRecord.options["days"].as_integer().is_not(None))
-           .order_by(GameRecord.id))
+# A player's correspondence games in play (``account_id``: a parameter). Built once: a
+# JSON index expression built at each login leaves a dozen objects in reference cycles,
+# which wait for a full collection.
+IN_PLAY = played_by(sa.bindparam("account_id")).where(
+    GameRecord.status == "active", GameRecord.options["days"].as_integer().is_not(None))
 
 
 def check_days(kind: GameKind, options: dict[str, Any]) -> None:
@@ -322,7 +322,7 @@ class Correspondence:
         store), those waiting for their move first, the longest waiting first; then the
         others, the nearest deadline first."""
         async with self.db.session() as tx:
-            records = list(await tx.scalars(IN_PLAY))
+            records = list(await tx.scalars(IN_PLAY, {"account_id": account_id}))
             mine = []
             for record in records:
                 seat = next((i for i, s in enumerate(record.seats)

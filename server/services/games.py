@@ -41,7 +41,7 @@ from server.services.offers import Offer, Offers
 from server.services.play import Play
 from server.services.presence import Presence
 from server.services.ratings import Ratings
-from server.services.records import Records
+from server.services.records import Records, seated_again
 from server.services.seeks import Formulas, Seeks
 from server.services.tournaments import Tournaments
 from server.services.turns import Turns
@@ -245,6 +245,7 @@ class GameHost:
                     .values(epoch=record.epoch + 1, node=self.games.node))
                 if result.rowcount == 1:
                     adopted[record.id] = record.epoch + 1
+            await seated_again(tx, [r for r in records if r.id in adopted])
             await tx.commit()
         return adopted
 

@@ -18,6 +18,7 @@ from server.db import Database
 from server.services.live import LiveGames
 from server.services.meeting_models import AwayNews, NotifyEntry
 from server.models import Account, GameRecord
+from server.services.records import played_by
 
 log = logging.getLogger(__name__)
 
@@ -145,13 +146,12 @@ class Notify:
 async def last_games(db: Database, account_id: int, per_kind: int = 10,
                      scan: int = 2000, level: str | None = None) -> dict[str, list[GameRecord]]:
     """``account_id``'s last ``per_kind`` finished games of each game, newest first
-    (found among the ``scan`` newest finished games: a game's seats are JSON). With
-    ``level``, the computer's account's games at that level (its seats say the level)."""
+    (found among its ``scan`` newest finished games). With ``level``, the computer's
+    account's games at that level (its seats say the level)."""
     found: dict[str, list[GameRecord]] = {}
     async with db.session() as tx:
         records = await tx.scalars(
-            sa.select(GameRecord).where(GameRecord.status == "finished")
-            .order_by(GameRecord.id.desc()).limit(scan))
+            played_by(account_id).where(GameRecord.status == "finished").limit(scan))
         for r in records:
             mine = found.setdefault(r.kind, [])
             if len(mine) < per_kind and seat_of(r.seats, account_id, level) is not None:

@@ -24,7 +24,7 @@ from server.hosting import ActionContext, FinishContext, GameKind, Seat, StartCo
 from server.models import GameMove, GameRecord
 from server.services.live import GameError, LiveGame, LiveGames, Told
 from server.services.ratings import TOO_SHORT, pool, rates, record_result
-from server.services.records import claim_notation
+from server.services.records import claim_notation, seated
 
 
 # A move's two writes, built once as Core statements on the tables: building the ORM
@@ -111,6 +111,7 @@ class Play:
             )
             tx.add(record)
             await tx.flush()
+            await seated(tx, record.id, seats)
             rng = random.Random(f"{seed}:0")
             state = await kind.on_start(StartContext(tx, record.id, seats, options, rng))
             record.initial_state = record.state = kind.spec.state_to_json(state)
@@ -204,6 +205,8 @@ class Play:
             await tx.execute(_STORE_MOVE, dict(game_id=game.id, seq=change.step,
                                                seat=stored[0], notation=stored[1],
                                                created_at=now))
+            if change.seats != game.seats:   # (after the game's write: under its hold)
+                await seated(tx, game.id, change.seats, game.seats)
             await game.kind.on_action(ActionContext(
                 tx, game.id, game.seats, game.options, change.seat, change.action,
                 game.state, change.state, change.events))

@@ -3,14 +3,15 @@ by move, a player's history, and the last game two players finished (for rematch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from games.outcome import Outcome
 from server.db import Database
 from server.hosting import GameKind, Seat
-from server.models import GameMove, GameRecord
+from server.models import GameMove, GamePlayer, GameRecord
 from server.services.live import GameError, LiveGame
 
 #: How a CLAIM is stored: by the claimant's seat, naming the absent seat (1-based), which
@@ -33,6 +34,44 @@ def claimed_seat(notation: str) -> int | None:
 def claim_words(claimant: str, absent: str) -> str:
     """A claim in words, live and in a replay alike."""
     return f"{claimant} claims the game: {absent} did not come back in time."
+
+
+# -- who played which game ---------------------------------------------------------------------
+async def seated(tx: AsyncSession, game_id: int, seats: Iterable[Seat],
+                 before: Iterable[Seat] = ()) -> None:
+    """Note the accounts of ``seats`` that were not in ``before`` (the game's seats until
+    now) as players of ``game_id`` (:class:`GamePlayer`), in the game's own transaction.
+    A game's seats are only ever added to (``GameKind.seats_of``), so an account not in
+    ``before`` has never sat in it."""
+    new = {s.account_id for s in seats} - {s.account_id for s in before}
+    if new:
+        await tx.execute(sa.insert(GamePlayer.__table__),
+                         [{"account_id": a, "game_id": game_id} for a in sorted(new)])
+
+
+async def seated_again(tx: AsyncSession, records: Iterable[GameRecord]) -> None:
+    """Note the players of stored games that :class:`GamePlayer` lacks, when a node
+    takes the games: one begun by a node still on an older release during a rolling
+    reload has no rows until then."""
+    seats = {r.id: {s["id"] for s in r.seats} for r in records}
+    if not seats:
+        return
+    noted = set((await tx.execute(sa.select(GamePlayer.account_id, GamePlayer.game_id)
+                                  .where(GamePlayer.game_id.in_(seats)))).tuples())
+    missing = [{"account_id": a, "game_id": g} for g, accounts in seats.items()
+               for a in sorted(accounts) if (a, g) not in noted]
+    if missing:
+        await tx.execute(sa.insert(GamePlayer.__table__), missing)
+
+
+def played_by(account_id: Any, *columns: Any) -> sa.Select:
+    """The games ``account_id`` (an id, or a bound parameter) has sat in (``columns``
+    of them; whole records when none), newest first: add the conditions and a limit.
+    Which seat it sat in, and how, each game's ``seats`` say."""
+    return (sa.select(*(columns or (GameRecord,)))
+            .join(GamePlayer, GamePlayer.game_id == GameRecord.id)
+            .where(GamePlayer.account_id == account_id)
+            .order_by(GamePlayer.game_id.desc()))
 
 
 class Records:
@@ -121,10 +160,8 @@ class Records:
     async def history(self, account_id: int, limit: int = 10) -> list[GameRecord]:
         """Recent finished games with ``account_id`` in a seat, newest first."""
         async with self.db.session() as tx:
-            records = await tx.scalars(
-                sa.select(GameRecord).where(GameRecord.status == "finished")
-                .order_by(GameRecord.id.desc()).limit(500))
-            return [r for r in records if any(s["id"] == account_id for s in r.seats)][:limit]
+            return list(await tx.scalars(
+                played_by(account_id).where(GameRecord.status == "finished").limit(limit)))
 
     async def last_finished(self, account_id: int, kind_key: str, opponent: str | None = None,
                             batch: int = 200) -> GameRecord | None:
@@ -145,11 +182,11 @@ class Records:
         before = None
         async with self.db.session() as tx:
             while True:
-                query = sa.select(GameRecord.id, GameRecord.seats).where(
+                query = played_by(account_id, GameRecord.id, GameRecord.seats).where(
                     GameRecord.kind == kind_key, GameRecord.status == "finished")
                 if before is not None:
-                    query = query.where(GameRecord.id < before)
-                rows = (await tx.execute(query.order_by(GameRecord.id.desc()).limit(batch))).all()
+                    query = query.where(GamePlayer.game_id < before)
+                rows = (await tx.execute(query.limit(batch))).all()
                 found = next((game_id for game_id, seats in rows if matches(seats)), None)
                 if found is not None:
                     return await tx.get(GameRecord, found)

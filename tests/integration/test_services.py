@@ -13,10 +13,11 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from server.bus import LocalBus
 from server.hosting import Seat
-from server.models import LedgerEntry
+from server.models import GamePlayer, GameRecord, LedgerEntry
 from server.services import ledger
 from server.services.accounts import AccountError, Accounts
 from server.services.games import GameError, GameHost
+from server.services.notify import last_games
 from server.services.ratings import Ratings
 from tests.support.tictactoe import TicTacToe
 
@@ -125,10 +126,17 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
     await host.act_text(b.id, "ttt", "PLAY 4")
     assert game.version == 2
 
-    # a second host on the same database restores the game where it stood
+    # a second host on the same database restores the game where it stood (and notes
+    # its players if they were not: a game a node on an older release began)
+    async with db.session() as tx:
+        await tx.execute(sa.delete(GamePlayer).where(GamePlayer.game_id == game.id))
+        await tx.commit()
     host2 = GameHost(db, LocalBus(), accounts, is_online=online.__contains__, reconnect_grace=0)
     host2.register(TicTacToe())
     assert await host2.restore() == 1
+    async with db.session() as tx:
+        assert set(await tx.scalars(sa.select(GamePlayer.account_id)
+                                    .where(GamePlayer.game_id == game.id))) == {a.id, b.id}
     restored = host2.get_live(game.id)
     assert restored.state == game.state and restored.version == 2
     await host2.act_text(a.id, "ttt", "PLAY 2")
@@ -144,6 +152,38 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
     ra, rb = await ratings.get(a.id, "ttt"), await ratings.get(b.id, "ttt")
     assert (ra.ranked_wins, rb.ranked_losses) == (1, 1)
     assert ra.rating > 1500 > rb.rating
+
+
+async def test_a_players_games_are_found_however_many_others_came_after(db, accounts):
+    """History, the last game of two players (REMATCH) and the last games of a player's
+    page are read from the player's own games: 600 games of others finished since do
+    not hide theirs."""
+    a = await accounts.create("Alice", "secret")
+    b = await accounts.create("Bob", "secret")
+    c = await accounts.create("Carol", "secret")
+    online = {a.id, b.id, c.id}
+    host = GameHost(db, LocalBus(), accounts, is_online=online.__contains__, reconnect_grace=0)
+    host.register(TicTacToe())
+    game = await host.start_game("ttt", (Seat(a.id, "Alice"), Seat(b.id, "Bob")), {})
+    for seat, cell in ((a, 1), (b, 4), (a, 2), (b, 5), (a, 3)):
+        await host.act_text(seat.id, "ttt", f"PLAY {cell}")
+    assert game.outcome is not None
+    others = [{"id": c.id, "name": "Carol", "computer": None}] * 2   # (as if, a lot)
+    since = range(game.id + 1, game.id + 601)
+    async with db.session() as tx:
+        await tx.execute(sa.insert(GameRecord.__table__), [
+            dict(id=n, kind="ttt", status="finished", seats=others, options={},
+                 ranked=False, seed=0, initial_state={}, state={}, version=0,
+                 created_at=0.0, updated_at=0.0) for n in since])
+        await tx.execute(sa.insert(GamePlayer.__table__),
+                         [dict(account_id=c.id, game_id=n) for n in since])
+        await tx.commit()
+    assert [r.id for r in await host.history(a.id)] == [game.id]
+    assert [r.id for r in await host.history(b.id)] == [game.id]
+    assert [r.id for r in await host.history(c.id, 3)] == [since[-1], since[-2], since[-3]]
+    assert (await host.records.last_finished(b.id, "ttt", "alice")).id == game.id
+    assert await host.records.last_finished(b.id, "ttt", "carol") is None
+    assert [r.id for r in (await last_games(db, a.id))["ttt"]] == [game.id]
 
 
 async def test_claim_after_grace(db, accounts):

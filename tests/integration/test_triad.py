@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from games.errors import RuleError
 from games.triad import notation, rules
 from server.bus import LocalBus
-from server.models import Account, GameRecord, LedgerEntry
+from server.models import Account, GamePlayer, GameRecord, LedgerEntry
 from server.services.triad_models import TableLedgerEntry
 from server.services import ledger, triad
 from server.services.accounts import Accounts
@@ -252,6 +252,11 @@ async def test_a_restart_mid_hand_resumes_it(db, accounts):
     assert triad.state_to_json(again.state) == record.state
     assert again.version == record.version
     assert [s.name for s in again.seats] == ["Alice", "Bob", "Computer 1"]
+    # each of them a player of the game, those who sat down after it began too
+    async with db.session() as tx:
+        players = set(await tx.scalars(sa.select(GamePlayer.account_id)
+                                       .where(GamePlayer.game_id == game.id)))
+    assert players == {s.account_id for s in again.seats}
     assert host2.game_of(a.id, triad.KEY) is again
     # the hand goes on: whoever is to act acts, the computer too, until it ends
     for _ in range(40):

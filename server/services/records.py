@@ -56,8 +56,9 @@ async def seated_again(tx: AsyncSession, records: Iterable[GameRecord]) -> None:
     seats = {r.id: {s["id"] for s in r.seats} for r in records}
     if not seats:
         return
-    noted = set((await tx.execute(sa.select(GamePlayer.account_id, GamePlayer.game_id)
-                                  .where(GamePlayer.game_id.in_(seats)))).tuples())
+    noted = {(a, g) for a, g in await tx.execute(
+        sa.select(GamePlayer.account_id, GamePlayer.game_id)
+        .where(GamePlayer.game_id.in_(seats)))}
     missing = [{"account_id": a, "game_id": g} for g, accounts in seats.items()
                for a in sorted(accounts) if (a, g) not in noted]
     if missing:

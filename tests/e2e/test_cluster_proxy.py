@@ -26,6 +26,7 @@ from server.web import WebDoor
 from tests.conftest import make_config, require_program
 from tests.support.client import Client
 from tests.support.teardown import cleanup
+from tests.support.waits import until
 # until tests/conftest.py loads the plugin (pytest_plugins), take its fixtures here
 from tests.web.wsclient import SUBPROTOCOL, WsPlayer
 
@@ -96,14 +97,6 @@ def addresses(parlor) -> list[str]:  # noqa: ANN001
     return sorted(s.address for s in parlor.connections)
 
 
-async def until(predicate, timeout: float = 5.0) -> None:  # noqa: ANN001
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
-
-
 # -- PROXY headers written by hand, straight to the node ---------------------------------
 async def test_a_trusted_proxys_v1_header_names_the_player(node, caplog):
     parlor, _ = node
@@ -159,8 +152,8 @@ async def test_local_health_checks_close_quietly(node, caplog):
     assert await raw.closed() == b""   # not even telnet negotiation: telnet never started
     raw = await Raw.connect(parlor.port)   # a bare TCP check: connects, closes
     await raw.close()
-    await asyncio.sleep(0.2)
-    assert parlor.counter["open"] == 0 and not parlor.connections
+    await until(lambda: parlor.counter["open"] == 0 and not parlor.connections,
+                "every connection closed and uncounted")
     noisy = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert noisy == []
 
@@ -285,7 +278,7 @@ async def test_debian_telnet_through_haproxy(proxied):
         return seen
 
     play_task = asyncio.create_task(asyncio.to_thread(play))
-    await until(lambda: parlor.connections, timeout=10)
+    await until(lambda: parlor.connections, "a connection reached the parlor")
     assert addresses(parlor) == [PLAYER]
     assert "hunter22" not in await play_task
 

@@ -7,6 +7,7 @@ import socket
 
 
 from tests.support.client import Client
+from tests.support.waits import until
 
 
 async def test_gmcp_room_and_game_state_and_mssp(parlor, clients):
@@ -26,9 +27,9 @@ async def test_gmcp_room_and_game_state_and_mssp(parlor, clients):
     status = [d for p, d in mud.gmcp if p == "Char.Status"]
     assert status[-1] == {"room": "plaza", "area": "Esterport", "game": None}
     await mud.cmd("north", "Tile Shop")
-    await asyncio.sleep(0.2)
-    assert [d for p, d in mud.gmcp if p == "Room.Info"][-1]["num"] == "shop"
-    assert [d for p, d in mud.gmcp if p == "Char.Status"][-1]["room"] == "shop"
+    await until(lambda: [d for p, d in mud.gmcp if p == "Room.Info"][-1]["num"] == "shop"
+                and [d for p, d in mud.gmcp if p == "Char.Status"][-1]["room"] == "shop",
+                "Room.Info and Char.Status say the shop")
 
     parlor.host.computer_delay = 0.0
     await mud.cmd("ttt challenge computer", "Mudder vs Computer")
@@ -41,8 +42,8 @@ async def test_gmcp_room_and_game_state_and_mssp(parlor, clients):
     assert game["title"] == "Noughts and Crosses" and game["players"] == games[-1]["players"]
     assert game["your_move"] == (game["to_move"] == ["Mudder"])
     await mud.cmd("ttt resign", "wins")
-    await asyncio.sleep(0.2)
-    assert [d for p, d in mud.gmcp if p == "Char.Status"][-1] == {"game": None}
+    await until(lambda: [d for p, d in mud.gmcp if p == "Char.Status"][-1] == {"game": None},
+                "Char.Status says no game")
     await mud.close()
 
 

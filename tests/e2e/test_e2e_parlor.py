@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from tests.support.client import Client
+from tests.support.waits import until
 
 
 async def test_two_players_create_login_talk_and_quit(parlor, clients):
@@ -218,8 +219,8 @@ async def test_idle_connections_are_closed(sqlite_url):
         await idle.create("Sleepy")
         out = await idle.closed(timeout=5)
         assert "Timeout" in out
-        await asyncio.sleep(0.2)
-        assert not parlor.online.sessions and not parlor.connections
+        await until(lambda: not parlor.online.sessions and not parlor.connections,
+                    "the idle session gone")
     finally:
         await parlor.stop()
 

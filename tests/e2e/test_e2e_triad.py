@@ -17,6 +17,7 @@ from server.models import Account, LedgerEntry
 from server.services import ledger, triad
 from tests.conftest import make_config
 from tests.support.client import ANSI, Client
+from tests.support.waits import until
 
 
 def config_for(url: str, **games):
@@ -199,8 +200,7 @@ async def test_three_players_and_a_bot_play_to_showdown_and_a_restart_resumes(tm
         for name, client in players.items():
             if parlor.host.game_of(account_id(parlor, name), triad.KEY):
                 await client.cmd("triad leave", f"{name} leaves the table")
-        await asyncio.sleep(0.1)
-        assert number not in parlor.host.live
+        await until(lambda: number not in parlor.host.live, "the empty table closed")
         async with parlor.db.session() as tx:
             assert await ledger.audit(tx) == []          # balances match the ledger
             assert await triad.audit_tables(tx) == []    # every bet is in the table ledger
@@ -239,7 +239,7 @@ async def test_commands_usage_watchers_and_hidden_cards(parlor, clients):
     await bob.cmd("triad join 999", "There is no Triad table #999")
     await bob.cmd(f"triad join {number} 5", "Bring at least the opening bet, 10 cubits")
     await bob.cmd(f"triad join {number} 5000", "You have 1000 cubits; you can't bring 5000")
-    await bob.cmd(f"triad start", "You are not at a Triad table")
+    await bob.cmd("triad start", "You are not at a Triad table")
     await alice.cmd("triad start", "Two players who can pay the opening bet")
     await bob.cmd(f"triad join {number}", "Bob sits down in seat 2 with 100 cubits")
     out = await carol.cmd("triad tables", r"TRIAD JOIN <table>")

@@ -29,6 +29,7 @@ from tests.e2e.test_tls import free_port, pairs, tls_client  # noqa: F401 (pairs
 from tests.support.client import Client
 from tests.support.teardown import cleanup
 from tests.support.tmux import Screen
+from tests.support.waits import until
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 TTYPE, MCCP2, MCCP3 = 24, 86, 87
@@ -129,12 +130,6 @@ def header(window_bits: int, level: int) -> bytes:
 
 def session_of(parlor, name: str):  # noqa: ANN001, ANN201
     return next(s for s in parlor.online.sessions.values() if s.name == name)
-
-
-async def until(condition, within: float = 10.0) -> None:  # noqa: ANN001
-    async with asyncio.timeout(within):
-        while not condition():
-            await asyncio.sleep(0.05)
 
 
 # -- in this process ------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from commands.app import assemble
 from server.app import Parlor
 from tests.conftest import make_config
 from tests.support.client import Client
+from tests.support.waits import until
 
 
 async def _started(sqlite_url, login: dict | None = None, **server) -> Parlor:
@@ -224,8 +225,8 @@ async def test_simultaneous_logins_leave_one_session_and_no_ghost(db_url):
         assert here.count("Dave") <= 1
         for c in clients:
             await c.close()
-        await asyncio.sleep(0.5)
-        assert not [s for s in parlor.online.in_room("plaza") if s.name == "Dave"]
+        await until(lambda: not [s for s in parlor.online.in_room("plaza") if s.name == "Dave"],
+                    "every Dave gone from the plaza")
         await _drain(watcher)
         watcher.buffer = ""
         assert "Dave" not in await watcher.cmd("look", "Exits:")

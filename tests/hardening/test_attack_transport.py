@@ -9,12 +9,12 @@ import asyncio
 import logging
 import zlib
 
-import pytest
 
 from commands.app import assemble
 from server.app import Parlor
 from tests.conftest import make_config
 from tests.support.client import Client
+from tests.support.waits import until
 
 IAC, DONT, DO, WONT, WILL, SB, SE, NOP = 255, 254, 253, 252, 251, 250, 240, 241
 MCCP2, MCCP3, CHARSET, TTYPE = 86, 87, 42, 24
@@ -87,8 +87,8 @@ async def test_an_unterminated_line_past_max_line_closes_the_connection(sqlite_u
         out = await _closed(mallory)
         assert "too long" in out or out == "<RST>"
         await bob.cmd("look", "Exits:")
-        await asyncio.sleep(0.2)
-        assert [s.name for s in parlor.online.sessions.values()] == ["Bob"]
+        await until(lambda: [s.name for s in parlor.online.sessions.values()] == ["Bob"],
+                    "Mallory's session gone, Bob's kept")
     finally:
         await parlor.stop()
 

@@ -22,6 +22,7 @@ from server.app import Parlor
 from server.hosting import Seat
 from server.web import WebDoor
 from tests.conftest import make_config
+from tests.support.waits import until
 from tests.web.wsclient import WsPlayer
 
 UNICODE_DIGITS = ("²", "①", "٣", "߃", "１", "𝟗", "᧐")
@@ -84,14 +85,6 @@ async def greeting(reader: asyncio.StreamReader) -> bytes:
                 break
             data += chunk
     return data
-
-
-async def until(check, what: str) -> None:  # noqa: ANN001
-    for _ in range(500):
-        if check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"never: {what}")
 
 
 async def a_live_game(parlor: Parlor) -> int:

@@ -9,13 +9,7 @@ import uuid
 
 from server.bus import Event
 from server.redis_bus import RedisBus
-
-
-async def _until(check, timeout: float = 5.0) -> None:  # noqa: ANN001
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
+from tests.support.waits import until
 
 
 def _channels(redis_server, pattern: str) -> bytes:  # noqa: ANN001
@@ -35,12 +29,12 @@ async def test_a_topic_has_a_redis_channel_while_followed(redis_server):
             heard.append(event)
 
         b.subscribe(topic, hear)
-        await _until(lambda: tag.encode() in _channels(redis_server, f"esterport:{topic}"))
+        await until(lambda: tag.encode() in _channels(redis_server, f"esterport:{topic}"))
         a.publish(topic, Event("say", {"text": "hello"}))
-        await _until(lambda: heard)
+        await until(lambda: heard)
         assert heard[0].data == {"text": "hello"}
         b.unsubscribe(topic, hear)  # the last one here: the channel goes
-        await _until(lambda: tag.encode() not in _channels(redis_server, f"esterport:{topic}"))
+        await until(lambda: tag.encode() not in _channels(redis_server, f"esterport:{topic}"))
     finally:
         await a.close()
         await b.close()
@@ -59,10 +53,10 @@ async def test_a_players_own_topic_goes_to_their_node_only(redis_server):
     try:
         b.subscribe(topic, lambda _t, e: heard["b"].append(e))
         c.subscribe(topic, lambda _t, e: heard["c"].append(e))  # c does not have them
-        await _until(lambda: f"esterport:node:{b.node}".encode()
+        await until(lambda: f"esterport:node:{b.node}".encode()
                      in _channels(redis_server, f"esterport:node:*{tag}"))
         a.publish(topic, Event("tell", {"text": "psst"}))
-        await _until(lambda: heard["b"])
+        await until(lambda: heard["b"])
         await asyncio.sleep(0.2)
         assert [e.data for e in heard["b"]] == [{"text": "psst"}]
         assert heard["c"] == []  # sent to b's channel only

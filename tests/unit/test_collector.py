@@ -9,6 +9,7 @@ import gc
 import weakref
 
 from server.collector import Collector
+from tests.support.waits import until
 
 
 class Node:
@@ -41,8 +42,8 @@ def test_a_cycle_frozen_waits_for_the_full_collection_that_growth_brings():
 async def test_run_freezes_on_its_pace_and_unfreezes_when_stopped():
     collector = Collector(every=0.01)
     task = asyncio.create_task(collector.run())
-    await asyncio.sleep(0.05)
-    assert collector.full_runs >= 1 and gc.get_freeze_count() > 0
+    await until(lambda: collector.full_runs >= 1 and gc.get_freeze_count() > 0,
+                "a full collection run, and the heap frozen")
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     assert gc.get_freeze_count() == 0

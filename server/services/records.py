@@ -1,5 +1,6 @@
 """Finished games and the record of every game: its stored moves, a replay of it move
-by move, a player's history, and the last game two players finished (for rematches)."""
+by move, who played it (``game_players``, by which a player's own games are found), a
+player's history, and the last game two players finished (for rematches)."""
 
 from __future__ import annotations
 

@@ -77,6 +77,7 @@ from server.services.pyramid_par import ParTournament
 from server.services.pyramid_worker import (AUTO_BUDGET, HINT_BUDGET, SOLUTION_LIMIT,
                                            VERDICT_LIMIT, solve, think_hint)
 from server.services.pyramid_models import PyramidSave, PyramidTopScore
+from server.services.records import played_by
 from server.text import counted
 from server.workers import Asker, Busy, FairQueue, Job
 
@@ -688,7 +689,8 @@ class Pyramid(GameKind):
 
     async def last_deal(self, account_id: int) -> Deal | None:
         """The player's most recently finished deal: of the tournament in play, else the
-        last one this server saw end, else the newest finished game in the database."""
+        last one this server saw end, else the player's newest finished game in the
+        database."""
         live = self.hosted.game_of(account_id, KEY)
         if live is not None:
             seat = live.seat_of(account_id)
@@ -701,9 +703,8 @@ class Pyramid(GameKind):
             return self._last[account_id]
         async with self.db.session() as tx:
             records = list(await tx.scalars(
-                sa.select(GameRecord).where(GameRecord.kind == KEY,
-                                            GameRecord.status == "finished")
-                .order_by(GameRecord.id.desc()).limit(200)))
+                played_by(account_id).where(GameRecord.kind == KEY,
+                                            GameRecord.status == "finished").limit(200)))
         for record in records:
             seats = [i for i, s in enumerate(record.seats)
                      if s["id"] == account_id and not s.get("computer")]

@@ -5,9 +5,6 @@ a pure engine: tests/unit/test_pyramid_match.py.)"""
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 import attrs
 import pytest
 import sqlalchemy as sa
@@ -16,12 +13,13 @@ from commands.app import assemble
 from games.pyramid import match, notation
 from server.app import Parlor
 from server.hosting import Seat
-from server.models import GameRecord, Rating
+from server.models import GamePlayer, GameRecord, Rating
 from server.services.pyramid_models import PyramidSave, PyramidTopScore
 from server.services import pyramid
 from server.services.games import GameError
 from server.services.pyramid import Prefs
 from tests.conftest import make_config
+from tests.support.waits import until
 
 KEY = "pyr"
 
@@ -38,14 +36,6 @@ async def parlor(db_url):
 async def player(parlor: Parlor, name: str) -> Seat:
     account = await parlor.accounts.create(name, "secret")
     return Seat(account.id, account.name)
-
-
-async def wait_until(predicate, timeout: float = 10.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.02)
 
 
 # -- the solver's lines ---------------------------------------------------------------------------
@@ -104,14 +94,38 @@ async def test_top10_keeps_the_ten_best_scores_above_zero(parlor):
     assert [r.score for r in await svc.top10()][:3] == [80, 61, 60]
 
 
+async def test_the_last_deal_is_found_in_the_store_however_many_games_came_after(parlor):
+    """PYR SOLUTION's deal, once the server no longer has it in memory (a restart), is the
+    player's newest finished deal in the database, however many games others finished
+    since."""
+    svc = parlor.host.kind(pyramid.KEY)
+    alice, bob = await player(parlor, "Alice"), await player(parlor, "Bob")
+    game = await svc.start_tournament(alice)
+    for _ in range(6):
+        await parlor.host.act_text(alice.account_id, KEY, "END")
+    assert game.outcome is not None
+    since = range(game.id + 1, game.id + 251)   # Bob's, finished after it (as if)
+    async with parlor.db.session() as tx:
+        await tx.execute(sa.insert(GameRecord.__table__), [
+            dict(id=n, kind=KEY, status="finished", seats=[bob.to_json()], options={},
+                 ranked=False, seed=0, initial_state={}, state={}, version=0,
+                 created_at=0.0, updated_at=0.0) for n in since])
+        await tx.execute(sa.insert(GamePlayer.__table__),
+                         [dict(account_id=bob.account_id, game_id=n) for n in since])
+        await tx.commit()
+    svc._last.clear()   # as after a restart
+    deal = await svc.last_deal(alice.account_id)
+    assert deal is not None and (deal.game_id, deal.game_no) == (game.id, 6)
+
+
 async def test_save_puts_a_tournament_away_and_restore_takes_it_up_exactly(parlor):
     svc = parlor.host.kind(pyramid.KEY)
     alice = await player(parlor, "Alice")
     game = await svc.start_tournament(alice, "easy", same_deck=True)
     await parlor.host.act_text(alice.account_id, KEY, "END")       # deal 1: the computer may play it
-    await wait_until(lambda: len(game.state.matches[1].scores) == 1)
+    await until(lambda: len(game.state.matches[1].scores) == 1)
     await parlor.host.act_text(alice.account_id, KEY, "D")
-    await wait_until(lambda: not game.thinking)
+    await until(lambda: not game.thinking)
     await parlor.host.act_text(alice.account_id, KEY, "SAVE")
     assert game.outcome.reason == match.SAVED_REASON
     saved = await svc.saves(alice.account_id)
@@ -124,7 +138,7 @@ async def test_save_puts_a_tournament_away_and_restore_takes_it_up_exactly(parlo
     restored = await svc.restore(alice, saved[0])
     assert restored.state == kept and restored.seats == game.seats
     assert await svc.saves(alice.account_id) == []
-    await wait_until(lambda: not restored.thinking)
+    await until(lambda: not restored.thinking)
     assert len(restored.state.matches[1].scores) == 1  # the computer still waits on deal 2
     # the same save cannot be taken up twice; nothing is left behind by the refusal
     await parlor.host.act_text(alice.account_id, KEY, "EXIT")
@@ -145,8 +159,8 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
         alice = await player(parlor, "Alice")
         game = await svc.start_tournament(alice, "easy", same_deck=True)
         await parlor.host.act_text(alice.account_id, KEY, "END")
-        await wait_until(lambda: len(game.state.matches[1].scores) == 1)
-        await wait_until(lambda: not game.thinking)
+        await until(lambda: len(game.state.matches[1].scores) == 1)
+        await until(lambda: not game.thinking)
         state = game.state
     finally:
         await parlor.stop()
@@ -158,7 +172,7 @@ async def test_a_tournament_against_the_computer_resumes_after_a_restart(db_url)
         for _ in range(5):
             await parlor.host.act_text(alice.account_id, KEY, "END")
         # the computer played on (its solver is CPU-bound: slow on a busy machine)
-        await wait_until(lambda: game.outcome is not None, 60)
+        await until(lambda: game.outcome is not None, 60)
         assert len(game.outcome.scores) == 2 and game.state.matches[1].over
         async with parlor.db.session() as tx:
             record = await tx.get(GameRecord, game.id)

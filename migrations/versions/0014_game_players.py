@@ -2,8 +2,8 @@
 
 A player's games were found by reading the newest games' seats (JSON) and keeping those
 with the player in them, so a player whose last game was older than the few hundred
-newest had no history, no last games on their page and no rematch. The table is filled
-here from every stored game's seats.
+newest had no last games in FINGER or on their page, no PYR SOLUTION and no rematch.
+The table is filled here from every stored game's seats.
 
 Revision ID: 0014_game_players
 Revises: 0013_away_news_without_kind

@@ -471,9 +471,6 @@ class GameHost:
                      ) -> tuple[LiveGame, list[GameMove]]:
         return await self.records.replay(game_id, upto)
 
-    async def history(self, account_id: int, limit: int = 10) -> list[GameRecord]:
-        return await self.records.history(account_id, limit)
-
     # -- announcements -----------------------------------------------------------------
     def tell(self, account_id: int, text: str) -> None:
         """A notice to one player (a game's service telling a player something)."""

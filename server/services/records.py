@@ -1,6 +1,6 @@
 """Finished games and the record of every game: its stored moves, a replay of it move
-by move, who played it (``game_players``, by which a player's own games are found), a
-player's history, and the last game two players finished (for rematches)."""
+by move, who played it (``game_players``, by which a player's own games are found), and
+the last game two players finished (for rematches)."""
 
 from __future__ import annotations
 
@@ -158,12 +158,6 @@ class Records:
         if record.result:
             game.outcome = Outcome.from_json(record.result)
         return game, shown, words
-
-    async def history(self, account_id: int, limit: int = 10) -> list[GameRecord]:
-        """Recent finished games with ``account_id`` in a seat, newest first."""
-        async with self.db.session() as tx:
-            return list(await tx.scalars(
-                played_by(account_id).where(GameRecord.status == "finished").limit(limit)))
 
     async def last_finished(self, account_id: int, kind_key: str, opponent: str | None = None,
                             batch: int = 200) -> GameRecord | None:

@@ -155,9 +155,9 @@ async def test_host_plays_records_replays_and_restores(db, accounts):
 
 
 async def test_a_players_games_are_found_however_many_others_came_after(db, accounts):
-    """History, the last game of two players (REMATCH) and the last games of a player's
-    page are read from the player's own games: 600 games of others finished since do
-    not hide theirs."""
+    """The last games of a player (FINGER, the player's page) and the last game of two
+    players (REMATCH) are read from the player's own games: 600 games of others
+    finished since do not hide theirs."""
     a = await accounts.create("Alice", "secret")
     b = await accounts.create("Bob", "secret")
     c = await accounts.create("Carol", "secret")
@@ -178,12 +178,12 @@ async def test_a_players_games_are_found_however_many_others_came_after(db, acco
         await tx.execute(sa.insert(GamePlayer.__table__),
                          [dict(account_id=c.id, game_id=n) for n in since])
         await tx.commit()
-    assert [r.id for r in await host.history(a.id)] == [game.id]
-    assert [r.id for r in await host.history(b.id)] == [game.id]
-    assert [r.id for r in await host.history(c.id, 3)] == [since[-1], since[-2], since[-3]]
+    for account in (a, b):
+        assert [r.id for r in (await last_games(db, account.id))["ttt"]] == [game.id]
+    assert [r.id for r in (await last_games(db, c.id, 3))["ttt"]] == [since[-1], since[-2],
+                                                                      since[-3]]
     assert (await host.records.last_finished(b.id, "ttt", "alice")).id == game.id
     assert await host.records.last_finished(b.id, "ttt", "carol") is None
-    assert [r.id for r in (await last_games(db, a.id))["ttt"]] == [game.id]
 
 
 async def test_claim_after_grace(db, accounts):

@@ -72,6 +72,7 @@ KEEP_ALIVE = 5.0              # seconds an idle connection is kept for its next 
 # what a handed connection's bytes begin with: which port it came by
 PLAIN, RELAYED = b"p", b"h"   # the plain port; the holder's relay of the HTTPS port
 ANSWER_TIMEOUT = 30.0         # seconds the parlor has to answer (its pages bound their own)
+RESTART_RETRY = 2             # Retry-After of what was asked as the parlor went (a reload: ~1 s)
 KEEP_MOST = 0.25              # seconds a page's copy is kept at most (the parlor's REDRAW)
 COPIES_MOST = 1024            # copies kept (past it, all are forgotten)
 # the front's niceness above the parlor's: on a machine of few cores, page readers then
@@ -236,10 +237,11 @@ class Front:
             pass   # the parlor is gone: so is its door
         for server in servers:
             server.close()
+        status, headers, body = text_answer(503, "The parlor is restarting; please try again.")
+        headers.append(("retry-after", str(RESTART_RETRY)))
         for asked in list(self.asking.values()):
             for connection in (asked.connection, *asked.also):
-                connection.answer(
-                    *text_answer(503, "The parlor is restarting; please try again."))
+                connection.answer(status, headers, body)
         for connection in list(self.connections):
             connection.transport.close()
         await asyncio.sleep(0.1)   # the last answers leave

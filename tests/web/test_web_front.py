@@ -217,6 +217,7 @@ async def test_a_page_asked_when_the_parlor_stops_is_told_so_in_one_answer(sqlit
     assert body == b"The parlor is restarting; please try again."
     assert [line.lower() for line in head.split(b"\r\n")
             if line.lower().startswith(b"connection:")] == [b"connection: close"]
+    assert b"\r\nretry-after: 2\r\n" in head.lower() + b"\r\n"
 
 
 # -- the copies the front keeps -------------------------------------------------------------

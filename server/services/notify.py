@@ -147,16 +147,21 @@ async def last_games(db: Database, account_id: int, per_kind: int = 10,
                      scan: int = 2000, level: str | None = None) -> dict[str, list[GameRecord]]:
     """``account_id``'s last ``per_kind`` finished games of each game, newest first
     (found among its ``scan`` newest finished games). With ``level``, the computer's
-    account's games at that level (its seats say the level)."""
-    found: dict[str, list[GameRecord]] = {}
+    account's games at that level (its seats say the level). The games are chosen by
+    their seats alone; only those chosen are read whole (a game's state may be large)."""
+    chosen: dict[str, list[int]] = {}
     async with db.session() as tx:
-        records = await tx.scalars(
-            played_by(account_id).where(GameRecord.status == "finished").limit(scan))
-        for r in records:
-            mine = found.setdefault(r.kind, [])
-            if len(mine) < per_kind and seat_of(r.seats, account_id, level) is not None:
-                mine.append(r)
-    return {k: v for k, v in found.items() if v}
+        rows = await tx.execute(
+            played_by(account_id, GameRecord.id, GameRecord.kind, GameRecord.seats)
+            .where(GameRecord.status == "finished").limit(scan))
+        for number, kind, seats in rows:
+            mine = chosen.setdefault(kind, [])
+            if len(mine) < per_kind and seat_of(seats, account_id, level) is not None:
+                mine.append(number)
+        wanted = [number for numbers in chosen.values() for number in numbers]
+        read = {r.id: r for r in await tx.scalars(
+            sa.select(GameRecord).where(GameRecord.id.in_(wanted)))} if wanted else {}
+    return {kind: [read[n] for n in numbers] for kind, numbers in chosen.items() if numbers}
 
 
 def seat_of(seats: list[dict] | None, account_id: int, level: str | None = None) -> int | None:

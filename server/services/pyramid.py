@@ -702,22 +702,25 @@ class Pyramid(GameKind):
         if account_id in self._last:
             return self._last[account_id]
         async with self.db.session() as tx:
-            records = list(await tx.scalars(
-                played_by(account_id).where(GameRecord.kind == KEY,
-                                            GameRecord.status == "finished").limit(200)))
-        for record in records:
-            seats = [i for i, s in enumerate(record.seats)
-                     if s["id"] == account_id and not s.get("computer")]
-            if not seats:
-                continue
-            table = state_from_json(record.state)
-            if table.sealed:
-                continue  # a Par tournament's, sealed until it is over
-            match = table.matches[seats[0]]
-            if match.scores:
-                n = len(match.scores)
-                return Deal(match.seeds[n - 1], n, match.n_games, record.id,
-                            match.scores[n - 1])
+            # chosen by their seats, then read whole one at a time (the newest is nearly
+            # always the one): a Pyramid game's state is large
+            rows = await tx.execute(
+                played_by(account_id, GameRecord.id, GameRecord.seats)
+                .where(GameRecord.kind == KEY, GameRecord.status == "finished").limit(200))
+            for number, seats in rows.all():
+                mine = [i for i, s in enumerate(seats)
+                        if s["id"] == account_id and not s.get("computer")]
+                if not mine:
+                    continue
+                table = state_from_json(await tx.scalar(
+                    sa.select(GameRecord.state).where(GameRecord.id == number)))
+                if table.sealed:
+                    continue  # a Par tournament's, sealed until it is over
+                match = table.matches[mine[0]]
+                if match.scores:
+                    n = len(match.scores)
+                    return Deal(match.seeds[n - 1], n, match.n_games, number,
+                                match.scores[n - 1])
         return None
 
     # -- HINT and AUTO -------------------------------------------------------------------------
